@@ -1,0 +1,108 @@
+// Installs and finds the pinned tools: k6 v1.8.1 (stock) and the pack's own
+// toxiproxy-server v2.5.0 build (tools/toxiproxy, with the handshake toxic).
+// Both build from the Go module proxy into .tools/bin/, which git ignores.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { K6_VERSION, TOXIPROXY_VERSION } from '../scenarios/lib/defaults.js';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const TOOLS_BIN = join(ROOT, '.tools', 'bin');
+const TOXIPROXY_SRC = join(ROOT, 'tools', 'toxiproxy');
+
+export class ToolError extends Error {}
+
+function versionOf(bin, args) {
+  try {
+    return execFileSync(bin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10000 });
+  } catch {
+    return null;
+  }
+}
+
+function onPath(name) {
+  for (const dir of (process.env.PATH || '').split(':')) {
+    if (dir && existsSync(join(dir, name))) return join(dir, name);
+  }
+  return null;
+}
+
+function requireGo() {
+  if (!versionOf('go', ['version'])) {
+    throw new ToolError(
+      `Go is needed to build k6 ${K6_VERSION} and toxiproxy ${TOXIPROXY_VERSION}: install Go 1.21 or newer (e.g. 'apt-get install golang-go' or https://go.dev/dl) and run 'npx k6pack tools' again.`,
+    );
+  }
+}
+
+function go(args, opts = {}) {
+  execFileSync('go', args, { stdio: ['ignore', 'inherit', 'inherit'], ...opts, env: { ...process.env, ...opts.env } });
+}
+
+// Source fingerprint of the toxiproxy build, so an edited toxic triggers a rebuild.
+function toxiproxySourceHash() {
+  const h = createHash('sha256');
+  for (const f of readdirSync(TOXIPROXY_SRC).sort()) {
+    if (/\.(go|mod|sum)$/.test(f)) h.update(f).update(readFileSync(join(TOXIPROXY_SRC, f)));
+  }
+  return h.digest('hex').slice(0, 16);
+}
+
+const K6_LOCAL = join(TOOLS_BIN, 'k6');
+const TOXIPROXY_LOCAL = join(TOOLS_BIN, 'toxiproxy-server');
+const TOXIPROXY_STAMP = join(TOOLS_BIN, 'toxiproxy-server.stamp');
+
+const k6Matches = (bin) => (versionOf(bin, ['version']) || '').includes(`k6 ${K6_VERSION}`);
+
+// Path of a k6 at the pinned version: .tools/bin first, then PATH; null if none.
+export function findK6() {
+  if (existsSync(K6_LOCAL) && k6Matches(K6_LOCAL)) return K6_LOCAL;
+  const p = onPath('k6');
+  return p && k6Matches(p) ? p : null;
+}
+
+// Path of the pack's toxiproxy build if it is current; null if it must be (re)built.
+// A stock toxiproxy-server on PATH is never used: it lacks the handshake toxic.
+export function findToxiproxy() {
+  if (!existsSync(TOXIPROXY_LOCAL) || !existsSync(TOXIPROXY_STAMP)) return null;
+  return readFileSync(TOXIPROXY_STAMP, 'utf8').trim() === toxiproxySourceHash() ? TOXIPROXY_LOCAL : null;
+}
+
+export function installTools({ log = console.log } = {}) {
+  mkdirSync(TOOLS_BIN, { recursive: true });
+  let k6 = findK6();
+  if (k6) {
+    log(`k6 ${K6_VERSION}: ${k6}`);
+  } else {
+    requireGo();
+    log(`building k6 ${K6_VERSION} from the Go module proxy (about 2 minutes on a cold cache)...`);
+    go(['install', `go.k6.io/k6@${K6_VERSION}`], { env: { GOBIN: TOOLS_BIN, CGO_ENABLED: '0' } });
+    if (!k6Matches(K6_LOCAL)) throw new ToolError(`built ${K6_LOCAL} but it does not report k6 ${K6_VERSION}`);
+    k6 = K6_LOCAL;
+    log(`k6 ${K6_VERSION}: ${k6}`);
+  }
+  let toxiproxy = findToxiproxy();
+  if (toxiproxy) {
+    log(`toxiproxy-server ${TOXIPROXY_VERSION} (+handshake toxic): ${toxiproxy}`);
+  } else {
+    requireGo();
+    log(`building toxiproxy-server ${TOXIPROXY_VERSION} with the handshake toxic (tools/toxiproxy)...`);
+    go(['build', '-trimpath', '-ldflags', `-X github.com/Shopify/toxiproxy/v2.Version=${TOXIPROXY_VERSION}`, '-o', TOXIPROXY_LOCAL, '.'], {
+      cwd: TOXIPROXY_SRC,
+      env: { CGO_ENABLED: '0' },
+    });
+    writeFileSync(TOXIPROXY_STAMP, toxiproxySourceHash() + '\n');
+    toxiproxy = TOXIPROXY_LOCAL;
+    log(`toxiproxy-server ${TOXIPROXY_VERSION} (+handshake toxic): ${toxiproxy}`);
+  }
+  return { k6, toxiproxy };
+}
+
+// The tools' paths, installing them first when missing.
+export function ensureTools(opts) {
+  const k6 = findK6();
+  const toxiproxy = findToxiproxy();
+  return k6 && toxiproxy ? { k6, toxiproxy } : installTools(opts);
+}
