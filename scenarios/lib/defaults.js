@@ -15,26 +15,52 @@ export const SERVER_PORTS = {
 
 // Toxiproxy's API and the proxies in front of each server endpoint.
 // Listen ports stay below 32768 so they never collide with Linux's ephemeral range.
-export const TOXIPROXY_API_PORT = 8474;
-export const PROXIES = [
-  { name: 'graphql_http', listenPort: 14000, upstreamPortVar: 'GRAPHQL_PORT' },
-  { name: 'graphql_tls', listenPort: 14443, upstreamPortVar: 'GRAPHQL_TLS_PORT' },
-  { name: 'grpc', listenPort: 15051, upstreamPortVar: 'GRPC_PORT' },
-  { name: 'grpc_tls', listenPort: 15052, upstreamPortVar: 'GRPC_TLS_PORT' },
-];
+export const TOXIPROXY_PORTS = {
+  TOXIPROXY_PORT: 8474, // the API; always on loopback
+  PROXY_GRAPHQL_PORT: 14000, // -> GRAPHQL_PORT
+  PROXY_GRAPHQL_TLS_PORT: 14443, // -> GRAPHQL_TLS_PORT
+  PROXY_GRPC_PORT: 15051, // -> GRPC_PORT
+  PROXY_GRPC_TLS_PORT: 15052, // -> GRPC_TLS_PORT
+};
+
+// Every port, by the environment variable that overrides it.
+export const DEFAULT_PORTS = { ...SERVER_PORTS, ...TOXIPROXY_PORTS };
 
 export const DEFAULT_HOST = '127.0.0.1';
 
-// What the scenarios talk to by default: the proxies, so profiles apply.
-export const TARGET_DEFAULTS = {
-  TOXIPROXY_URL: `http://${DEFAULT_HOST}:${TOXIPROXY_API_PORT}`,
-  GRAPHQL_HTTP_URL: `http://${DEFAULT_HOST}:14000/graphql`,
-  GRAPHQL_HTTPS_URL: `https://${DEFAULT_HOST}:14443/graphql`,
-  GRAPHQL_WS_URL: `ws://${DEFAULT_HOST}:14000/graphql`,
-  GRAPHQL_WSS_URL: `wss://${DEFAULT_HOST}:14443/graphql`,
-  GRPC_ADDR: `${DEFAULT_HOST}:15051`,
-  GRPC_TLS_ADDR: `${DEFAULT_HOST}:15052`,
-};
+// The proxies, named for what they front: [name, listen port var, upstream port var].
+export const PROXY_ROUTES = [
+  ['graphql_http', 'PROXY_GRAPHQL_PORT', 'GRAPHQL_PORT'],
+  ['graphql_tls', 'PROXY_GRAPHQL_TLS_PORT', 'GRAPHQL_TLS_PORT'],
+  ['grpc', 'PROXY_GRPC_PORT', 'GRPC_PORT'],
+  ['grpc_tls', 'PROXY_GRPC_TLS_PORT', 'GRPC_TLS_PORT'],
+];
+
+// Proxies in Toxiproxy's populate format for a set of ports.
+export function proxiesFor(ports = DEFAULT_PORTS, host = DEFAULT_HOST, upstreamHost = host) {
+  return PROXY_ROUTES.map(([name, listenVar, upstreamVar]) => ({
+    name,
+    listen: `${host}:${ports[listenVar]}`,
+    upstream: `${upstreamHost}:${ports[upstreamVar]}`,
+    enabled: true,
+  }));
+}
+
+// What k6 scenarios talk to (the proxies, so profiles apply), as the -e variables
+// scenarios/lib/config.js reads. The defaults are targetsFor(DEFAULT_PORTS).
+export function targetsFor(ports = DEFAULT_PORTS, host = DEFAULT_HOST) {
+  return {
+    TOXIPROXY_URL: `http://${host}:${ports.TOXIPROXY_PORT}`,
+    GRAPHQL_HTTP_URL: `http://${host}:${ports.PROXY_GRAPHQL_PORT}/graphql`,
+    GRAPHQL_HTTPS_URL: `https://${host}:${ports.PROXY_GRAPHQL_TLS_PORT}/graphql`,
+    GRAPHQL_WS_URL: `ws://${host}:${ports.PROXY_GRAPHQL_PORT}/graphql`,
+    GRAPHQL_WSS_URL: `wss://${host}:${ports.PROXY_GRAPHQL_TLS_PORT}/graphql`,
+    GRPC_ADDR: `${host}:${ports.PROXY_GRPC_PORT}`,
+    GRPC_TLS_ADDR: `${host}:${ports.PROXY_GRPC_TLS_PORT}`,
+  };
+}
+
+export const TARGET_DEFAULTS = targetsFor();
 
 // Pinned tool versions (tools/install is the one place that builds them).
 export const K6_VERSION = 'v1.8.1';
