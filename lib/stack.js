@@ -1,0 +1,232 @@
+// The embedded stack: both reference servers and toxiproxy as plain processes
+// on 127.0.0.1, health-checked, with the proxies populated. Used by the CLI
+// (`k6pack up`, detached) and by tests (test/helpers/stack.js, attached).
+import { mkdirSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { connect, createServer } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DEFAULT_HOST, DEFAULT_PORTS, proxiesFor, targetsFor } from '../scenarios/lib/defaults.js';
+import { lastLogLine, spawnLogged, stopPid } from './processes.js';
+import { ensureTools, ROOT } from './tools.js';
+import { Toxiproxy } from './toxiproxy.js';
+
+export class StackError extends Error {}
+
+export const START_TIMEOUT_MS = 30000;
+const HOST = DEFAULT_HOST;
+
+// Where `up` keeps logs and pid files; K6PACK_RUN_DIR moves it (tests do).
+export function defaultRunDir(env = process.env) {
+  return env.K6PACK_RUN_DIR || join(ROOT, '.run');
+}
+
+// DEFAULT_PORTS, overridden by env vars of the same names, overridden by `overrides`.
+export function resolvePorts(overrides = {}, env = process.env) {
+  const ports = {};
+  for (const [name, fallback] of Object.entries(DEFAULT_PORTS)) {
+    const raw = overrides[name] ?? env[name];
+    if (raw === undefined || raw === '') {
+      ports[name] = fallback;
+      continue;
+    }
+    const port = Number(raw);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) {
+      throw new StackError(`${name}=${raw} is not a port number (1-65535)`);
+    }
+    ports[name] = port;
+  }
+  const byPort = new Map();
+  for (const [name, port] of Object.entries(ports)) {
+    if (byPort.has(port)) throw new StackError(`${byPort.get(port)} and ${name} are both ${port}: give each its own port`);
+    byPort.set(port, name);
+  }
+  return ports;
+}
+
+// null if free, else the listen error code (EADDRINUSE, EACCES).
+export function portIsFree(port, host = HOST) {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', (err) => resolve(err.code || 'ERROR'));
+    srv.listen({ port, host, exclusive: true }, () => srv.close(() => resolve(null)));
+  });
+}
+
+// Fails with one line naming the first port in use and its variable.
+export async function checkPortsFree(ports) {
+  for (const [name, port] of Object.entries(ports)) {
+    const problem = await portIsFree(port);
+    if (problem === 'EADDRINUSE') {
+      throw new StackError(`port ${port} (${name}) is already in use: stop what holds it or set ${name} to a free port`);
+    }
+    if (problem === 'EACCES') throw new StackError(`no permission to listen on port ${port} (${name}): set ${name} to a port above 1023`);
+    if (problem) throw new StackError(`cannot listen on ${HOST}:${port} (${name}): ${problem}`);
+  }
+}
+
+// ---- health probes: each resolves true/false within about a second ----
+
+function httpOk(url) {
+  const request = url.startsWith('https:') ? httpsRequest : httpRequest;
+  return new Promise((resolve) => {
+    const req = request(url, { timeout: 1000, rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
+
+function tcpAccepts(port) {
+  return new Promise((resolve) => {
+    const sock = connect({ port, host: HOST, timeout: 1000 });
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('timeout', () => sock.destroy());
+    sock.once('error', () => resolve(false));
+    sock.once('close', () => resolve(false));
+  });
+}
+
+// grpc.health.v1.Health/Check for the whole server ('' service) answers SERVING.
+// NOT_FOUND / UNIMPLEMENTED also come from a live gRPC server, just one that
+// does not report '' or has no health service: up is up.
+const GRPC_ANSWERED = new Set([5, 12]);
+async function grpcServing(port) {
+  const grpc = await import('@grpc/grpc-js');
+  const { service } = (await import('grpc-health-check')).default;
+  const Health = grpc.makeGenericClientConstructor(service, 'Health');
+  const client = new Health(`${HOST}:${port}`, grpc.credentials.createInsecure());
+  try {
+    return await new Promise((resolve) => {
+      client.check({ service: '' }, { deadline: Date.now() + 1000 }, (err, res) =>
+        resolve(err ? GRPC_ANSWERED.has(err.code) : res.status === 'SERVING'),
+      );
+    });
+  } finally {
+    client.close();
+  }
+}
+
+// ---- the three processes ----
+
+// Each service: how to start it and how to tell it is ready. `marker` is a
+// string of its command line, so `down` never signals a reused pid.
+export function services(ports, { toxiproxyBin } = {}) {
+  const graphqlScript = join(ROOT, 'servers', 'graphql', 'server.js');
+  const grpcScript = join(ROOT, 'servers', 'grpc', 'server.js');
+  return [
+    {
+      name: 'graphql',
+      label: 'GraphQL server',
+      file: process.execPath,
+      args: [graphqlScript],
+      marker: graphqlScript,
+      env: { HOST, GRAPHQL_PORT: String(ports.GRAPHQL_PORT), GRAPHQL_TLS_PORT: String(ports.GRAPHQL_TLS_PORT) },
+      ports: ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT'],
+      ready: async () =>
+        (await httpOk(`http://${HOST}:${ports.GRAPHQL_PORT}/healthz`)) && httpOk(`https://${HOST}:${ports.GRAPHQL_TLS_PORT}/healthz`),
+    },
+    {
+      name: 'grpc',
+      label: 'gRPC server',
+      file: process.execPath,
+      args: [grpcScript],
+      marker: grpcScript,
+      env: { HOST, GRPC_PORT: String(ports.GRPC_PORT), GRPC_TLS_PORT: String(ports.GRPC_TLS_PORT) },
+      ports: ['GRPC_PORT', 'GRPC_TLS_PORT'],
+      ready: async () => (await grpcServing(ports.GRPC_PORT)) && tcpAccepts(ports.GRPC_TLS_PORT),
+    },
+    {
+      name: 'toxiproxy',
+      label: 'toxiproxy-server',
+      file: toxiproxyBin,
+      args: ['-host', HOST, '-port', String(ports.TOXIPROXY_PORT)],
+      marker: 'toxiproxy-server',
+      env: {},
+      ports: ['TOXIPROXY_PORT', 'PROXY_GRAPHQL_PORT', 'PROXY_GRAPHQL_TLS_PORT', 'PROXY_GRPC_PORT', 'PROXY_GRPC_TLS_PORT'],
+      ready: () => new Toxiproxy(targetsFor(ports).TOXIPROXY_URL, { timeoutMs: 1000 }).isReachable(),
+    },
+  ];
+}
+
+// Waits until every service is ready; throws naming the first that exits or the
+// ones still not ready at the deadline.
+async function waitReady(started, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  const pending = new Set(started);
+  while (pending.size) {
+    for (const s of pending) {
+      if (s.exit) {
+        const last = lastLogLine(s.logFile);
+        throw new StackError(`${s.label} exited during start-up (${s.exit}): ${last || `no output, see ${s.logFile}`}`);
+      }
+      if (await s.ready()) pending.delete(s);
+    }
+    if (!pending.size) return;
+    if (Date.now() > deadline) {
+      const names = [...pending].map((s) => `${s.label} (log: ${s.logFile})`).join(', ');
+      throw new StackError(`not ready after ${timeoutMs / 1000} s: ${names}`);
+    }
+    await sleep(100);
+  }
+}
+
+// Starts the stack; returns { ports, targets, pids, logs, toxiproxy, stop() }.
+// `detached`: the processes outlive this one (for `k6pack up`); stop() still works.
+export async function startStack({ ports: overrides = {}, runDir = defaultRunDir(), detached = false, log = () => {}, timeoutMs = START_TIMEOUT_MS } = {}) {
+  const ports = resolvePorts(overrides);
+  await checkPortsFree(ports);
+  const { toxiproxy: toxiproxyBin } = ensureTools({ log });
+  mkdirSync(runDir, { recursive: true });
+
+  const started = [];
+  const stop = async () => {
+    await Promise.all(started.map((s) => stopPid(s.pid)));
+  };
+  try {
+    for (const svc of services(ports, { toxiproxyBin })) {
+      const logFile = join(runDir, `${svc.name}.log`);
+      const child = spawnLogged(svc.file, svc.args, { env: svc.env, logFile, detached, cwd: ROOT });
+      if (!child.pid) throw new StackError(`${svc.label} could not be started: ${(await child).shortMessage}`);
+      const s = { ...svc, logFile, pid: child.pid, exit: null };
+      child.then((r) => {
+        s.exit = r.signal ? `signal ${r.signal}` : `exit code ${r.exitCode}`;
+      });
+      started.push(s);
+      log(`started ${svc.label} (pid ${child.pid}), log: ${logFile}`);
+    }
+    await waitReady(started, timeoutMs);
+    const toxiproxy = new Toxiproxy(targetsFor(ports).TOXIPROXY_URL);
+    await populate(toxiproxy, ports);
+    return {
+      ports,
+      targets: targetsFor(ports),
+      pids: Object.fromEntries(started.map((s) => [s.name, s.pid])),
+      logs: Object.fromEntries(started.map((s) => [s.name, s.logFile])),
+      markers: Object.fromEntries(started.map((s) => [s.name, s.marker])),
+      toxiproxy,
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+// Creates the four proxies; a listen port taken since the check is named by its variable.
+export async function populate(toxiproxy, ports) {
+  try {
+    return await toxiproxy.populate(proxiesFor(ports));
+  } catch (err) {
+    const taken = Object.entries(ports).find(([name, port]) => name.startsWith('PROXY_') && err.message.includes(`:${port}`));
+    if (taken) throw new StackError(`port ${taken[1]} (${taken[0]}) is already in use: stop what holds it or set ${taken[0]} to a free port`);
+    throw err;
+  }
+}

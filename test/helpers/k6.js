@@ -1,0 +1,32 @@
+// runK6(script, { env, args, timeoutMs }): the real k6 on a script, its summary
+// exported as JSON to a temp file. Resolves { code, stdout, stderr, summary, timedOut };
+// k6 is killed (SIGTERM, then SIGKILL) if it outlives timeoutMs.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { k6RunArgs, requireK6 } from '../../lib/k6.js';
+
+export async function runK6(script, { env = {}, args = [], timeoutMs = 60000 } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'k6pack-k6-'));
+  const summaryFile = join(dir, 'summary.json');
+  try {
+    // --address '' turns off k6's REST API, whose fixed port would collide between parallel runs.
+    const extra = ['--no-color', '--quiet', '--address', '', '--summary-export', summaryFile, ...args];
+    const result = await execa(requireK6(), k6RunArgs(script, { env, args: extra }), {
+      reject: false,
+      timeout: timeoutMs,
+      forceKillAfterDelay: 5000,
+      stdin: 'ignore',
+    });
+    let summary = null;
+    try {
+      summary = JSON.parse(readFileSync(summaryFile, 'utf8'));
+    } catch {
+      // k6 failed before the end of the test: no summary
+    }
+    return { code: result.exitCode ?? null, stdout: result.stdout, stderr: result.stderr, summary, timedOut: Boolean(result.timedOut) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

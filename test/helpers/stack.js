@@ -1,0 +1,57 @@
+// startTestStack(): the embedded stack (both servers + toxiproxy, proxies
+// populated, no toxics) on free ports in a temp run dir, attached to the test
+// process. Resolves { ports, env, toxiproxy, pids, runDir, stop }:
+// `env` is targetsFor(ports), the -e variables for k6; always call stop()
+// (e.g. `t.after(() => stack.stop())`).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_PORTS } from '../../scenarios/lib/defaults.js';
+import { portIsFree, StackError, startStack } from '../../lib/stack.js';
+
+// Below Linux's ephemeral range (32768+), where port-0 listeners and outgoing
+// connections of parallel tests would land, and away from the default ports.
+const LOW = 20000;
+const HIGH = 32000;
+
+// `count` distinct ports that are free right now.
+export async function freePorts(count) {
+  const found = new Set();
+  for (let attempt = 0; found.size < count && attempt < 200; attempt++) {
+    const port = LOW + Math.floor(Math.random() * (HIGH - LOW));
+    if (!found.has(port) && (await portIsFree(port)) === null) found.add(port);
+  }
+  if (found.size < count) throw new Error(`found only ${found.size} of ${count} free ports in ${LOW}-${HIGH}`);
+  return [...found];
+}
+
+// Every port variable mapped to a free port, for a stack or a CLI child's env.
+export async function freePortMap() {
+  const names = Object.keys(DEFAULT_PORTS);
+  const ports = await freePorts(names.length);
+  return Object.fromEntries(names.map((name, i) => [name, ports[i]]));
+}
+
+export async function startTestStack({ log } = {}) {
+  // A port picked here can be taken by a parallel test before the stack binds it: try again.
+  for (let attempt = 1; ; attempt++) {
+    const runDir = mkdtempSync(join(tmpdir(), 'k6pack-stack-'));
+    try {
+      const stack = await startStack({ ports: await freePortMap(), runDir, detached: false, log });
+      return {
+        ports: stack.ports,
+        env: stack.targets,
+        toxiproxy: stack.toxiproxy,
+        pids: stack.pids,
+        runDir,
+        stop: async () => {
+          await stack.stop();
+          rmSync(runDir, { recursive: true, force: true });
+        },
+      };
+    } catch (err) {
+      rmSync(runDir, { recursive: true, force: true });
+      if (!(err instanceof StackError && /already in use/.test(err.message)) || attempt >= 3) throw err;
+    }
+  }
+}
