@@ -1,0 +1,221 @@
+// The books.v1.Books handlers. Books come from servers/shared/data.js, so they
+// are the GraphQL server's books; fields are renamed to the proto's snake_case.
+//
+// Bad input is answered, never thrown: INVALID_ARGUMENT with a sentence naming
+// the bound, NOT_FOUND for an id that names no book. Streams respect
+// backpressure, stop when the call is cancelled, and end with UNAVAILABLE when
+// the server shuts down.
+import grpc from '@grpc/grpc-js';
+import { LIMITS } from '../../scenarios/lib/defaults.js';
+import { BOOK_COUNT, bookIndex, checkCount, filler, fullBookAt } from '../shared/data.js';
+import { BadRequest, encodeResponse } from './proto.js';
+import { ServerTiming } from './server-timing.js';
+
+const { status } = grpc;
+
+// An event stream may not pause longer than this between events (count <= MAX_EVENTS
+// bounds its length, this bounds its duration).
+export const MAX_EVENT_INTERVAL_MS = 60_000;
+
+export class RpcError extends Error {
+  constructor(code, details) {
+    super(details);
+    this.code = code;
+    this.details = details;
+  }
+}
+
+const invalid = (details) => new RpcError(status.INVALID_ARGUMENT, details);
+
+function check(problem) {
+  if (problem) throw invalid(problem);
+}
+
+function checkRange(name, value, min, max) {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw invalid(`${name} must be an integer from ${min} to ${max} (got ${value})`);
+  }
+}
+
+function toProtoBook({ id, name, pageCount, author }) {
+  return {
+    id,
+    name,
+    page_count: pageCount,
+    author: { id: author.id, first_name: author.firstName, last_name: author.lastName },
+  };
+}
+
+function quoted(text, max = 40) {
+  const s = String(text);
+  return JSON.stringify(s.length > max ? `${s.slice(0, max)}...` : s);
+}
+
+function getBook({ id }) {
+  const i = bookIndex(id);
+  if (i !== null) return toProtoBook(fullBookAt(i));
+  if (/^book-\d+$/.test(id)) {
+    throw new RpcError(status.NOT_FOUND, `no book with id ${quoted(id)}; ids run from book-1 to book-${BOOK_COUNT}`);
+  }
+  throw invalid(`id must look like "book-<n>" with n from 1 to ${BOOK_COUNT} (got ${quoted(id)})`);
+}
+
+function listBooks({ n }) {
+  check(checkCount('n', n, LIMITS.MAX_BOOKS));
+  const books = new Array(n);
+  for (let i = 0; i < n; i++) books[i] = toProtoBook(fullBookAt(i + 1));
+  return { books };
+}
+
+function payload({ size }) {
+  check(checkCount('size', size, LIMITS.MAX_PAYLOAD_BYTES));
+  return { size, data: filler(size) };
+}
+
+function stats() {
+  const { rss, heapUsed } = process.memoryUsage();
+  return { rss_bytes: rss, heap_used_bytes: heapUsed, uptime_seconds: process.uptime() };
+}
+
+function toStatus(err) {
+  if (err instanceof RpcError) return { code: err.code, details: err.details };
+  console.error(`grpc server: ${err.stack || err}`);
+  return { code: status.INTERNAL, details: `internal error: ${err.message}` };
+}
+
+function checkRequest(request) {
+  if (request instanceof BadRequest) throw invalid(request.message);
+  return request;
+}
+
+// A unary handler: build the response, encode it (timed), answer with server-timing.
+function unary(method, build) {
+  return (call, callback) => {
+    const timing = new ServerTiming();
+    let bytes;
+    try {
+      const message = timing.time('exec', () => build(checkRequest(call.request)));
+      bytes = timing.time('ser', () => encodeResponse(method, message));
+    } catch (err) {
+      return callback(toStatus(err));
+    }
+    return callback(null, bytes, timing.metadata());
+  };
+}
+
+// The sending side of one server stream.
+class Outbound {
+  constructor(method, call, active) {
+    this.method = method;
+    this.call = call;
+    this.active = active;
+    this.timing = new ServerTiming();
+    this.done = false;
+    this.timer = null;
+    this.wake = null;
+    active.add(this);
+    call.on('cancelled', () => this.finish());
+  }
+
+  get open() {
+    return !this.done && !this.call.cancelled;
+  }
+
+  // Stops timers and waits; the stream is over (ended, failed or cancelled).
+  finish() {
+    if (this.done) return false;
+    this.done = true;
+    this.active.delete(this);
+    clearTimeout(this.timer);
+    this.wake?.();
+    return true;
+  }
+
+  // Resolves when `ms` have passed or the stream is over.
+  sleep(ms) {
+    return new Promise((resolve) => {
+      this.wake = resolve;
+      this.timer = setTimeout(resolve, ms);
+    });
+  }
+
+  // Encodes and writes one message; when the transport is full, resolves once
+  // it drained (or the stream is over), so a slow client never piles up memory.
+  send(build) {
+    const message = this.timing.time('exec', build);
+    const bytes = this.timing.time('ser', () => encodeResponse(this.method, message));
+    if (this.call.write(bytes)) return null;
+    return new Promise((resolve) => {
+      const done = () => {
+        this.call.off('drain', done);
+        resolve();
+      };
+      this.wake = done;
+      this.call.once('drain', done);
+    });
+  }
+
+  end() {
+    if (this.finish()) this.call.end(this.timing.metadata());
+  }
+
+  fail(err) {
+    if (this.finish()) this.call.emit('error', toStatus(err));
+  }
+
+  shutdown() {
+    this.fail(new RpcError(status.UNAVAILABLE, 'server is shutting down; reconnect and retry'));
+  }
+}
+
+// A server-streaming handler: `produce(request, out)` sends messages through out.
+function serverStream(method, active, produce) {
+  return (call) => {
+    const out = new Outbound(method, call, active);
+    Promise.resolve()
+      .then(() => produce(checkRequest(call.request), out))
+      .then(
+        () => out.end(),
+        (err) => out.fail(err),
+      );
+  };
+}
+
+async function streamBooks({ n }, out) {
+  check(checkCount('n', n, LIMITS.MAX_BOOKS));
+  for (let i = 1; i <= n && out.open; i++) {
+    const drained = out.send(() => toProtoBook(fullBookAt(i)));
+    if (drained) await drained;
+  }
+}
+
+async function streamEvents({ count, interval_ms: intervalMs, size }, out) {
+  check(checkCount('count', count, LIMITS.MAX_EVENTS));
+  checkRange('interval_ms', intervalMs, LIMITS.MIN_EVENT_INTERVAL_MS, MAX_EVENT_INTERVAL_MS);
+  check(checkCount('size', size, LIMITS.MAX_PAYLOAD_BYTES));
+  for (let seq = 1; seq <= count && out.open; seq++) {
+    await out.sleep(intervalMs);
+    if (!out.open) return;
+    const drained = out.send(() => ({
+      id: `event-${seq}`,
+      seq,
+      // Epoch ms, fractional, read just before encoding and writing.
+      sent_at: performance.timeOrigin + performance.now(),
+      data: filler(size, seq),
+    }));
+    if (drained) await drained;
+  }
+}
+
+// Handlers for server.addService(serverBooksService, ...). Open streams are kept
+// in `active` so the server can end them when it shuts down.
+export function booksHandlers(active = new Set()) {
+  return {
+    GetBook: unary('GetBook', getBook),
+    ListBooks: unary('ListBooks', listBooks),
+    Payload: unary('Payload', payload),
+    Stats: unary('Stats', stats),
+    StreamBooks: serverStream('StreamBooks', active, streamBooks),
+    StreamEvents: serverStream('StreamEvents', active, streamEvents),
+  };
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+// The gRPC reference server: books.v1.Books (servers/proto/books.proto) in
+// plaintext on one port and over TLS on another, with the standard health
+// service and server reflection.
+//
+//   node servers/grpc/server.js          # 127.0.0.1:50051 plaintext, :50052 TLS
+//   HOST=0.0.0.0 GRPC_PORT=6000 GRPC_TLS_PORT=6001 TLS_CERT_FILE=c.pem TLS_KEY_FILE=k.pem node servers/grpc/server.js
+//
+// Tests import createServer() and start it on port 0. Responses can be large
+// (ListBooks(500000) is about 40 MB): clients raise their receive limit
+// (k6: connect(addr, { maxReceiveSize })).
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import grpc from '@grpc/grpc-js';
+import { ReflectionService } from '@grpc/reflection';
+import { HealthImplementation } from 'grpc-health-check';
+import { DEFAULT_HOST, LIMITS } from '../../scenarios/lib/defaults.js';
+import { exitOnSignals, fatal, hostFromEnv, listenErrorMessage, portFromEnv } from '../shared/lifecycle.js';
+import { loadTlsMaterial } from '../shared/tls.js';
+import { booksHandlers } from './books-service.js';
+import { SERVICE_NAME, packageDefinition, serverBooksService } from './proto.js';
+
+// How long close() lets calls in flight finish before cutting connections;
+// well under lifecycle's 5 s grace so SIGTERM always exits 0.
+export const DRAIN_MS = 2000;
+
+const SERVER_OPTIONS = {
+  'grpc.max_receive_message_length': LIMITS.MAX_BODY_BYTES, // requests are tiny
+  'grpc.max_send_message_length': -1, // ListBooks(500000) is ~40 MB
+};
+
+const hostPort = (host, port) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
+
+// grpc-js reports bind failures as one message; recover the errno so
+// listenErrorMessage can say what to do.
+function bindError(err, endpoint) {
+  const errno = /\b(EADDRINUSE|EACCES|EADDRNOTAVAIL)\b/.exec(err.message);
+  if (errno) err.code = errno[1];
+  else if (/Name resolution failed/.test(err.message)) err.code = 'EADDRNOTAVAIL';
+  err.endpoint = endpoint;
+  return err;
+}
+
+function bind(server, host, port, credentials, endpoint) {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(hostPort(host, port), credentials, (err, boundPort) => {
+      if (err) return reject(bindError(err, { ...endpoint, port }));
+      return resolve(boundPort);
+    });
+  });
+}
+
+export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0, tls } = {}) {
+  const material = tls ?? (await loadTlsMaterial());
+  const server = new grpc.Server(SERVER_OPTIONS);
+  const streams = new Set();
+  server.addService(serverBooksService, booksHandlers(streams));
+  const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
+  health.addToServer(server);
+  new ReflectionService(packageDefinition).addToServer(server);
+
+  const tlsCredentials = grpc.ServerCredentials.createSsl(
+    null,
+    [{ cert_chain: Buffer.from(material.cert), private_key: Buffer.from(material.key) }],
+    false,
+  );
+  let bound;
+  try {
+    bound = {
+      port: await bind(server, host, port, grpc.ServerCredentials.createInsecure(), { label: 'gRPC (plaintext)', envVar: 'GRPC_PORT' }),
+      tlsPort: await bind(server, host, tlsPort, tlsCredentials, { label: 'gRPC (TLS)', envVar: 'GRPC_TLS_PORT' }),
+    };
+  } catch (err) {
+    server.forceShutdown();
+    throw err;
+  }
+
+  // Health turns NOT_SERVING, open streams end with UNAVAILABLE, calls in
+  // flight get DRAIN_MS to finish, then every connection is cut.
+  const shutdown = () =>
+    new Promise((resolve) => {
+      health.setStatus('', 'NOT_SERVING');
+      health.setStatus(SERVICE_NAME, 'NOT_SERVING');
+      for (const stream of [...streams]) stream.shutdown();
+      const force = setTimeout(() => server.forceShutdown(), DRAIN_MS);
+      server.tryShutdown(() => {
+        clearTimeout(force);
+        resolve();
+      });
+    });
+  let closing = null;
+  return {
+    ...bound,
+    host,
+    cert: material.cert,
+    selfSigned: Boolean(material.selfSigned),
+    close: () => (closing ??= shutdown()),
+  };
+}
+
+async function main() {
+  const host = hostFromEnv();
+  const port = portFromEnv('GRPC_PORT');
+  const tlsPort = portFromEnv('GRPC_TLS_PORT');
+  let tls;
+  try {
+    tls = await loadTlsMaterial();
+  } catch (err) {
+    fatal(`gRPC server: TLS certificate: ${err.message}`);
+  }
+  let server;
+  try {
+    server = await createServer({ host, port, tlsPort, tls });
+  } catch (err) {
+    if (err.endpoint) fatal(listenErrorMessage(err, err.endpoint));
+    throw err;
+  }
+  const cert = server.selfSigned ? 'self-signed certificate for localhost/127.0.0.1/::1' : 'certificate from TLS_CERT_FILE';
+  console.log(
+    `gRPC server listening: plaintext ${hostPort(host, server.port)}, TLS ${hostPort(host, server.tlsPort)} (${cert})`,
+  );
+  exitOnSignals(server.close, { name: 'gRPC server' });
+}
+
+const runDirectly = process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+if (runDirectly) main();
