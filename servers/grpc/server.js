@@ -94,6 +94,7 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
     host,
     cert: material.cert,
     selfSigned: Boolean(material.selfSigned),
+    openStreams: () => streams.size, // StreamBooks/StreamEvents calls not yet over
     close: () => (closing ??= shutdown()),
   };
 }

@@ -1,0 +1,381 @@
+// The gRPC reference server in-process on port 0, asked by real @grpc/grpc-js
+// clients over plaintext and TLS: every RPC, the server-timing trailer, each
+// bound, bad input (and that the next call is still served), health, shutdown.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import grpc from '@grpc/grpc-js';
+import { LIMITS } from '../scenarios/lib/defaults.js';
+import { filler, fullBookAt } from '../servers/shared/data.js';
+import { booksClient, collectStream, genericClient, healthClient, rawCall, unaryCall } from '../servers/grpc/client.js';
+import { MAX_EVENT_INTERVAL_MS } from '../servers/grpc/books-service.js';
+import { createServer, DRAIN_MS } from '../servers/grpc/server.js';
+
+const { status } = grpc;
+const TIMING = /^exec;dur=(\d+\.\d{3}), ser;dur=(\d+\.\d{3}), total;dur=(\d+\.\d{3})$/;
+const CLIENT_MODULE = new URL('../servers/grpc/client.js', import.meta.url).href;
+
+// The book as data.js defines it, in the proto's field names.
+function expectedBook(i) {
+  const b = fullBookAt(i);
+  return {
+    id: b.id,
+    name: b.name,
+    page_count: b.pageCount,
+    author: { id: b.author.id, first_name: b.author.firstName, last_name: b.author.lastName },
+  };
+}
+
+function serverTiming(trailers) {
+  const values = trailers.get('server-timing');
+  assert.equal(values.length, 1, 'one server-timing trailer');
+  const m = TIMING.exec(values[0]);
+  assert.ok(m, `server-timing has the GraphQL header's format: ${values[0]}`);
+  const [exec, ser, total] = m.slice(1).map(Number);
+  assert.ok(total + 0.002 >= exec + ser, `total ${total} covers exec ${exec} + ser ${ser}`);
+  return { exec, ser, total };
+}
+
+async function rejects(promise, code, detailsPattern) {
+  await assert.rejects(promise, (err) => {
+    assert.equal(err.code, code, `status ${status[err.code]} (${err.details}), want ${status[code]}`);
+    if (detailsPattern) assert.match(err.details, detailsPattern);
+    return true;
+  });
+}
+
+async function waitFor(check, what, ms = 3000) {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+describe('gRPC server', { timeout: 180_000 }, () => {
+  let server;
+  let plain;
+  let secure;
+  let raw;
+
+  before(async () => {
+    server = await createServer({ port: 0, tlsPort: 0 });
+    const plainAddr = `127.0.0.1:${server.port}`;
+    plain = booksClient(plainAddr, { options: { 'grpc.max_receive_message_length': -1 } });
+    secure = booksClient(`127.0.0.1:${server.tlsPort}`, { cert: server.cert });
+    raw = genericClient(plainAddr);
+  });
+
+  after(async () => {
+    for (const c of [plain, secure, raw]) c?.close();
+    await server?.close();
+  });
+
+  // The server is alive and answering after bad input.
+  async function stillServes() {
+    const { message } = await unaryCall(plain, 'GetBook', { id: 'book-7' });
+    assert.deepEqual(message, expectedBook(7));
+    assert.equal(server.openStreams(), 0, 'no stream left open');
+  }
+
+  describe('RPCs over plaintext and TLS', () => {
+    for (const transport of ['plaintext', 'TLS']) {
+      const client = () => (transport === 'TLS' ? secure : plain);
+
+      it(`${transport}: GetBook answers data.js's book with a server-timing trailer`, async () => {
+        const { message, trailers } = await unaryCall(client(), 'GetBook', { id: 'book-42' });
+        assert.deepEqual(message, expectedBook(42));
+        serverTiming(trailers);
+      });
+
+      it(`${transport}: StreamBooks sends one book per message, then the trailer`, async () => {
+        const { messages, status: st } = await collectStream(client().StreamBooks({ n: 25 }));
+        assert.equal(st.code, status.OK, st.details);
+        assert.deepEqual(messages, Array.from({ length: 25 }, (_, i) => expectedBook(i + 1)));
+        serverTiming(st.metadata);
+      });
+    }
+
+    it('GetBook: NOT_FOUND for an id outside book-1..book-500000', async () => {
+      await rejects(unaryCall(plain, 'GetBook', { id: 'book-0' }), status.NOT_FOUND, /no book with id "book-0"; ids run from book-1 to book-500000/);
+      await rejects(unaryCall(plain, 'GetBook', { id: 'book-500001' }), status.NOT_FOUND, /"book-500001"/);
+      assert.deepEqual((await unaryCall(plain, 'GetBook', { id: 'book-500000' })).message, expectedBook(500000));
+    });
+
+    it('GetBook: INVALID_ARGUMENT for a malformed id', async () => {
+      await rejects(unaryCall(plain, 'GetBook', { id: 'forty-two' }), status.INVALID_ARGUMENT, /id must look like "book-<n>" .*\(got "forty-two"\)/);
+      await rejects(unaryCall(plain, 'GetBook', {}), status.INVALID_ARGUMENT, /\(got ""\)/);
+      // A long id is cut in the message.
+      const err = await unaryCall(plain, 'GetBook', { id: 'x'.repeat(10_000) }).catch((e) => e);
+      assert.equal(err.code, status.INVALID_ARGUMENT);
+      assert.ok(err.details.length < 200, err.details);
+    });
+
+    it('ListBooks(n) answers books 1..n in one message', async () => {
+      for (const n of [0, 1, 3]) {
+        const { message, trailers } = await unaryCall(plain, 'ListBooks', { n });
+        assert.deepEqual(message.books, Array.from({ length: n }, (_, i) => expectedBook(i + 1)));
+        serverTiming(trailers);
+      }
+    });
+
+    it('ListBooks(500000): the largest message goes through (send size unlimited); ser is timed', async () => {
+      const { message, trailers } = await unaryCall(plain, 'ListBooks', { n: LIMITS.MAX_BOOKS }, { timeoutMs: 120_000 });
+      assert.equal(message.books.length, LIMITS.MAX_BOOKS);
+      assert.deepEqual(message.books[0], expectedBook(1));
+      assert.deepEqual(message.books.at(-1), expectedBook(LIMITS.MAX_BOOKS));
+      const { exec, ser } = serverTiming(trailers);
+      // Building and encoding 35 MB cannot take under a millisecond: both parts are measured.
+      assert.ok(exec > 1 && ser > 1, `exec ${exec} ms, ser ${ser} ms`);
+    });
+
+    it('a client with the default 4 MB receive limit is refused the big message (clients must raise it)', async () => {
+      const small = booksClient(`127.0.0.1:${server.port}`);
+      try {
+        await rejects(unaryCall(small, 'ListBooks', { n: 100_000 }, { timeoutMs: 60_000 }), status.RESOURCE_EXHAUSTED);
+      } finally {
+        small.close();
+      }
+      await stillServes();
+    });
+
+    it('Payload(size) answers size bytes of data.js filler, up to MAX_PAYLOAD_BYTES', async () => {
+      for (const size of [0, 1, 1000]) {
+        const { message, trailers } = await unaryCall(plain, 'Payload', { size });
+        assert.deepEqual(message, { size, data: filler(size) });
+        serverTiming(trailers);
+      }
+      const { message } = await unaryCall(plain, 'Payload', { size: LIMITS.MAX_PAYLOAD_BYTES }, { timeoutMs: 60_000 });
+      assert.equal(message.data.length, LIMITS.MAX_PAYLOAD_BYTES);
+    });
+
+    it('StreamEvents sends count events interval_ms apart, sent_at in epoch ms at send time', async () => {
+      const received = [];
+      const startedAt = Date.now();
+      const { messages, status: st } = await collectStream(plain.StreamEvents({ count: 5, interval_ms: 40, size: 100 }), () =>
+        received.push(Date.now()),
+      );
+      assert.equal(st.code, status.OK, st.details);
+      serverTiming(st.metadata);
+      assert.deepEqual(messages.map((m) => m.seq), [1, 2, 3, 4, 5]);
+      messages.forEach((m, i) => {
+        assert.equal(m.data, filler(100, m.seq));
+        assert.equal(m.id, `event-${m.seq}`);
+        // Same host, same clock: sent after the call started, before it was received.
+        assert.ok(m.sent_at >= startedAt - 1 && m.sent_at <= received[i] + 1, `sent_at ${m.sent_at}`);
+        if (i > 0) assert.ok(m.sent_at - messages[i - 1].sent_at >= 35, `events ${m.sent_at - messages[i - 1].sent_at} ms apart`);
+      });
+    });
+
+    it('Stats reports process memory and uptime', async () => {
+      const { message, trailers } = await unaryCall(plain, 'Stats', {});
+      assert.ok(message.rss_bytes > 10e6 && message.rss_bytes < 64e9, `rss ${message.rss_bytes}`);
+      assert.ok(message.heap_used_bytes > 1e6 && message.heap_used_bytes < message.rss_bytes, `heap ${message.heap_used_bytes}`);
+      assert.ok(message.uptime_seconds > 0 && message.uptime_seconds <= process.uptime() + 1);
+      serverTiming(trailers);
+    });
+  });
+
+  describe('bounds (INVALID_ARGUMENT naming the bound)', () => {
+    const cases = [
+      ['ListBooks', { n: LIMITS.MAX_BOOKS + 1 }, /n must be an integer from 0 to 500000 \(got 500001\)/],
+      ['ListBooks', { n: -1 }, /n must be an integer from 0 to 500000 \(got -1\)/],
+      ['ListBooks', { n: 2 ** 31 - 1 }, /n must be an integer from 0 to 500000/],
+      ['Payload', { size: LIMITS.MAX_PAYLOAD_BYTES + 1 }, new RegExp(`size must be an integer from 0 to ${LIMITS.MAX_PAYLOAD_BYTES}`)],
+      ['Payload', { size: -5 }, /size must be an integer from 0/],
+      ['Payload', { size: 2 ** 31 - 1 }, /size must be an integer from 0/],
+    ];
+    for (const [method, request, pattern] of cases) {
+      it(`${method}(${JSON.stringify(request)})`, async () => {
+        await rejects(unaryCall(plain, method, request), status.INVALID_ARGUMENT, pattern);
+        await stillServes();
+      });
+    }
+
+    const streamCases = [
+      ['StreamBooks', { n: LIMITS.MAX_BOOKS + 1 }, /n must be an integer from 0 to 500000/],
+      ['StreamEvents', { count: LIMITS.MAX_EVENTS + 1, interval_ms: 10 }, new RegExp(`count must be an integer from 0 to ${LIMITS.MAX_EVENTS}`)],
+      ['StreamEvents', { count: 2 ** 31 - 1, interval_ms: 10 }, /count must be an integer from 0/],
+      ['StreamEvents', { count: 1, interval_ms: 0 }, new RegExp(`interval_ms must be an integer from ${LIMITS.MIN_EVENT_INTERVAL_MS} to ${MAX_EVENT_INTERVAL_MS} \\(got 0\\)`)],
+      ['StreamEvents', { count: 1, interval_ms: MAX_EVENT_INTERVAL_MS + 1 }, /interval_ms must be an integer from 1 to 60000/],
+      ['StreamEvents', { count: 1, interval_ms: 10, size: LIMITS.MAX_PAYLOAD_BYTES + 1 }, /size must be an integer from 0/],
+    ];
+    for (const [method, request, pattern] of streamCases) {
+      it(`${method}(${JSON.stringify(request)})`, async () => {
+        const { messages, status: st } = await collectStream(plain[method](request));
+        assert.equal(st.code, status.INVALID_ARGUMENT, st.details);
+        assert.match(st.details, pattern);
+        assert.equal(messages.length, 0);
+        await stillServes();
+      });
+    }
+
+    it('the boundary values themselves are accepted', async () => {
+      const { messages, status: st } = await collectStream(
+        plain.StreamEvents({ count: 2, interval_ms: LIMITS.MIN_EVENT_INTERVAL_MS, size: 0 }),
+      );
+      assert.equal(st.code, status.OK, st.details);
+      assert.equal(messages.length, 2);
+    });
+  });
+
+  describe('bad input never crashes the server', () => {
+    it('invalid protobuf bytes: INVALID_ARGUMENT saying so', async () => {
+      // Field 1 (id, length-delimited) with a truncated length varint.
+      await rejects(
+        rawCall(raw, '/books.v1.Books/GetBook', Buffer.from([0x0a, 0xff])),
+        status.INVALID_ARGUMENT,
+        /request is not a valid books\.v1\.GetBookRequest protobuf message/,
+      );
+      await rejects(rawCall(raw, '/books.v1.Books/ListBooks', Buffer.from([0x08])), status.INVALID_ARGUMENT, /ListBooksRequest/);
+      await stillServes();
+    });
+
+    it('unknown service or method: UNIMPLEMENTED', async () => {
+      await rejects(rawCall(raw, '/books.v1.Nope/GetBook', Buffer.alloc(0)), status.UNIMPLEMENTED, /\/books\.v1\.Nope\/GetBook/);
+      await rejects(rawCall(raw, '/books.v1.Books/DeleteBook', Buffer.alloc(0)), status.UNIMPLEMENTED, /DeleteBook/);
+      await stillServes();
+    });
+
+    it('a request over MAX_BODY_BYTES: RESOURCE_EXHAUSTED', async () => {
+      await rejects(rawCall(raw, '/books.v1.Books/GetBook', Buffer.alloc(LIMITS.MAX_BODY_BYTES + 1)), status.RESOURCE_EXHAUSTED, /larger than max/);
+      await stillServes();
+    });
+
+    it('a stream cancelled mid-way stops (timers cleared) and the next call is served', async () => {
+      const events = await collectStream(plain.StreamEvents({ count: 1000, interval_ms: 20, size: 10 }), (m, call) => m.seq === 3 && call.cancel());
+      assert.equal(events.status.code, status.CANCELLED);
+      assert.equal(events.messages.length, 3);
+      const books = await collectStream(plain.StreamBooks({ n: LIMITS.MAX_BOOKS }), (m, call) => m.id === 'book-10' && call.cancel());
+      assert.equal(books.status.code, status.CANCELLED);
+      assert.ok(books.messages.length >= 10 && books.messages.length < LIMITS.MAX_BOOKS);
+      await waitFor(() => server.openStreams() === 0, 'the server to drop the cancelled streams');
+      await stillServes();
+    });
+
+    it('cancelling a stream between events clears its timer at once', async () => {
+      // The next event is 10 s away: only the cancel can end this stream within a second.
+      const call = plain.StreamEvents({ count: 3, interval_ms: 10_000, size: 10 });
+      const done = collectStream(call);
+      await waitFor(() => server.openStreams() === 1, 'the event stream to start');
+      call.cancel();
+      assert.equal((await done).status.code, status.CANCELLED);
+      await waitFor(() => server.openStreams() === 0, 'the server to drop the cancelled stream', 1000);
+      await stillServes();
+    });
+
+    it('a client process that dies mid-stream: the server drops the stream and serves the next call', async () => {
+      // A separate process, so the TCP connection really goes away (exit without closing the channel).
+      const script = `
+        const { booksClient } = await import(${JSON.stringify(CLIENT_MODULE)});
+        const c = booksClient('127.0.0.1:${server.port}');
+        c.StreamBooks({ n: ${LIMITS.MAX_BOOKS} }).on('data', (b) => { if (b.id === 'book-5') process.exit(0); });
+        setTimeout(() => process.exit(3), 10000);`;
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'inherit'] });
+      try {
+        const [code] = await once(child, 'exit');
+        assert.equal(code, 0, 'the child got its first books, then exited');
+      } finally {
+        child.kill('SIGKILL');
+      }
+      await waitFor(() => server.openStreams() === 0, 'the server to drop the stream of the dead client');
+      await stillServes();
+    });
+
+    it('StreamBooks waits for a slow client (backpressure) instead of buffering the whole stream', async () => {
+      const PAUSE_MS = 2000;
+      const N = 50_000;
+      const call = plain.StreamBooks({ n: N });
+      let first = true;
+      const done = collectStream(call, () => {
+        if (!first) return;
+        first = false;
+        call.pause();
+        setTimeout(() => call.resume(), PAUSE_MS);
+      });
+      const { messages, status: st } = await done;
+      assert.equal(st.code, status.OK, st.details);
+      assert.equal(messages.length, N);
+      assert.deepEqual(messages.at(-1), expectedBook(N));
+      // ~3.5 MB cannot fit the 64 KB HTTP/2 window: the server's loop had to wait for the
+      // paused client. Had it written everything at once, total would be about exec + ser.
+      const { exec, ser, total } = serverTiming(st.metadata);
+      assert.ok(total - exec - ser > PAUSE_MS * 0.75, `waited ${(total - exec - ser).toFixed(0)} ms of a ${PAUSE_MS} ms pause`);
+    });
+  });
+
+  describe('TLS', () => {
+    it('a client that does not trust the certificate cannot connect', async () => {
+      const untrusting = new grpc.Client(`127.0.0.1:${server.tlsPort}`, grpc.credentials.createSsl(), {
+        'grpc.ssl_target_name_override': 'localhost',
+      });
+      try {
+        await rejects(rawCall(untrusting, '/books.v1.Books/GetBook', Buffer.alloc(0), { timeoutMs: 5000 }), status.UNAVAILABLE);
+      } finally {
+        untrusting.close();
+      }
+    });
+
+    it('a plaintext client gets no answer from the TLS port', async () => {
+      const wrong = booksClient(`127.0.0.1:${server.tlsPort}`);
+      try {
+        const err = await unaryCall(wrong, 'GetBook', { id: 'book-1' }, { timeoutMs: 3000 }).catch((e) => e);
+        assert.ok([status.UNAVAILABLE, status.DEADLINE_EXCEEDED].includes(err.code), `${status[err.code]} ${err.details}`);
+      } finally {
+        wrong.close();
+      }
+    });
+  });
+
+  describe('health service', () => {
+    it("Check: '' and books.v1.Books are SERVING, an unknown service NOT_FOUND (plaintext and TLS)", async () => {
+      for (const opts of [{ port: server.port }, { port: server.tlsPort, cert: server.cert }]) {
+        const health = healthClient(`127.0.0.1:${opts.port}`, opts);
+        try {
+          for (const service of ['', 'books.v1.Books']) {
+            assert.equal((await unaryCall(health, 'check', { service })).message.status, 'SERVING');
+          }
+          await rejects(unaryCall(health, 'check', { service: 'nope.v1.Nope' }), status.NOT_FOUND);
+        } finally {
+          health.close();
+        }
+      }
+    });
+  });
+});
+
+describe('gRPC server shutdown', { timeout: 30_000 }, () => {
+  it('close(): Watch sees NOT_SERVING, an open stream ends UNAVAILABLE, and it returns within the drain time', async () => {
+    const server = await createServer({ port: 0, tlsPort: 0 });
+    const addr = `127.0.0.1:${server.port}`;
+    const health = healthClient(addr);
+    const books = booksClient(addr);
+    try {
+      const watch = health.watch({ service: 'books.v1.Books' });
+      const statuses = [];
+      watch.on('data', (m) => statuses.push(m.status));
+      watch.on('error', () => {});
+      await waitFor(() => statuses.length === 1, 'the first Watch answer');
+      assert.deepEqual(statuses, ['SERVING']);
+
+      const stream = collectStream(books.StreamEvents({ count: 1000, interval_ms: 50, size: 10 }));
+      await waitFor(() => server.openStreams() === 1, 'the event stream to start');
+
+      const started = Date.now();
+      await server.close();
+      const took = Date.now() - started;
+      assert.ok(took < DRAIN_MS + 1500, `close() took ${took} ms`);
+      assert.deepEqual(statuses, ['SERVING', 'NOT_SERVING']);
+      const { status: st } = await stream;
+      assert.equal(st.code, status.UNAVAILABLE);
+      assert.match(st.details, /server is shutting down/);
+      assert.equal(server.openStreams(), 0);
+    } finally {
+      health.close();
+      books.close();
+      await server.close();
+    }
+  });
+});
