@@ -99,7 +99,19 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
   };
 }
 
+// grpc-js logs a failed bind itself; main() reports it in one line instead.
+function quietBindErrors() {
+  const print = (prefix) => (message, ...rest) => console.error(`${prefix} ${message}`, ...rest);
+  const error = print('E');
+  grpc.setLogger({
+    error: (message, ...rest) => (/^No address added/.test(message) ? undefined : error(message, ...rest)),
+    info: print('I'),
+    debug: print('D'),
+  });
+}
+
 async function main() {
+  quietBindErrors();
   const host = hostFromEnv();
   const port = portFromEnv('GRPC_PORT');
   const tlsPort = portFromEnv('GRPC_TLS_PORT');
