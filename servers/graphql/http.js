@@ -1,0 +1,198 @@
+// One request handler for HTTP/1.1 (cleartext and TLS) and HTTP/2 (compat API):
+// POST/GET /graphql through Apollo's executeHTTPGraphQLRequest (the documented way
+// to build an integration), GET /healthz, and the HTTP side of caching (study 001):
+// GET queries get `Cache-Control: public, max-age=60` and a strong ETag, and
+// If-None-Match answers 304; the optional response cache answers repeats without
+// executing (x-cache: HIT | MISS | BYPASS).
+import { createHash } from 'node:crypto';
+import { HeaderMap } from '@apollo/server';
+import { LIMITS } from '../../scenarios/lib/defaults.js';
+import { parseOnOff, responseCacheKey } from './responseCache.js';
+import { processStats } from './stats.js';
+import { newRequestTiming, runWithTiming, serverTimingHeader } from './timing.js';
+
+export const GRAPHQL_PATH = '/graphql';
+export const HEALTH_PATH = '/healthz';
+const JSON_TYPE = 'application/json; charset=utf-8';
+const GET_CACHE_CONTROL = 'public, max-age=60';
+
+// The error shape GraphQL clients read: { errors: [{ message, extensions: { code } }] }.
+export function errorBody(message, code) {
+  return JSON.stringify({ errors: [{ message, extensions: { code } }] }) + '\n';
+}
+
+function sendJson(res, status, body, headers = {}) {
+  res.statusCode = status;
+  res.setHeader('content-type', JSON_TYPE);
+  res.setHeader('cache-control', 'no-store');
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.end(body);
+}
+
+function sendError(res, status, message, code, headers = {}) {
+  sendJson(res, status, errorBody(message, code), headers);
+}
+
+// The body as a Buffer, or { tooLarge } past `limit` bytes (the rest is read and
+// dropped so the client gets to read the 413), or { aborted }.
+function readBody(req, limit) {
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (result) => {
+      if (!settled) {
+        settled = true;
+        resolve(result);
+      }
+    };
+    if (Number(req.headers['content-length']) > limit) {
+      req.resume();
+      settle({ tooLarge: true });
+      return;
+    }
+    const chunks = [];
+    let size = 0;
+    req.on('data', (chunk) => {
+      if (settled) return;
+      size += chunk.length;
+      if (size > limit) {
+        chunks.length = 0;
+        settle({ tooLarge: true });
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => settle({ buffer: Buffer.concat(chunks, size) }));
+    req.on('error', () => settle({ aborted: true }));
+    req.on('close', () => settle({ aborted: true }));
+  });
+}
+
+const mediaType = (header) => (header ?? '').split(';')[0].trim().toLowerCase();
+
+function strongEtag(body) {
+  return `"${createHash('sha1').update(body).digest('base64url')}"`;
+}
+
+// If-None-Match uses the weak comparison (RFC 9110 13.1.2): W/ prefixes are ignored.
+function etagMatches(ifNoneMatch, etag) {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+function apolloHeaders(req) {
+  const headers = new HeaderMap();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (name.startsWith(':') || value === undefined) continue; // HTTP/2 pseudo-headers
+    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return headers;
+}
+
+function health(req, res) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    return sendError(res, 405, `${HEALTH_PATH} answers GET only`, 'METHOD_NOT_ALLOWED', { allow: 'GET, HEAD' });
+  }
+  return sendJson(res, 200, JSON.stringify({ status: 'ok', ...processStats() }) + '\n');
+}
+
+// `entry`: { status, headers, body, hasErrors, etag? } from Apollo or the response cache.
+function sendGraphQL(req, res, entry, { timing, xCache }) {
+  res.statusCode = entry.status;
+  for (const [name, value] of entry.headers) res.setHeader(name, value);
+  res.setHeader('x-cache', xCache);
+  res.setHeader('server-timing', serverTimingHeader(timing));
+  const httpCacheable = req.method === 'GET' && entry.status === 200 && !entry.hasErrors;
+  if (!httpCacheable) {
+    res.setHeader('cache-control', 'no-store');
+    res.end(entry.body);
+    return;
+  }
+  entry.etag ??= strongEtag(entry.body);
+  res.setHeader('etag', entry.etag);
+  res.setHeader('cache-control', GET_CACHE_CONTROL);
+  if (etagMatches(req.headers['if-none-match'], entry.etag)) {
+    res.statusCode = 304;
+    res.removeHeader('content-type');
+    res.end();
+    return;
+  }
+  res.end(entry.body);
+}
+
+// Returns the (req, res) listener. `cache` is an LRU from createResponseCache();
+// `cacheByDefault` is the server-wide RESPONSE_CACHE switch.
+export function createHttpHandler({ apollo, cache, cacheByDefault }) {
+  async function graphql(req, res, search) {
+    const read = await readBody(req, LIMITS.MAX_BODY_BYTES);
+    if (read.aborted) return;
+    if (read.tooLarge) {
+      // HTTP/1.1: close the connection, the rest of the body is not worth reading.
+      const close = req.httpVersionMajor === 1 ? { connection: 'close' } : {};
+      return sendError(res, 413, `request body is over ${LIMITS.MAX_BODY_BYTES} bytes (LIMITS.MAX_BODY_BYTES): send a smaller request`, 'PAYLOAD_TOO_LARGE', close);
+    }
+    const timing = newRequestTiming();
+    let body;
+    if (req.method === 'POST') {
+      const type = mediaType(req.headers['content-type']);
+      if (type !== 'application/json') {
+        return sendError(res, 415, `POST ${GRAPHQL_PATH} needs Content-Type: application/json (got ${type || 'none'})`, 'UNSUPPORTED_MEDIA_TYPE');
+      }
+      if (read.buffer.length > 0) {
+        try {
+          body = JSON.parse(read.buffer.toString('utf8'));
+        } catch (err) {
+          return sendError(res, 400, `request body is not valid JSON (${err.message}); send {"query": "...", "variables": {...}}`, 'BAD_REQUEST');
+        }
+      }
+    }
+    const useCache = parseOnOff(req.headers['x-response-cache'], cacheByDefault);
+    if (useCache === null) {
+      return sendError(res, 400, `x-response-cache must be "on" or "off" (got "${req.headers['x-response-cache']}")`, 'BAD_REQUEST');
+    }
+    const key = useCache ? responseCacheKey({ method: req.method, searchParams: new URLSearchParams(search), body, accept: req.headers.accept }) : null;
+    const hit = key === null ? undefined : cache.get(key);
+    if (hit) return sendGraphQL(req, res, hit, { timing, xCache: 'HIT' });
+
+    const response = await runWithTiming(timing, () =>
+      apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: { method: req.method.toUpperCase(), headers: apolloHeaders(req), search, body },
+        context: async () => ({}),
+      }),
+    );
+    const isQuery = timing.operation === 'query';
+    const xCache = useCache && (isQuery || timing.operation === null) ? 'MISS' : 'BYPASS';
+    if (response.body.kind === 'chunked') {
+      // Incremental delivery (@defer/@stream): streamed as Apollo produces it, never cached.
+      res.statusCode = response.status ?? 200;
+      for (const [name, value] of response.headers) res.setHeader(name, value);
+      res.setHeader('cache-control', 'no-store');
+      for await (const chunk of response.body.asyncIterator) res.write(chunk);
+      res.end();
+      return;
+    }
+    const entry = { status: response.status ?? 200, headers: [...response.headers], body: response.body.string, hasErrors: timing.hasErrors };
+    if (key !== null && isQuery && entry.status === 200 && !entry.hasErrors) cache.set(key, entry);
+    sendGraphQL(req, res, entry, { timing, xCache });
+  }
+
+  async function handle(req, res) {
+    const q = req.url.indexOf('?');
+    const pathname = q === -1 ? req.url : req.url.slice(0, q);
+    const search = q === -1 ? '' : req.url.slice(q);
+    if (pathname === GRAPHQL_PATH) return graphql(req, res, search);
+    if (pathname === HEALTH_PATH) {
+      req.resume();
+      return health(req, res);
+    }
+    req.resume();
+    return sendError(res, 404, `nothing at ${pathname}: GraphQL is at ${GRAPHQL_PATH} (POST or GET), health at ${HEALTH_PATH}`, 'NOT_FOUND');
+  }
+
+  return function onRequest(req, res) {
+    handle(req, res).catch((err) => {
+      // Never let one request take the process down; say what happened once.
+      console.error(`graphql: ${req.method} ${req.url}: ${err.stack ?? err}`);
+      if (!res.headersSent) sendError(res, 500, `internal server error: ${err.message}`, 'INTERNAL_SERVER_ERROR');
+      else res.destroy();
+    });
+  };
+}

@@ -1,0 +1,15 @@
+// The executable schema: schema.graphql (the contract) + resolvers.js. One instance
+// per server, shared by Apollo (HTTP/1.1, HTTP/2) and graphql-ws (WebSocket).
+import { readFileSync } from 'node:fs';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import { createResolvers } from './resolvers.js';
+import { depthLimitRule } from './rules.js';
+
+export const typeDefs = readFileSync(new URL('./schema.graphql', import.meta.url), 'utf8');
+
+export function createSchema() {
+  return makeExecutableSchema({ typeDefs, resolvers: createResolvers() });
+}
+
+// Rules added to GraphQL's standard ones, on every transport.
+export const extraValidationRules = [depthLimitRule()];

@@ -1,0 +1,137 @@
+/*
+ * GraphQL reference server (Apollo Server 5 + graphql-ws 6), schema in schema.graphql.
+ *
+ * Cleartext port (GRAPHQL_PORT, 4000):
+ *   POST|GET /graphql   GraphQL over HTTP/1.1
+ *   ws://  /graphql     GraphQL over WebSocket, subprotocol graphql-transport-ws
+ *   GET /healthz        {status, rssBytes, heapUsedBytes, uptimeSeconds}
+ * TLS port (GRAPHQL_TLS_PORT, 4443): the same, HTTP/2 by ALPN (h2) with HTTP/1.1 as
+ *   fallback, and wss:// over the HTTP/1.1 Upgrade path. Certificate: TLS_CERT_FILE +
+ *   TLS_KEY_FILE, else self-signed for localhost/127.0.0.1/::1.
+ *
+ * Every answer says how long the server spent: `Server-Timing: exec, ser, total` over
+ * HTTP, extensions.timing {execMs, serMs} on WebSocket results (timing.js).
+ * GET queries are HTTP-cacheable (ETag, 304); RESPONSE_CACHE=on (or the header
+ * `x-response-cache: on`) turns on the server-side response cache (x-cache header).
+ * Bounds come from LIMITS in scenarios/lib/defaults.js (rules.js, resolvers.js).
+ *
+ * Choices: no landing page (GET /graphql without a query is a 400 JSON error, not
+ * HTML); introspection on; CSRF prevention off, since k6 sends plain GETs without
+ * preflight headers and nothing here uses cookies; batched requests refused
+ * (Apollo's default); stack traces never sent.
+ *
+ * Run: node servers/graphql/server.js   (HOST, GRAPHQL_PORT, GRAPHQL_TLS_PORT,
+ * TLS_CERT_FILE, TLS_KEY_FILE, RESPONSE_CACHE=on|off). Drains on SIGTERM/SIGINT.
+ * Tests: createServer({ port: 0, tlsPort: 0 }) and close() afterwards.
+ */
+import http from 'node:http';
+import http2 from 'node:http2';
+import { pathToFileURL } from 'node:url';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { DEFAULT_HOST } from '../../scenarios/lib/defaults.js';
+import { exitOnSignals, fatal, hostFromEnv, listenErrorMessage, portFromEnv } from '../shared/lifecycle.js';
+import { loadTlsMaterial } from '../shared/tls.js';
+import { drainSecureServerPlugin } from './drain.js';
+import { GRAPHQL_PATH, HEALTH_PATH, createHttpHandler } from './http.js';
+import { createResponseCache, parseOnOff } from './responseCache.js';
+import { createSchema, extraValidationRules } from './schema.js';
+import { timedStringifyResult, timingPlugin } from './timing.js';
+import { createWebSocketEndpoint } from './ws.js';
+
+// In-flight requests and WebSockets get this long to finish when the server stops;
+// well inside the 5 s that exitOnSignals allows.
+export const DRAIN_GRACE_MS = 2000;
+
+// Listen, or reject with err.endpoint = { label, port, envVar } for listenErrorMessage.
+function listen(server, { port, host, label, envVar }) {
+  return new Promise((resolve, reject) => {
+    const onError = (err) => reject(Object.assign(err, { endpoint: { label, port, envVar } }));
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      server.on('error', (err) => console.error(`${label}: ${err.message}`));
+      resolve(server.address().port);
+    });
+  });
+}
+
+export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0, tls, responseCache = false } = {}) {
+  const { cert, key } = tls ?? (await loadTlsMaterial());
+  const schema = createSchema();
+  const httpServer = http.createServer();
+  const tlsServer = http2.createSecureServer({ cert, key, allowHTTP1: true });
+  const ws = createWebSocketEndpoint({ schema, validationRules: extraValidationRules });
+
+  const apollo = new ApolloServer({
+    schema,
+    introspection: true,
+    csrfPrevention: false,
+    includeStacktraceInErrorResponses: false,
+    validationRules: extraValidationRules,
+    stringifyResult: timedStringifyResult,
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: DRAIN_GRACE_MS }),
+      drainSecureServerPlugin(tlsServer, { graceMs: DRAIN_GRACE_MS }),
+      ws.drainPlugin,
+      timingPlugin,
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginCacheControlDisabled(), // http.js sets Cache-Control itself
+    ],
+  });
+  await apollo.start();
+
+  const onRequest = createHttpHandler({ apollo, cache: createResponseCache(), cacheByDefault: responseCache });
+  for (const server of [httpServer, tlsServer]) {
+    server.on('request', onRequest);
+    server.on('upgrade', ws.handleUpgrade);
+  }
+  tlsServer.on('tlsClientError', () => {}); // e.g. plain HTTP on the TLS port: the socket is closed, nothing to report
+
+  let stopped;
+  const close = () => (stopped ??= apollo.stop());
+  try {
+    const ports = {
+      httpPort: await listen(httpServer, { port, host, label: 'GraphQL HTTP', envVar: 'GRAPHQL_PORT' }),
+      tlsPort: await listen(tlsServer, { port: tlsPort, host, label: 'GraphQL TLS', envVar: 'GRAPHQL_TLS_PORT' }),
+    };
+    return { ...ports, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+async function main() {
+  const host = hostFromEnv();
+  const port = portFromEnv('GRAPHQL_PORT');
+  const tlsPort = portFromEnv('GRAPHQL_TLS_PORT');
+  const responseCache = parseOnOff(process.env.RESPONSE_CACHE, false);
+  if (responseCache === null) fatal(`RESPONSE_CACHE=${process.env.RESPONSE_CACHE}: use on or off`);
+  let tls;
+  try {
+    tls = await loadTlsMaterial();
+  } catch (err) {
+    fatal(`GraphQL TLS: ${err.message}`);
+  }
+  let server;
+  try {
+    server = await createServer({ host, port, tlsPort, tls, responseCache });
+  } catch (err) {
+    if (err.endpoint) fatal(listenErrorMessage(err, err.endpoint));
+    throw err;
+  }
+  const h = host.includes(':') ? `[${host}]` : host;
+  const plain = `${h}:${server.httpPort}`;
+  const secure = `${h}:${server.tlsPort}`;
+  console.log(
+    `graphql: http://${plain}${GRAPHQL_PATH} ws://${plain}${GRAPHQL_PATH} https://${secure}${GRAPHQL_PATH} (h2, http/1.1) ` +
+      `wss://${secure}${GRAPHQL_PATH} health http://${plain}${HEALTH_PATH}; response cache ${responseCache ? 'on' : 'off'}`,
+  );
+  exitOnSignals(server.close, { name: 'graphql' });
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((err) => fatal(`graphql: ${err.stack ?? err.message}`));
+}
