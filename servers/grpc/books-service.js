@@ -193,8 +193,12 @@ async function streamEvents({ count, interval_ms: intervalMs, size }, out) {
   check(checkCount('count', count, LIMITS.MAX_EVENTS));
   checkRange('interval_ms', intervalMs, LIMITS.MIN_EVENT_INTERVAL_MS, MAX_EVENT_INTERVAL_MS);
   check(checkCount('size', size, LIMITS.MAX_PAYLOAD_BYTES));
+  // As the GraphQL subscription does: the first event at once, event k due at
+  // start + (k-1) * interval_ms (no drift); late events (backpressure) go out when drained.
+  const start = performance.now();
   for (let seq = 1; seq <= count && out.open; seq++) {
-    await out.sleep(intervalMs);
+    const wait = start + (seq - 1) * intervalMs - performance.now();
+    if (wait > 0) await out.sleep(wait);
     if (!out.open) return;
     const drained = out.send(() => ({
       id: `event-${seq}`,

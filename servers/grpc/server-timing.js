@@ -9,7 +9,8 @@ import grpc from '@grpc/grpc-js';
 
 export const SERVER_TIMING_KEY = 'server-timing';
 
-const ms = (value) => value.toFixed(3);
+// Milliseconds rounded to the microsecond, printed as the GraphQL server prints them.
+const ms = (value) => Math.round(value * 1000) / 1000;
 
 export function formatServerTiming({ exec, ser, total }) {
   return `exec;dur=${ms(exec)}, ser;dur=${ms(ser)}, total;dur=${ms(total)}`;
