@@ -3,12 +3,13 @@
 // static probe of the toxiproxy image, built as its Dockerfile builds it)
 // against the embedded stack, and the toxiproxy service's command line with
 // profiles/proxies.compose.json, remapped from the compose network to
-// 127.0.0.1 and free ports (container ports become the stack's ports).
+// 127.0.0.1 and free ports (container ports become the stack's ports), and
+// the k6 service's scenario run from a copy of exactly what it mounts.
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { execa } from 'execa';
@@ -17,16 +18,17 @@ import { HealthImplementation } from 'grpc-health-check';
 import { DEFAULT_PORTS, PROXY_ROUTES } from '../scenarios/lib/defaults.js';
 import { ensureTools, ROOT } from '../lib/tools.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
-import { hostPathFor, loadCompose } from './helpers/compose.js';
+import { hostPathFor, loadCompose, parseVolume } from './helpers/compose.js';
 import { freePorts, startTestStack } from './helpers/stack.js';
 
 const { services } = loadCompose();
 const SERVER_SERVICES = ['graphql', 'grpc'];
 
-// Replaces each 127.0.0.1:<default port> in `args` with the port `ports` gives that variable.
-function remap(args, ports) {
+// Replaces each <host>:<default port> in `args` with 127.0.0.1 and the port `ports` gives that variable.
+function remap(args, ports, host = '127.0.0.1') {
   const byDefault = new Map(Object.entries(DEFAULT_PORTS).map(([name, port]) => [String(port), ports[name]]));
-  return args.map((a) => a.replace(/127\.0\.0\.1:(\d+)/g, (all, p) => (byDefault.has(p) ? `127.0.0.1:${byDefault.get(p)}` : all)));
+  const pattern = new RegExp(`\\b${host.replace(/\./g, '\\.')}:(\\d+)`, 'g');
+  return args.map((a) => a.replace(pattern, (all, p) => (byDefault.has(p) ? `127.0.0.1:${byDefault.get(p)}` : all)));
 }
 
 // A service's healthcheck as a local command: node scripts run from the repo
@@ -167,5 +169,34 @@ describe('compose healthchecks and toxiproxy -config, run for real', { timeout: 
       `tcp://${byName.grpc_tls}`,
     ]);
     assert.equal(r.exitCode, 0, r.stderr);
+  });
+
+  test("the k6 service's default scenario runs from exactly what compose mounts, results landing in ./results", { timeout: 150000 }, async () => {
+    // /pack as the k6 container sees it: a copy of each bind mount, nothing else.
+    const pack = join(workDir, 'pack');
+    const k6 = services.k6;
+    for (const v of k6.volumes.map(parseVolume)) {
+      const inPack = join(pack, posix.relative(k6.working_dir, v.target));
+      if (v.source === 'results') mkdirSync(inPack, { recursive: true });
+      else cpSync(join(ROOT, v.source), inPack, { recursive: true });
+    }
+    // Service names -> 127.0.0.1, container ports -> the stack's; quick settings for a test.
+    const env = Object.fromEntries(Object.entries(k6.environment).map(([name, value]) => [name, remap([value], stack.ports, 'toxiproxy')[0]]));
+    assert.deepEqual(Object.fromEntries(Object.keys(stack.env).map((n) => [n, env[n]])), stack.env, 'remapped targets are the stack targets');
+    Object.assign(env, { PROFILE: 'lan', LOAD: 'smoke' });
+
+    const r = await execa(ensureTools({ log: () => {} }).k6, [...k6.command, '--address', '', '--quiet', '--no-color'], {
+      cwd: pack,
+      env,
+      reject: false,
+      timeout: 140000,
+      forceKillAfterDelay: 5000,
+      stdin: 'ignore',
+    });
+    // 99 is a crossed threshold: the run itself worked. Anything else is a broken run.
+    assert.ok([0, 99].includes(r.exitCode), `k6 exited ${r.exitCode}: ${r.stderr.split('\n').slice(-5).join('\n')}`);
+    const script = posix.basename(k6.command[1], '.js');
+    const summary = JSON.parse(readFileSync(join(pack, 'results', `${script}-lan.json`), 'utf8'));
+    assert.ok(summary.metrics.op_duration?.values.count > 0, 'the summary in results/ has operations');
   });
 });
