@@ -1,0 +1,129 @@
+// gRPC on k6/net/grpc, written once for every scenario.
+//
+// k6 loads servers/proto/books.proto (the server's own contract) in the init
+// context, so create clients at module level: `const client = newClient();`.
+//   transport grpc        a warm channel per VU: connect on the VU's first
+//                         operation, then reuse it; that first operation is
+//                         tagged conn:cold and includes the connect
+//   transport grpc-fresh  a new channel per call: connect + call + close
+//   transport grpc-stream server streaming over the VU's warm channel
+// k6's connect() blocks until the channel is ready (TCP, TLS, HTTP/2
+// preface), so setup_duration{phase:grpc_connect} is the whole channel set-up.
+// TLS uses k6's TLS config: insecureSkipTLSVerify covers the self-signed cert.
+import grpc from 'k6/net/grpc';
+import { TARGETS } from './config.js';
+import { parseServerTiming, reconnects, recordOp, recordServerTiming, recordSetup } from './metrics.js';
+
+export const SERVICE = 'books.v1.Books';
+// The proto's directory, resolved from this module so any scenario can load it.
+const PROTO_DIR = import.meta.resolve('../../servers/proto/').replace(/^file:\/\//, '');
+export const GRPC_TIMEOUT = __ENV.GRPC_TIMEOUT || '30s';
+// Study 002 sends up to 500000 books in one message (tens of MB).
+const MAX_MESSAGE = 256 * 1024 * 1024;
+
+export const grpcAddr = (tls) => (tls ? TARGETS.GRPC_TLS_ADDR : TARGETS.GRPC_ADDR);
+
+// Init context only (k6 restriction).
+export function newClient() {
+  const client = new grpc.Client();
+  client.load([PROTO_DIR], 'books.proto');
+  return client;
+}
+
+// One gRPC channel: a k6 client and whether it is connected.
+export class Channel {
+  constructor(client, { tls = false, tags = {} } = {}) {
+    this.client = client;
+    this.tls = tls;
+    this.tags = tags;
+    this.connected = false;
+  }
+
+  // Connects; records setup_duration{phase:grpc_connect}. Returns the time it took
+  // or throws an Error saying why it could not connect.
+  connect() {
+    const t0 = Date.now();
+    this.client.connect(grpcAddr(this.tls), {
+      plaintext: !this.tls,
+      timeout: GRPC_TIMEOUT,
+      maxReceiveSize: MAX_MESSAGE,
+      maxSendSize: MAX_MESSAGE,
+    });
+    const ms = Date.now() - t0;
+    this.connected = true;
+    recordSetup('grpc_connect', ms, this.tags);
+    return ms;
+  }
+
+  close() {
+    if (this.connected) this.client.close();
+    this.connected = false;
+  }
+
+  // After a failure: drop the channel so the next call connects again.
+  reset() {
+    if (this.connected) reconnects.add(1, this.tags);
+    this.close();
+  }
+
+  // One unary call, recorded as an operation. On the warm transport the call
+  // that opens the channel is tagged conn:cold and its duration includes the
+  // connect; with fresh: true the channel is opened and closed around the call.
+  //   validate(message) -> null | sentence;  discard: skip converting the reply to JS
+  // Returns { ok, ms, message }.
+  call(method, request, { validate, discard = false, fresh = false, tags = {} } = {}) {
+    const t0 = Date.now();
+    const cold = fresh || !this.connected;
+    const opTags = { ...this.tags, ...tags, conn: cold ? 'cold' : 'warm' };
+    let res = null;
+    let reason = null;
+    try {
+      if (!this.connected) this.connect();
+      res = this.client.invoke(`${SERVICE}/${method}`, request, { timeout: GRPC_TIMEOUT, discardResponseMessage: discard });
+    } catch (err) {
+      reason = String(err.message || err);
+    }
+    const ms = Date.now() - t0;
+    if (fresh) this.close();
+    const checks = { 'gRPC status OK': Boolean(res) && res.status === grpc.StatusOK };
+    if (res && res.status !== grpc.StatusOK) reason = `status ${res.status}: ${res.error ? res.error.message : ''}`;
+    if (res && checks['gRPC status OK']) {
+      recordServerTiming(parseServerTiming(res.trailers && res.trailers['server-timing']), opTags);
+      if (validate) {
+        const problem = validate(discard ? null : res.message);
+        checks['right shape and count'] = !problem;
+        reason = reason || problem;
+      }
+    }
+    const ok = recordOp({ ok: checks['gRPC status OK'], ms, tags: opTags, checks, reason });
+    if (!ok && !fresh) this.reset();
+    return { ok, ms, message: res && res.message };
+  }
+}
+
+// A server stream: resolves { count, endedAt, error } when it ends (error is
+// null or a sentence). onData(message, receivedAt) per message. Never rejects.
+export function serverStream(channel, method, request, { onData, timeout = GRPC_TIMEOUT } = {}) {
+  return new Promise((resolve) => {
+    let count = 0;
+    let error = null;
+    let stream;
+    try {
+      if (!channel.connected) channel.connect();
+      stream = new grpc.Stream(channel.client, `${SERVICE}/${method}`, { timeout });
+    } catch (err) {
+      resolve({ count, endedAt: Date.now(), error: String(err.message || err) });
+      return;
+    }
+    stream.on('data', (msg) => {
+      count += 1;
+      if (onData) onData(msg, Date.now());
+    });
+    stream.on('error', (err) => {
+      error = `status ${err.code}: ${err.message}`;
+    });
+    stream.on('end', () => resolve({ count, endedAt: Date.now(), error }));
+    stream.write(request);
+    stream.end();
+  });
+}

@@ -1,0 +1,126 @@
+// GraphQL over HTTP, written once for every scenario.
+//
+// transport:
+//   http-fresh      a new connection per request (`Connection: close`): over TLS
+//                   this is a new TCP + TLS + HTTP/2 connection (Go's HTTP/2
+//                   client honours Connection: close by using its own connection)
+//   http-keepalive  HTTP/1.1 keep-alive on cleartext (k6 keeps one connection per VU)
+//   http2           HTTP/2 over TLS: k6 negotiates h2 by ALPN; res.proto is checked
+// k6 cannot speak HTTP/1.1 over TLS to a server that offers h2 (no per-request
+// ALPN), so keep-alive over TLS is the http2 transport.
+//
+// An operation's duration is connecting + tls_handshaking + sending + waiting +
+// receiving (k6's timings.duration leaves set-up out; the user does not).
+// Through Toxiproxy the emulated TCP handshake (the handshake toxic holds the
+// first chunk for one RTT) lands in `waiting`, since the proxy accepts at once.
+import http from 'k6/http';
+import { TARGETS } from './config.js';
+import { parseServerTiming, recordOp, recordServerTiming, recordSetup } from './metrics.js';
+
+export const graphqlUrl = (tls) => (tls ? TARGETS.GRAPHQL_HTTPS_URL : TARGETS.GRAPHQL_HTTP_URL);
+
+// Per-request timeout: a stalled connection fails the operation instead of the test.
+export const HTTP_TIMEOUT = __ENV.HTTP_TIMEOUT || '30s';
+
+// One GraphQL request as k6 http.batch() / http.request() arguments.
+//   method: POST (default) or GET (cacheable: ETag, If-None-Match -> 304)
+//   headers: extra request headers (x-response-cache, If-None-Match, ...)
+export function graphqlRequest({ transport, tls, query, variables = {}, method = 'POST', headers = {}, name = 'graphql' }) {
+  const url = graphqlUrl(tls || transport === 'http2');
+  const h = { ...headers };
+  if (transport === 'http-fresh') h.Connection = 'close';
+  const params = { headers: h, tags: { name }, timeout: HTTP_TIMEOUT };
+  if (method === 'GET') {
+    const qs = `query=${encodeURIComponent(query)}&variables=${encodeURIComponent(JSON.stringify(variables))}`;
+    return { method: 'GET', url: `${url}?${qs}`, body: null, params };
+  }
+  h['Content-Type'] = 'application/json';
+  return { method: 'POST', url, body: JSON.stringify({ query, variables }), params };
+}
+
+export function opMs(res) {
+  const t = res.timings;
+  return t.connecting + t.tls_handshaking + t.duration;
+}
+
+// Checks of one GraphQL response, as { name: boolean }, plus the parsed data.
+//   validate(data, res) -> null when right, else a sentence (shape, count)
+//   expectStatus: 200 by default; 304 for revalidation (no body to check)
+export function judge(res, { transport, validate, expectStatus = 200, rawBody = false }) {
+  const checks = {};
+  let reason = null;
+  checks[`status ${expectStatus}`] = res.status === expectStatus;
+  if (!checks[`status ${expectStatus}`]) {
+    reason = res.error ? `${res.error_code || ''} ${res.error}`.trim() : `status ${res.status}: ${String(res.body || '').slice(0, 160)}`;
+  }
+  if (transport === 'http2') {
+    checks['HTTP/2'] = res.proto === 'HTTP/2.0';
+    if (!checks['HTTP/2'] && !reason) reason = `protocol ${res.proto}, not HTTP/2.0`;
+  }
+  let data = null;
+  if (expectStatus === 200 && checks['status 200']) {
+    let body = null;
+    try {
+      body = rawBody ? null : JSON.parse(res.body);
+    } catch (err) {
+      reason = reason || `body is not JSON: ${String(err)}`;
+    }
+    if (!rawBody) {
+      const errors = body && body.errors;
+      checks['no GraphQL errors'] = Boolean(body) && !errors;
+      if (errors) reason = reason || `GraphQL errors: ${JSON.stringify(errors).slice(0, 200)}`;
+      data = body && body.data;
+    }
+    if (validate) {
+      const problem = validate(rawBody ? res.body : data, res);
+      checks['right shape and count'] = !problem;
+      if (problem) reason = reason || problem;
+    }
+  }
+  return { checks, reason, data, ok: Object.values(checks).every(Boolean) };
+}
+
+// Records set-up time and the server's own time of one response.
+export function recordResponseTimings(res, tags) {
+  const t = res.timings;
+  if (t.connecting > 0) recordSetup('connect', t.connecting, tags);
+  if (t.tls_handshaking > 0) recordSetup('tls', t.tls_handshaking, tags);
+  recordServerTiming(parseServerTiming(res.headers['Server-Timing']), tags);
+}
+
+// One GraphQL operation over HTTP, recorded. Returns { ok, ms, res, data }.
+export function graphqlHttp(opts) {
+  const { tags = {} } = opts;
+  const req = graphqlRequest(opts);
+  const res = http.request(req.method, req.url, req.body, req.params);
+  const verdict = judge(res, opts);
+  const ms = opMs(res);
+  if (res.status !== 0) recordResponseTimings(res, tags);
+  const ok = recordOp({ ok: verdict.ok, ms, tags, checks: verdict.checks, reason: verdict.reason });
+  return { ok, ms, res, data: verdict.data };
+}
+
+// Several GraphQL requests at once (http.batch: at most options.batchPerHost
+// per host on HTTP/1.1, multiplexed on one connection over HTTP/2), recorded as
+// ONE operation whose duration is the wall time until the last response.
+// Returns { ok, ms, responses }.
+export function graphqlBatch(requests, { transport, tags = {}, validate, expectStatus = 200 }) {
+  const built = requests.map((r) => graphqlRequest({ transport, ...r }));
+  const t0 = Date.now();
+  const responses = http.batch(built.map((b) => [b.method, b.url, b.body, b.params]));
+  const ms = Date.now() - t0;
+  let ok = true;
+  let reason = null;
+  const checks = {};
+  responses.forEach((res, i) => {
+    const v = judge(res, { transport, expectStatus, validate: validate && ((data, r) => validate(data, r, i)) });
+    for (const [k, pass] of Object.entries(v.checks)) checks[k] = (checks[k] !== false) && pass;
+    if (!v.ok) {
+      ok = false;
+      reason = reason || `request ${i + 1}/${responses.length}: ${v.reason}`;
+    }
+    if (res.status !== 0) recordResponseTimings(res, tags);
+  });
+  ok = recordOp({ ok, ms, tags, checks, reason });
+  return { ok, ms, responses };
+}

@@ -1,0 +1,142 @@
+// Load levels, in one place, picked with -e LOAD=smoke|ci|full|soak.
+//
+// A scenario file lists its lanes (one transport/variant each) and calls
+// plan(lanes); plan() builds options.scenarios:
+//   stepped levels (smoke, ci, full): every lane runs alone, one after another
+//     (startTime computed from the durations), so transports never compete for
+//     CPU; inside a lane concurrency rises step by step, each step a k6
+//     scenario of its own named <lane>_<step> and tagged step:c10 (closed
+//     model: 10 VUs, one connection each) or step:r10 (open model: 10
+//     iterations/s), so every step has its own numbers.
+//   mix level (soak): every lane at a constant arrival rate, all at once, for
+//     SOAK_DURATION (default 1h): a day-long mix, with dropped_iterations
+//     counted when the VU pool cannot keep up.
+// Overrides for exploring: -e STEPS=1,10,50 -e STEP_SECONDS=20 -e SOAK_DURATION=15m -e SOAK_RATE=5.
+import exec from 'k6/execution';
+import { ConfigError, envInt, envIntList, envSeconds } from './config.js';
+
+export const LEVELS = {
+  // What tests use: seconds, one VU.
+  smoke: { kind: 'stepped', steps: [1], stepSeconds: 3, gracefulSeconds: 1 },
+  // The PR gate: each scenario about a minute in total (stepSeconds comes from the budget).
+  ci: { kind: 'stepped', steps: [1, 4], budgetSeconds: 60, gracefulSeconds: 1, minStepSeconds: 2 },
+  // The study: 1 -> 10 -> 50 -> 200 VUs (or connections), held long enough per step to measure.
+  full: { kind: 'stepped', steps: [1, 10, 50, 200], stepSeconds: 30, gracefulSeconds: 10 },
+  // Nightly: a constant-arrival-rate mix of every lane.
+  soak: { kind: 'mix', durationSeconds: 3600, rate: 2, gracefulSeconds: 30 },
+};
+
+export function levelName(env = __ENV, fallback = 'ci') {
+  const name = env.LOAD || fallback;
+  if (!LEVELS[name]) {
+    throw new ConfigError(`LOAD=${name} is not a load level: use one of ${Object.keys(LEVELS).join(', ')}`);
+  }
+  return name;
+}
+
+// A value that depends on the level: byLevel({ smoke: [100], ci: [100, 1000] }, fallback).
+export function byLevel(values, fallback, name = levelName()) {
+  return name in values ? values[name] : fallback;
+}
+
+const round1 = (x) => Math.round(x * 10) / 10;
+const stepTag = (model, n) => (model === 'open' ? `r${n}` : `c${n}`);
+
+// Every k6 scenario of a plan, by name, with its duration in ms (so an
+// iteration can stop its own loop before the step ends: see remainingMs()).
+const DURATIONS = {};
+
+function steppedPlan(lanes, level, hints) {
+  const steps = envIntList('STEPS', level.steps, { min: 1, max: 5000 });
+  const iterationSeconds = hints.iterationSeconds || 0;
+  const gracefulSeconds = Math.max(level.gracefulSeconds, Math.ceil(iterationSeconds * 1.5));
+  let stepSeconds = level.stepSeconds;
+  if (level.budgetSeconds) {
+    stepSeconds = Math.max(level.minStepSeconds, Math.floor(level.budgetSeconds / (lanes.length * steps.length)) - gracefulSeconds);
+  }
+  // Every step long enough for two iterations per VU.
+  stepSeconds = Math.max(stepSeconds, Math.ceil(iterationSeconds * 2));
+  stepSeconds = envInt('STEP_SECONDS', stepSeconds, { min: 1, max: 86400 });
+
+  const scenarios = {};
+  let start = 0;
+  for (const lane of lanes) {
+    const model = lane.model || 'closed';
+    for (const n of steps) {
+      const step = stepTag(model, n);
+      const name = `${lane.name}_${step}`;
+      const common = {
+        exec: lane.exec,
+        startTime: `${round1(start)}s`,
+        gracefulStop: `${gracefulSeconds}s`,
+        tags: { ...lane.tags, step },
+      };
+      if (model === 'open') {
+        // n iterations/s; enough VUs for the iterations in flight, with headroom.
+        const inFlight = Math.ceil(n * Math.max(iterationSeconds, 0.5) * 2);
+        scenarios[name] = {
+          ...common,
+          executor: 'constant-arrival-rate',
+          rate: n,
+          timeUnit: '1s',
+          duration: `${stepSeconds}s`,
+          preAllocatedVUs: Math.min(inFlight, 200),
+          maxVUs: Math.min(inFlight * 4, 1000),
+        };
+      } else {
+        scenarios[name] = { ...common, executor: 'constant-vus', vus: n, duration: `${stepSeconds}s` };
+      }
+      DURATIONS[name] = stepSeconds * 1000;
+      start += stepSeconds + gracefulSeconds;
+    }
+  }
+  return { scenarios, totalSeconds: start, stepSeconds, steps };
+}
+
+function mixPlan(lanes, level) {
+  const seconds = envSeconds('SOAK_DURATION', level.durationSeconds);
+  const rate = envInt('SOAK_RATE', level.rate, { min: 1, max: 10000 });
+  const scenarios = {};
+  for (const lane of lanes) {
+    const laneRate = lane.rate !== undefined ? lane.rate : rate;
+    const name = `${lane.name}_mix`;
+    const inFlight = Math.ceil(laneRate * Math.max(lane.iterationSeconds || 1, 0.5) * 2);
+    scenarios[name] = {
+      executor: 'constant-arrival-rate',
+      exec: lane.exec,
+      rate: laneRate,
+      timeUnit: lane.timeUnit || '1s',
+      duration: `${seconds}s`,
+      preAllocatedVUs: Math.min(inFlight, 100),
+      maxVUs: Math.min(inFlight * 4, 500),
+      gracefulStop: `${level.gracefulSeconds}s`,
+      tags: { ...lane.tags, step: 'mix' },
+    };
+    DURATIONS[name] = seconds * 1000;
+  }
+  return { scenarios, totalSeconds: seconds + level.gracefulSeconds, stepSeconds: seconds, steps: ['mix'] };
+}
+
+// lanes: [{ name, exec, tags: { transport, tls, ... }, model?: 'open', rate?, iterationSeconds? }]
+// hints: { iterationSeconds } the expected length of one iteration under the
+//   chosen profile, so a step holds at least two and gracefulStop lets the last finish.
+// Soak-level mixes run every lane at once: that is the point of a mix.
+export function plan(lanes, hints = {}, name = levelName()) {
+  const level = LEVELS[name];
+  const built = level.kind === 'mix' ? mixPlan(lanes, level) : steppedPlan(lanes, level, hints);
+  return { level: name, ...built };
+}
+
+// Milliseconds left in the running step (Infinity outside a planned scenario).
+export function remainingMs() {
+  const duration = DURATIONS[exec.scenario.name];
+  if (duration === undefined) return Infinity;
+  return exec.scenario.startTime + duration - Date.now();
+}
+
+// Fraction of the running scenario's duration already gone, 0..1 (0 outside a plan).
+export function progress() {
+  const duration = DURATIONS[exec.scenario.name];
+  if (!duration) return 0;
+  return Math.min(1, Math.max(0, (Date.now() - exec.scenario.startTime) / duration));
+}

@@ -1,0 +1,98 @@
+// The pack's metrics: one vocabulary for every threshold and report.
+//
+//   op_duration      Trend   one operation as the client sees it (request sent ->
+//                            complete answer), set-up included where the transport
+//                            pays it per operation (HTTP fresh connection, gRPC new channel)
+//   op_failed        Rate    1 per failed operation (wrong status, GraphQL errors,
+//                            wrong shape or count, timeout, transport error), else 0
+//   setup_duration   Trend   connection set-up, tagged phase: connect | tls |
+//                            ws_upgrade | ws_init | grpc_connect
+//   server_duration  Trend   the server's own time from Server-Timing / the gRPC
+//                            trailer / extensions.timing, tagged part: exec | ser | total
+//   push_latency     Trend   server send time (event sentAt) -> client receive time
+//   push_events      Counter events received (throughput)
+//   recovery_duration Trend  first failure of a streak -> next successful operation
+//   reconnects       Counter a socket or channel opened again after a failure
+//
+// Tags: transport (http-fresh, http-keepalive, http2, ws, grpc, grpc-fresh,
+// grpc-stream, http-poll), tls ('true'/'false') and step come from the k6
+// scenario (see load.js); profile is test-wide (options.tags); operations add
+// payload, n, size, doc, cache, conn (cold/warm), op where they apply.
+import { check } from 'k6';
+import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
+
+export const TRANSPORTS = ['http-fresh', 'http-keepalive', 'http2', 'ws', 'grpc', 'grpc-fresh', 'grpc-stream', 'http-poll'];
+
+export const opDuration = new Trend('op_duration', true);
+export const opFailed = new Rate('op_failed');
+export const setupDuration = new Trend('setup_duration', true);
+export const serverDuration = new Trend('server_duration', true);
+export const pushLatency = new Trend('push_latency', true);
+export const pushEvents = new Counter('push_events');
+export const recoveryDuration = new Trend('recovery_duration', true);
+export const reconnects = new Counter('reconnects');
+// Soak: server memory, and latency drift against the run's own start.
+export const serverRss = new Gauge('server_rss_bytes');
+export const serverHeap = new Gauge('server_heap_bytes');
+export const serverRssGrowth = new Trend('server_rss_growth');
+export const opDrift = new Trend('op_drift');
+
+// Records one operation: its duration (when it completed) and success.
+// `checks` is { 'name': boolean } and shows in k6's checks; a failure is
+// counted, logged once per reason and never thrown out of the iteration.
+const logged = {};
+export function recordOp({ ok, ms, tags = {}, checks, reason }) {
+  const passed = checks ? check(null, mapChecks(checks), tags) && ok !== false : ok !== false;
+  opFailed.add(passed ? 0 : 1, tags);
+  if (passed && ms !== undefined && ms !== null) opDuration.add(ms, tags);
+  if (!passed) {
+    const why = reason || (checks ? Object.keys(checks).filter((k) => !checks[k]).join(', ') : 'failed');
+    const key = `${tags.transport || ''}:${why}`.slice(0, 200);
+    if (!logged[key]) {
+      logged[key] = true;
+      console.warn(`operation failed (${JSON.stringify(tags)}): ${why} [logged once per reason]`);
+    }
+  }
+  return passed;
+}
+
+const mapChecks = (checks) => Object.fromEntries(Object.entries(checks).map(([k, v]) => [k, () => Boolean(v)]));
+
+export function recordSetup(phase, ms, tags = {}) {
+  if (ms !== undefined && ms !== null && ms >= 0) setupDuration.add(ms, { ...tags, phase });
+}
+
+// 'exec;dur=1.2, ser;dur=0.4, total;dur=1.7' -> { exec: 1.2, ser: 0.4, total: 1.7 } (null if absent).
+export function parseServerTiming(header) {
+  if (!header) return null;
+  const text = Array.isArray(header) ? header.join(',') : String(header);
+  const out = {};
+  for (const entry of text.split(',')) {
+    const m = /^\s*([A-Za-z0-9_-]+)\s*;(?:.*;)?\s*dur=([0-9.]+)/.exec(entry);
+    if (m) out[m[1]] = Number(m[2]);
+  }
+  return Object.keys(out).length ? out : null;
+}
+
+// Server time parts as server_duration{part:...}.
+export function recordServerTiming(timing, tags = {}) {
+  if (!timing) return;
+  for (const part of ['exec', 'ser', 'total']) {
+    if (typeof timing[part] === 'number') serverDuration.add(timing[part], { ...tags, part });
+  }
+}
+
+// Per-VU failure streaks -> recovery_duration: the time from the first failed
+// operation of a streak to the next success on the same transport.
+const streaks = {};
+export function trackRecovery(key, ok, tags = {}) {
+  const now = Date.now();
+  if (!ok) {
+    if (streaks[key] === undefined) streaks[key] = now;
+    return;
+  }
+  if (streaks[key] !== undefined) {
+    recoveryDuration.add(now - streaks[key], tags);
+    delete streaks[key];
+  }
+}

@@ -1,0 +1,77 @@
+// What every scenario file shares: the profile, the plan of lanes and steps,
+// options (TLS, trend stats, thresholds), setup/teardown around the network
+// profile, and the summary. A scenario file then only says what its lanes do:
+//
+//   const s = defineScenario('ws-vs-http', { defaultProfile: '3g', lanes, iterationSeconds });
+//   export const options = s.options;
+//   export const setup = s.setup;
+//   export const teardown = s.teardown;
+//   export const handleSummary = s.handleSummary;
+import { applyNetwork, clearNetwork, networkProfile, profileTags } from './network.js';
+import { levelName, plan as buildPlan } from './load.js';
+import { DEFAULT_COLUMNS, makeHandleSummary, observeKeys, summaryRows } from './summary.js';
+import { loadThresholds, thresholdsPath } from './thresholds.js';
+
+export const rttOf = (profile) => profile.network.rttMs;
+
+// Seconds to move `bytes` at a profile's rate (kbit/s), 0 when unlimited.
+export function transferSeconds(profile, bytes, direction = 'down') {
+  const kbps = direction === 'down' ? profile.network.downKbps : profile.network.upKbps;
+  return kbps ? (bytes * 8) / (kbps * 1000) : 0;
+}
+
+// name: the key in thresholds.json and in result file names.
+// spec: {
+//   defaultProfile, lanes,
+//   iterationSeconds(profile) -> expected seconds of one iteration (sizes the steps),
+//   columns, notes(data) -> extra summary lines, options (merged into k6 options),
+//   setup(data) -> extra setup data (after the network profile is applied),
+//   beforeNetwork() -> setup data gathered before the profile applies (e.g. clock calibration),
+//   level (default LOAD fallback for this scenario) }
+export function defineScenario(name, spec) {
+  const profile = networkProfile(spec.defaultProfile);
+  const iterationSeconds = spec.iterationSeconds ? spec.iterationSeconds(profile) : 0;
+  const plan = buildPlan(spec.lanes, { iterationSeconds }, levelFor(spec));
+  const columns = spec.columns || DEFAULT_COLUMNS;
+  const rows = summaryRows(plan, spec.lanes);
+  const observers = observeKeys(rows, columns);
+  const options = {
+    scenarios: plan.scenarios,
+    thresholds: loadThresholds(name, profile.name, observers),
+    // The servers use a self-signed certificate; this covers https, wss and gRPC over TLS.
+    insecureSkipTLSVerify: true,
+    summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'],
+    tags: profileTags(profile),
+    setupTimeout: '60s',
+    teardownTimeout: '30s',
+    ...(spec.options || {}),
+  };
+
+  function setup() {
+    const before = spec.beforeNetwork ? spec.beforeNetwork() : {};
+    const network = applyNetwork(profile);
+    const extra = spec.setup ? spec.setup() : {};
+    return { network, ...before, ...extra };
+  }
+
+  function teardown() {
+    clearNetwork();
+  }
+
+  const handleSummary = makeHandleSummary({
+    scenario: name,
+    profile: profile.name,
+    level: plan.level,
+    rows,
+    columns,
+    observers,
+    notes: spec.notes,
+    thresholdsFile: thresholdsPath(),
+  });
+
+  return { profile, plan, options, setup, teardown, handleSummary, rows };
+}
+
+function levelFor(spec) {
+  return levelName(__ENV, spec.level || 'ci');
+}

@@ -1,0 +1,138 @@
+// The end-of-test summary: a short table per lane and step on the terminal,
+// and the machine-readable files beside it (k6's summary data as JSON, and
+// JUnit XML with one test case per threshold) in RESULTS_DIR (default
+// results/, RESULTS_DIR=none writes no files).
+//
+// Rows and columns come from the scenario: a row is one k6 scenario (a lane at
+// one step) and optionally one value of a tag (n:1000, payload:big, ...); a
+// column is a statistic of a metric filtered to that row. Every cell is a
+// sub-metric, which k6 only reports when it has a threshold, so the cells are
+// also the `observe` list given to thresholds.js.
+
+export const DEFAULT_COLUMNS = [
+  { title: 'ops', metric: 'op_duration', stat: 'count', unit: '' },
+  { title: 'p50', metric: 'op_duration', stat: 'med', unit: 'ms' },
+  { title: 'p95', metric: 'op_duration', stat: 'p(95)', unit: 'ms' },
+  { title: 'failed', metric: 'op_failed', stat: 'rate', unit: '%' },
+  { title: 'server p50', metric: 'server_duration', tags: { part: 'total' }, stat: 'med', unit: 'ms' },
+];
+
+const tagText = (tags) => Object.entries(tags).map(([k, v]) => `${k}:${v}`).join(',');
+export const cellKey = (metric, tags) => `${metric}{${tagText(tags)}}`;
+
+// Rows for a plan: every k6 scenario x every dim of its lane.
+export function summaryRows(plan, lanes) {
+  const rows = [];
+  for (const [name, sc] of Object.entries(plan.scenarios)) {
+    const lane = lanes.find((l) => l.exec === sc.exec && name.startsWith(`${l.name}_`));
+    const dims = (lane && lane.dims) || [{}];
+    const label = [sc.tags.transport, `tls=${sc.tags.tls}`, sc.tags.variant].filter(Boolean).join(' ');
+    for (const dim of dims) {
+      rows.push({ label: [label, tagText(dim)].filter(Boolean).join(' '), step: sc.tags.step, tags: { scenario: name, ...dim } });
+    }
+  }
+  return rows;
+}
+
+export function observeKeys(rows, columns = DEFAULT_COLUMNS) {
+  const keys = new Set();
+  for (const row of rows) for (const c of columns) keys.add(cellKey(c.metric, { ...row.tags, ...(c.tags || {}) }));
+  return [...keys];
+}
+
+function fmt(v, unit) {
+  if (v === undefined || v === null || Number.isNaN(v)) return '-';
+  if (unit === '%') return `${(v * 100).toFixed(1)}%`;
+  if (unit === 'ms') return v >= 100 ? `${v.toFixed(0)}ms` : `${v.toFixed(1)}ms`;
+  return String(Math.round(v));
+}
+
+// A sub-metric without samples (k6 reports zeros for it).
+function isEmpty(m) {
+  if (!m) return true;
+  const v = m.values;
+  if (m.type === 'trend') return !v.count;
+  if (m.type === 'rate') return v.passes + v.fails === 0;
+  return false;
+}
+
+const pad = (s, n) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
+
+export function table(data, rows, columns = DEFAULT_COLUMNS) {
+  const header = ['lane', 'step', ...columns.map((c) => c.title)];
+  const body = rows
+    .map((row) => {
+      const cells = columns.map((c) => {
+        const m = data.metrics[cellKey(c.metric, { ...row.tags, ...(c.tags || {}) })];
+        return fmt(isEmpty(m) ? null : m.values[c.stat], c.unit);
+      });
+      return [row.label, row.step, ...cells];
+    })
+    .filter((r) => r.slice(2).some((c) => c !== '-'));
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+  return [header, ...body].map((r) => r.map((c, i) => pad(c, widths[i])).join('  ').trimEnd()).join('\n');
+}
+
+// The thresholds that gate (from the file), with their verdicts and the value behind them.
+export function gateLines(data, observers) {
+  const lines = [];
+  let failed = 0;
+  for (const [key, metric] of Object.entries(data.metrics)) {
+    for (const [expr, verdict] of Object.entries(metric.thresholds || {})) {
+      if (observers.has(key)) continue;
+      const stat = expr.replace(/\s*(<=|>=|<|>|===|==|!=).*$/, '').trim();
+      const value = metric.values[stat];
+      if (!verdict.ok) failed++;
+      lines.push(`  ${verdict.ok ? 'ok  ' : 'FAIL'} ${key} ${expr}  (${stat}=${value === undefined ? '-' : Number(value).toFixed(2)})`);
+    }
+  }
+  return { lines: lines.sort(), failed };
+}
+
+const xmlEscape = (s) => String(s).replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]);
+
+export function junit(data, observers, suite) {
+  const cases = [];
+  for (const [key, metric] of Object.entries(data.metrics)) {
+    if (observers.has(key)) continue;
+    for (const [expr, verdict] of Object.entries(metric.thresholds || {})) {
+      const name = xmlEscape(`${key} ${expr}`);
+      cases.push(verdict.ok ? `  <testcase name="${name}"/>` : `  <testcase name="${name}"><failure message="threshold not met"/></testcase>`);
+    }
+  }
+  const failures = cases.filter((c) => c.includes('<failure')).length;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="${xmlEscape(suite)}" tests="${cases.length}" failures="${failures}">\n${cases.join('\n')}\n</testsuite>\n`;
+}
+
+// handleSummary for a scenario. ctx: { scenario, profile, level, rows, columns, observers, notes(data) }
+export function makeHandleSummary(ctx) {
+  const columns = ctx.columns || DEFAULT_COLUMNS;
+  const observers = new Set(ctx.observers);
+  return (data) => {
+    const gates = gateLines(data, observers);
+    const m = data.metrics;
+    const checks = m.checks ? `${(m.checks.values.rate * 100).toFixed(1)}% of ${m.checks.values.passes + m.checks.values.fails}` : '-';
+    const dropped = m.dropped_iterations ? m.dropped_iterations.values.count : 0;
+    const text = [
+      '',
+      `k6pack ${ctx.scenario}: profile ${ctx.profile}, load ${ctx.level}`,
+      '',
+      table(data, ctx.rows, columns),
+      '',
+      `checks passed: ${checks}    dropped_iterations: ${dropped}    interrupted iterations end the step, not the test`,
+      ...(ctx.notes ? ctx.notes(data) : []),
+      '',
+      `thresholds (${ctx.thresholdsFile}): ${gates.lines.length - gates.failed} passed, ${gates.failed} failed`,
+      ...gates.lines,
+      '',
+    ].join('\n');
+    const out = { stdout: text };
+    const dir = __ENV.RESULTS_DIR === undefined || __ENV.RESULTS_DIR === '' ? 'results' : __ENV.RESULTS_DIR;
+    if (dir !== 'none') {
+      const base = `${dir}/${ctx.scenario}-${ctx.profile}`;
+      out[`${base}.json`] = JSON.stringify(data, null, 2);
+      out[`${base}.junit.xml`] = junit(data, observers, `${ctx.scenario} (${ctx.profile})`);
+    }
+    return out;
+  };
+}

@@ -1,0 +1,260 @@
+// GraphQL over WebSocket (graphql-transport-ws) on k6/websockets, with promises.
+//
+// How a socket lives in k6: k6/websockets keeps an iteration running while a
+// socket is open (the socket holds the VU's event loop), so a socket cannot
+// outlive its iteration. A VU therefore runs ONE long iteration per socket:
+// open + connection_init/ack (measured apart, as setup_duration{phase:ws_upgrade}
+// and {phase:ws_init}), then operations one after another until the step is
+// about to end or the session's operation budget is spent, then close. With
+// steps of seconds or minutes the set-up is paid once per step per VU, like an
+// app that keeps its socket.
+//
+//   const ws = new GraphqlWs(url, { tags });
+//   await ws.open();                       // resolves on connection_ack
+//   const r = await ws.execute({ query, variables, validate }); // one op, recorded
+//   await ws.subscribe({ query, variables, onNext });           // until complete
+//   await ws.close();
+//
+// Protocol handling: ping -> pong; next/error/complete per operation id; any
+// other or malformed message is a protocol error that fails the pending
+// operations and closes the socket with 4400 (as graphql-ws does). An
+// unexpected close or a transport error rejects every pending operation, so
+// nothing waits forever; every wait also has a timeout.
+import { WebSocket } from 'k6/websockets';
+import { TARGETS } from './config.js';
+import { recordOp, recordServerTiming, recordSetup } from './metrics.js';
+
+export const SUBPROTOCOL = 'graphql-transport-ws';
+export const wsUrl = (tls) => (tls ? TARGETS.GRAPHQL_WSS_URL : TARGETS.GRAPHQL_WS_URL);
+export const WS_TIMEOUT_MS = Number(__ENV.WS_TIMEOUT_MS || 30000);
+
+// WebSocket ready states.
+const OPEN = 1;
+
+export class WsError extends Error {}
+
+export class GraphqlWs {
+  constructor(url, { tags = {}, timeoutMs = WS_TIMEOUT_MS } = {}) {
+    this.url = url;
+    this.tags = tags;
+    this.timeoutMs = timeoutMs;
+    this.nextId = 1;
+    this.pending = {}; // id -> { onNext, resolve, reject, timer, results }
+    this.socket = null;
+    this.closed = false;
+    this.closeInfo = null;
+    this.waiters = []; // { resolve, reject, timer } for open() and close()
+  }
+
+  // Opens the socket and completes connection_init/ack. Resolves true, or
+  // rejects with a WsError saying what went wrong.
+  open() {
+    const t0 = Date.now();
+    let tOpen = null;
+    return new Promise((resolve, reject) => {
+      const fail = (msg) => {
+        clearTimeout(timer);
+        reject(new WsError(msg));
+      };
+      const timer = setTimeout(() => {
+        fail(`no connection_ack within ${this.timeoutMs} ms`);
+        this.abort(4408, 'Connection initialisation timeout');
+      }, this.timeoutMs);
+      this.ackWaiter = {
+        resolve: (ev) => {
+          clearTimeout(timer);
+          recordSetup('ws_upgrade', tOpen - t0, this.tags);
+          recordSetup('ws_init', ev.timestamp - tOpen, this.tags);
+          resolve(true);
+        },
+        reject: fail,
+      };
+      let socket;
+      try {
+        socket = new WebSocket(this.url, SUBPROTOCOL, { tags: { name: 'graphql-ws' } });
+      } catch (err) {
+        fail(`cannot open ${this.url}: ${err}`);
+        return;
+      }
+      this.socket = socket;
+      socket.onopen = (ev) => {
+        tOpen = ev.timestamp || Date.now();
+        if (socket.protocol !== SUBPROTOCOL) {
+          fail(`server chose subprotocol "${socket.protocol}", not ${SUBPROTOCOL}`);
+          this.abort(4406, 'Subprotocol not acceptable');
+          return;
+        }
+        socket.send(JSON.stringify({ type: 'connection_init', payload: {} }));
+      };
+      socket.onmessage = (ev) => this.onMessage(ev);
+      socket.onerror = (ev) => this.onBroken(`socket error: ${ev.error || 'unknown'}`);
+      socket.onclose = (ev) => this.onClosed(ev);
+    });
+  }
+
+  get isOpen() {
+    return !this.closed && this.socket !== null && this.socket.readyState === OPEN;
+  }
+
+  onMessage(ev) {
+    let msg;
+    try {
+      msg = JSON.parse(ev.data);
+    } catch {
+      this.protocolError(`message is not JSON: ${String(ev.data).slice(0, 80)}`);
+      return;
+    }
+    const op = msg && msg.id !== undefined ? this.pending[msg.id] : null;
+    switch (msg && msg.type) {
+      case 'connection_ack':
+        if (this.ackWaiter) {
+          const w = this.ackWaiter;
+          this.ackWaiter = null;
+          w.resolve(ev);
+        } else this.protocolError('second connection_ack');
+        return;
+      case 'ping':
+        this.send({ type: 'pong' });
+        return;
+      case 'pong':
+        return;
+      case 'next':
+        if (!op) return; // a late message for an operation already settled
+        op.results.push(msg.payload);
+        if (op.onNext) op.onNext(msg.payload, ev.timestamp);
+        return;
+      case 'error':
+        if (!op) return;
+        this.settle(msg.id, new WsError(`GraphQL errors: ${JSON.stringify(msg.payload).slice(0, 200)}`));
+        return;
+      case 'complete':
+        if (!op) return;
+        this.settle(msg.id, null, ev.timestamp);
+        return;
+      default:
+        this.protocolError(`unexpected message type ${JSON.stringify(msg && msg.type)}`);
+    }
+  }
+
+  send(obj) {
+    if (this.isOpen) this.socket.send(JSON.stringify(obj));
+  }
+
+  protocolError(why) {
+    this.onBroken(`protocol error: ${why}`);
+    this.abort(4400, 'protocol error');
+  }
+
+  // Every pending operation (and a pending open) fails with `why`.
+  onBroken(why) {
+    if (this.ackWaiter) {
+      const w = this.ackWaiter;
+      this.ackWaiter = null;
+      w.reject(why);
+    }
+    for (const id of Object.keys(this.pending)) this.settle(id, new WsError(why));
+  }
+
+  onClosed(ev) {
+    this.closed = true;
+    this.closeInfo = { code: ev.code, reason: ev.reason };
+    this.onBroken(`socket closed (code ${ev.code}${ev.reason ? `, ${ev.reason}` : ''})`);
+    for (const w of this.waiters.splice(0)) {
+      clearTimeout(w.timer);
+      w.resolve(this.closeInfo);
+    }
+  }
+
+  settle(id, err, timestamp) {
+    const op = this.pending[id];
+    if (!op) return;
+    delete this.pending[id];
+    clearTimeout(op.timer);
+    if (err) op.reject(err);
+    else op.resolve({ results: op.results, endedAt: timestamp || Date.now() });
+  }
+
+  // Starts an operation; resolves { results, endedAt } on complete, rejects on error.
+  start({ query, variables = {}, onNext, timeoutMs = this.timeoutMs }) {
+    if (!this.isOpen) return Promise.reject(new WsError('socket is not open'));
+    const id = String(this.nextId++);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.send({ id, type: 'complete' });
+        this.settle(id, new WsError(`no complete within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending[id] = { onNext, resolve, reject, timer, results: [] };
+      this.send({ id, type: 'subscribe', payload: { query, variables } });
+    });
+  }
+
+  // One query or mutation, recorded as an operation: op_duration from sending
+  // subscribe to complete; op_failed on errors, wrong shape, timeout or a broken socket.
+  // Returns { ok, ms, data }.
+  async execute({ query, variables, validate, tags = this.tags, timeoutMs }) {
+    const t0 = Date.now();
+    let ok = false;
+    let ms = null;
+    let reason = null;
+    let data = null;
+    const checks = { 'ws result': false };
+    try {
+      const { results, endedAt } = await this.start({ query, variables, timeoutMs });
+      ms = endedAt - t0;
+      const first = results[0] || {};
+      data = first.data || null;
+      checks['ws result'] = results.length === 1;
+      checks['no GraphQL errors'] = !first.errors;
+      if (validate) {
+        const problem = validate(data);
+        checks['right shape and count'] = !problem;
+        reason = problem;
+      }
+      if (results.length !== 1) reason = `expected one result, got ${results.length}`;
+      if (first.errors) reason = `GraphQL errors: ${JSON.stringify(first.errors).slice(0, 200)}`;
+      recordServerTiming(timingOf(first), tags);
+      ok = true;
+    } catch (err) {
+      reason = String(err.message || err);
+    }
+    ok = recordOp({ ok, ms, tags, checks, reason });
+    return { ok, ms, data };
+  }
+
+  // A subscription until the server completes it; onNext(payload, receivedAt) per event.
+  subscribe({ query, variables, onNext, timeoutMs }) {
+    return this.start({ query, variables, onNext, timeoutMs });
+  }
+
+  abort(code, reason) {
+    if (this.socket && !this.closed) {
+      try {
+        this.socket.close(code, reason);
+      } catch {
+        // already closing
+      }
+    }
+  }
+
+  // Closes normally and waits for the close event (bounded).
+  close() {
+    if (!this.socket || this.closed) return Promise.resolve(this.closeInfo);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(null), 5000);
+      this.waiters.push({ resolve, timer });
+      this.abort(1000, 'done');
+    });
+  }
+}
+
+// extensions.timing { execMs, serMs } -> { exec, ser, total }.
+export function timingOf(result) {
+  const t = result && result.extensions && result.extensions.timing;
+  if (!t) return null;
+  const out = {};
+  if (typeof t.execMs === 'number') out.exec = t.execMs;
+  if (typeof t.serMs === 'number') out.ser = t.serMs;
+  if (typeof t.totalMs === 'number') out.total = t.totalMs;
+  else if (out.exec !== undefined && out.ser !== undefined) out.total = out.exec + out.ser;
+  return out;
+}

@@ -1,0 +1,86 @@
+/*
+ * Study 000: GraphQL over WebSocket vs HTTP(S).
+ * The same query and mutation (book(id), rateBook) over
+ *   HTTP with a fresh connection per request, HTTP/1.1 keep-alive, and one
+ *   graphql-transport-ws socket per VU on cleartext; HTTPS with a fresh
+ *   connection per request (TCP + TLS + h2 each time), HTTP/2 on one kept
+ *   connection, and wss on TLS.
+ * Servers: the GraphQL server (HTTP + ws, TLS h2/h1.1 + wss) behind Toxiproxy.
+ * Default profile: 3g (RTT 300 ms), where the study saw ~600 ms saved per operation.
+ * Look at: op_duration p50 per lane. Round-trip model (NETWORK.md): ws, keep-alive
+ * and http2 pay R; http-fresh pays 2R (TCP handshake); https fresh pays 3R (TCP + TLS 1.3).
+ * setup_duration{phase:ws_upgrade|ws_init} is the socket's one-off cost (2R + R).
+ *
+ *   npx k6pack up && k6 run scenarios/ws-vs-http.js
+ *   k6 run -e PROFILE=lte -e LOAD=full scenarios/ws-vs-http.js
+ */
+import exec from 'k6/execution';
+import { graphqlHttp } from './lib/http.js';
+import { BOOK_QUERY, RATE_MUTATION, bookId, validateBook, validateRating } from './lib/queries.js';
+import { defineScenario, rttOf } from './lib/scenario.js';
+import { wsSession } from './lib/sessions.js';
+import { DEFAULT_COLUMNS } from './lib/summary.js';
+
+const lanes = [
+  { name: 'http_fresh', exec: 'httpFresh', tags: { transport: 'http-fresh', tls: 'false' } },
+  { name: 'http_keepalive', exec: 'httpKeepalive', tags: { transport: 'http-keepalive', tls: 'false' } },
+  { name: 'ws', exec: 'ws', tags: { transport: 'ws', tls: 'false' } },
+  { name: 'https_fresh', exec: 'httpsFresh', tags: { transport: 'http-fresh', tls: 'true' } },
+  { name: 'http2', exec: 'http2', tags: { transport: 'http2', tls: 'true' } },
+  { name: 'wss', exec: 'wss', tags: { transport: 'ws', tls: 'true' } },
+];
+
+const s = defineScenario('ws-vs-http', {
+  defaultProfile: '3g',
+  lanes,
+  columns: [
+    ...DEFAULT_COLUMNS,
+    { title: 'tls setup p50', metric: 'setup_duration', tags: { phase: 'tls' }, stat: 'med', unit: 'ms' },
+    { title: 'ws upgrade p50', metric: 'setup_duration', tags: { phase: 'ws_upgrade' }, stat: 'med', unit: 'ms' },
+    { title: 'ws init p50', metric: 'setup_duration', tags: { phase: 'ws_init' }, stat: 'med', unit: 'ms' },
+  ],
+  // The slowest HTTP iteration: one operation on a fresh TLS connection (3 RTT).
+  iterationSeconds: (profile) => (3 * rttOf(profile)) / 1000 + 0.1,
+});
+export const options = s.options;
+export const setup = s.setup;
+export const teardown = s.teardown;
+export const handleSummary = s.handleSummary;
+
+// The i-th operation of a VU: queries and mutations alternate, on varying books.
+function operation(i) {
+  const id = bookId(1 + ((exec.vu.idInTest * 7919 + i) % 1000));
+  return i % 2 === 0
+    ? { query: BOOK_QUERY, variables: { id }, validate: validateBook(id), tags: { op: 'query' } }
+    : { query: RATE_MUTATION, variables: { id, stars: 1 + (i % 5) }, validate: validateRating(id), tags: { op: 'mutation' } };
+}
+
+function httpOp(transport, tls) {
+  const op = operation(exec.vu.iterationInScenario);
+  graphqlHttp({ transport, tls, ...op });
+}
+
+export function httpFresh() {
+  httpOp('http-fresh', false);
+}
+export function httpKeepalive() {
+  httpOp('http-keepalive', false);
+}
+export function httpsFresh() {
+  httpOp('http-fresh', true);
+}
+export function http2() {
+  httpOp('http2', true);
+}
+
+// One socket per VU for the whole step; operations one after another.
+function wsLane(tls) {
+  return wsSession({ tls, tags: {}, op: (socket, i) => socket.execute(operation(i)) });
+}
+
+export function ws() {
+  return wsLane(false);
+}
+export function wss() {
+  return wsLane(true);
+}
