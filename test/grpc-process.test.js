@@ -23,7 +23,7 @@ const SERVER = fileURLToPath(new URL('../servers/grpc/server.js', import.meta.ur
 // printed its first line (or exited). The caller kills it in t.after.
 function startServer(env) {
   const child = spawn(process.execPath, [SERVER], {
-    env: { ...process.env, HOST: '127.0.0.1', TLS_CERT_FILE: '', TLS_KEY_FILE: '', ...env },
+    env: { ...process.env, HOST: '127.0.0.1', TLS_CERT_FILE: '', TLS_KEY_FILE: '', GRPC_VERBOSITY: '', GRPC_NODE_VERBOSITY: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -141,6 +141,14 @@ describe('node servers/grpc/server.js', { timeout: 60_000 }, () => {
       assert.match(stderr, new RegExp(`^gRPC \\(${label}\\): port ${taken} is already in use; stop what holds it or set ${envVar} to a free port\\n$`));
     });
   }
+
+  it('a HOST that is not an address of this machine: one line naming HOST', async (t) => {
+    const server = await startServer({ HOST: '10.255.255.1', GRPC_PORT: '0', GRPC_TLS_PORT: '0' });
+    killOnExit(t, server.child);
+    const { code } = await server.exited;
+    assert.notEqual(code, 0);
+    assert.equal(server.output().stderr, 'gRPC (plaintext): cannot bind HOST=10.255.255.1; set HOST to an address of this machine (default 127.0.0.1)\n');
+  });
 
   it('a port that is not a number: one line naming the variable', async (t) => {
     const server = await startServer({ GRPC_PORT: 'fifty' });

@@ -135,5 +135,13 @@ async function main() {
   exitOnSignals(server.close, { name: 'gRPC server' });
 }
 
-const runDirectly = process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
-if (runDirectly) main();
+// `node servers/grpc/server.js`, also through a symlink; not when imported.
+function runDirectly() {
+  try {
+    return Boolean(process.argv[1]) && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+  } catch {
+    return false;
+  }
+}
+
+if (runDirectly()) main().catch((err) => fatal(`gRPC server: ${err.stack ?? err.message}`));
