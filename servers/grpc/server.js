@@ -7,8 +7,8 @@
 //   HOST=0.0.0.0 GRPC_PORT=6000 GRPC_TLS_PORT=6001 TLS_CERT_FILE=c.pem TLS_KEY_FILE=k.pem node servers/grpc/server.js
 //
 // Tests import createServer() and start it on port 0. Responses can be large
-// (ListBooks(500000) is about 40 MB): clients raise their receive limit
-// (k6: connect(addr, { maxReceiveSize })).
+// (ListBooks(500000) is 35,042,049 bytes): clients raise their 4 MB receive limit
+// (k6: connect(addr, { maxReceiveSize: 64 * 1024 * 1024 })).
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import grpc from '@grpc/grpc-js';
@@ -26,7 +26,7 @@ export const DRAIN_MS = 2000;
 
 const SERVER_OPTIONS = {
   'grpc.max_receive_message_length': LIMITS.MAX_BODY_BYTES, // requests are tiny
-  'grpc.max_send_message_length': -1, // ListBooks(500000) is ~40 MB
+  'grpc.max_send_message_length': -1, // ListBooks(500000) is ~35 MB
 };
 
 const hostPort = (host, port) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
