@@ -1,0 +1,28 @@
+// Network and fault profiles for the Node side (CLI, tests): the same parsing and
+// toxic arithmetic as k6 uses (scenarios/lib/profiles.js), reading the files with fs.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './tools.js';
+import { ProfileError, readIndex, resolveProfile } from '../scenarios/lib/profiles.js';
+
+export { ProfileError };
+
+function readText(path) {
+  try {
+    return readFileSync(join(ROOT, path), 'utf8');
+  } catch (err) {
+    throw new ProfileError(`${path}: cannot read it (${err.code || err.message})`);
+  }
+}
+
+// The known profile names, from the catalogue profiles/index.json.
+export function listProfiles() {
+  const index = readIndex(readText);
+  return { network: [...index.network], faults: [...index.faults] };
+}
+
+// '3g+flaky' -> { name, network, faults, toxics }; every toxic applies to every proxy.
+// Throws ProfileError (an Error) with a one-line message.
+export function loadProfile(spec) {
+  return resolveProfile(spec, readText);
+}

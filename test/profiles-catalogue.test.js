@@ -1,0 +1,80 @@
+// The profile files agree with their catalogue (profiles/index.json, which k6 reads
+// because it cannot list a directory), load cleanly, and cite their sources; the
+// proxy files agree with scenarios/lib/defaults.js.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { DEFAULT_PORTS, PROXY_ROUTES, proxiesFor } from '../scenarios/lib/defaults.js';
+import { listProfiles, loadProfile } from '../lib/profiles.js';
+import { ROOT } from '../lib/tools.js';
+
+const PROFILES = join(ROOT, 'profiles');
+const namesIn = (dir) =>
+  readdirSync(join(PROFILES, dir))
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => f.slice(0, -'.json'.length))
+    .sort();
+const readJson = (file) => JSON.parse(readFileSync(join(PROFILES, file), 'utf8'));
+
+test('profiles/index.json lists exactly the profile files', () => {
+  const { network, faults } = listProfiles();
+  assert.deepEqual([...network].sort(), namesIn('network'));
+  assert.deepEqual([...faults].sort(), namesIn('faults'));
+  assert.equal(new Set(network).size, network.length, 'no network profile listed twice');
+});
+
+test('the pack has the profiles its docs promise', () => {
+  const { network, faults } = listProfiles();
+  for (const name of ['lan', 'fios', 'cable', 'dsl', '4g-fast', 'lte', '4g', '3g-fast', '3g', '3g-slow', '2g', 'edge',
+    'devtools-3g', 'devtools-slow-4g', 'devtools-fast-4g', '5g']) {
+    assert.ok(network.includes(name), `network profile ${name}`);
+  }
+  for (const name of ['flaky', 'stall', 'slow-close', 'truncate', 'jitter']) assert.ok(faults.includes(name), `fault profile ${name}`);
+});
+
+test('every network profile loads, cites a source with a link, and lan has no toxics', () => {
+  for (const name of listProfiles().network) {
+    const p = loadProfile(name);
+    assert.equal(p.name, name);
+    assert.match(p.network.source, /https?:\/\/\S+|No toxics/, `${name} cites where its numbers come from`);
+    if (name === 'lan') {
+      assert.deepEqual(p.toxics, []);
+      assert.equal(p.network.rttMs, 0);
+    } else {
+      assert.ok(p.network.rttMs > 0 && p.network.downKbps > 0 && p.network.upKbps > 0, name);
+    }
+  }
+});
+
+test('every fault profile loads on top of any network profile', () => {
+  const { network, faults } = listProfiles();
+  for (const f of faults) {
+    for (const n of ['lan', network[network.length - 1]]) {
+      const p = loadProfile(`${n}+${f}`);
+      assert.equal(p.name, `${n}+${f}`);
+      assert.ok(p.faults[0].description.length > 20, `${f} says what it does`);
+      for (const t of p.faults[0].toxics) assert.ok(p.toxics.some((x) => x.name === t.name), `${f}'s ${t.name} is applied`);
+    }
+  }
+  const all = loadProfile(`3g+${faults.join('+')}`);
+  assert.equal(new Set(all.toxics.map((t) => t.name)).size, all.toxics.length, 'toxic names never clash');
+});
+
+test('profiles/proxies.json is proxiesFor(DEFAULT_PORTS)', () => {
+  assert.deepEqual(readJson('proxies.json'), proxiesFor(DEFAULT_PORTS));
+});
+
+test('profiles/proxies.compose.json: same proxies and ports, on 0.0.0.0, upstreams are the compose services', () => {
+  const compose = readJson('proxies.compose.json');
+  const service = { GRAPHQL_PORT: 'graphql', GRAPHQL_TLS_PORT: 'graphql', GRPC_PORT: 'grpc', GRPC_TLS_PORT: 'grpc' };
+  assert.deepEqual(
+    compose,
+    PROXY_ROUTES.map(([name, listenVar, upstreamVar]) => ({
+      name,
+      listen: `0.0.0.0:${DEFAULT_PORTS[listenVar]}`,
+      upstream: `${service[upstreamVar]}:${DEFAULT_PORTS[upstreamVar]}`,
+      enabled: true,
+    })),
+  );
+});
