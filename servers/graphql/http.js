@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { HeaderMap } from '@apollo/server';
 import { LIMITS } from '../../scenarios/lib/defaults.js';
 import { parseOnOff, responseCacheKey } from './responseCache.js';
+import { documentSizeError } from './rules.js';
 import { processStats } from './stats.js';
 import { newRequestTiming, runWithTiming, serverTimingHeader } from './timing.js';
 
@@ -76,6 +77,20 @@ function etagMatches(ifNoneMatch, etag) {
   if (!ifNoneMatch) return false;
   if (ifNoneMatch.trim() === '*') return true;
   return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+// What a GET (search string) or POST (parsed body) asks for; variables as JSON text.
+// Apollo reads the request itself; this is for the size check and the cache key.
+function operationParams(method, search, body) {
+  if (method === 'GET') {
+    const params = new URLSearchParams(search);
+    return { query: params.get('query'), variables: params.get('variables'), operationName: params.get('operationName') };
+  }
+  if (method === 'POST' && body && typeof body === 'object' && !Array.isArray(body)) {
+    const variables = body.variables == null ? null : JSON.stringify(body.variables);
+    return { query: body.query, variables, operationName: body.operationName };
+  }
+  return {};
 }
 
 function apolloHeaders(req) {
@@ -148,7 +163,10 @@ export function createHttpHandler({ apollo, cache, cacheByDefault }) {
     if (useCache === null) {
       return sendError(res, 400, `x-response-cache must be "on" or "off" (got "${req.headers['x-response-cache']}")`, 'BAD_REQUEST');
     }
-    const key = useCache ? responseCacheKey({ method: req.method, searchParams: new URLSearchParams(search), body, accept: req.headers.accept }) : null;
+    const operation = operationParams(req.method, search, body);
+    const sizeError = documentSizeError(operation.query);
+    if (sizeError) return sendError(res, 400, sizeError, 'BAD_REQUEST');
+    const key = useCache ? responseCacheKey(operation, req.headers.accept) : null;
     const hit = key === null ? undefined : cache.get(key);
     if (hit) return sendGraphQL(req, res, hit, { timing, xCache: 'HIT' });
 

@@ -26,20 +26,9 @@ export function createResponseCache() {
   });
 }
 
-// The cache key for a GET (URLSearchParams) or POST (parsed JSON body) request, or
-// null when the request names no query (Apollo answers those with an error).
-export function responseCacheKey({ method, searchParams, body, accept }) {
-  let query;
-  let variables;
-  let operationName;
-  if (method === 'GET') {
-    query = searchParams.get('query');
-    variables = searchParams.get('variables');
-    operationName = searchParams.get('operationName');
-  } else if (method === 'POST' && body && typeof body === 'object' && !Array.isArray(body)) {
-    ({ query, operationName } = body);
-    variables = body.variables == null ? null : JSON.stringify(body.variables);
-  }
+// The cache key for an operation (operationParams in http.js), or null when it
+// names no query (Apollo answers those with an error).
+export function responseCacheKey({ query, variables, operationName }, accept) {
   if (typeof query !== 'string') return null;
   return JSON.stringify([query, variables ?? null, operationName ?? null, accept ?? '']);
 }

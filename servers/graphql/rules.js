@@ -20,6 +20,9 @@ export function documentSizeError(query) {
 // A top-level field has depth 1; fragments and inline fragments add no level.
 // Fragment depths are memoized (linear in the document, whatever the spreads)
 // and cycles are cut here, since NoFragmentCyclesRule runs in the same pass.
+// Introspection (__schema, __type, __typename) is not counted: the standard
+// introspection query is 15 levels deep, and what it can reach is bounded by this
+// small schema and the document size limit.
 export function depthLimitRule(maxDepth = LIMITS.MAX_QUERY_DEPTH) {
   return function QueryDepthLimit(context) {
     const fragments = new Map();
@@ -44,7 +47,10 @@ export function depthLimitRule(maxDepth = LIMITS.MAX_QUERY_DEPTH) {
       let max = 0;
       for (const selection of selectionSet.selections) {
         let depth = 0;
-        if (selection.kind === Kind.FIELD) depth = 1 + (selection.selectionSet ? selectionDepth(selection.selectionSet) : 0);
+        if (selection.kind === Kind.FIELD) {
+          if (selection.name.value.startsWith('__')) continue; // introspection: see above
+          depth = 1 + (selection.selectionSet ? selectionDepth(selection.selectionSet) : 0);
+        }
         else if (selection.kind === Kind.INLINE_FRAGMENT) depth = selectionDepth(selection.selectionSet);
         else if (selection.kind === Kind.FRAGMENT_SPREAD) depth = fragmentDepth(selection.name.value);
         if (depth > max) max = depth;
