@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer as createTcpServer } from 'node:net';
+import { connect, createServer as createTcpServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -83,6 +83,27 @@ describe('node servers/graphql/server.js', { timeout: 60_000 }, () => {
     assert.match(out.stdout, /graphql: SIGTERM, draining/);
     const { errors } = await subscription;
     assert.equal(errors?.code, 1001, `close event: ${errors?.code} ${errors?.reason}`);
+  });
+
+  it('SIGTERM with clients that do not cooperate (silent TLS socket, WebSocket ignoring the close handshake): exits 0 within 5 s', async (t) => {
+    const { child, exited, out, port, tlsPort } = await startServer(t);
+    const silentTls = connect(tlsPort, '127.0.0.1'); // never starts the TLS handshake
+    const deafWs = connect(port, '127.0.0.1'); // a WebSocket upgrade by hand; never answers a close frame
+    t.after(() => [silentTls, deafWs].forEach((s) => s.destroy()));
+    for (const s of [silentTls, deafWs]) s.on('error', () => {});
+    await once(deafWs, 'connect');
+    deafWs.write(
+      'GET /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\n\r\n',
+    );
+    const [handshake] = await once(deafWs, 'data');
+    assert.match(String(handshake), /^HTTP\/1.1 101 /);
+
+    const signalled = Date.now();
+    child.kill('SIGTERM');
+    const { code, at } = await exited;
+    assert.equal(code, 0, out.stderr);
+    assert.ok(at - signalled < SHUTDOWN_GRACE_MS, `exited ${at - signalled} ms after SIGTERM`);
   });
 
   for (const [envVar, label] of [
