@@ -1,0 +1,93 @@
+// Connection set-up costs what it costs on a real link: under a profile with RTT R,
+// the single-VU median of each operation through our Toxiproxy build is within 10 %
+// of the round-trip model (shared NETWORK.md): warm request R, fresh TCP 2R, fresh
+// TLS 1.3 3R, WebSocket + graphql-transport-ws ack 3R (4R over TLS), fresh gRPC
+// channel 3R, and a 100 kB response R + bytes / down-rate + server time.
+// Real servers, real toxiproxy, real k6 (test/k6/roundtrip.js). About 80 s.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { loadProfile } from '../lib/profiles.js';
+import { ROOT } from '../lib/tools.js';
+import { Toxiproxy } from '../lib/toxiproxy.js';
+import { runK6 } from './helpers/k6.js';
+import { startTestStack } from './helpers/stack.js';
+
+const PROBE = join(ROOT, 'test', 'k6', 'roundtrip.js');
+const BIG_BYTES = 100000;
+// The big response on the wire: the payload plus its JSON wrapper and HTTP headers.
+const BIG_WIRE_BYTES = BIG_BYTES + 350;
+// Round trips per operation (the model); http_big adds its transfer and server time.
+const ROUND_TRIPS = { http_warm: 1, http_big: 1, http_fresh: 2, https_fresh: 3, ws_open: 3, wss_open: 4, ws_op: 1, grpc_warm: 1, grpc_fresh: 3 };
+const TOLERANCE = 0.1;
+// Date.now() has millisecond resolution: a sample can read up to 1 ms short.
+const FLOOR = 0.97;
+
+let stack;
+let toxiproxy;
+before(async () => {
+  stack = await startTestStack();
+  toxiproxy = new Toxiproxy(stack.env.TOXIPROXY_URL);
+});
+after(() => stack?.stop());
+
+const med = (summary, op) => summary.metrics[op]?.med;
+
+function expectedMs(op, profile, summary) {
+  let ms = ROUND_TRIPS[op] * profile.network.rttMs;
+  if (op === 'http_big') {
+    const rate = profile.toxics.find((t) => t.name === 'bandwidth_downstream').attributes.rate; // bytes per ms
+    ms += BIG_WIRE_BYTES / rate + med(summary, 'big_server');
+  }
+  return ms;
+}
+
+async function probe(spec, extraEnv = {}) {
+  const run = await runK6(PROBE, { env: { ...stack.env, PROFILE: spec, SAMPLES: 5, BIG_BYTES, ...extraEnv }, timeoutMs: 90000 });
+  assert.equal(run.code, 0, `k6 exited ${run.code}${run.timedOut ? ' (timed out)' : ''}: ${run.stderr.slice(-1500)}`);
+  return run.summary;
+}
+
+// Asserts every op of `ops` and returns the table rows.
+function check(spec, summary, ops, label = spec) {
+  const profile = loadProfile(spec);
+  const rows = ops.map((op) => {
+    const measured = med(summary, op);
+    const expected = expectedMs(op, profile, summary);
+    assert.equal(summary.metrics[op]?.count, 5, `${label} ${op}: 5 samples`);
+    return { label, op, expected: Math.round(expected), measured, ratio: Number((measured / expected).toFixed(3)) };
+  });
+  const table = rows.map((r) => `${r.label.padEnd(18)} ${r.op.padEnd(12)} expected ${String(r.expected).padStart(5)} ms  measured ${String(r.measured).padStart(5)} ms  x${r.ratio}`);
+  for (const r of rows) {
+    assert.ok(r.ratio >= FLOOR && r.ratio <= 1 + TOLERANCE, `${r.label} ${r.op}: p50 ${r.measured} ms vs expected ${r.expected} ms\n${table.join('\n')}`);
+  }
+  return table;
+}
+
+const ALL = Object.keys(ROUND_TRIPS);
+
+for (const spec of ['lte', '3g']) {
+  test(`round trips under ${spec} (RTT ${loadProfile(spec).network.rttMs} ms) match the model within 10 %`, { timeout: 120000 }, async (t) => {
+    const summary = await probe(spec);
+    for (const line of check(spec, summary, ALL)) t.diagnostic(line);
+    // teardown() cleared the profile
+    for (const [name, proxy] of Object.entries(await toxiproxy.proxies())) assert.deepEqual(proxy.toxics, [], `${name} has no toxics left`);
+  });
+}
+
+test('the handshake toxic costs the same whether it sits before or after the latency toxic', { timeout: 90000 }, async (t) => {
+  // Latency first: its "delay - time already spent" must not swallow the handshake's hold.
+  const first = { latency: 0, handshake: 1 };
+  const toxics = [...loadProfile('lte').toxics].sort((a, b) => (first[a.type] ?? 2) - (first[b.type] ?? 2));
+  await toxiproxy.applyToxics(toxics);
+  const chain = (await toxiproxy.proxies()).graphql_http.toxics.filter((x) => x.stream === 'upstream').map((x) => x.type);
+  assert.deepEqual(chain.slice(0, 2), ['latency', 'handshake']);
+  try {
+    const summary = await probe('lte', { KEEP_TOXICS: '1' });
+    // grpc_fresh is left out: the downstream `until` hold is absolute (from connection open),
+    // so it must precede the latency toxic, as the pack always adds it.
+    for (const line of check('lte', summary, ALL.filter((op) => op !== 'grpc_fresh'), 'lte latency-first')) t.diagnostic(line);
+  } finally {
+    await toxiproxy.reset();
+  }
+});
