@@ -1,24 +1,134 @@
 #!/usr/bin/env node
 // k6pack: the embedded stack (servers + toxiproxy as plain processes) and the
 // commands around it. `k6pack --help` lists them.
-import { Command } from 'commander';
-import { installTools, ToolError } from '../lib/tools.js';
+//
+// Exit codes: 0 ok, 1 failure (one line on stderr), 2 bad usage, k6's own code
+// for `run` (99: a threshold failed), 130/143 after SIGINT/SIGTERM.
+import { Command, CommanderError } from 'commander';
+import { InterruptedError, trapSignals, UsageError } from '../lib/cli-support.js';
+import * as commands from '../lib/commands.js';
+import { runScenario } from '../lib/run.js';
+import { defaultRunDir } from '../lib/stack.js';
+import { installTools } from '../lib/tools.js';
+
+const trap = trapSignals();
+const ctx = {
+  runDir: defaultRunDir(),
+  out: (line) => console.log(line),
+  warn: (line) => console.error(`k6pack: ${line}`),
+  trap,
+};
+
+function exitCodeFor(err) {
+  if (trap.received || err instanceof InterruptedError) return trap.exitCode() ?? 130;
+  if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+  return err instanceof UsageError ? 2 : 1;
+}
+
+// Every action returns an exit code; errors become one line on stderr (K6PACK_DEBUG=1 for the stack).
+const action =
+  (fn) =>
+  async (...args) => {
+    process.exitCode = await fn(...args);
+  };
 
 const program = new Command('k6pack')
   .description('GraphQL over HTTP/WS vs gRPC load-testing pack: stack, profiles, runs')
-  .showHelpAfterError();
+  .exitOverride()
+  .showHelpAfterError('(add --help for usage)')
+  .addHelpText(
+    'after',
+    `
+Ports: every port has an env var (GRAPHQL_PORT=4000, GRAPHQL_TLS_PORT=4443, GRPC_PORT=50051,
+GRPC_TLS_PORT=50052, TOXIPROXY_PORT=8474, PROXY_GRAPHQL_PORT=14000, PROXY_GRAPHQL_TLS_PORT=14443,
+PROXY_GRPC_PORT=15051, PROXY_GRPC_TLS_PORT=15052). Logs and pid files: .run/ (K6PACK_RUN_DIR).
+
+Examples:
+  $ npx k6pack up --profile 3g
+  $ npx k6pack run ws-vs-http --profile lan,3g,3g+flaky --load smoke
+  $ npx k6pack down`,
+  );
 
 program
   .command('tools')
   .description('install k6 v1.8.1 and toxiproxy-server v2.5.0 (+handshake toxic) into .tools/bin')
-  .action(() => installTools());
+  .action(action(() => (installTools(), 0)));
+
+program
+  .command('up')
+  .description('start both servers and toxiproxy in the background, populate the proxies, apply a profile')
+  .option('-p, --profile <name>', 'network profile, optionally +fault (default: lan)')
+  .addHelpText(
+    'after',
+    `
+Installs the tools if missing. If the stack already runs, says so and applies --profile.
+
+Examples:
+  $ npx k6pack up
+  $ npx k6pack up --profile 3g+flaky
+  $ GRAPHQL_PORT=5000 PROXY_GRAPHQL_PORT=15000 npx k6pack up`,
+  )
+  .action(action((opts) => commands.up(opts, ctx)));
+
+program
+  .command('down')
+  .description('stop everything `up` started (SIGTERM, SIGKILL after 5 s); safe to repeat')
+  .addHelpText('after', '\nExample:\n  $ npx k6pack down')
+  .action(action((opts) => commands.down(opts, ctx)));
+
+program
+  .command('status')
+  .description('show each process, its ports and the toxics per proxy; exit 1 unless all is running')
+  .addHelpText('after', '\nExample:\n  $ npx k6pack status || npx k6pack up')
+  .action(action((opts) => commands.status(opts, ctx)));
+
+program
+  .command('profile')
+  .description('switch the running stack to another network profile (removes the old toxics)')
+  .argument('<name>', "profile, e.g. lan, 3g, 3g+flaky ('npx k6pack list' shows them)")
+  .addHelpText('after', '\nExamples:\n  $ npx k6pack profile 3g\n  $ npx k6pack profile lan')
+  .action(action((name, opts) => commands.profile(name, opts, ctx)));
+
+program
+  .command('run')
+  .description('run a scenario once per profile; starts (and afterwards stops) the stack if it is not up')
+  .argument('<scenario>', "scenario name from scenarios/ (e.g. ws-vs-http) or a path to a k6 script")
+  .argument('[k6args...]', 'extra arguments for `k6 run`, after --')
+  .option('-p, --profile <names>', "comma-separated profiles, one k6 run each (default: the scenario's own)")
+  .option('-l, --load <level>', 'load level, passed to k6 as -e LOAD=<level>')
+  .addHelpText(
+    'after',
+    `
+k6 gets the targets, PROFILE and LOAD as -e variables; the profile's toxics
+are applied before and removed after each k6 run (toxics found on a running
+stack are put back at the end). The exit code is k6's
+(99: a threshold failed); with several profiles, the first non-zero one.
+Ctrl-C stops k6 gracefully (teardown runs), removes the toxics and stops what
+this command started.
+
+Examples:
+  $ npx k6pack run ws-vs-http
+  $ npx k6pack run ws-vs-http --profile lan,3g --load smoke
+  $ npx k6pack run ./my-test.js --profile 3g -- --vus 5 --duration 30s`,
+  )
+  .action(action((scenario, k6Args, opts) => runScenario(scenario, { ...opts, k6Args }, ctx)));
+
+program
+  .command('list')
+  .alias('scenarios')
+  .alias('profiles')
+  .description('list the scenarios and the profiles with one-line descriptions')
+  .action(action((opts) => commands.list(opts, ctx)));
 
 try {
   await program.parseAsync();
 } catch (err) {
-  if (err instanceof ToolError) {
-    console.error(`k6pack: ${err.message}`);
-    process.exit(1);
+  process.exitCode = exitCodeFor(err);
+  if (!(err instanceof CommanderError)) {
+    if (process.env.K6PACK_DEBUG) console.error(err);
+    else if (!trap.received) ctx.warn(String(err.message || err).split('\n')[0]);
+    else ctx.warn(`stopped (${trap.received})`);
   }
-  throw err;
 }
+// Idle keep-alive sockets (fetch) must not hold the exit; stdout/stderr writes are synchronous here.
+process.exit(trap.received ? trap.exitCode() : process.exitCode ?? 0);

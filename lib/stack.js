@@ -158,10 +158,11 @@ export function services(ports, { toxiproxyBin } = {}) {
 
 // Waits until every service is ready; throws naming the first that exits or the
 // ones still not ready at the deadline.
-async function waitReady(started, timeoutMs) {
+async function waitReady(started, timeoutMs, signal) {
   const deadline = Date.now() + timeoutMs;
   const pending = new Set(started);
   while (pending.size) {
+    signal?.throwIfAborted();
     for (const s of pending) {
       if (s.exit) {
         const last = lastLogLine(s.logFile);
@@ -178,9 +179,18 @@ async function waitReady(started, timeoutMs) {
   }
 }
 
-// Starts the stack; returns { ports, targets, pids, logs, toxiproxy, stop() }.
-// `detached`: the processes outlive this one (for `k6pack up`); stop() still works.
-export async function startStack({ ports: overrides = {}, runDir = defaultRunDir(), detached = false, log = () => {}, timeoutMs = START_TIMEOUT_MS } = {}) {
+// Starts the stack; returns { ports, targets, pids, logs, markers, toxiproxy, stop() }.
+// `detached`: the processes get their own process group (a Ctrl-C in the
+// terminal does not reach them) and outlive this one; stop() still works.
+// Aborting `signal` stops what has started and rejects with its reason.
+export async function startStack({
+  ports: overrides = {},
+  runDir = defaultRunDir(),
+  detached = false,
+  log = () => {},
+  timeoutMs = START_TIMEOUT_MS,
+  signal,
+} = {}) {
   const ports = resolvePorts(overrides);
   await checkPortsFree(ports);
   const { toxiproxy: toxiproxyBin } = ensureTools({ log });
@@ -192,6 +202,7 @@ export async function startStack({ ports: overrides = {}, runDir = defaultRunDir
   };
   try {
     for (const svc of services(ports, { toxiproxyBin })) {
+      signal?.throwIfAborted();
       const logFile = join(runDir, `${svc.name}.log`);
       const child = spawnLogged(svc.file, svc.args, { env: svc.env, logFile, detached, cwd: ROOT });
       if (!child.pid) throw new StackError(`${svc.label} could not be started: ${(await child).shortMessage}`);
@@ -202,7 +213,7 @@ export async function startStack({ ports: overrides = {}, runDir = defaultRunDir
       started.push(s);
       log(`started ${svc.label} (pid ${child.pid}), log: ${logFile}`);
     }
-    await waitReady(started, timeoutMs);
+    await waitReady(started, timeoutMs, signal);
     const toxiproxy = new Toxiproxy(targetsFor(ports).TOXIPROXY_URL);
     await populate(toxiproxy, ports);
     return {

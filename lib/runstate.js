@@ -1,0 +1,41 @@
+// What `k6pack up` leaves in the run dir (.run/ by default) so later commands
+// find the stack: stack.json (ports, pids, profile) and one <name>.pid per process.
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isOurs, stopPid } from './processes.js';
+
+const STATE_FILE = 'stack.json';
+
+export function readState(runDir) {
+  const file = join(runDir, STATE_FILE);
+  if (!existsSync(file)) return null;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return null; // a torn or hand-edited file: treat the stack as not recorded
+  }
+}
+
+export function writeState(runDir, state) {
+  mkdirSync(runDir, { recursive: true });
+  writeFileSync(join(runDir, STATE_FILE), JSON.stringify(state, null, 2) + '\n');
+  for (const [name, pid] of Object.entries(state.pids)) writeFileSync(join(runDir, `${name}.pid`), `${pid}\n`);
+}
+
+export function clearState(runDir, state) {
+  for (const name of Object.keys(state?.pids || {})) rmSync(join(runDir, `${name}.pid`), { force: true });
+  rmSync(join(runDir, STATE_FILE), { force: true });
+}
+
+// [{ name, pid, alive }] for every recorded process; alive only if the pid still runs our command.
+export function processesOf(state) {
+  return Object.entries(state.pids).map(([name, pid]) => ({ name, pid, alive: isOurs(pid, state.markers[name]) }));
+}
+
+// Stops every recorded process that is still ours; returns the ones it stopped.
+export async function stopRecorded(runDir, state) {
+  const running = processesOf(state).filter((p) => p.alive);
+  await Promise.all(running.map((p) => stopPid(p.pid)));
+  clearState(runDir, state);
+  return running;
+}

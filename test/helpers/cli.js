@@ -1,0 +1,65 @@
+// Running bin/k6pack.js as a child process the way a user would, on free ports
+// (never the defaults) and with its own run dir, plus checks that nothing is left.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { isAlive } from '../../lib/processes.js';
+import { portIsFree } from '../../lib/stack.js';
+import { ROOT } from '../../lib/tools.js';
+import { freePortMap } from './stack.js';
+
+export const CLI = join(ROOT, 'bin', 'k6pack.js');
+
+// An env for CLI children: every port variable on a free port, a temp K6PACK_RUN_DIR.
+// cleanup() stops whatever a failed test left recorded there and removes the dir.
+export async function cliEnv() {
+  const ports = await freePortMap();
+  const runDir = mkdtempSync(join(tmpdir(), 'k6pack-cli-'));
+  const env = { ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), K6PACK_RUN_DIR: runDir };
+  const cleanup = async () => {
+    await execa(process.execPath, [CLI, 'down'], { env, reject: false, timeout: 20000 });
+    for (const pid of recordedPids(runDir)) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    rmSync(runDir, { recursive: true, force: true });
+  };
+  return { ports, runDir, env, cleanup };
+}
+
+// Starts the CLI; the returned execa child (await it, or signal it with .kill())
+// resolves { exitCode, stdout, stderr } and never rejects; killed at timeoutMs.
+export function runCli(args, { env, timeoutMs = 60000 } = {}) {
+  return execa(process.execPath, [CLI, ...args], { env, reject: false, timeout: timeoutMs, forceKillAfterDelay: 2000, stdin: 'ignore' });
+}
+
+// The pids `up` recorded in <runDir>/*.pid.
+export function recordedPids(runDir) {
+  try {
+    return readdirSync(runDir)
+      .filter((f) => f.endsWith('.pid'))
+      .map((f) => Number(readFileSync(join(runDir, f), 'utf8')));
+  } catch {
+    return [];
+  }
+}
+
+// Pids of live processes whose command line contains `text` (Linux /proc).
+export function processesMatching(text) {
+  const found = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').join(' ');
+      if (cmd.includes(text) && isAlive(Number(name))) found.push(Number(name));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return found;
+}
+
+// The port variables whose port is still held by something.
+export async function portsInUse(ports) {
+  const held = [];
+  for (const [name, port] of Object.entries(ports)) if ((await portIsFree(port)) !== null) held.push(name);
+  return held;
+}
