@@ -74,6 +74,10 @@ export const LIMITS = {
   MAX_QUERY_DEPTH: 12,
   MAX_EVENTS: 10000, // events per subscription / stream
   MIN_EVENT_INTERVAL_MS: 1,
+  MAX_EVENT_INTERVAL_MS: 60000, // so a subscription or stream always ends in bounded time
   MAX_PAGE_SIZE: 500,
   MAX_BLURB_BYTES: 64 * 1024,
+  // k6's gRPC client refuses messages over 4 MiB by default; ListBooks(500000) is
+  // 35,042,049 bytes, so scenarios connect with maxReceiveSize set to this.
+  GRPC_MAX_RECEIVE_BYTES: 64 * 1024 * 1024,
 };

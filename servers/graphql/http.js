@@ -9,7 +9,7 @@ import { HeaderMap } from '@apollo/server';
 import { LIMITS } from '../../scenarios/lib/defaults.js';
 import { parseOnOff, responseCacheKey } from './responseCache.js';
 import { documentSizeError } from './rules.js';
-import { processStats } from './stats.js';
+import { processStats } from '../shared/stats.js';
 import { newRequestTiming, runWithTiming, serverTimingHeader } from './timing.js';
 
 export const GRAPHQL_PATH = '/graphql';

@@ -5,7 +5,6 @@ import { GraphQLError, Kind } from 'graphql';
 import { LIMITS } from '../../scenarios/lib/defaults.js';
 
 export const MAX_QUERY_BYTES = 100 * 1024; // a GraphQL document; data belongs in variables
-export const MAX_EVENT_INTERVAL_MS = 60_000; // so a subscription always ends in bounded time
 export const MAX_AUTHOR_BOOKS = 50; // Author.books(first), as the schema says
 
 // A sentence when the document is too large, else null.

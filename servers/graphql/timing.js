@@ -18,10 +18,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import { GraphQLError } from 'graphql';
+import { formatServerTiming, roundMs as round } from '../shared/timing.js';
 
 const requestTiming = new AsyncLocalStorage();
 
-const round = (ms) => Math.round(ms * 1000) / 1000;
 
 // A fresh record; `operation` (query | mutation | subscription) and `hasErrors` let
 // the HTTP layer decide what may be cached.
@@ -73,8 +73,7 @@ export const timingPlugin = {
 };
 
 export function serverTimingHeader(timing) {
-  const total = performance.now() - timing.start;
-  return `exec;dur=${round(timing.execMs)}, ser;dur=${round(timing.serMs)}, total;dur=${round(total)}`;
+  return formatServerTiming({ exec: timing.execMs, ser: timing.serMs, total: performance.now() - timing.start });
 }
 
 // --- WebSocket ---

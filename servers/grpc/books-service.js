@@ -10,12 +10,12 @@ import { LIMITS } from '../../scenarios/lib/defaults.js';
 import { BOOK_COUNT, bookIndex, checkCount, filler, fullBookAt } from '../shared/data.js';
 import { BadRequest, encodeResponse } from './proto.js';
 import { ServerTiming } from './server-timing.js';
+import { processStats } from '../shared/stats.js';
 
 const { status } = grpc;
 
 // An event stream may not pause longer than this between events (count <= MAX_EVENTS
 // bounds its length, this bounds its duration).
-export const MAX_EVENT_INTERVAL_MS = 60_000;
 
 export class RpcError extends Error {
   constructor(code, details) {
@@ -73,8 +73,8 @@ function payload({ size }) {
 }
 
 function stats() {
-  const { rss, heapUsed } = process.memoryUsage();
-  return { rss_bytes: rss, heap_used_bytes: heapUsed, uptime_seconds: process.uptime() };
+  const { rssBytes, heapUsedBytes, uptimeSeconds } = processStats();
+  return { rss_bytes: rssBytes, heap_used_bytes: heapUsedBytes, uptime_seconds: uptimeSeconds };
 }
 
 function toStatus(err) {
@@ -191,7 +191,7 @@ async function streamBooks({ n }, out) {
 
 async function streamEvents({ count, interval_ms: intervalMs, size }, out) {
   check(checkCount('count', count, LIMITS.MAX_EVENTS));
-  checkRange('interval_ms', intervalMs, LIMITS.MIN_EVENT_INTERVAL_MS, MAX_EVENT_INTERVAL_MS);
+  checkRange('interval_ms', intervalMs, LIMITS.MIN_EVENT_INTERVAL_MS, LIMITS.MAX_EVENT_INTERVAL_MS);
   check(checkCount('size', size, LIMITS.MAX_PAYLOAD_BYTES));
   // As the GraphQL subscription does: the first event at once, event k due at
   // start + (k-1) * interval_ms (no drift); late events (backpressure) go out when drained.

@@ -6,15 +6,9 @@
 //         stream this includes the waits (interval, backpressure) between messages
 // Streams add up exec and ser over all their messages.
 import grpc from '@grpc/grpc-js';
+import { formatServerTiming } from '../shared/timing.js';
 
 export const SERVER_TIMING_KEY = 'server-timing';
-
-// Milliseconds rounded to the microsecond, printed as the GraphQL server prints them.
-const ms = (value) => Math.round(value * 1000) / 1000;
-
-export function formatServerTiming({ exec, ser, total }) {
-  return `exec;dur=${ms(exec)}, ser;dur=${ms(ser)}, total;dur=${ms(total)}`;
-}
 
 export class ServerTiming {
   constructor() {

@@ -1,4 +1,5 @@
-// Process numbers for GET /healthz and Query.serverStats (the soak scenario samples them).
+// Process numbers for GraphQL's GET /healthz and Query.serverStats and gRPC's Stats
+// (the soak scenario samples them to catch leaks).
 export function processStats() {
   return {
     rssBytes: process.memoryUsage.rss(),
