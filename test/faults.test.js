@@ -1,0 +1,135 @@
+// Profiles applied from k6 do what they say: switching profiles replaces the toxics,
+// teardown leaves none (also when a threshold aborts the run), and each fault profile
+// shows up as the failure it describes. Real servers, toxiproxy and k6. About 40 s.
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { loadProfile } from '../lib/profiles.js';
+import { ROOT } from '../lib/tools.js';
+import { Toxiproxy } from '../lib/toxiproxy.js';
+import { runK6 } from './helpers/k6.js';
+import { startTestStack } from './helpers/stack.js';
+
+const NETWORK_PROBE = join(ROOT, 'test', 'k6', 'network.js');
+const FAULT_PROBE = join(ROOT, 'test', 'k6', 'faults.js');
+
+let stack;
+let toxiproxy;
+before(async () => {
+  stack = await startTestStack();
+  toxiproxy = new Toxiproxy(stack.env.TOXIPROXY_URL);
+});
+after(() => stack?.stop());
+
+async function k6(probe, env) {
+  return runK6(probe, { env: { ...stack.env, ...env }, timeoutMs: 60000 });
+}
+
+const count = (summary, metric) => summary.metrics[metric]?.count ?? 0;
+
+async function assertNoToxics() {
+  for (const [name, proxy] of Object.entries(await toxiproxy.proxies())) assert.deepEqual(proxy.toxics, [], `${name} has no toxics left`);
+}
+
+test('switching profiles: each run carries exactly its own toxics, and none are left after it', { timeout: 60000 }, async () => {
+  const warm = {};
+  for (const spec of ['lte', '3g+flaky', 'lan']) {
+    const run = await k6(NETWORK_PROBE, { PROFILE: spec });
+    assert.equal(run.code, 0, run.stderr.slice(-1500));
+    assert.equal(count(run.summary, 'toxic_matches'), 4, `${spec}: all four proxies carry its toxics (${run.stderr.slice(-800)})`);
+    warm[spec] = run.summary.metrics.warm_request?.med;
+    await assertNoToxics();
+  }
+  // A 3g+flaky connection may be reset; lte and lan always answer.
+  assert.ok(warm.lte >= 70 && warm.lte < 77, `lte warm request ${warm.lte} ms`);
+  assert.ok(warm.lan < 20, `lan warm request ${warm.lan} ms`);
+  if (warm['3g+flaky'] !== undefined) assert.ok(warm['3g+flaky'] >= 300, `3g warm request ${warm['3g+flaky']} ms`);
+});
+
+test('a threshold with abortOnFail stops the run (exit 99) and teardown still clears the toxics', { timeout: 60000 }, async () => {
+  const run = await k6(NETWORK_PROBE, { PROFILE: '3g', ABORT: '1' });
+  assert.equal(run.code, 99, run.stderr.slice(-1500));
+  assert.match(run.stderr, /stopping test prematurely|abortOnFail/);
+  assert.ok(count(run.summary, 'toxic_matches') >= 4, 'the toxics were on during the run');
+  await assertNoToxics();
+});
+
+// 100 requests, one connection each; a fault with toxicity 0.1 hits about 10 of them.
+// Binomial(100, 0.1): P(< 2) ~ 3e-4, P(> 25) ~ 1e-5.
+function assertShare(summary, outcome, spec) {
+  const hit = count(summary, `outcome_${outcome}`);
+  const ok = count(summary, 'outcome_ok');
+  assert.ok(hit >= 2 && hit <= 25, `${spec}: ${hit} of 100 requests ended in ${outcome}`);
+  assert.equal(hit + ok, 100, `${spec}: every other request succeeded (${JSON.stringify(summary.metrics)})`);
+}
+
+test('flaky: a share of connections is reset, seen by the client as a transport error', { timeout: 60000 }, async () => {
+  const run = await k6(FAULT_PROBE, { PROFILE: 'lan+flaky' });
+  assert.equal(run.code, 0, run.stderr.slice(-1500));
+  assertShare(run.summary, 'reset', 'lan+flaky');
+  assert.match(run.stderr, /connection reset by peer/);
+});
+
+test('stall: a share of requests gets no answer and ends at the client timeout', { timeout: 60000 }, async () => {
+  const run = await k6(FAULT_PROBE, { PROFILE: 'lan+stall', TIMEOUT: '300ms' });
+  assert.equal(run.code, 0, run.stderr.slice(-1500));
+  assertShare(run.summary, 'timeout', 'lan+stall');
+});
+
+test('truncate: a share of responses is cut short after 2048 bytes', { timeout: 60000 }, async () => {
+  const run = await k6(FAULT_PROBE, { PROFILE: 'lan+truncate', SIZE: 5000 });
+  assert.equal(run.code, 0, run.stderr.slice(-1500));
+  assertShare(run.summary, 'eof', 'lan+truncate');
+  assert.match(run.stderr, /unexpected EOF/);
+  // Responses that fit in the limit are never cut.
+  const small = await k6(FAULT_PROBE, { PROFILE: 'lan+truncate', SIZE: 500, REQUESTS: 50 });
+  assert.equal(count(small.summary, 'outcome_ok'), 50);
+});
+
+test('jitter: warm round trips spread over 0-400 ms around a 200 ms mean', { timeout: 60000 }, async () => {
+  const run = await k6(FAULT_PROBE, { PROFILE: 'lan+jitter', WARM: '1', REQUESTS: 30 });
+  assert.equal(run.code, 0, run.stderr.slice(-1500));
+  const rtt = run.summary.metrics.rtt;
+  assert.equal(rtt.count, 30);
+  assert.ok(rtt.max - rtt.min > 100, `spread ${rtt.min}-${rtt.max} ms`);
+  assert.ok(rtt.avg > 140 && rtt.avg < 270, `mean ${rtt.avg} ms`); // 4 standard errors around 200
+  assert.ok(rtt.max < 450, `max ${rtt.max} ms`);
+});
+
+// Time from the end of a `Connection: close` response to the server's FIN, on a raw socket.
+function closeDelayMs(port) {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({ query: '{ book(id: "book-1") { id } }' });
+    const socket = connect({ host: '127.0.0.1', port });
+    let text = '';
+    let answered = 0;
+    socket.setTimeout(10000, () => socket.destroy(new Error('no close within 10 s')));
+    socket.on('error', reject);
+    socket.on('data', (chunk) => {
+      text += chunk;
+      if (!answered && text.includes('"book-1"')) answered = Date.now();
+    });
+    socket.on('end', () => {
+      socket.destroy();
+      if (answered) resolve(Date.now() - answered);
+      else reject(new Error(`closed without an answer: ${text.slice(0, 200)}`));
+    });
+    socket.write(
+      `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}
+
+test('slow-close: the server\'s close reaches the client 3 s late', { timeout: 30000 }, async () => {
+  const port = stack.ports.PROXY_GRAPHQL_PORT;
+  await toxiproxy.reset();
+  assert.ok((await closeDelayMs(port)) < 500, 'without the fault the close follows the response');
+  try {
+    await toxiproxy.applyToxics(loadProfile('lan+slow-close').toxics);
+    const ms = await closeDelayMs(port);
+    assert.ok(ms >= 2900 && ms < 4500, `close came ${ms} ms after the response`);
+  } finally {
+    await toxiproxy.reset();
+  }
+});

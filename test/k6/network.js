@@ -1,0 +1,65 @@
+// Probe for test/faults.test.js and test/profiles-k6.test.js: applies PROFILE in setup
+// like every scenario, then checks from inside the run that each of the four proxies
+// carries exactly the profile's toxics, in order (Counter toxic_matches: 1 per proxy),
+// and times one request on a warm connection (Trend warm_request).
+//   -e ABORT=1  then a threshold with abortOnFail fails (does teardown still clean up?)
+import http from 'k6/http';
+import { sleep } from 'k6';
+import { Counter, Trend } from 'k6/metrics';
+import { TARGET_DEFAULTS } from '../../scenarios/lib/defaults.js';
+import { applyNetwork, clearNetwork, networkProfile, PROXY_NAMES, profileTags, toxiproxyUrl } from '../../scenarios/lib/network.js';
+
+const profile = networkProfile('lan');
+const abort = Boolean(__ENV.ABORT);
+const matches = new Counter('toxic_matches');
+const forced = new Counter('forced_failures');
+const warm = new Trend('warm_request', true);
+
+export const options = {
+  vus: 1,
+  iterations: abort ? 1000 : 1,
+  thresholds: abort ? { forced_failures: [{ threshold: 'count<1', abortOnFail: true }] } : {},
+};
+
+export function setup() {
+  return applyNetwork(profile);
+}
+
+// Toxiproxy lists a proxy's toxics stream by stream, each in chain order, and fills in
+// every attribute of a type: compare what the profile sets, in the same grouping.
+function sameToxics(got) {
+  const want = ['upstream', 'downstream'].flatMap((s) => profile.toxics.filter((t) => t.stream === s));
+  return (
+    got.length === want.length &&
+    want.every((w, i) => {
+      const g = got[i];
+      return g.name === w.name && g.type === w.type && g.stream === w.stream && g.toxicity === w.toxicity &&
+        Object.entries(w.attributes).every(([k, v]) => g.attributes[k] === v);
+    })
+  );
+}
+
+export default function (data) {
+  const proxies = http.get(`${toxiproxyUrl()}/proxies`).json();
+  for (const name of PROXY_NAMES) {
+    if (sameToxics(proxies[name].toxics)) matches.add(1, { proxy: name });
+    else console.warn(`proxy ${name} has ${JSON.stringify(proxies[name].toxics)}`);
+  }
+  if (abort) {
+    forced.add(1);
+    sleep(1);
+    return;
+  }
+  const url = __ENV.GRAPHQL_HTTP_URL || TARGET_DEFAULTS.GRAPHQL_HTTP_URL;
+  const body = JSON.stringify({ query: '{ book(id: "book-1") { id } }' });
+  const params = { headers: { 'Content-Type': 'application/json' } };
+  http.post(url, body, params); // opens the connection
+  const t0 = Date.now();
+  const res = http.post(url, body, params);
+  if (res.status === 200) warm.add(Date.now() - t0, profileTags(profile));
+  console.log(`applied ${JSON.stringify(data)}`);
+}
+
+export function teardown() {
+  clearNetwork();
+}
