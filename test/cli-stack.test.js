@@ -1,0 +1,142 @@
+// `k6pack up / status / profile / down` as a user runs them: a child process
+// on free ports with its own run dir; real servers, toxiproxy and its API.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { targetsFor } from '../scenarios/lib/defaults.js';
+import { isAlive } from '../lib/processes.js';
+import { Toxiproxy } from '../lib/toxiproxy.js';
+import { cliEnv, portsInUse, recordedPids, runCli } from './helpers/cli.js';
+
+const oneLine = (text) => text.trim().split('\n').length === 1;
+
+// { proxyName: { toxicName: toxic } } from the API.
+async function toxicsByProxy(toxiproxy) {
+  const out = {};
+  for (const p of Object.values(await toxiproxy.proxies())) out[p.name] = Object.fromEntries(p.toxics.map((t) => [t.name, t]));
+  return out;
+}
+
+const attrsOf = (toxics, type, stream) => Object.values(toxics).find((t) => t.type === type && t.stream === stream)?.attributes;
+
+test('up -> status -> profile 3g -> profile lan -> down', { timeout: 120000 }, async (t) => {
+  const { env, ports, runDir, cleanup } = await cliEnv();
+  t.after(cleanup);
+  const toxiproxy = new Toxiproxy(targetsFor(ports).TOXIPROXY_URL);
+
+  const up = await runCli(['up'], { env });
+  assert.equal(up.exitCode, 0, up.stderr);
+  assert.match(up.stdout, /profile lan: no toxics/);
+  for (const [k, v] of Object.entries(targetsFor(ports))) assert.ok(up.stdout.includes(`${k}=${v}`), `prints ${k}=${v}`);
+  const pids = recordedPids(runDir);
+  assert.equal(pids.length, 3);
+  for (const pid of pids) assert.ok(isAlive(pid), `pid ${pid} runs after up exited`);
+  assert.ok(existsSync(join(runDir, 'toxiproxy.log')));
+
+  const status = await runCli(['status'], { env });
+  assert.equal(status.exitCode, 0, status.stdout + status.stderr);
+  for (const name of ['graphql', 'grpc', 'toxiproxy']) assert.match(status.stdout, new RegExp(`^  ${name} +pid \\d+ +running;`, 'm'));
+  assert.ok(status.stdout.includes(`${ports.PROXY_GRAPHQL_PORT} (PROXY_GRAPHQL_PORT)`));
+  assert.match(status.stdout, /graphql_http \S+ -> \S+: none/);
+
+  const p3g = await runCli(['profile', '3g'], { env });
+  assert.equal(p3g.exitCode, 0, p3g.stderr);
+  assert.match(p3g.stdout, /profile 3g: on every proxy/);
+  const toxics = await toxicsByProxy(toxiproxy);
+  assert.deepEqual(Object.keys(toxics).sort(), ['graphql_http', 'graphql_tls', 'grpc', 'grpc_tls']);
+  for (const [proxy, list] of Object.entries(toxics)) {
+    assert.equal(attrsOf(list, 'latency', 'upstream')?.latency, 150, `${proxy}: 150 ms up`);
+    assert.equal(attrsOf(list, 'latency', 'downstream')?.latency, 150, `${proxy}: 150 ms down`);
+    assert.ok(attrsOf(list, 'bandwidth', 'upstream')?.rate > 0, `${proxy}: upstream bandwidth`);
+    assert.ok(attrsOf(list, 'bandwidth', 'downstream')?.rate > 0, `${proxy}: downstream bandwidth`);
+    assert.equal(attrsOf(list, 'handshake', 'upstream')?.delay, 300, `${proxy}: handshake one 300 ms RTT`);
+  }
+  const status3g = await runCli(['status'], { env });
+  assert.match(status3g.stdout, /profile 3g/);
+  assert.match(status3g.stdout, /latency_upstream: latency upstream latency=150/);
+
+  // Already running: says so, applies the profile it is given, exit 0.
+  const again = await runCli(['up', '--profile', 'lan'], { env });
+  assert.equal(again.exitCode, 0, again.stderr);
+  assert.match(again.stdout, /already running/);
+  for (const list of Object.values(await toxicsByProxy(toxiproxy))) assert.deepEqual(list, {});
+  assert.deepEqual(recordedPids(runDir).sort(), pids.sort(), 'the same processes');
+
+  const down = await runCli(['down'], { env });
+  assert.equal(down.exitCode, 0, down.stderr);
+  for (const pid of pids) assert.ok(!isAlive(pid), `pid ${pid} gone after down`);
+  assert.deepEqual(recordedPids(runDir), [], 'pid files removed');
+  assert.deepEqual(await portsInUse(ports), []);
+
+  const downAgain = await runCli(['down'], { env });
+  assert.equal(downAgain.exitCode, 0, 'down is idempotent');
+  const statusDown = await runCli(['status'], { env });
+  assert.notEqual(statusDown.exitCode, 0);
+  assert.match(statusDown.stdout, /not running/);
+});
+
+test('up with a port in use: one line naming the port and its variable, nothing left running', { timeout: 60000 }, async (t) => {
+  const { env, ports, runDir, cleanup } = await cliEnv();
+  const holder = createServer().listen(ports.PROXY_GRAPHQL_PORT, '127.0.0.1');
+  await new Promise((r) => holder.once('listening', r));
+  t.after(async () => {
+    holder.close();
+    await cleanup();
+  });
+  const up = await runCli(['up'], { env });
+  assert.equal(up.exitCode, 1);
+  assert.ok(oneLine(up.stderr), up.stderr);
+  assert.equal(
+    up.stderr.trim(),
+    `k6pack: port ${ports.PROXY_GRAPHQL_PORT} (PROXY_GRAPHQL_PORT) is already in use: stop what holds it or set PROXY_GRAPHQL_PORT to a free port`,
+  );
+  assert.deepEqual(recordedPids(runDir), []);
+  const { PROXY_GRAPHQL_PORT, ...others } = ports;
+  assert.deepEqual(await portsInUse(others), []);
+});
+
+test('up with a server that will not start: one line naming it, nothing left running', { timeout: 60000 }, async (t) => {
+  const { env, ports, runDir, cleanup } = await cliEnv();
+  t.after(cleanup);
+  const up = await runCli(['up'], { env: { ...env, TLS_CERT_FILE: '/nonexistent/cert.pem', TLS_KEY_FILE: '/nonexistent/key.pem' } });
+  assert.equal(up.exitCode, 1);
+  assert.ok(oneLine(up.stderr), up.stderr);
+  assert.match(up.stderr, /^k6pack: (GraphQL|gRPC) server exited during start-up .*\/nonexistent\/cert\.pem/);
+  assert.ok(!existsSync(join(runDir, 'stack.json')));
+  assert.deepEqual(await portsInUse(ports), []);
+});
+
+test('bad input: unknown profile, unknown scenario, no stack for `profile`; --help everywhere', { timeout: 60000 }, async (t) => {
+  const { env, ports, cleanup } = await cliEnv();
+  t.after(cleanup);
+
+  for (const args of [['profile', 'nope'], ['up', '--profile', 'nope'], ['run', 'ws-vs-http', '--profile', 'lan,nope']]) {
+    const r = await runCli(args, { env });
+    assert.equal(r.exitCode, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.ok(oneLine(r.stderr), r.stderr);
+    assert.match(r.stderr, /^k6pack: .*"nope".*\blan\b.*\b3g\b/);
+  }
+  assert.deepEqual(await portsInUse(ports), [], 'a bad profile starts nothing');
+
+  const scen = await runCli(['run', 'no-such-scenario'], { env });
+  assert.equal(scen.exitCode, 2);
+  assert.ok(oneLine(scen.stderr), scen.stderr);
+  assert.match(scen.stderr, /^k6pack: unknown scenario 'no-such-scenario': choose one of .*\bws-vs-http\b/);
+
+  const prof = await runCli(['profile', '3g'], { env });
+  assert.equal(prof.exitCode, 1);
+  assert.equal(prof.stderr.trim(), `k6pack: Toxiproxy is not reachable at http://127.0.0.1:${ports.TOXIPROXY_PORT}: start the stack with \`npx k6pack up\``);
+
+  for (const cmd of ['up', 'down', 'status', 'profile', 'run', 'list', 'tools']) {
+    const help = await runCli([cmd, '--help'], { env });
+    assert.equal(help.exitCode, 0, `${cmd} --help`);
+    assert.match(help.stdout, new RegExp(`^Usage: k6pack ${cmd}`), cmd);
+  }
+  const list = await runCli(['list'], { env });
+  assert.equal(list.exitCode, 0);
+  assert.match(list.stdout, /^ {2}ws-vs-http +\S/m);
+  assert.match(list.stdout, /^ {2}3g +\S/m);
+  assert.match(list.stdout, /^ {2}flaky +\S/m);
+});
