@@ -26,7 +26,7 @@ const readText = (path) => open(import.meta.resolve(`../../${path}`));
 // k6 prints a thrown Error with its stack trace, a thrown string as it is: errors the user
 // must act on are thrown as strings, so they read as the one line that says what to do.
 function fatal(message) {
-  throw message; // eslint-disable-line no-throw-literal
+  throw message;
 }
 
 // The profile for this run, in init context: __ENV.PROFILE, else the scenario's default.
