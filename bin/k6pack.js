@@ -10,6 +10,7 @@ import * as commands from '../lib/commands.js';
 import { runScenario } from '../lib/run.js';
 import { defaultRunDir } from '../lib/stack.js';
 import { installTools } from '../lib/tools.js';
+import { DEFAULT_PORTS } from '../scenarios/lib/defaults.js';
 
 const trap = trapSignals();
 const ctx = {
@@ -39,9 +40,13 @@ const program = new Command('k6pack')
   .addHelpText(
     'after',
     `
-Ports: every port has an env var (GRAPHQL_PORT=4000, GRAPHQL_TLS_PORT=4443, GRPC_PORT=50051,
-GRPC_TLS_PORT=50052, TOXIPROXY_PORT=8474, PROXY_GRAPHQL_PORT=14000, PROXY_GRAPHQL_TLS_PORT=14443,
-PROXY_GRPC_PORT=15051, PROXY_GRPC_TLS_PORT=15052). Logs and pid files: .run/ (K6PACK_RUN_DIR).
+Ports, each overridden by its env var:
+  ${Object.entries(DEFAULT_PORTS)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ')
+    .replace(/(.{1,90})(?: |$)/g, '$1\n  ')
+    .trim()}
+Logs and pid files: .run/ (K6PACK_RUN_DIR moves it).
 
 Examples:
   $ npx k6pack up --profile 3g

@@ -32,12 +32,6 @@ function printTargets(out, targets) {
   for (const [k, v] of Object.entries(targets)) out(`  ${k}=${v}`);
 }
 
-// The stack `up` recorded in runDir, if every one of its processes still runs.
-function runningState(runDir) {
-  const state = readState(runDir);
-  return state && processesOf(state).every((p) => p.alive) ? state : null;
-}
-
 async function applyProfile(toxiproxy, profile, runDir, out) {
   await toxiproxy.applyToxics(profile.toxics);
   printProfile(out, profile);
@@ -71,6 +65,7 @@ export async function up({ profile: spec }, { runDir, out, trap }) {
       profile: null,
     });
     await applyProfile(stack.toxiproxy, profile, runDir, out);
+    trap.signal.throwIfAborted(); // Ctrl-C while starting: stop what this command started
   } catch (err) {
     await stack.stop();
     clearState(runDir, readState(runDir));
@@ -128,8 +123,8 @@ export async function status(_opts, { runDir, out }) {
 
 export async function profile(spec, _opts, { runDir, out }) {
   const prof = profileOrUsage(spec);
-  const state = runningState(runDir);
-  const url = state ? targetsFor(state.ports).TOXIPROXY_URL : targetsFor(resolvePorts()).TOXIPROXY_URL;
+  const state = readState(runDir);
+  const url = targetsFor(state ? state.ports : resolvePorts()).TOXIPROXY_URL;
   await applyProfile(new Toxiproxy(url), prof, runDir, out);
   return 0;
 }

@@ -9,7 +9,7 @@ import { profileList, resolveScenario } from './cli-support.js';
 import { describeToxic } from './commands.js';
 import { k6RunArgs } from './k6.js';
 import { processesOf, readState } from './runstate.js';
-import { resolvePorts, startStack } from './stack.js';
+import { resolvePorts, StackError, startStack } from './stack.js';
 import { ensureTools, ROOT } from './tools.js';
 import { Toxiproxy } from './toxiproxy.js';
 
@@ -22,7 +22,13 @@ const K6_STOP_BOUND_MS = 95000;
 // on the configured ports (e.g. docker compose), or a new one owned by this run.
 async function attachStack({ runDir, out, trap }) {
   const state = readState(runDir);
-  if (state && processesOf(state).every((p) => p.alive)) {
+  if (state) {
+    const dead = processesOf(state).filter((p) => !p.alive);
+    if (dead.length) {
+      throw new StackError(
+        `the stack \`up\` started is not fully running (${dead.map((p) => p.name).join(', ')} exited): \`npx k6pack down\`, then \`npx k6pack up\``,
+      );
+    }
     return { ports: state.ports, toxiproxy: new Toxiproxy(targetsFor(state.ports).TOXIPROXY_URL), stop: null };
   }
   const ports = resolvePorts();

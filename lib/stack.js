@@ -7,7 +7,7 @@ import { request as httpsRequest } from 'node:https';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_HOST, DEFAULT_PORTS, proxiesFor, targetsFor } from '../scenarios/lib/defaults.js';
+import { DEFAULT_HOST, DEFAULT_PORTS, PROXY_ROUTES, proxiesFor, targetsFor } from '../scenarios/lib/defaults.js';
 import { lastLogLine, spawnLogged, stopPid } from './processes.js';
 import { ensureTools, ROOT } from './tools.js';
 import { Toxiproxy } from './toxiproxy.js';
@@ -116,33 +116,32 @@ async function grpcServing(port) {
 
 // ---- the three processes ----
 
+// A reference server run as `node servers/<dir>/server.js`, its ports from env.
+function nodeServer(ports, { name, label, dir, portVars, ready }) {
+  const script = join(ROOT, 'servers', dir, 'server.js');
+  const env = { HOST, ...Object.fromEntries(portVars.map((v) => [v, String(ports[v])])) };
+  return { name, label, file: process.execPath, args: [script], marker: script, env, ports: portVars, ready };
+}
+
 // Each service: how to start it and how to tell it is ready. `marker` is a
 // string of its command line, so `down` never signals a reused pid.
 export function services(ports, { toxiproxyBin } = {}) {
-  const graphqlScript = join(ROOT, 'servers', 'graphql', 'server.js');
-  const grpcScript = join(ROOT, 'servers', 'grpc', 'server.js');
   return [
-    {
+    nodeServer(ports, {
       name: 'graphql',
       label: 'GraphQL server',
-      file: process.execPath,
-      args: [graphqlScript],
-      marker: graphqlScript,
-      env: { HOST, GRAPHQL_PORT: String(ports.GRAPHQL_PORT), GRAPHQL_TLS_PORT: String(ports.GRAPHQL_TLS_PORT) },
-      ports: ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT'],
+      dir: 'graphql',
+      portVars: ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT'],
       ready: async () =>
         (await httpOk(`http://${HOST}:${ports.GRAPHQL_PORT}/healthz`)) && httpOk(`https://${HOST}:${ports.GRAPHQL_TLS_PORT}/healthz`),
-    },
-    {
+    }),
+    nodeServer(ports, {
       name: 'grpc',
       label: 'gRPC server',
-      file: process.execPath,
-      args: [grpcScript],
-      marker: grpcScript,
-      env: { HOST, GRPC_PORT: String(ports.GRPC_PORT), GRPC_TLS_PORT: String(ports.GRPC_TLS_PORT) },
-      ports: ['GRPC_PORT', 'GRPC_TLS_PORT'],
+      dir: 'grpc',
+      portVars: ['GRPC_PORT', 'GRPC_TLS_PORT'],
       ready: async () => (await grpcServing(ports.GRPC_PORT)) && tcpAccepts(ports.GRPC_TLS_PORT),
-    },
+    }),
     {
       name: 'toxiproxy',
       label: 'toxiproxy-server',
@@ -150,7 +149,7 @@ export function services(ports, { toxiproxyBin } = {}) {
       args: ['-host', HOST, '-port', String(ports.TOXIPROXY_PORT)],
       marker: 'toxiproxy-server',
       env: {},
-      ports: ['TOXIPROXY_PORT', 'PROXY_GRAPHQL_PORT', 'PROXY_GRAPHQL_TLS_PORT', 'PROXY_GRPC_PORT', 'PROXY_GRPC_TLS_PORT'],
+      ports: ['TOXIPROXY_PORT', ...PROXY_ROUTES.map(([, listenVar]) => listenVar)],
       ready: () => new Toxiproxy(targetsFor(ports).TOXIPROXY_URL, { timeoutMs: 1000 }).isReachable(),
     },
   ];
