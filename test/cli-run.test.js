@@ -7,8 +7,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { targetsFor } from '../scenarios/lib/defaults.js';
+import { isAlive } from '../lib/processes.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { cliEnv, portsInUse, processesMatching, runCli } from './helpers/cli.js';
+import { startTestStack } from './helpers/stack.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'k6pack-scripts-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -134,4 +136,20 @@ test('SIGTERM during run with no stack up: exit 143, no k6, server or toxiproxy 
   assert.deepEqual(processesMatching(LONG), [], 'no k6 left');
   assert.deepEqual(processesMatching(`-port ${ports.TOXIPROXY_PORT}`), [], 'no toxiproxy left');
   assert.deepEqual(await portsInUse(ports), [], 'no server left');
+});
+
+test('run against a stack it did not start and has not recorded (e.g. docker compose): used as is, toxics put back', { timeout: 120000 }, async (t) => {
+  const stack = await startTestStack();
+  t.after(() => stack.stop());
+  const { env: cli, cleanup } = await cliEnv();
+  t.after(cleanup);
+  const env = { ...cli, ...Object.fromEntries(Object.entries(stack.ports).map(([k, v]) => [k, String(v)])) };
+  const slow = [{ name: 'slow', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 100 } }];
+  await stack.toxiproxy.applyToxics(slow);
+
+  const r = await runCli(['run', ONE_REQUEST, '--profile', 'lan', '--load', 'smoke', '--', '-e', 'EXPECT_PROFILE=lan', '--quiet'], { env, timeoutMs: 90000 });
+  assert.equal(r.exitCode, 0, r.stdout + r.stderr);
+  assert.doesNotMatch(r.stdout, /starting it for this run/);
+  assert.deepEqual(Object.values(await toxicNames(stack.ports)), [['slow'], ['slow'], ['slow'], ['slow']]);
+  for (const pid of Object.values(stack.pids)) assert.ok(isAlive(pid), 'still running');
 });

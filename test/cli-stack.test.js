@@ -1,9 +1,10 @@
 // `k6pack up / status / profile / down` as a user runs them: a child process
 // on free ports with its own run dir; real servers, toxiproxy and its API.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { targetsFor } from '../scenarios/lib/defaults.js';
 import { isAlive } from '../lib/processes.js';
@@ -139,4 +140,28 @@ test('bad input: unknown profile, unknown scenario, no stack for `profile`; --he
   assert.match(list.stdout, /^ {2}ws-vs-http +\S/m);
   assert.match(list.stdout, /^ {2}3g +\S/m);
   assert.match(list.stdout, /^ {2}flaky +\S/m);
+});
+
+test('a recorded stack with a dead process: status says so, run refuses, up restarts it', { timeout: 120000 }, async (t) => {
+  const { env, runDir, cleanup } = await cliEnv();
+  t.after(cleanup);
+  assert.equal((await runCli(['up'], { env })).exitCode, 0);
+  const grpcPid = Number(readFileSync(join(runDir, 'grpc.pid'), 'utf8'));
+  process.kill(grpcPid, 'SIGKILL');
+  const deadline = Date.now() + 5000;
+  while (isAlive(grpcPid) && Date.now() < deadline) await sleep(50);
+
+  const status = await runCli(['status'], { env });
+  assert.equal(status.exitCode, 1);
+  assert.match(status.stdout, /^ {2}grpc +pid \d+ +NOT RUNNING/m);
+
+  const run = await runCli(['run', 'ws-vs-http'], { env });
+  assert.equal(run.exitCode, 1);
+  assert.ok(oneLine(run.stderr), run.stderr);
+  assert.match(run.stderr, /not fully running \(grpc exited\)/);
+
+  const up = await runCli(['up'], { env });
+  assert.equal(up.exitCode, 0, up.stderr);
+  assert.match(up.stdout, /grpc not running\): restarting it/);
+  assert.equal((await runCli(['status'], { env })).exitCode, 0);
 });
