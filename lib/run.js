@@ -94,7 +94,15 @@ export async function runScenario(scenario, { profile, load, k6Args = [] }, { ru
   ensureResultsDir(script, k6Args);
   const stack = await attachStack({ runDir, out, trap });
   // A crash must not leave the run's own stack behind.
-  const killStack = () => (stack.pids || []).forEach((pid) => { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } });
+  const killStack = () => {
+    for (const pid of stack.pids || []) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  };
   process.on('exit', killStack);
   let code = 0;
   let snapshot = [];
