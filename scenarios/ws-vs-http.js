@@ -16,7 +16,7 @@
  */
 import exec from 'k6/execution';
 import { graphqlHttp } from './lib/http.js';
-import { BOOK_QUERY, RATE_MUTATION, bookId, validateBook, validateRating } from './lib/queries.js';
+import { bookOperation } from './lib/queries.js';
 import { defineScenario, rttOf } from './lib/scenario.js';
 import { wsSession } from './lib/sessions.js';
 import { DEFAULT_COLUMNS } from './lib/summary.js';
@@ -47,13 +47,7 @@ export const setup = s.setup;
 export const teardown = s.teardown;
 export const handleSummary = s.handleSummary;
 
-// The i-th operation of a VU: queries and mutations alternate, on varying books.
-function operation(i) {
-  const id = bookId(1 + ((exec.vu.idInTest * 7919 + i) % 1000));
-  return i % 2 === 0
-    ? { query: BOOK_QUERY, variables: { id }, validate: validateBook(id), tags: { op: 'query' } }
-    : { query: RATE_MUTATION, variables: { id, stars: 1 + (i % 5) }, validate: validateRating(id), tags: { op: 'mutation' } };
-}
+const operation = (i) => bookOperation(exec.vu.idInTest, i);
 
 function httpOp(transport, tls) {
   const op = operation(exec.vu.iterationInScenario);

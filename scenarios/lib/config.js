@@ -75,3 +75,12 @@ export function envSeconds(name, fallback) {
   if (!m) throw new ConfigError(`${name}=${raw} must be a duration such as 90s, 15m or 1h`);
   return Number(m[1]) * { s: 1, m: 60, h: 3600 }[m[2] || 's'];
 }
+
+// true/false from -e NAME=true|false|1|0.
+export function envBool(name, fallback) {
+  const raw = __ENV[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes)$/i.test(raw)) return true;
+  if (/^(0|false|no)$/i.test(raw)) return false;
+  throw new ConfigError(`${name}=${raw} must be true or false`);
+}

@@ -17,13 +17,20 @@ import { ConfigError, envInt, envIntList, envSeconds } from './config.js';
 
 export const LEVELS = {
   // What tests use: seconds, one VU.
-  smoke: { kind: 'stepped', steps: [1], stepSeconds: 3, gracefulSeconds: 1 },
+  smoke: { kind: 'stepped', steps: [1], stepSeconds: 3, gracefulSeconds: 1, minIterations: 1 },
   // The PR gate: each scenario about a minute in total (stepSeconds comes from the budget).
   ci: { kind: 'stepped', steps: [1, 4], budgetSeconds: 60, gracefulSeconds: 1, minStepSeconds: 2 },
   // The study: 1 -> 10 -> 50 -> 200 VUs (or connections), held long enough per step to measure.
   full: { kind: 'stepped', steps: [1, 10, 50, 200], stepSeconds: 30, gracefulSeconds: 10 },
   // Nightly: a constant-arrival-rate mix of every lane.
   soak: { kind: 'mix', durationSeconds: 3600, rate: 2, gracefulSeconds: 30 },
+};
+
+// How long a mix runs at the stepped levels (soak.js is a mix at every level).
+const MIX_AT = {
+  smoke: { durationSeconds: 12, rate: 2, gracefulSeconds: 2 },
+  ci: { durationSeconds: 60, rate: 2, gracefulSeconds: 5 },
+  full: { durationSeconds: 600, rate: 5, gracefulSeconds: 10 },
 };
 
 export function levelName(env = __ENV, fallback = 'ci') {
@@ -47,20 +54,22 @@ const stepTag = (model, n) => (model === 'open' ? `r${n}` : `c${n}`);
 const DURATIONS = {};
 
 function steppedPlan(lanes, level, hints) {
-  const steps = envIntList('STEPS', level.steps, { min: 1, max: 5000 });
-  const iterationSeconds = hints.iterationSeconds || 0;
-  const gracefulSeconds = Math.max(level.gracefulSeconds, Math.ceil(iterationSeconds * 1.5));
-  let stepSeconds = level.stepSeconds;
+  const steps = envIntList('STEPS', hints.steps || level.steps, { min: 1, max: 5000 });
+  const fixedStep = envInt('STEP_SECONDS', 0, { min: 0, max: 86400 });
+  let budgetStep = level.stepSeconds;
   if (level.budgetSeconds) {
-    stepSeconds = Math.max(level.minStepSeconds, Math.floor(level.budgetSeconds / (lanes.length * steps.length)) - gracefulSeconds);
+    budgetStep = Math.max(level.minStepSeconds, Math.floor(level.budgetSeconds / (lanes.length * steps.length)) - level.gracefulSeconds);
   }
-  // Every step long enough for two iterations per VU.
-  stepSeconds = Math.max(stepSeconds, Math.ceil(iterationSeconds * 2));
-  stepSeconds = envInt('STEP_SECONDS', stepSeconds, { min: 1, max: 86400 });
 
   const scenarios = {};
   let start = 0;
+  let stepSeconds = 0;
   for (const lane of lanes) {
+    // A lane may know its iterations are longer than the scenario's estimate.
+    const iterationSeconds = lane.iterationSeconds || hints.iterationSeconds || 0;
+    const gracefulSeconds = Math.max(level.gracefulSeconds, Math.ceil(iterationSeconds * 1.5));
+    // Every step long enough for two iterations per VU (one at smoke).
+    stepSeconds = fixedStep || Math.max(budgetStep, Math.ceil(iterationSeconds * (level.minIterations || 2)));
     const model = lane.model || 'closed';
     for (const n of steps) {
       const step = stepTag(model, n);
@@ -93,8 +102,9 @@ function steppedPlan(lanes, level, hints) {
   return { scenarios, totalSeconds: start, stepSeconds, steps };
 }
 
-function mixPlan(lanes, level) {
-  const seconds = envSeconds('SOAK_DURATION', level.durationSeconds);
+function mixPlan(lanes, level, name) {
+  // SOAK_DURATION sets the soak level's length; the shorter levels keep theirs.
+  const seconds = name === 'soak' ? envSeconds('SOAK_DURATION', level.durationSeconds) : level.durationSeconds;
   const rate = envInt('SOAK_RATE', level.rate, { min: 1, max: 10000 });
   const scenarios = {};
   for (const lane of lanes) {
@@ -107,8 +117,8 @@ function mixPlan(lanes, level) {
       rate: laneRate,
       timeUnit: lane.timeUnit || '1s',
       duration: `${seconds}s`,
-      preAllocatedVUs: Math.min(inFlight, 100),
-      maxVUs: Math.min(inFlight * 4, 500),
+      preAllocatedVUs: lane.maxVUs || Math.min(inFlight, 100),
+      maxVUs: lane.maxVUs || Math.min(inFlight * 4, 500),
       gracefulStop: `${level.gracefulSeconds}s`,
       tags: { ...lane.tags, step: 'mix' },
     };
@@ -117,13 +127,20 @@ function mixPlan(lanes, level) {
   return { scenarios, totalSeconds: seconds + level.gracefulSeconds, stepSeconds: seconds, steps: ['mix'] };
 }
 
-// lanes: [{ name, exec, tags: { transport, tls, ... }, model?: 'open', rate?, iterationSeconds? }]
-// hints: { iterationSeconds } the expected length of one iteration under the
-//   chosen profile, so a step holds at least two and gracefulStop lets the last finish.
+// lanes: [{ name, exec, tags: { transport, tls, ... }, model?: 'open', iterationSeconds?,
+//          and in a mix: rate?, timeUnit?, maxVUs? }]
+// hints: { iterationSeconds, steps } the expected length of one iteration under
+//   the chosen profile (so a step holds at least two and gracefulStop lets the
+//   last one finish; a lane's own iterationSeconds wins), and the scenario's
+//   own concurrency steps when the level's do not suit it.
 // Soak-level mixes run every lane at once: that is the point of a mix.
+// hints.mix: run the lanes as a mix at every level (soak.js).
 export function plan(lanes, hints = {}, name = levelName()) {
   const level = LEVELS[name];
-  const built = level.kind === 'mix' ? mixPlan(lanes, level) : steppedPlan(lanes, level, hints);
+  let built;
+  if (level.kind === 'mix') built = mixPlan(lanes, level, name);
+  else if (hints.mix) built = mixPlan(lanes, MIX_AT[name], name);
+  else built = steppedPlan(lanes, level, hints);
   return { level: name, ...built };
 }
 

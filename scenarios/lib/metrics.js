@@ -19,6 +19,7 @@
 // scenario (see load.js); profile is test-wide (options.tags); operations add
 // payload, n, size, doc, cache, conn (cold/warm), op where they apply.
 import { check } from 'k6';
+import exec from 'k6/execution';
 import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
 
 export const TRANSPORTS = ['http-fresh', 'http-keepalive', 'http2', 'ws', 'grpc', 'grpc-fresh', 'grpc-stream', 'http-poll'];
@@ -47,10 +48,11 @@ export function recordOp({ ok, ms, tags = {}, checks, reason }) {
   if (passed && ms !== undefined && ms !== null) opDuration.add(ms, tags);
   if (!passed) {
     const why = reason || (checks ? Object.keys(checks).filter((k) => !checks[k]).join(', ') : 'failed');
-    const key = `${tags.transport || ''}:${why}`.slice(0, 200);
+    // Ports and counts vary between otherwise identical failures.
+    const key = `${tags.transport || ''}:${why}`.replace(/\d+/g, '#').slice(0, 200);
     if (!logged[key]) {
       logged[key] = true;
-      console.warn(`operation failed (${JSON.stringify(tags)}): ${why} [logged once per reason]`);
+      console.warn(`operation failed in ${exec.scenario.name} ${JSON.stringify(tags)}: ${why} [logged once per reason]`);
     }
   }
   return passed;

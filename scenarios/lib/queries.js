@@ -24,6 +24,15 @@ export const SERVER_STATS = 'query Stats { serverStats { rssBytes heapUsedBytes 
 
 export const bookId = (i) => `book-${i}`;
 
+// The i-th operation of a client (seed: e.g. the VU id): queries and mutations
+// alternate on varying books, the same on every transport (study 000).
+export function bookOperation(seed, i) {
+  const id = bookId(1 + ((seed * 7919 + i) % 1000));
+  return i % 2 === 0
+    ? { query: BOOK_QUERY, variables: { id }, validate: validateBook(id), tags: { op: 'query' } }
+    : { query: RATE_MUTATION, variables: { id, stars: 1 + (i % 5) }, validate: validateRating(id), tags: { op: 'mutation' } };
+}
+
 function checkBook(book, id, what = 'book') {
   if (!book) return `${what} is missing`;
   if (id !== undefined && book.id !== id) return `${what} has id ${book.id}, expected ${id}`;

@@ -22,19 +22,22 @@ export function transferSeconds(profile, bytes, direction = 'down') {
 
 // name: the key in thresholds.json and in result file names.
 // spec: {
-//   defaultProfile, lanes,
+//   defaultProfile, lanes, steps (the scenario's own concurrency steps, if any),
 //   iterationSeconds(profile) -> expected seconds of one iteration (sizes the steps),
-//   columns, notes(data) -> extra summary lines, options (merged into k6 options),
+//   laneSeconds(laneName, profile) -> the same per lane, when lanes differ a lot,
+//   columns, notes(data) -> extra summary lines, observe (more sub-metrics to report),
+//   options (merged into k6 options),
 //   setup(data) -> extra setup data (after the network profile is applied),
 //   beforeNetwork() -> setup data gathered before the profile applies (e.g. clock calibration),
-//   level (default LOAD fallback for this scenario) }
+//   level (default LOAD fallback for this scenario), mix (lanes at once, at constant arrival rates) }
 export function defineScenario(name, spec) {
   const profile = networkProfile(spec.defaultProfile);
   const iterationSeconds = spec.iterationSeconds ? spec.iterationSeconds(profile) : 0;
-  const plan = buildPlan(spec.lanes, { iterationSeconds }, levelFor(spec));
+  const lanes = spec.laneSeconds ? spec.lanes.map((l) => ({ ...l, iterationSeconds: spec.laneSeconds(l.name, profile) })) : spec.lanes;
+  const plan = buildPlan(lanes, { iterationSeconds, steps: spec.steps, mix: spec.mix }, levelFor(spec));
   const columns = spec.columns || DEFAULT_COLUMNS;
-  const rows = summaryRows(plan, spec.lanes);
-  const observers = observeKeys(rows, columns);
+  const rows = summaryRows(plan, lanes);
+  const observers = [...observeKeys(rows, columns), ...(spec.observe || [])];
   const options = {
     scenarios: plan.scenarios,
     thresholds: loadThresholds(name, profile.name, observers),

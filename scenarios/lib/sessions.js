@@ -14,14 +14,14 @@ export const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // Runs op(ws, i) one after another over one socket until the step is about to
 // end (the last operation's duration, doubled, no longer fits) or
-// MAX_OPS_PER_SESSION. If the socket breaks, a new one is opened and the loop
+// maxOps (at most MAX_OPS_PER_SESSION). If the socket breaks, a new one is opened and the loop
 // resumes (counted in reconnects; recovery_duration when `recover` is set),
-// at most `maxReconnects` times. op returns { ok, ms }.
-export async function wsSession({ tls, tags, op, maxReconnects = 0, recover = false }) {
+// at most `maxReconnects` times. op returns { ok, ms, done } (done: stop now).
+export async function wsSession({ tls, tags, op, maxReconnects = 0, recover = false, maxOps = MAX_OPS_PER_SESSION }) {
   let ws = null;
   let lastMs = 0;
   let opened = 0;
-  for (let i = 0; i < MAX_OPS_PER_SESSION; i++) {
+  for (let i = 0; i < Math.min(maxOps, MAX_OPS_PER_SESSION); i++) {
     if (remainingMs() < Math.max(2 * lastMs, 50)) break;
     if (!ws || !ws.isOpen) {
       if (opened > maxReconnects) break;
@@ -42,6 +42,7 @@ export async function wsSession({ tls, tags, op, maxReconnects = 0, recover = fa
       }
     }
     const r = await op(ws, i);
+    if (r.done) break;
     if (recover) trackRecovery(`ws:${tags.tls}`, r.ok, tags);
     if (r.ms) lastMs = r.ms;
   }

@@ -24,6 +24,7 @@ export const cellKey = (metric, tags) => `${metric}{${tagText(tags)}}`;
 export function summaryRows(plan, lanes) {
   const rows = [];
   for (const [name, sc] of Object.entries(plan.scenarios)) {
+    if (!sc.tags.transport) continue; // helpers such as soak's memory sampler
     const lane = lanes.find((l) => l.exec === sc.exec && name.startsWith(`${l.name}_`));
     const dims = (lane && lane.dims) || [{}];
     const label = [sc.tags.transport, `tls=${sc.tags.tls}`, sc.tags.variant].filter(Boolean).join(' ');
@@ -43,6 +44,7 @@ export function observeKeys(rows, columns = DEFAULT_COLUMNS) {
 function fmt(v, unit) {
   if (v === undefined || v === null || Number.isNaN(v)) return '-';
   if (unit === '%') return `${(v * 100).toFixed(1)}%`;
+  if (unit === 'x') return `${v.toFixed(2)}x`;
   if (unit === 'ms') return v >= 100 ? `${v.toFixed(0)}ms` : `${v.toFixed(1)}ms`;
   return String(Math.round(v));
 }
@@ -56,6 +58,9 @@ function isEmpty(m) {
   return false;
 }
 
+// A statistic of a sub-metric; 'total' is a Rate's number of samples.
+const statOf = (m, stat) => (stat === 'total' ? m.values.passes + m.values.fails : m.values[stat]);
+
 const pad = (s, n) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 
 export function table(data, rows, columns = DEFAULT_COLUMNS) {
@@ -64,7 +69,7 @@ export function table(data, rows, columns = DEFAULT_COLUMNS) {
     .map((row) => {
       const cells = columns.map((c) => {
         const m = data.metrics[cellKey(c.metric, { ...row.tags, ...(c.tags || {}) })];
-        return fmt(isEmpty(m) ? null : m.values[c.stat], c.unit);
+        return fmt(isEmpty(m) ? null : statOf(m, c.stat), c.unit);
       });
       return [row.label, row.step, ...cells];
     })

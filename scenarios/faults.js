@@ -1,0 +1,94 @@
+/*
+ * Faults: every transport under a fault profile.
+ * The study-000 query/mutation over HTTP/1.1 keep-alive, HTTP/2 (TLS), one
+ * graphql-ws socket per VU, and gRPC GetBook on a warm channel, while the
+ * profile breaks connections. Clients recover as real ones do: HTTP opens a
+ * new connection on the next request, the WebSocket client reconnects and
+ * resumes its operations, the gRPC channel is dropped and connected again.
+ * Every connection carries CONN_OPS operations (default 5; one iteration),
+ * then closes, as mobile clients lose and reopen connections: faults that hit
+ * new connections (flaky, stall, truncate) keep hitting. Every operation has a
+ * FAULT_TIMEOUT_MS deadline (default 5000), so a stalled connection fails an
+ * operation instead of the test; the run ends normally and failures are
+ * counted in op_failed.
+ * Servers: the GraphQL and gRPC servers behind Toxiproxy.
+ * Default profile: 4g+flaky (10 % of new connections reset by the peer);
+ * try 3g+stall, lte+truncate, 4g+jitter.
+ * Look at: op_failed per lane (success rate), recovery_duration (first failure
+ * -> next success on the same VU), reconnects.
+ *
+ *   npx k6pack up && k6 run scenarios/faults.js
+ *   k6 run -e PROFILE=3g+stall scenarios/faults.js
+ */
+import exec from 'k6/execution';
+import { envInt } from './lib/config.js';
+import { Channel, newClient } from './lib/grpc.js';
+import { graphqlHttp } from './lib/http.js';
+import { trackRecovery } from './lib/metrics.js';
+import { bookId, bookOperation } from './lib/queries.js';
+import { defineScenario, rttOf } from './lib/scenario.js';
+import { wsSession } from './lib/sessions.js';
+import { DEFAULT_COLUMNS } from './lib/summary.js';
+
+const TIMEOUT_MS = envInt('FAULT_TIMEOUT_MS', 5000, { min: 100, max: 600000 });
+const CONN_OPS = envInt('CONN_OPS', 5, { min: 1, max: 10000 });
+
+const lanes = [
+  { name: 'http_keepalive', exec: 'httpKeepalive', tags: { transport: 'http-keepalive', tls: 'false' } },
+  { name: 'http2', exec: 'http2', tags: { transport: 'http2', tls: 'true' } },
+  { name: 'ws', exec: 'ws', tags: { transport: 'ws', tls: 'false' } },
+  { name: 'grpc', exec: 'grpc', tags: { transport: 'grpc', tls: 'false' } },
+];
+
+const s = defineScenario('faults', {
+  defaultProfile: '4g+flaky',
+  lanes,
+  // One connection's life (an operation that times out at a step's end is cut by gracefulStop).
+  iterationSeconds: (profile) => ((CONN_OPS + 3) * rttOf(profile)) / 1000 + 0.5,
+  // HTTP connections (HTTP/2 included) close at the end of each iteration.
+  options: { noVUConnectionReuse: true },
+  columns: [
+    ...DEFAULT_COLUMNS.filter((c) => c.title !== 'server p50'),
+    { title: 'recovery p50', metric: 'recovery_duration', stat: 'med', unit: 'ms' },
+    { title: 'recovery max', metric: 'recovery_duration', stat: 'max', unit: 'ms' },
+    { title: 'reconnects', metric: 'reconnects', stat: 'count', unit: '' },
+  ],
+});
+export const options = s.options;
+export const setup = s.setup;
+export const teardown = s.teardown;
+export const handleSummary = s.handleSummary;
+
+const operation = (i) => bookOperation(exec.vu.idInTest, i);
+
+function httpLane(transport, tls) {
+  for (let i = 0; i < CONN_OPS; i++) {
+    const r = graphqlHttp({ transport, tls, timeout: `${TIMEOUT_MS}ms`, ...operation(exec.vu.iterationInScenario * CONN_OPS + i) });
+    trackRecovery(transport, r.ok);
+  }
+}
+
+export const httpKeepalive = () => httpLane('http-keepalive', false);
+export const http2 = () => httpLane('http2', true);
+
+export function ws() {
+  return wsSession({
+    tls: false,
+    tags: {},
+    recover: true,
+    maxOps: CONN_OPS,
+    maxReconnects: CONN_OPS,
+    op: (socket, i) => socket.execute({ ...operation(exec.vu.iterationInScenario * CONN_OPS + i), timeoutMs: TIMEOUT_MS }),
+  });
+}
+
+const channel = new Channel(newClient());
+
+export function grpc() {
+  for (let i = 0; i < CONN_OPS; i++) {
+    const id = bookId(1 + ((exec.vu.idInTest * 7919 + exec.vu.iterationInScenario * CONN_OPS + i) % 1000));
+    const r = channel.call('GetBook', { id }, { validate: (b) => (b && b.id === id ? null : `GetBook answered ${b && b.id}`), timeout: `${TIMEOUT_MS}ms` });
+    trackRecovery('grpc', r.ok);
+  }
+  channel.close();
+}

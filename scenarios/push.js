@@ -1,0 +1,187 @@
+/*
+ * Push: latency and throughput of server-sent events.
+ *   ws           a graphql-ws subscription events(count, intervalMs, size)
+ *   grpc-stream  books.v1.Books/StreamEvents on a warm channel
+ *   http-poll    GraphQL over HTTP keep-alive, polled every POLL_INTERVAL_MS
+ * Events are produced every PUSH_INTERVAL_MS (default 100) with PUSH_SIZE bytes
+ * (default 100); a subscription lasts until its step is about to end.
+ * push_latency = client receive time - the event's server send time (sentAt):
+ * the servers and k6 share one clock (the pack only loads loopback). Polling has
+ * no event log to read, so its events are a schedule (one every
+ * PUSH_INTERVAL_MS from the poll loop's start) and a poll sees every event due by
+ * the server's time when it answered (serverStats.uptimeSeconds, set against
+ * the wall clock once in setup(), before the profile applies).
+ * Servers: the GraphQL server (ws, HTTP) and the gRPC server behind Toxiproxy.
+ * Default profile: 4g.
+ * Look at: push_latency p50/p95 per lane (model: a push costs half an RTT plus
+ * the transfer; a poll adds POLL_INTERVAL_MS / 2 on average), events/s under the table.
+ *
+ *   npx k6pack up && k6 run scenarios/push.js
+ *   k6 run -e PUSH_INTERVAL_MS=10 -e LOAD=full scenarios/push.js
+ */
+import http from 'k6/http';
+import { sleep } from 'k6';
+import { envInt, graphqlOrigin } from './lib/config.js';
+import { LIMITS } from './lib/defaults.js';
+import { Channel, newClient, serverStream } from './lib/grpc.js';
+import { graphqlHttp } from './lib/http.js';
+import { remainingMs } from './lib/load.js';
+import { pushEvents, pushLatency, recordOp } from './lib/metrics.js';
+import { clearNetwork } from './lib/network.js';
+import { EVENTS_SUBSCRIPTION, SERVER_STATS } from './lib/queries.js';
+import { defineScenario, rttOf } from './lib/scenario.js';
+import { pause, wsSession } from './lib/sessions.js';
+
+const INTERVAL_MS = envInt('PUSH_INTERVAL_MS', 100, { min: LIMITS.MIN_EVENT_INTERVAL_MS, max: 60000 });
+const SIZE = envInt('PUSH_SIZE', 100, { min: 0, max: 1024 * 1024 });
+const POLL_MS = envInt('POLL_INTERVAL_MS', 500, { min: 10, max: 60000 });
+
+const lanes = [
+  { name: 'ws', exec: 'ws', tags: { transport: 'ws', tls: 'false' } },
+  { name: 'grpc_stream', exec: 'grpcStream', tags: { transport: 'grpc-stream', tls: 'false' } },
+  { name: 'http_poll', exec: 'httpPoll', tags: { transport: 'http-poll', tls: 'false' } },
+];
+
+const s = defineScenario('push', {
+  defaultProfile: '4g',
+  lanes,
+  // A subscription fills its step; this only keeps the step long enough for set-up and a few events.
+  iterationSeconds: (profile) => (4 * rttOf(profile) + 5 * Math.max(INTERVAL_MS, POLL_MS)) / 1000,
+  columns: [
+    { title: 'subscriptions', metric: 'op_failed', stat: 'total', unit: '' },
+    { title: 'failed', metric: 'op_failed', stat: 'rate', unit: '%' },
+    { title: 'events', metric: 'push_events', stat: 'count', unit: '' },
+    { title: 'latency p50', metric: 'push_latency', stat: 'med', unit: 'ms' },
+    { title: 'latency p95', metric: 'push_latency', stat: 'p(95)', unit: 'ms' },
+    { title: 'poll p50', metric: 'op_duration', stat: 'med', unit: 'ms' },
+  ],
+  notes: rateNotes,
+  beforeNetwork: () => ({ serverStartMs: calibrateServerClock() }),
+});
+export const options = s.options;
+export const setup = s.setup;
+export const teardown = s.teardown;
+export const handleSummary = s.handleSummary;
+
+// The GraphQL server's start as wall-clock ms, from /healthz uptime: the sample
+// with the shortest round trip, taken midway (error below half that round trip).
+function calibrateServerClock() {
+  clearNetwork();
+  let best = null;
+  for (let i = 0; i < 5; i++) {
+    const t0 = Date.now();
+    const res = http.get(`${graphqlOrigin()}/healthz`, { tags: { name: 'healthz' }, timeout: '5s' });
+    const t1 = Date.now();
+    if (res.status !== 200) throw new Error(`GET /healthz answered ${res.status}: start the stack with \`npx k6pack up\``);
+    const start = (t0 + t1) / 2 - res.json('uptimeSeconds') * 1000;
+    if (!best || t1 - t0 < best.rtt) best = { rtt: t1 - t0, start };
+  }
+  return best.start;
+}
+
+// Events that fit before the step ends (bounded by the server's limit).
+function eventCount(setupMs) {
+  return Math.min(LIMITS.MAX_EVENTS, Math.floor((remainingMs() - setupMs) / INTERVAL_MS));
+}
+
+// Checks one stream of events: seq runs 1..count, every event arrives.
+function recordStream(kind, expected, received, lastSeq, error) {
+  const ok = !error && received === expected && lastSeq === expected;
+  recordOp({
+    ok,
+    checks: { [`${kind} ended without error`]: !error, [`${kind} delivered every event in order`]: received === expected && lastSeq === expected },
+    reason: error || `expected ${expected} events in order, got ${received} (last seq ${lastSeq})`,
+  });
+}
+
+function onEvent(state, event, receivedAt) {
+  state.received += 1;
+  if (event.seq === state.lastSeq + 1) state.lastSeq = event.seq;
+  pushLatency.add(receivedAt - event.sentAt);
+  pushEvents.add(1);
+}
+
+// Too close to the step's end for another subscription: wait it out instead of spinning.
+function idle() {
+  sleep(Math.max(0, Math.min(remainingMs(), 5000)) / 1000 + 0.05);
+}
+
+export function ws() {
+  const setupMs = 4 * rttOf(s.profile) + 500;
+  if (eventCount(setupMs) < 1) return idle();
+  return wsSession({
+    tls: false,
+    tags: {},
+    op: async (socket) => {
+      const count = eventCount(setupMs - 2 * rttOf(s.profile));
+      if (count < 1) return { ok: true, done: true };
+      const state = { received: 0, lastSeq: 0 };
+      let error = null;
+      try {
+        await socket.subscribe({
+          query: EVENTS_SUBSCRIPTION,
+          variables: { count, intervalMs: INTERVAL_MS, size: SIZE },
+          onNext: (payload, at) => {
+            if (payload.errors) error = `GraphQL errors: ${JSON.stringify(payload.errors).slice(0, 200)}`;
+            else onEvent(state, payload.data.events, at);
+          },
+          timeoutMs: count * INTERVAL_MS + 30000,
+        });
+      } catch (err) {
+        error = String(err.message || err);
+      }
+      recordStream('subscription', count, state.received, state.lastSeq, error);
+      return { ok: !error };
+    },
+  });
+}
+
+const channel = new Channel(newClient());
+
+export async function grpcStream() {
+  const setupMs = 3 * rttOf(s.profile) + 500;
+  const count = eventCount(setupMs);
+  if (count < 1) return idle();
+  const state = { received: 0, lastSeq: 0 };
+  const r = await serverStream(channel, 'StreamEvents', { count, intervalMs: INTERVAL_MS, size: SIZE }, {
+    onData: (msg, at) => onEvent(state, { seq: msg.seq, sentAt: msg.sentAt }, at),
+    timeout: `${count * INTERVAL_MS + 30000}ms`,
+  });
+  recordStream('stream', count, state.received, state.lastSeq, r.error);
+  if (r.error) channel.reset();
+  return undefined;
+}
+
+// Polls until the step is about to end; each poll learns the events due by the
+// server's clock at the time it answered.
+export async function httpPoll(data) {
+  if (remainingMs() < POLL_MS + 2 * rttOf(s.profile)) return idle();
+  const start = Date.now();
+  let seen = 0;
+  for (let i = 0; i < 100000 && remainingMs() > POLL_MS + 2 * rttOf(s.profile); i++) {
+    const r = graphqlHttp({ transport: 'http-keepalive', query: SERVER_STATS, validate: (d) => (d && d.serverStats ? null : 'no serverStats') });
+    const receivedAt = Date.now();
+    if (r.ok) {
+      const serverNow = data.serverStartMs + r.data.serverStats.uptimeSeconds * 1000;
+      const due = Math.floor((serverNow - start) / INTERVAL_MS);
+      for (let k = seen + 1; k <= due; k++) {
+        pushLatency.add(receivedAt - (start + k * INTERVAL_MS));
+        pushEvents.add(1);
+      }
+      seen = Math.max(seen, due);
+    }
+    await pause(POLL_MS);
+  }
+  return undefined;
+}
+
+// Events per second per lane and step (push_events / the step's duration).
+function rateNotes(data) {
+  const lines = ['', `events/s (every ${INTERVAL_MS} ms per subscriber, ${SIZE} B each; polling every ${POLL_MS} ms):`];
+  for (const [name, sc] of Object.entries(s.plan.scenarios)) {
+    const m = data.metrics[`push_events{scenario:${name}}`];
+    const seconds = parseFloat(sc.duration);
+    if (m) lines.push(`  ${name}: ${(m.values.count / seconds).toFixed(1)}`);
+  }
+  return lines;
+}

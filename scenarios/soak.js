@@ -1,0 +1,153 @@
+/*
+ * Soak: every transport at once, at constant arrival rates, for the nightly run.
+ * HTTP/1.1 keep-alive, HTTP/2 (TLS) and gRPC GetBook run the study-000
+ * operations at SOAK_RATE iterations/s each (default 2); WebSocket sessions
+ * (a socket, WS_SOAK_OPS operations, close) arrive at the same rate. An open
+ * model: when the servers slow down, iterations queue in more VUs, and what
+ * cannot start is counted in dropped_iterations.
+ * Memory: every SAMPLE_SECONDS the GraphQL server (/healthz) and the gRPC
+ * server (Stats) report their RSS and heap (server_rss_bytes,
+ * server_heap_bytes{server:graphql|grpc}); server_rss_growth is the RSS growth
+ * over the first sample after warm-up (the first 20 % of the run), as a
+ * fraction, so a leak fails a threshold. Drift: operations are tagged
+ * part:first|middle|last (quarters of the run); op_drift is each late
+ * operation's duration over its VU's own first-quarter median, so op_drift
+ * p50 > 1 means the run got slower.
+ * Servers: the GraphQL and gRPC servers behind Toxiproxy.
+ * Default profile: lte. Default load: soak (SOAK_DURATION, default 1h).
+ *
+ *   npx k6pack up && k6 run scenarios/soak.js
+ *   k6 run -e SOAK_DURATION=15m -e SOAK_RATE=10 scenarios/soak.js
+ */
+import exec from 'k6/execution';
+import http from 'k6/http';
+import { envInt, graphqlOrigin } from './lib/config.js';
+import { Channel, newClient } from './lib/grpc.js';
+import { graphqlHttp } from './lib/http.js';
+import { byLevel, progress } from './lib/load.js';
+import { opDrift, recordOp, serverHeap, serverRss, serverRssGrowth } from './lib/metrics.js';
+import { bookId, bookOperation } from './lib/queries.js';
+import { defineScenario, rttOf } from './lib/scenario.js';
+import { wsSession } from './lib/sessions.js';
+import { DEFAULT_COLUMNS } from './lib/summary.js';
+
+const WS_OPS = envInt('WS_SOAK_OPS', 5, { min: 1, max: 1000 });
+const SAMPLE_SECONDS = envInt('SAMPLE_SECONDS', byLevel({ smoke: 1, ci: 5, full: 15 }, 30), { min: 1, max: 3600 });
+const WARMUP = 0.2;
+
+const parts = [{ part: 'first' }, { part: 'last' }];
+const lanes = [
+  { name: 'http_keepalive', exec: 'httpKeepalive', tags: { transport: 'http-keepalive', tls: 'false' }, dims: parts },
+  { name: 'http2', exec: 'http2', tags: { transport: 'http2', tls: 'true' }, dims: parts },
+  { name: 'ws', exec: 'ws', tags: { transport: 'ws', tls: 'false' }, dims: parts },
+  { name: 'grpc', exec: 'grpc', tags: { transport: 'grpc', tls: 'false' }, dims: parts },
+  // One VU, so the baseline it keeps is the run's.
+  { name: 'memory', exec: 'sampleMemory', tags: {}, rate: 1, timeUnit: `${SAMPLE_SECONDS}s`, maxVUs: 1 },
+];
+
+const s = defineScenario('soak', {
+  defaultProfile: 'lte',
+  level: 'soak',
+  mix: true,
+  lanes,
+  laneSeconds: (name, profile) => ((name === 'ws' ? WS_OPS + 3 : 2) * rttOf(profile)) / 1000 + 0.1,
+  columns: [
+    ...DEFAULT_COLUMNS.filter((c) => c.title !== 'server p50'),
+    { title: 'drift p50', metric: 'op_drift', stat: 'med', unit: 'x' },
+  ],
+  notes: memoryNotes,
+  observe: ['graphql', 'grpc'].flatMap((server) => [`server_rss_bytes{server:${server}}`, `server_rss_growth{server:${server}}`, `server_heap_bytes{server:${server}}`]),
+});
+export const options = s.options;
+export const setup = s.setup;
+export const teardown = s.teardown;
+export const handleSummary = s.handleSummary;
+
+const partNow = () => {
+  const p = progress();
+  return p < 0.25 ? 'first' : p >= 0.75 ? 'last' : 'middle';
+};
+
+// Per VU and lane: first-quarter durations (bounded), then each late operation's drift.
+const firstPart = {};
+function drift(lane, part, r) {
+  if (!r.ok || !r.ms) return;
+  const list = (firstPart[lane] = firstPart[lane] || []);
+  if (part === 'first' && list.length < 500) list.push(r.ms);
+  if (part === 'last' && list.length >= 3) {
+    if (!list.sorted) {
+      list.sort((a, b) => a - b);
+      list.sorted = true;
+    }
+    const median = list[Math.floor(list.length / 2)];
+    if (median > 0) opDrift.add(r.ms / median, { part });
+  }
+}
+
+function httpLane(transport, tls) {
+  const part = partNow();
+  const op = bookOperation(exec.vu.idInTest, exec.scenario.iterationInTest);
+  const r = graphqlHttp({ transport, tls, ...op, tags: { ...op.tags, part } });
+  drift(transport, part, r);
+}
+
+export const httpKeepalive = () => httpLane('http-keepalive', false);
+export const http2 = () => httpLane('http2', true);
+
+export function ws() {
+  return wsSession({
+    tls: false,
+    tags: {},
+    maxOps: WS_OPS,
+    op: async (socket, i) => {
+      const part = partNow();
+      const op = bookOperation(exec.vu.idInTest, exec.scenario.iterationInTest * WS_OPS + i);
+      const r = await socket.execute({ ...op, tags: { ...op.tags, part } });
+      drift('ws', part, r);
+      return r;
+    },
+  });
+}
+
+const channel = new Channel(newClient());
+
+export function grpc() {
+  const part = partNow();
+  const id = bookId(1 + (exec.scenario.iterationInTest % 1000));
+  const r = channel.call('GetBook', { id }, { validate: (b) => (b && b.id === id ? null : `GetBook answered ${b && b.id}`), tags: { part } });
+  drift('grpc', part, r);
+}
+
+// ---- memory ----
+
+const statsChannel = new Channel(newClient());
+const baseline = {};
+
+function sample(server, rss, heap) {
+  serverRss.add(rss, { server });
+  serverHeap.add(heap, { server });
+  if (progress() < WARMUP) return;
+  if (baseline[server] === undefined) baseline[server] = rss;
+  serverRssGrowth.add((rss - baseline[server]) / baseline[server], { server });
+}
+
+export function sampleMemory() {
+  const res = http.get(`${graphqlOrigin()}/healthz`, { tags: { name: 'healthz' }, timeout: '10s' });
+  const okG = res.status === 200;
+  recordOp({ ok: okG, tags: { probe: 'memory', server: 'graphql' }, checks: { 'healthz 200': okG }, reason: `GET /healthz answered ${res.status}` });
+  if (okG) sample('graphql', res.json('rssBytes'), res.json('heapUsedBytes'));
+  const r = statsChannel.call('Stats', {}, { record: false, tags: { probe: 'memory', server: 'grpc' } });
+  if (r.ok) sample('grpc', Number(r.message.rssBytes), Number(r.message.heapUsedBytes));
+}
+
+function memoryNotes(data) {
+  const lines = ['', 'server memory (last sample, growth since warm-up):'];
+  for (const server of ['graphql', 'grpc']) {
+    const rss = data.metrics[`server_rss_bytes{server:${server}}`];
+    const growth = data.metrics[`server_rss_growth{server:${server}}`];
+    const mb = rss ? `${(rss.values.value / 1048576).toFixed(1)} MB` : '-';
+    const g = growth && growth.values.count ? `${(growth.values.max * 100).toFixed(1)}% max` : '-';
+    lines.push(`  ${server}: rss ${mb}, growth ${g}`);
+  }
+  return lines;
+}
