@@ -66,7 +66,8 @@ program
   .addHelpText(
     'after',
     `
-Installs the tools if missing. If the stack already runs, says so and applies --profile.
+Installs the tools if missing. If the stack already runs, says so and applies
+--profile; if one of its processes died, restarts the stack.
 
 Examples:
   $ npx k6pack up
@@ -104,10 +105,10 @@ program
   .addHelpText(
     'after',
     `
-k6 gets the targets, PROFILE and LOAD as -e variables; the profile's toxics
-are applied before and removed after each k6 run (toxics found on a running
-stack are put back at the end). The exit code is k6's
-(99: a threshold failed); with several profiles, the first non-zero one.
+k6 gets the targets, PROFILE and LOAD as -e variables. Each profile's toxics
+are applied before its k6 run and removed after it; toxics found on a running
+stack are put back at the end. The exit code is k6's (99: a threshold failed);
+with several profiles, the first non-zero one.
 Ctrl-C stops k6 gracefully (teardown runs), removes the toxics and stops what
 this command started.
 
