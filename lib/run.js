@@ -120,7 +120,9 @@ export async function runScenario(scenario, { profile, load, k6Args = [] }, { ru
       out(`== ${scenario}, ${name}${load ? `, load ${load}` : ''}${toxics}`);
       const env = { ...targets, PROFILE: prof?.name, LOAD: load };
       const c = await runK6Forwarding(k6, k6RunArgs(script, { env, args: k6Args }), trap);
-      if (prof) await stack.toxiproxy.reset();
+      // Always: k6 skips teardown() on a second Ctrl-C or a kill, and a scenario's
+      // own default profile must not outlive its run.
+      await stack.toxiproxy.reset();
       out(`== ${scenario}, ${name}: k6 exited ${c}`);
       if (c !== 0 && code === 0) code = c;
       // A failed threshold is a result, so the other profiles still run; any other failure stops.

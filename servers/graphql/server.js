@@ -57,11 +57,17 @@ function listen(server, { port, host, label, envVar }) {
   });
 }
 
+export const KEEP_ALIVE_MS = 65_000;
+
 export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0, tls, responseCache = false } = {}) {
   const { cert, key } = tls ?? (await loadTlsMaterial());
   const schema = createSchema();
-  const httpServer = http.createServer();
+  // Node closes an idle kept-alive connection after 5 s by default; a scenario
+  // with think time would then silently measure fresh connections in its
+  // keep-alive lane. 65 s outlasts any pause the scenarios make.
+  const httpServer = http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS });
   const tlsServer = http2.createSecureServer({ cert, key, allowHTTP1: true });
+  tlsServer.keepAliveTimeout = KEEP_ALIVE_MS; // the HTTP/1.1 fallback on the TLS port
   const ws = createWebSocketEndpoint({ schema, validationRules: extraValidationRules });
 
   const apollo = new ApolloServer({
