@@ -21,6 +21,7 @@ import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { PAYLOAD_QUERY, validateGrpcPayload, validatePayload } from './lib/queries.js';
 import { defineScenario, rttOf, transferSeconds } from './lib/scenario.js';
+import { DEFAULT_COLUMNS } from './lib/summary.js';
 
 const TLS = envBool('TLS', false);
 const SMALL = 100;
@@ -44,6 +45,7 @@ const lanes = [
 const s = defineScenario('grpc-vs-graphql', {
   defaultProfile: 'lan',
   lanes,
+  columns: [...DEFAULT_COLUMNS, { title: 'grpc connect p50', metric: 'setup_duration', tags: { phase: 'grpc_connect' }, stat: 'med', unit: 'ms', laneOnly: true }],
   // Worst lane: two calls on new connections (3 RTT each over TLS) and the big transfer.
   iterationSeconds: (profile) => (6 * rttOf(profile)) / 1000 + transferSeconds(profile, BIG) + 0.2,
 });

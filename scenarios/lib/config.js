@@ -9,6 +9,9 @@ import { TARGET_DEFAULTS } from './defaults.js';
 
 export class ConfigError extends Error {}
 
+// k6's __ENV; in Node (tests import the pure parts of the library) process.env.
+export const ENV = typeof __ENV !== 'undefined' ? __ENV : globalThis.process ? globalThis.process.env : {};
+
 const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|\[?::1\]?)$/i;
 
 // 'http://127.0.0.1:14000/graphql' -> '127.0.0.1'; '127.0.0.1:15051' -> '127.0.0.1'.
@@ -22,7 +25,7 @@ export function isLoopback(target) {
 }
 
 // The targets, each checked: { TOXIPROXY_URL, GRAPHQL_HTTP_URL, ..., GRPC_TLS_ADDR }.
-export function resolveTargets(env = __ENV) {
+export function resolveTargets(env = ENV) {
   const allowRemote = env.ALLOW_REMOTE_TARGET === '1';
   const out = {};
   for (const [name, fallback] of Object.entries(TARGET_DEFAULTS)) {
@@ -44,7 +47,7 @@ export const graphqlOrigin = (url = TARGETS.GRAPHQL_HTTP_URL) => url.replace(/\/
 
 // An integer from -e NAME=..., within [min, max]; a bad value stops the test with a sentence.
 export function envInt(name, fallback, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}) {
-  const raw = __ENV[name];
+  const raw = ENV[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) {
@@ -55,7 +58,7 @@ export function envInt(name, fallback, { min = 0, max = Number.MAX_SAFE_INTEGER 
 
 // A comma-separated list of integers, e.g. NS=100,1000.
 export function envIntList(name, fallback, bounds) {
-  const raw = __ENV[name];
+  const raw = ENV[name];
   if (raw === undefined || raw === '') return fallback;
   return raw.split(',').map((part, i) => {
     const n = Number(part.trim());
@@ -69,7 +72,7 @@ export function envIntList(name, fallback, bounds) {
 
 // A duration in seconds from '90', '90s', '15m' or '1h'.
 export function envSeconds(name, fallback) {
-  const raw = __ENV[name];
+  const raw = ENV[name];
   if (raw === undefined || raw === '') return fallback;
   const m = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(String(raw).trim());
   if (!m) throw new ConfigError(`${name}=${raw} must be a duration such as 90s, 15m or 1h`);
@@ -78,7 +81,7 @@ export function envSeconds(name, fallback) {
 
 // true/false from -e NAME=true|false|1|0.
 export function envBool(name, fallback) {
-  const raw = __ENV[name];
+  const raw = ENV[name];
   if (raw === undefined || raw === '') return fallback;
   if (/^(1|true|yes)$/i.test(raw)) return true;
   if (/^(0|false|no)$/i.test(raw)) return false;

@@ -19,9 +19,9 @@ export const LEVELS = {
   // What tests use: seconds, one VU.
   smoke: { kind: 'stepped', steps: [1], stepSeconds: 3, gracefulSeconds: 1, minIterations: 1 },
   // The PR gate: each scenario about a minute in total (stepSeconds comes from the budget).
-  ci: { kind: 'stepped', steps: [1, 4], budgetSeconds: 60, gracefulSeconds: 1, minStepSeconds: 2 },
+  ci: { kind: 'stepped', steps: [1, 4], budgetSeconds: 60, gracefulSeconds: 1, minStepSeconds: 2, minIterations: 1 },
   // The study: 1 -> 10 -> 50 -> 200 VUs (or connections), held long enough per step to measure.
-  full: { kind: 'stepped', steps: [1, 10, 50, 200], stepSeconds: 30, gracefulSeconds: 10 },
+  full: { kind: 'stepped', steps: [1, 10, 50, 200], stepSeconds: 30, gracefulSeconds: 10, minIterations: 2 },
   // Nightly: a constant-arrival-rate mix of every lane.
   soak: { kind: 'mix', durationSeconds: 3600, rate: 2, gracefulSeconds: 30 },
 };
@@ -56,10 +56,8 @@ const DURATIONS = {};
 function steppedPlan(lanes, level, hints) {
   const steps = envIntList('STEPS', hints.steps || level.steps, { min: 1, max: 5000 });
   const fixedStep = envInt('STEP_SECONDS', 0, { min: 0, max: 86400 });
-  let budgetStep = level.stepSeconds;
-  if (level.budgetSeconds) {
-    budgetStep = Math.max(level.minStepSeconds, Math.floor(level.budgetSeconds / (lanes.length * steps.length)) - level.gracefulSeconds);
-  }
+  // ci: the scenario's budget split evenly over its lanes and steps.
+  const slot = level.budgetSeconds ? Math.floor(level.budgetSeconds / (lanes.length * steps.length)) : 0;
 
   const scenarios = {};
   let start = 0;
@@ -68,8 +66,9 @@ function steppedPlan(lanes, level, hints) {
     // A lane may know its iterations are longer than the scenario's estimate.
     const iterationSeconds = lane.iterationSeconds || hints.iterationSeconds || 0;
     const gracefulSeconds = Math.max(level.gracefulSeconds, Math.ceil(iterationSeconds * 1.5));
-    // Every step long enough for two iterations per VU (one at smoke).
-    stepSeconds = fixedStep || Math.max(budgetStep, Math.ceil(iterationSeconds * (level.minIterations || 2)));
+    const levelStep = slot ? Math.max(level.minStepSeconds, slot - gracefulSeconds) : level.stepSeconds;
+    // Every step long enough for minIterations iterations per VU.
+    stepSeconds = fixedStep || Math.max(levelStep, Math.ceil(iterationSeconds * level.minIterations));
     const model = lane.model || 'closed';
     for (const n of steps) {
       const step = stepTag(model, n);

@@ -37,7 +37,7 @@ export function defineScenario(name, spec) {
   const plan = buildPlan(lanes, { iterationSeconds, steps: spec.steps, mix: spec.mix }, levelFor(spec));
   const columns = spec.columns || DEFAULT_COLUMNS;
   const rows = summaryRows(plan, lanes);
-  const observers = [...observeKeys(rows, columns), ...(spec.observe || [])];
+  const observers = [...observeKeys(rows, columns), ...laneKeys(plan), ...(spec.observe || [])];
   const options = {
     scenarios: plan.scenarios,
     thresholds: loadThresholds(name, profile.name, observers),
@@ -73,6 +73,19 @@ export function defineScenario(name, spec) {
   });
 
   return { profile, plan, options, setup, teardown, handleSummary, rows };
+}
+
+// Every lane at every step, and every transport, whatever the rows show: the
+// summary JSON always has op_duration/op_failed{scenario:<lane>_<step>} and
+// op_duration/op_failed{transport:<t>,tls:<bool>}.
+function laneKeys(plan) {
+  const keys = [];
+  for (const [name, sc] of Object.entries(plan.scenarios)) {
+    if (!sc.tags.transport) continue;
+    const { transport, tls } = sc.tags;
+    for (const metric of ['op_duration', 'op_failed']) keys.push(`${metric}{scenario:${name}}`, `${metric}{transport:${transport},tls:${tls}}`);
+  }
+  return [...new Set(keys)];
 }
 
 function levelFor(spec) {

@@ -1,7 +1,7 @@
 // The end-of-test summary: a short table per lane and step on the terminal,
-// and the machine-readable files beside it (k6's summary data as JSON, and
-// JUnit XML with one test case per threshold) in RESULTS_DIR (default
-// results/, RESULTS_DIR=none writes no files).
+// and, with -e RESULTS_DIR=<an existing directory>, the machine-readable files
+// beside it: <scenario>-<profile>.json (k6's summary data) and
+// <scenario>-<profile>.junit.xml (one test case per threshold).
 //
 // Rows and columns come from the scenario: a row is one k6 scenario (a lane at
 // one step) and optionally one value of a tag (n:1000, payload:big, ...); a
@@ -19,6 +19,8 @@ export const DEFAULT_COLUMNS = [
 
 const tagText = (tags) => Object.entries(tags).map(([k, v]) => `${k}:${v}`).join(',');
 export const cellKey = (metric, tags) => `${metric}{${tagText(tags)}}`;
+// A column with laneOnly: true ignores the row's dims (set-up is per lane, not per payload).
+const cellKeyOf = (row, c) => cellKey(c.metric, { ...(c.laneOnly ? { scenario: row.tags.scenario } : row.tags), ...(c.tags || {}) });
 
 // Rows for a plan: every k6 scenario x every dim of its lane.
 export function summaryRows(plan, lanes) {
@@ -37,7 +39,7 @@ export function summaryRows(plan, lanes) {
 
 export function observeKeys(rows, columns = DEFAULT_COLUMNS) {
   const keys = new Set();
-  for (const row of rows) for (const c of columns) keys.add(cellKey(c.metric, { ...row.tags, ...(c.tags || {}) }));
+  for (const row of rows) for (const c of columns) keys.add(cellKeyOf(row, c));
   return [...keys];
 }
 
@@ -68,12 +70,13 @@ export function table(data, rows, columns = DEFAULT_COLUMNS) {
   const body = rows
     .map((row) => {
       const cells = columns.map((c) => {
-        const m = data.metrics[cellKey(c.metric, { ...row.tags, ...(c.tags || {}) })];
+        const m = data.metrics[cellKeyOf(row, c)];
         return fmt(isEmpty(m) ? null : statOf(m, c.stat), c.unit);
       });
       return [row.label, row.step, ...cells];
     })
-    .filter((r) => r.slice(2).some((c) => c !== '-'));
+    // A row shows when it has data of its own (lane-wide columns do not count).
+    .filter((r) => r.slice(2).some((c, i) => c !== '-' && !columns[i].laneOnly));
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
   return [header, ...body].map((r) => r.map((c, i) => pad(c, widths[i])).join('  ').trimEnd()).join('\n');
 }
@@ -132,8 +135,9 @@ export function makeHandleSummary(ctx) {
       '',
     ].join('\n');
     const out = { stdout: text };
-    const dir = __ENV.RESULTS_DIR === undefined || __ENV.RESULTS_DIR === '' ? 'results' : __ENV.RESULTS_DIR;
-    if (dir !== 'none') {
+    // k6 cannot create directories: RESULTS_DIR must exist.
+    const dir = __ENV.RESULTS_DIR;
+    if (dir) {
       const base = `${dir}/${ctx.scenario}-${ctx.profile}`;
       out[`${base}.json`] = JSON.stringify(data, null, 2);
       out[`${base}.junit.xml`] = junit(data, observers, `${ctx.scenario} (${ctx.profile})`);

@@ -12,7 +12,7 @@
 // k6 only reports a sub-metric (metric{tag:value}) that has a threshold, so
 // scenarios also pass `observe` keys: they get an always-true threshold and show
 // in the summary JSON and in the pack's text summary, without gating anything.
-import { ConfigError } from './config.js';
+import { ConfigError, ENV } from './config.js';
 
 export const DEFAULT_FILE = '../../thresholds.json'; // relative to this module
 const METRIC_KEY = /^[A-Za-z_][A-Za-z0-9_]*(\{[^{}]+\})?$/;
@@ -20,11 +20,21 @@ const AGG = /^\s*(avg|min|max|med|count|rate|value|p\(\d+(\.\d+)?\))\s*(<=|>=|<|
 const isNote = (k) => k.startsWith('_') || k.startsWith('$');
 
 // Where the file is: THRESHOLDS relative to the directory k6 was started in.
-export function thresholdsPath(env = __ENV) {
+export function thresholdsPath(env = ENV) {
   const p = env.THRESHOLDS;
   if (!p) return DEFAULT_FILE;
   if (p.startsWith('/') || !env.PWD) return p;
-  return `${env.PWD}/${p}`;
+  return normalize(`${env.PWD}/${p}`);
+}
+
+// '/a/b/../c/./d' -> '/a/c/d' (k6 has no path module).
+function normalize(path) {
+  const out = [];
+  for (const part of path.split('/')) {
+    if (part === '..') out.pop();
+    else if (part !== '.' && part !== '') out.push(part);
+  }
+  return `/${out.join('/')}`;
 }
 
 function fail(file, what) {

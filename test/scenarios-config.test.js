@@ -1,0 +1,103 @@
+// The scenarios' plans and inputs, without a stack: `k6 inspect` shows the
+// options each load level builds (lanes one after another, rising steps, a
+// CI budget), and bad input stops k6 with one sentence.
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { execa } from 'execa';
+import { requireK6 } from '../lib/k6.js';
+import { ROOT } from '../lib/tools.js';
+import { resolveTargets } from '../scenarios/lib/config.js';
+import { TARGET_DEFAULTS } from '../scenarios/lib/defaults.js';
+import { runK6 } from './helpers/k6.js';
+
+const SCENARIOS = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.js')).map((f) => f.replace(/\.js$/, ''));
+const STEPPED = SCENARIOS.filter((s) => s !== 'soak');
+const TRANSPORTS = ['http-fresh', 'http-keepalive', 'http2', 'ws', 'grpc', 'grpc-fresh', 'grpc-stream', 'http-poll'];
+
+async function inspect(name, env = {}) {
+  const args = ['inspect', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), join(ROOT, 'scenarios', `${name}.js`)];
+  const r = await execa(requireK6(), args, { reject: false, timeout: 30000, stdin: 'ignore' });
+  assert.equal(r.exitCode, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+const seconds = (d) => [...String(d).matchAll(/(\d+(?:\.\d+)?)(h|m|s)/g)].reduce((sum, [, n, u]) => sum + Number(n) * { h: 3600, m: 60, s: 1 }[u], 0);
+
+function lanesOf(options) {
+  return Object.entries(options.scenarios)
+    .map(([name, sc]) => ({ name, ...sc, start: seconds(sc.startTime || '0s'), end: seconds(sc.startTime || '0s') + seconds(sc.duration) + seconds(sc.gracefulStop) }))
+    .sort((a, b) => a.start - b.start);
+}
+
+describe('load levels', () => {
+  for (const name of STEPPED) {
+    test(`${name}: lanes run one after another, concurrency rises within each, ci fits its budget`, async () => {
+      const ci = lanesOf(await inspect(name, { LOAD: 'ci' }));
+      for (let i = 1; i < ci.length; i++) assert.ok(ci[i].start >= ci[i - 1].end, `${ci[i].name} starts before ${ci[i - 1].name} ends`);
+      for (const sc of ci) {
+        assert.ok(TRANSPORTS.includes(sc.tags.transport), `${sc.name}: transport ${sc.tags.transport}`);
+        assert.match(sc.tags.tls, /^(true|false)$/);
+        assert.equal(sc.name, `${sc.name.replace(/_c\d+$/, '')}_${sc.tags.step}`);
+      }
+      const total = ci[ci.length - 1].end;
+      assert.ok(total <= 90, `ci runs ${total} s`);
+
+      const full = lanesOf(await inspect(name, { LOAD: 'full' }));
+      const lane = full[0].name.replace(/_c\d+$/, '');
+      const steps = full.filter((sc) => sc.name.startsWith(`${lane}_c`)).map((sc) => sc.vus);
+      assert.ok(steps.length >= 4, `${lane}: ${steps.length} steps`);
+      assert.deepEqual(steps, [...steps].sort((a, b) => a - b), `${lane}: steps ${steps} do not rise`);
+    });
+  }
+
+  test('soak: every lane at once at a constant arrival rate for SOAK_DURATION (default 1h)', async () => {
+    const plain = await inspect('soak');
+    for (const sc of Object.values(plain.scenarios)) {
+      assert.equal(sc.executor, 'constant-arrival-rate');
+      assert.equal(seconds(sc.duration), 3600);
+    }
+    const short = await inspect('soak', { SOAK_DURATION: '15m', SOAK_RATE: '7' });
+    const lanes = Object.values(short.scenarios).filter((sc) => sc.tags.transport);
+    assert.ok(lanes.length >= 4);
+    for (const sc of lanes) {
+      assert.equal(seconds(sc.duration), 900);
+      assert.equal(sc.rate, 7);
+    }
+  });
+
+  test('every scenario runs with no flags: TLS trust, thresholds and a default profile tag', async () => {
+    for (const name of SCENARIOS) {
+      const o = await inspect(name);
+      assert.equal(o.insecureSkipTLSVerify, true, name);
+      assert.ok(Object.keys(o.thresholds).length > 0, name);
+      assert.ok(o.tags.profile, name);
+    }
+  });
+});
+
+describe('bad input stops k6 before the test, in one sentence', () => {
+  const SCRIPT = join(ROOT, 'scenarios', 'ws-vs-http.js');
+  const cases = [
+    [{ GRAPHQL_HTTP_URL: 'http://10.1.2.3:4000/graphql' }, 'GRAPHQL_HTTP_URL=http://10.1.2.3:4000/graphql is not a loopback address'],
+    [{ LOAD: 'huge' }, 'LOAD=huge is not a load level: use one of smoke, ci, full, soak'],
+    [{ STEPS: '1,x' }, 'STEPS=1,x: item 2 must be a whole number'],
+    [{ STEP_SECONDS: '-3' }, 'STEP_SECONDS=-3 must be a whole number'],
+  ];
+  for (const [env, message] of cases) {
+    test(Object.keys(env)[0], async () => {
+      const r = await runK6(SCRIPT, { env, timeoutMs: 30000 });
+      assert.equal(r.code, 107, r.stderr);
+      assert.ok(r.stderr.includes(message), r.stderr);
+    });
+  }
+});
+
+test('targets: loopback by default, a remote host only with ALLOW_REMOTE_TARGET=1', () => {
+  assert.deepEqual(resolveTargets({}), TARGET_DEFAULTS);
+  assert.equal(resolveTargets({ GRPC_ADDR: '[::1]:5000' }).GRPC_ADDR, '[::1]:5000');
+  assert.equal(resolveTargets({ GRAPHQL_WS_URL: 'ws://localhost:1/graphql' }).GRAPHQL_WS_URL, 'ws://localhost:1/graphql');
+  assert.throws(() => resolveTargets({ GRPC_ADDR: 'grpc.example.com:443' }), /GRPC_ADDR=grpc\.example\.com:443 is not a loopback address/);
+  assert.equal(resolveTargets({ GRPC_ADDR: 'grpc.example.com:443', ALLOW_REMOTE_TARGET: '1' }).GRPC_ADDR, 'grpc.example.com:443');
+});

@@ -1,0 +1,207 @@
+// Every scenario at LOAD=smoke through Toxiproxy, under lan and one shaped
+// profile: k6 exits 0, checks pass, every lane has its metrics in the summary
+// JSON. The shaped runs also assert the studies' effects, with margins in
+// round trips (R >= 170 ms here), never sub-millisecond comparisons.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ROOT } from '../lib/tools.js';
+import { runK6 } from './helpers/k6.js';
+import { startTestStack } from './helpers/stack.js';
+
+let stack;
+before(async () => {
+  stack = await startTestStack();
+});
+after(async () => {
+  await stack?.stop();
+});
+
+// Runs scenarios/<name>.js at smoke; returns the summary metrics.
+async function run(t, name, profile, env = {}, { allowFailedChecks = false } = {}) {
+  const r = await runK6(join(ROOT, 'scenarios', `${name}.js`), {
+    env: { ...stack.env, LOAD: 'smoke', PROFILE: profile, ...env },
+    timeoutMs: 150000,
+  });
+  const output = `${r.stdout}\n${r.stderr.slice(-4000)}`;
+  assert.equal(r.code, 0, `k6 exited ${r.code} (timed out: ${r.timedOut})\n${output}`);
+  const m = r.summary.metrics;
+  if (!allowFailedChecks) assert.equal(m.checks.fails, 0, `failed checks\n${output}`);
+  assert.ok(m.checks.passes > 0, 'no checks ran');
+  for (const line of r.stdout.trim().split('\n')) {
+    if (/^\S.*\s(c1|mix)\s/.test(line) || /factor|\/ atomic|events\/s|^\s+\w+_c1:|rss/.test(line)) t.diagnostic(line);
+  }
+  return m;
+}
+
+const sub = (m, key) => {
+  const v = m[key];
+  assert.ok(v && (v.count > 0 || v.passes + v.fails > 0 || v.value > 0), `${key} has no samples`);
+  return v;
+};
+const p50 = (m, key) => sub(m, key).med;
+
+// Each lane (k6 scenario <lane>_<step>) has operations recorded.
+function assertLanes(m, lanes, step = 'c1', metric = 'op_failed') {
+  for (const lane of lanes) sub(m, `${metric}{scenario:${lane}_${step}}`);
+}
+
+const within = (a, b, fraction) => Math.abs(a - b) <= fraction * b;
+
+describe('ws-vs-http (study 000)', () => {
+  const lanes = ['http_fresh', 'http_keepalive', 'ws', 'https_fresh', 'http2', 'wss'];
+  test('lan', async (t) => {
+    const m = await run(t, 'ws-vs-http', 'lan', { STEP_SECONDS: '2' });
+    assertLanes(m, lanes, 'c1', 'op_duration');
+  });
+
+  test('3g: one socket beats a connection per request by round trips; keep-alive closes the gap', async (t) => {
+    const R = 300;
+    const m = await run(t, 'ws-vs-http', '3g');
+    assertLanes(m, lanes, 'c1', 'op_duration');
+    const key = (transport, tls) => `op_duration{transport:${transport},tls:${tls},step:c1}`;
+    const ws = p50(m, key('ws', false));
+    const fresh = p50(m, key('http-fresh', false));
+    const keepalive = p50(m, key('http-keepalive', false));
+    const wss = p50(m, key('ws', true));
+    const httpsFresh = p50(m, key('http-fresh', true));
+    const h2 = p50(m, key('http2', true));
+    t.diagnostic(`p50 ms: ws ${ws}, http-fresh ${fresh}, keep-alive ${keepalive}; wss ${wss}, https fresh ${httpsFresh}, http2 ${h2}`);
+    // Model: fresh = 2R vs ws = R (cleartext); https fresh = 3R vs wss = R (the study's ~600 ms at 3G).
+    assert.ok(fresh - ws >= 0.9 * R, `http-fresh ${fresh} - ws ${ws} < 0.9 RTT`);
+    assert.ok(httpsFresh - wss >= R, `https fresh ${httpsFresh} - wss ${wss} < one RTT`);
+    assert.ok(within(keepalive, ws, 0.15), `keep-alive ${keepalive} not within 15 % of ws ${ws}`);
+    assert.ok(within(h2, wss, 0.15), `http2 ${h2} not within 15 % of wss ${wss}`);
+    // The socket's set-up is reported apart: upgrade 2R (TCP + upgrade), init R.
+    assert.ok(p50(m, 'setup_duration{phase:ws_upgrade,tls:false,step:c1}') >= 1.9 * R);
+    assert.ok(p50(m, 'setup_duration{phase:ws_init,step:c1}') >= 0.9 * R);
+  });
+});
+
+describe('grpc-vs-graphql (studies 003, 004)', () => {
+  const lanes = ['grpc', 'grpc_fresh', 'http_keepalive', 'http_fresh'];
+  test('lan', async (t) => {
+    const m = await run(t, 'grpc-vs-graphql', 'lan', { STEP_SECONDS: '2', BIG_SIZE: '200000' });
+    assertLanes(m, lanes, 'c1', 'op_duration');
+  });
+
+  test('4g: a new channel per call pays its set-up; warm gRPC and keep-alive GraphQL are close', async (t) => {
+    const R = 170;
+    const m = await run(t, 'grpc-vs-graphql', '4g', { BIG_SIZE: '100000' });
+    assertLanes(m, lanes, 'c1', 'op_duration');
+    const key = (transport, payload, conn) => `op_duration{transport:${transport},tls:false,payload:${payload},conn:${conn},step:c1}`;
+    const warm = p50(m, key('grpc', 'small', 'warm'));
+    const fresh = p50(m, key('grpc-fresh', 'small', 'cold'));
+    const keepalive = p50(m, key('http-keepalive', 'small', 'warm'));
+    const cold = p50(m, key('grpc', 'small', 'cold'));
+    t.diagnostic(`small p50 ms: grpc warm ${warm}, grpc first call ${cold}, grpc new channel ${fresh}, graphql keep-alive ${keepalive}`);
+    assert.ok(fresh - warm >= R, `new channel ${fresh} - warm ${warm} < one RTT`);
+    assert.ok(cold - warm >= R, `first call ${cold} - warm ${warm} < one RTT`);
+    assert.ok(within(warm, keepalive, 0.15), `warm gRPC ${warm} not within 15 % of keep-alive GraphQL ${keepalive}`);
+    sub(m, 'setup_duration{scenario:grpc_fresh_c1,phase:grpc_connect}');
+  });
+});
+
+describe('serialization (study 002)', () => {
+  test('lan: the typed / JSON-string factor grows with N', async (t) => {
+    const m = await run(t, 'serialization', 'lan');
+    for (const lane of ['typed', 'json', 'grpc_list', 'grpc_stream']) sub(m, `op_duration{scenario:${lane}_c1,n:1000}`);
+    const factor = (n) => p50(m, `op_duration{scenario:typed_c1,n:${n}}`) / p50(m, `op_duration{scenario:json_c1,n:${n}}`);
+    const [f100, f1000, f10000] = [factor(100), factor(1000), factor(10000)];
+    t.diagnostic(`typed/JSON p50 factor: N=100 ${f100.toFixed(2)}, 1000 ${f1000.toFixed(2)}, 10000 ${f10000.toFixed(2)}`);
+    assert.ok(f10000 >= 1.5 * f100, `factor at 10000 (${f10000}) not 1.5x the factor at 100 (${f100})`);
+    assert.ok(f1000 > f100, `factor at 1000 (${f1000}) not above the factor at 100 (${f100})`);
+    assert.ok(f10000 > 1.5, `typed is not clearly slower than the JSON string at N=10000 (${f10000})`);
+    // The server's own time is reported apart from the transfer.
+    sub(m, 'server_duration{scenario:typed_c1,n:10000,part:ser}');
+  });
+
+  test('lte', async (t) => {
+    const m = await run(t, 'serialization', 'lte', { NS: '100,1000' });
+    for (const lane of ['typed', 'json', 'grpc_list', 'grpc_stream']) sub(m, `op_duration{scenario:${lane}_c1,n:1000}`);
+  });
+});
+
+describe('compound-vs-parallel (study 001)', () => {
+  const lanes = ['compound_h1', 'atomic_h1', 'compound_h2', 'atomic_h2'];
+  test('lan: documents, caching and revalidation', async (t) => {
+    const m = await run(t, 'compound-vs-parallel', 'lan', { STEP_SECONDS: '2' });
+    assertLanes(m, lanes, 'c1', 'op_duration');
+    for (const lane of lanes) {
+      sub(m, `op_duration{scenario:${lane}_c1,size:small,cache:off,conn:cold}`);
+      sub(m, `op_duration{scenario:${lane}_c1,size:large,cache:on,conn:warm}`);
+      sub(m, `op_duration{scenario:${lane}_c1,size:large,cache:etag,conn:warm}`);
+    }
+  });
+
+  test('4g, large documents: HTTP/2 atomic matches the compound document, HTTP/1.1 atomic pays its extra rounds', async (t) => {
+    const R = 170;
+    const m = await run(t, 'compound-vs-parallel', '4g', { DOC_SIZES: 'large' });
+    assertLanes(m, lanes, 'c1', 'op_duration');
+    const key = (lane) => `op_duration{scenario:${lane}_c1,size:large,cache:off,conn:warm}`;
+    const [c1, a1, c2, a2] = lanes.map((l) => p50(m, key(l)));
+    t.diagnostic(`large p50 ms: compound h1 ${c1}, atomic h1 ${a1}, compound h2 ${c2}, atomic h2 ${a2}`);
+    // Toxiproxy shapes each connection: the 20 multiplexed requests share one
+    // connection's bandwidth, so without server push they cannot beat the compound.
+    assert.ok(within(a2, c2, 0.15), `HTTP/2 atomic ${a2} not within 15 % of compound ${c2}`);
+    assert.ok(a1 - c1 >= R, `HTTP/1.1 atomic ${a1} - compound ${c1} < one RTT (4 rounds on 6 connections)`);
+    // Revalidation answers 304 in about one round trip, without the document.
+    const etag = p50(m, 'op_duration{scenario:compound_h2_c1,size:large,cache:etag,conn:warm}');
+    assert.ok(etag < c2 - 100, `304 revalidation ${etag} not clearly faster than the document ${c2}`);
+  });
+});
+
+describe('push', () => {
+  const lanes = ['ws', 'grpc_stream', 'http_poll'];
+  test('lan', async (t) => {
+    const m = await run(t, 'push', 'lan');
+    for (const lane of lanes) sub(m, `push_events{scenario:${lane}_c1}`);
+  });
+
+  test('4g: pushed events arrive in half a round trip, polled ones wait for the poll', async (t) => {
+    const R = 170;
+    const m = await run(t, 'push', '4g');
+    for (const lane of lanes) sub(m, `push_latency{scenario:${lane}_c1}`);
+    const ws = p50(m, 'push_latency{transport:ws,step:c1}');
+    const stream = p50(m, 'push_latency{transport:grpc-stream,step:c1}');
+    const poll = p50(m, 'push_latency{transport:http-poll,step:c1}');
+    t.diagnostic(`push latency p50 ms: ws ${ws}, grpc-stream ${stream}, http-poll ${poll}`);
+    for (const [what, v] of [['ws', ws], ['grpc-stream', stream]]) {
+      assert.ok(v >= R / 2 - 5 && v <= R / 2 + 50, `${what} push latency ${v} is not half an RTT`);
+    }
+    assert.ok(poll >= ws + 100, `polling ${poll} not clearly slower than pushing ${ws}`);
+  });
+});
+
+describe('faults', () => {
+  const lanes = ['http_keepalive', 'http2', 'ws', 'grpc'];
+  test('lan+flaky: resets fail some operations, clients recover, the run ends normally', async (t) => {
+    const m = await run(t, 'faults', 'lan+flaky', {}, { allowFailedChecks: true });
+    assertLanes(m, lanes);
+    assert.ok(m.op_failed.value > 0, 'no operation failed under flaky: the faults did not reach the clients');
+    assert.ok(m.op_failed.value < 0.1, `too many failures: ${m.op_failed.value}`);
+    sub(m, 'recovery_duration');
+    sub(m, 'reconnects');
+  });
+
+  test('4g+flaky', async (t) => {
+    const m = await run(t, 'faults', '4g+flaky', {}, { allowFailedChecks: true });
+    assertLanes(m, lanes);
+  });
+});
+
+describe('soak', () => {
+  const lanes = ['http_keepalive', 'http2', 'ws', 'grpc'];
+  for (const profile of ['lan', 'lte']) {
+    test(profile, async (t) => {
+      const m = await run(t, 'soak', profile);
+      assertLanes(m, lanes, 'mix', 'op_duration');
+      for (const server of ['graphql', 'grpc']) {
+        assert.ok(sub(m, `server_rss_bytes{server:${server}}`).value > 1e6, `${server} RSS not sampled`);
+        sub(m, `server_rss_growth{server:${server}}`);
+      }
+      sub(m, 'op_drift');
+      assert.equal(m.dropped_iterations ? m.dropped_iterations.count : 0, 0);
+    });
+  }
+});
