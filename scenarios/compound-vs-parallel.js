@@ -27,7 +27,7 @@ import { LIMITS } from './lib/defaults.js';
 import { graphqlHttp, graphqlParallel } from './lib/http.js';
 import { ATOMIC_BOOK_QUERY, PAGE_QUERY, bookId, validateAtomicBook, validatePage } from './lib/queries.js';
 import { defineScenario, rttOf, transferSeconds } from './lib/scenario.js';
-import { DEFAULT_COLUMNS } from './lib/summary.js';
+import { DEFAULT_COLUMNS, p50Of } from './lib/summary.js';
 
 const PAGE_SIZE = envInt('PAGE_SIZE', 20, { min: 1, max: 100 });
 const BLURBS = { small: 100, medium: 2000, large: 16000 };
@@ -78,10 +78,7 @@ const s = defineScenario('compound-vs-parallel', {
   // noVUConnectionReuse: every iteration starts on cold connections.
   options: { batchPerHost: 6, noVUConnectionReuse: true },
 });
-export const options = s.options;
-export const setup = s.setup;
-export const teardown = s.teardown;
-export const handleSummary = s.handleSummary;
+export const { options, setup, teardown, handleSummary } = s;
 
 // A VU's page: the same books every iteration, so the server cache can hit.
 const pageOffset = () => ((exec.vu.idInTest - 1) * PAGE_SIZE) % 100000;
@@ -148,10 +145,7 @@ export const atomicH2 = () => iteration(atomicOp, 'http2');
 
 // compound / atomic p50 per size (warm, cache off), per protocol and step.
 function factorNotes(data) {
-  const p50 = (key) => {
-    const m = data.metrics[key];
-    return m && m.values.count ? m.values.med : null;
-  };
+  const p50 = (key) => p50Of(data, key);
   const lines = ['', 'compound / atomic p50, warm, cache off (>1: the atomic documents were faster; study 001: 894.74 / 214.34 = 4.2 with server push):'];
   for (const name of Object.keys(s.plan.scenarios).filter((k) => k.startsWith('compound_'))) {
     const atomic = name.replace('compound_', 'atomic_');

@@ -54,10 +54,7 @@ const s = defineScenario('faults', {
     { title: 'reconnects', metric: 'reconnects', stat: 'count', unit: '' },
   ],
 });
-export const options = s.options;
-export const setup = s.setup;
-export const teardown = s.teardown;
-export const handleSummary = s.handleSummary;
+export const { options, setup, teardown, handleSummary } = s;
 
 const operation = (i) => bookOperation(exec.vu.idInTest, i);
 

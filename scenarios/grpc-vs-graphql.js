@@ -49,10 +49,7 @@ const s = defineScenario('grpc-vs-graphql', {
   // Worst lane: two calls on new connections (3 RTT each over TLS) and the big transfer.
   iterationSeconds: (profile) => (6 * rttOf(profile)) / 1000 + transferSeconds(profile, BIG) + 0.2,
 });
-export const options = s.options;
-export const setup = s.setup;
-export const teardown = s.teardown;
-export const handleSummary = s.handleSummary;
+export const { options, setup, teardown, handleSummary } = s;
 
 // Init context: one client per channel kind (k6 loads the proto here).
 const warm = new Channel(newClient(), { tls: TLS });

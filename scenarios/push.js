@@ -19,6 +19,7 @@
  *   npx k6pack up && k6 run scenarios/push.js
  *   k6 run -e PUSH_INTERVAL_MS=10 -e LOAD=full scenarios/push.js
  */
+import exec from 'k6/execution';
 import http from 'k6/http';
 import { sleep } from 'k6';
 import { envInt, graphqlOrigin } from './lib/config.js';
@@ -58,10 +59,7 @@ const s = defineScenario('push', {
   notes: rateNotes,
   beforeNetwork: () => ({ serverStartMs: calibrateServerClock() }),
 });
-export const options = s.options;
-export const setup = s.setup;
-export const teardown = s.teardown;
-export const handleSummary = s.handleSummary;
+export const { options, setup, teardown, handleSummary } = s;
 
 // The GraphQL server's start as wall-clock ms, from /healthz uptime: the sample
 // with the shortest round trip, taken midway (error below half that round trip).
@@ -101,14 +99,23 @@ function onEvent(state, event, receivedAt) {
   pushEvents.add(1);
 }
 
-// Too close to the step's end for another subscription: wait it out instead of spinning.
+// One subscription (or poll loop) per VU and step: it lasts until the step is
+// about to end; later iterations of the step only wait it out.
+const started = {};
+function firstInStep() {
+  if (started[exec.scenario.name]) return false;
+  started[exec.scenario.name] = true;
+  return true;
+}
+
+// Nothing left to do in this step: wait it out instead of spinning.
 function idle() {
   sleep(Math.max(0, Math.min(remainingMs(), 5000)) / 1000 + 0.05);
 }
 
 export function ws() {
   const setupMs = 4 * rttOf(s.profile) + 500;
-  if (eventCount(setupMs) < 1) return idle();
+  if (!firstInStep() || eventCount(setupMs) < 1) return idle();
   return wsSession({
     tls: false,
     tags: {},
@@ -131,7 +138,7 @@ export function ws() {
         error = String(err.message || err);
       }
       recordStream('subscription', count, state.received, state.lastSeq, error);
-      return { ok: !error };
+      return { ok: !error, done: true };
     },
   });
 }
@@ -141,7 +148,7 @@ const channel = new Channel(newClient());
 export async function grpcStream() {
   const setupMs = 3 * rttOf(s.profile) + 500;
   const count = eventCount(setupMs);
-  if (count < 1) return idle();
+  if (!firstInStep() || count < 1) return idle();
   const state = { received: 0, lastSeq: 0 };
   const r = await serverStream(channel, 'StreamEvents', { count, intervalMs: INTERVAL_MS, size: SIZE }, {
     onData: (msg, at) => onEvent(state, { seq: msg.seq, sentAt: msg.sentAt }, at),
@@ -155,7 +162,7 @@ export async function grpcStream() {
 // Polls until the step is about to end; each poll learns the events due by the
 // server's clock at the time it answered.
 export async function httpPoll(data) {
-  if (remainingMs() < POLL_MS + 2 * rttOf(s.profile)) return idle();
+  if (!firstInStep() || remainingMs() < POLL_MS + 2 * rttOf(s.profile)) return idle();
   const start = Date.now();
   let seen = 0;
   for (let i = 0; i < 100000 && remainingMs() > POLL_MS + 2 * rttOf(s.profile); i++) {

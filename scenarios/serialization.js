@@ -25,7 +25,7 @@ import { byLevel } from './lib/load.js';
 import { recordOp } from './lib/metrics.js';
 import { ALL_BOOKS, ALL_BOOKS_JSON, validateAllBooksBody, validateGrpcBooks } from './lib/queries.js';
 import { defineScenario, rttOf, transferSeconds } from './lib/scenario.js';
-import { DEFAULT_COLUMNS } from './lib/summary.js';
+import { DEFAULT_COLUMNS, p50Of } from './lib/summary.js';
 
 const NS = envIntList('NS', byLevel({ smoke: [100, 1000, 10000], full: [100, 1000, 10000, 100000, 500000] }, [100, 1000, 10000, 100000]), {
   min: 1,
@@ -57,10 +57,7 @@ const s = defineScenario('serialization', {
   ],
   notes: ratioNotes,
 });
-export const options = s.options;
-export const setup = s.setup;
-export const teardown = s.teardown;
-export const handleSummary = s.handleSummary;
+export const { options, setup, teardown, handleSummary } = s;
 
 function typedOrJson(field, query) {
   for (const n of NS) {
@@ -107,10 +104,7 @@ export async function grpcStream() {
 
 // The study's comparison factor, typed / JSON string, per N and step.
 function ratioNotes(data) {
-  const p50 = (key) => {
-    const m = data.metrics[key];
-    return m && m.values.count ? m.values.med : null;
-  };
+  const p50 = (key) => p50Of(data, key);
   const lines = ['', 'typed / JSON-string factor (study 002: 1.5 at N=100, 8.1 at 1000, 15.7 at 10000, 17.3 at 100000):'];
   for (const name of Object.keys(s.plan.scenarios).filter((k) => k.startsWith('typed_'))) {
     const step = name.slice('typed_'.length);

@@ -58,10 +58,7 @@ const s = defineScenario('soak', {
   notes: memoryNotes,
   observe: ['graphql', 'grpc'].flatMap((server) => [`server_rss_bytes{server:${server}}`, `server_rss_growth{server:${server}}`, `server_heap_bytes{server:${server}}`]),
 });
-export const options = s.options;
-export const setup = s.setup;
-export const teardown = s.teardown;
-export const handleSummary = s.handleSummary;
+export const { options, setup, teardown, handleSummary } = s;
 
 const partNow = () => {
   const p = progress();

@@ -42,10 +42,7 @@ const s = defineScenario('ws-vs-http', {
   // The slowest HTTP iteration: one operation on a fresh TLS connection (3 RTT).
   iterationSeconds: (profile) => (3 * rttOf(profile)) / 1000 + 0.1,
 });
-export const options = s.options;
-export const setup = s.setup;
-export const teardown = s.teardown;
-export const handleSummary = s.handleSummary;
+export const { options, setup, teardown, handleSummary } = s;
 
 const operation = (i) => bookOperation(exec.vu.idInTest, i);
 

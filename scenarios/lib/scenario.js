@@ -3,14 +3,11 @@
 // profile, and the summary. A scenario file then only says what its lanes do:
 //
 //   const s = defineScenario('ws-vs-http', { defaultProfile: '3g', lanes, iterationSeconds });
-//   export const options = s.options;
-//   export const setup = s.setup;
-//   export const teardown = s.teardown;
-//   export const handleSummary = s.handleSummary;
+//   export const { options, setup, teardown, handleSummary } = s;
 import { applyNetwork, clearNetwork, networkProfile, profileTags } from './network.js';
 import { levelName, plan as buildPlan } from './load.js';
 import { DEFAULT_COLUMNS, makeHandleSummary, observeKeys, summaryRows } from './summary.js';
-import { loadThresholds, thresholdsPath } from './thresholds.js';
+import { DEFAULT_FILE, loadThresholds, thresholdsPath } from './thresholds.js';
 
 export const rttOf = (profile) => profile.network.rttMs;
 
@@ -69,7 +66,7 @@ export function defineScenario(name, spec) {
     columns,
     observers,
     notes: spec.notes,
-    thresholdsFile: thresholdsPath(),
+    thresholdsFile: thresholdsPath() === DEFAULT_FILE ? 'thresholds.json' : thresholdsPath(),
   });
 
   return { profile, plan, options, setup, teardown, handleSummary, rows };

@@ -37,6 +37,12 @@ export function summaryRows(plan, lanes) {
   return rows;
 }
 
+// p50 of a reported sub-metric, null when it has no samples (for notes under the table).
+export function p50Of(data, key) {
+  const m = data.metrics[key];
+  return m && m.values.count ? m.values.med : null;
+}
+
 export function observeKeys(rows, columns = DEFAULT_COLUMNS) {
   const keys = new Set();
   for (const row of rows) for (const c of columns) keys.add(cellKeyOf(row, c));
@@ -89,7 +95,7 @@ export function gateLines(data, observers) {
     for (const [expr, verdict] of Object.entries(metric.thresholds || {})) {
       if (observers.has(key)) continue;
       const stat = expr.replace(/\s*(<=|>=|<|>|===|==|!=).*$/, '').trim();
-      const value = metric.values[stat];
+      const value = stat === 'p(50)' && metric.values[stat] === undefined ? metric.values.med : metric.values[stat];
       if (!verdict.ok) failed++;
       lines.push(`  ${verdict.ok ? 'ok  ' : 'FAIL'} ${key} ${expr}  (${stat}=${value === undefined ? '-' : Number(value).toFixed(2)})`);
     }
