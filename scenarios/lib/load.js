@@ -5,9 +5,8 @@
 //   stepped levels (smoke, ci, full): every lane runs alone, one after another
 //     (startTime computed from the durations), so transports never compete for
 //     CPU; inside a lane concurrency rises step by step, each step a k6
-//     scenario of its own named <lane>_<step> and tagged step:c10 (closed
-//     model: 10 VUs, one connection each) or step:r10 (open model: 10
-//     iterations/s), so every step has its own numbers.
+//     scenario of its own (constant-vus) named <lane>_<step> and tagged
+//     step:c10 (10 VUs, one connection each), so every step has its own numbers.
 //   mix level (soak): every lane at a constant arrival rate, all at once, for
 //     SOAK_DURATION (default 1h): a day-long mix, with dropped_iterations
 //     counted when the VU pool cannot keep up.
@@ -47,7 +46,6 @@ export function byLevel(values, fallback, name = levelName()) {
 }
 
 const round1 = (x) => Math.round(x * 10) / 10;
-const stepTag = (model, n) => (model === 'open' ? `r${n}` : `c${n}`);
 
 // Every k6 scenario of a plan, by name, with its duration in ms (so an
 // iteration can stop its own loop before the step ends: see remainingMs()).
@@ -69,31 +67,18 @@ function steppedPlan(lanes, level, hints) {
     const levelStep = slot ? Math.max(level.minStepSeconds, slot - gracefulSeconds) : level.stepSeconds;
     // Every step long enough for minIterations iterations per VU.
     stepSeconds = fixedStep || Math.max(levelStep, Math.ceil(iterationSeconds * level.minIterations));
-    const model = lane.model || 'closed';
     for (const n of steps) {
-      const step = stepTag(model, n);
+      const step = `c${n}`;
       const name = `${lane.name}_${step}`;
-      const common = {
+      scenarios[name] = {
+        executor: 'constant-vus',
+        vus: n,
+        duration: `${stepSeconds}s`,
         exec: lane.exec,
         startTime: `${round1(start)}s`,
         gracefulStop: `${gracefulSeconds}s`,
         tags: { ...lane.tags, step },
       };
-      if (model === 'open') {
-        // n iterations/s; enough VUs for the iterations in flight, with headroom.
-        const inFlight = Math.ceil(n * Math.max(iterationSeconds, 0.5) * 2);
-        scenarios[name] = {
-          ...common,
-          executor: 'constant-arrival-rate',
-          rate: n,
-          timeUnit: '1s',
-          duration: `${stepSeconds}s`,
-          preAllocatedVUs: Math.min(inFlight, 200),
-          maxVUs: Math.min(inFlight * 4, 1000),
-        };
-      } else {
-        scenarios[name] = { ...common, executor: 'constant-vus', vus: n, duration: `${stepSeconds}s` };
-      }
       DURATIONS[name] = stepSeconds * 1000;
       start += stepSeconds + gracefulSeconds;
     }
@@ -126,7 +111,7 @@ function mixPlan(lanes, level, name) {
   return { scenarios, totalSeconds: seconds + level.gracefulSeconds, stepSeconds: seconds, steps: ['mix'] };
 }
 
-// lanes: [{ name, exec, tags: { transport, tls, ... }, model?: 'open', iterationSeconds?,
+// lanes: [{ name, exec, tags: { transport, tls, ... }, iterationSeconds?,
 //          and in a mix: rate?, timeUnit?, maxVUs? }]
 // hints: { iterationSeconds, steps } the expected length of one iteration under
 //   the chosen profile (so a step holds at least two and gracefulStop lets the

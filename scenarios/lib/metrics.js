@@ -22,8 +22,6 @@ import { check } from 'k6';
 import exec from 'k6/execution';
 import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
 
-export const TRANSPORTS = ['http-fresh', 'http-keepalive', 'http2', 'ws', 'grpc', 'grpc-fresh', 'grpc-stream', 'http-poll'];
-
 export const opDuration = new Trend('op_duration', true);
 export const opFailed = new Rate('op_failed');
 export const setupDuration = new Trend('setup_duration', true);
