@@ -40,16 +40,19 @@ const lanes = [
   { name: 'grpc_stream', exec: 'grpcStream', tags: { transport: 'grpc-stream', tls: 'false', variant: 'stream' }, dims },
 ];
 
-// Rough cost per book on this kind of machine (typed GraphQL is the slowest,
-// ~12 us/book) and ~160 bytes per book on the wire: only sizes the steps.
-const iterationSeconds = (profile) => NS.reduce((sum, n) => sum + n * 15e-6 + transferSeconds(profile, n * 160) + rttOf(profile) / 1000, 0.2);
+// Rough cost per book on this kind of machine, measured at N = 500000 (typed
+// GraphQL ~11 us, the JSON string ~5, ListBooks ~8, StreamBooks ~33 with k6
+// handling every message), and ~160 bytes per book on the wire: only sizes the steps.
+const US_PER_BOOK = { typed: 15, json: 7, grpc_list: 10, grpc_stream: 40 };
+const laneSeconds = (lane, profile) =>
+  NS.reduce((sum, n) => sum + n * US_PER_BOOK[lane] * 1e-6 + transferSeconds(profile, n * 160) + rttOf(profile) / 1000, 0.2);
 
 const s = defineScenario('serialization', {
   defaultProfile: 'lan',
   lanes,
   // Each request may hold N books several times over in memory: modest concurrency.
   steps: byLevel({ full: [1, 2, 4, 8] }, undefined),
-  iterationSeconds,
+  laneSeconds,
   columns: [
     ...DEFAULT_COLUMNS,
     { title: 'server exec p50', metric: 'server_duration', tags: { part: 'exec' }, stat: 'med', unit: 'ms' },
