@@ -14,7 +14,7 @@ const TOXIPROXY_SRC = join(ROOT, 'tools', 'toxiproxy');
 
 export class ToolError extends Error {}
 
-function versionOf(bin, args) {
+export function versionOf(bin, args) {
   try {
     return execFileSync(bin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10000 });
   } catch {
@@ -29,15 +29,16 @@ function onPath(name) {
   return null;
 }
 
-function requireGo() {
+// `what` and `retry` name what needs Go and the command to run again (lib/devtools.js reuses this).
+export function requireGo(what = `k6 ${K6_VERSION} and toxiproxy ${TOXIPROXY_VERSION}`, retry = 'npx k6pack tools') {
   if (!versionOf('go', ['version'])) {
     throw new ToolError(
-      `Go is needed to build k6 ${K6_VERSION} and toxiproxy ${TOXIPROXY_VERSION}: install Go 1.21 or newer (e.g. 'apt-get install golang-go' or https://go.dev/dl) and run 'npx k6pack tools' again.`,
+      `Go is needed to build ${what}: install Go 1.21 or newer (e.g. 'apt-get install golang-go' or https://go.dev/dl) and run '${retry}' again.`,
     );
   }
 }
 
-function go(args, opts = {}) {
+export function go(args, opts = {}) {
   execFileSync('go', args, { stdio: ['ignore', 'inherit', 'inherit'], ...opts, env: { ...process.env, ...opts.env } });
 }
 
