@@ -53,8 +53,10 @@ export const timingPlugin = {
     if (!timing) return undefined;
     return {
       async didResolveOperation({ operation }) {
-        timing.operation = operation.operation;
-        if (operation.operation === 'subscription') {
+        // No operation: the document has none by that operationName (or several
+        // and no operationName); Apollo answers that itself.
+        timing.operation = operation?.operation ?? null;
+        if (timing.operation === 'subscription') {
           throw new GraphQLError('subscriptions are served over WebSocket (graphql-transport-ws subprotocol) at /graphql, not over HTTP', {
             extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
           });
