@@ -5,10 +5,12 @@
 // If-None-Match answers 304; the optional response cache answers repeats without
 // executing (x-cache: HIT | MISS | BYPASS).
 import { createHash } from 'node:crypto';
+import http from 'node:http';
 import { HeaderMap } from '@apollo/server';
 import { LIMITS } from '../../scenarios/lib/defaults.js';
 import { parseOnOff, responseCacheKey } from './responseCache.js';
-import { documentSizeError } from './rules.js';
+import { documentSizeError, nestingError } from './rules.js';
+import { SLOW_CLIENT_MS } from '../shared/slow-clients.js';
 import { processStats } from '../shared/stats.js';
 import { newRequestTiming, runWithTiming, serverTimingHeader } from './timing.js';
 
@@ -35,16 +37,19 @@ function sendError(res, status, message, code, headers = {}) {
 }
 
 // The body as a Buffer, or { tooLarge } past `limit` bytes (the rest is read and
-// dropped so the client gets to read the 413), or { aborted }.
+// dropped so the client gets to read the 413), or { tooSlow } when it is not all
+// there within SLOW_CLIENT_MS (slowloris), or { aborted }.
 function readBody(req, limit) {
   return new Promise((resolve) => {
     let settled = false;
     const settle = (result) => {
       if (!settled) {
         settled = true;
+        clearTimeout(timer);
         resolve(result);
       }
     };
+    const timer = setTimeout(() => settle({ tooSlow: true }), SLOW_CLIENT_MS);
     if (Number(req.headers['content-length']) > limit) {
       req.resume();
       settle({ tooLarge: true });
@@ -64,6 +69,27 @@ function readBody(req, limit) {
     req.on('error', () => settle({ aborted: true }));
     req.on('close', () => settle({ aborted: true }));
   });
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+// A POST body -> { value } or { error: sentence }. Refused before JSON.parse:
+// bytes that are not UTF-8 (they would turn into U+FFFD silently) and nesting
+// deeper than MAX_NESTING (JSON.stringify of it overflows the stack later).
+function parseJsonBody(buffer) {
+  let text;
+  try {
+    text = utf8.decode(buffer);
+  } catch {
+    return { error: 'request body is not valid UTF-8: send JSON encoded as UTF-8' };
+  }
+  const depthError = nestingError(text, 'request JSON');
+  if (depthError) return { error: depthError };
+  try {
+    return { value: JSON.parse(text) };
+  } catch (err) {
+    return { error: `request body is not valid JSON (${err.message}); send {"query": "...", "variables": {...}}` };
+  }
 }
 
 const mediaType = (header) => (header ?? '').split(';')[0].trim().toLowerCase();
@@ -102,11 +128,34 @@ function apolloHeaders(req) {
   return headers;
 }
 
-function health(req, res) {
+// `?gc=1` collects garbage first when the server runs with --expose-gc (tests
+// measuring retained memory); otherwise it is ignored.
+function health(req, res, search) {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     return sendError(res, 405, `${HEALTH_PATH} answers GET only`, 'METHOD_NOT_ALLOWED', { allow: 'GET, HEAD' });
   }
-  return sendJson(res, 200, JSON.stringify({ status: 'ok', ...processStats() }) + '\n');
+  const gc = new URLSearchParams(search).get('gc') === '1';
+  return sendJson(res, 200, JSON.stringify({ status: 'ok', ...processStats({ gc }) }) + '\n');
+}
+
+// What a malformed or too slow HTTP/1.1 request gets instead of Node's bare
+// status line: the same JSON error shape, saying what was wrong. (On the TLS port
+// this also sees TLS errors, where there is no HTTP to answer in.)
+const CLIENT_ERRORS = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'REQUEST_TIMEOUT', () => `request not received in time: headers within ${SLOW_CLIENT_MS / 1000} s, the body within ${SLOW_CLIENT_MS / 1000} s after them`],
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'HEADERS_TOO_LARGE', () => `request headers are over ${http.maxHeaderSize} bytes: send fewer or smaller headers`],
+};
+
+export function onClientError(err, socket) {
+  const known = CLIENT_ERRORS[err.code] ?? (err.code?.startsWith('HPE_') && [400, 'Bad Request', 'BAD_REQUEST', () => `malformed HTTP request (${err.code}: ${err.reason ?? err.message})`]);
+  const answered = socket._httpMessage?.headersSent;
+  if (!known || !socket.writable || answered) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, code, message] = known;
+  const body = errorBody(message(), code);
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
 }
 
 // `entry`: { status, headers, body, hasErrors, etag? } from Apollo or the response cache.
@@ -139,10 +188,13 @@ export function createHttpHandler({ apollo, cache, cacheByDefault }) {
   async function graphql(req, res, search) {
     const read = await readBody(req, LIMITS.MAX_BODY_BYTES);
     if (read.aborted) return;
+    // HTTP/1.1: close the connection, the rest of the body is not worth reading.
+    const close = req.httpVersionMajor === 1 ? { connection: 'close' } : {};
     if (read.tooLarge) {
-      // HTTP/1.1: close the connection, the rest of the body is not worth reading.
-      const close = req.httpVersionMajor === 1 ? { connection: 'close' } : {};
       return sendError(res, 413, `request body is over ${LIMITS.MAX_BODY_BYTES} bytes (LIMITS.MAX_BODY_BYTES): send a smaller request`, 'PAYLOAD_TOO_LARGE', close);
+    }
+    if (read.tooSlow) {
+      return sendError(res, 408, `request body not complete within ${SLOW_CLIENT_MS / 1000} s of its headers: send the whole request at once`, 'REQUEST_TIMEOUT', close);
     }
     const timing = newRequestTiming();
     let body;
@@ -152,11 +204,9 @@ export function createHttpHandler({ apollo, cache, cacheByDefault }) {
         return sendError(res, 415, `POST ${GRAPHQL_PATH} needs Content-Type: application/json (got ${type || 'none'})`, 'UNSUPPORTED_MEDIA_TYPE');
       }
       if (read.buffer.length > 0) {
-        try {
-          body = JSON.parse(read.buffer.toString('utf8'));
-        } catch (err) {
-          return sendError(res, 400, `request body is not valid JSON (${err.message}); send {"query": "...", "variables": {...}}`, 'BAD_REQUEST');
-        }
+        const parsed = parseJsonBody(read.buffer);
+        if (parsed.error) return sendError(res, 400, parsed.error, 'BAD_REQUEST');
+        body = parsed.value;
       }
     }
     const useCache = parseOnOff(req.headers['x-response-cache'], cacheByDefault);
@@ -164,8 +214,8 @@ export function createHttpHandler({ apollo, cache, cacheByDefault }) {
       return sendError(res, 400, `x-response-cache must be "on" or "off" (got "${req.headers['x-response-cache']}")`, 'BAD_REQUEST');
     }
     const operation = operationParams(req.method, search, body);
-    const sizeError = documentSizeError(operation.query);
-    if (sizeError) return sendError(res, 400, sizeError, 'BAD_REQUEST');
+    const shapeError = documentSizeError(operation.query) ?? nestingError(operation.query);
+    if (shapeError) return sendError(res, 400, shapeError, 'BAD_REQUEST');
     const key = useCache ? responseCacheKey(operation, req.headers.accept) : null;
     const hit = key === null ? undefined : cache.get(key);
     if (hit) return sendGraphQL(req, res, hit, { timing, xCache: 'HIT' });
@@ -199,7 +249,7 @@ export function createHttpHandler({ apollo, cache, cacheByDefault }) {
     if (pathname === GRAPHQL_PATH) return graphql(req, res, search);
     if (pathname === HEALTH_PATH) {
       req.resume();
-      return health(req, res);
+      return health(req, res, search);
     }
     req.resume();
     return sendError(res, 404, `nothing at ${pathname}: GraphQL is at ${GRAPHQL_PATH} (POST or GET), health at ${HEALTH_PATH}`, 'NOT_FOUND');

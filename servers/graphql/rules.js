@@ -15,6 +15,47 @@ export function documentSizeError(query) {
   return `GraphQL document is ${bytes} bytes; the limit is ${MAX_QUERY_BYTES} bytes: send a shorter query and pass data as variables`;
 }
 
+// Brackets ({ [ () nested deeper than this are refused before anything parses
+// them: graphql-js's parser recurses per level (a 100 KB document of `[` overflows
+// the stack, and the error would only say "Maximum call stack size exceeded"),
+// and so does JSON.stringify. MAX_QUERY_DEPTH fields need far fewer levels.
+export const MAX_NESTING = 64;
+
+// `pos` just past an opening quote -> the index after its closing quote. One
+// scanner for GraphQL and JSON, with GraphQL's rules (a superset): "..." with
+// backslash escapes, """...""" block strings that only \""" escapes.
+function stringEnd(text, pos) {
+  if (text.startsWith('""', pos)) {
+    const close = /[^\\]"""/g; // from the third opening quote, so """""" closes at once
+    close.lastIndex = pos + 1;
+    const m = close.exec(text);
+    return m ? m.index + m[0].length : text.length;
+  }
+  for (let i = pos; i < text.length; i++) {
+    if (text[i] === '\\') i++;
+    else if (text[i] === '"') return i + 1;
+  }
+  return text.length;
+}
+
+// A sentence when `text` nests brackets deeper than MAX_NESTING, else null.
+// Strings and # comments are skipped; `what` names the text in the sentence.
+export function nestingError(text, what = 'GraphQL document') {
+  if (typeof text !== 'string') return null;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '{' || c === '[' || c === '(') {
+      if (++depth > MAX_NESTING) return `${what} nests brackets more than ${MAX_NESTING} levels deep: flatten it`;
+    } else if (c === '}' || c === ']' || c === ')') depth--;
+    else if (c === '"') i = stringEnd(text, i + 1) - 1;
+    else if (c === '#') {
+      while (i < text.length && text[i] !== '\n' && text[i] !== '\r') i++;
+    }
+  }
+  return null;
+}
+
 // Validation rule: refuse operations nested deeper than maxDepth fields.
 // A top-level field has depth 1; fragments and inline fragments add no level.
 // Fragment depths are memoized (linear in the document, whatever the spreads)
@@ -70,4 +111,15 @@ export function depthLimitRule(maxDepth = LIMITS.MAX_QUERY_DEPTH) {
       },
     };
   };
+}
+
+// graphql-js (16.11+) stops validating a document whose fields would take too many
+// comparisons to check for conflicts (e.g. one field repeated thousands of times)
+// and says only "Validation aborted."; this says why.
+export const VALIDATION_ABORTED = 'Validation aborted.';
+export const VALIDATION_ABORTED_EXPLAINED =
+  'Validation aborted: the document repeats fields so often that checking them for conflicts exceeds graphql-js\'s budget; remove the repeated fields and aliases';
+
+export function explainValidationError(message) {
+  return message === VALIDATION_ABORTED ? VALIDATION_ABORTED_EXPLAINED : message;
 }

@@ -32,10 +32,13 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { DEFAULT_HOST } from '../../scenarios/lib/defaults.js';
 import { exitOnSignals, fatal, hostFromEnv, listenErrorMessage, portFromEnv } from '../shared/lifecycle.js';
+import { SLOW_CLIENT_MS, TIMEOUT_CHECK_MS, requirePrefaceWithin } from '../shared/slow-clients.js';
 import { loadTlsMaterial } from '../shared/tls.js';
+import { costLimitPlugin } from './cost.js';
 import { drainSecureServerPlugin } from './drain.js';
-import { GRAPHQL_PATH, HEALTH_PATH, createHttpHandler } from './http.js';
+import { GRAPHQL_PATH, HEALTH_PATH, createHttpHandler, onClientError } from './http.js';
 import { createResponseCache, parseOnOff } from './responseCache.js';
+import { explainValidationError } from './rules.js';
 import { createSchema, extraValidationRules } from './schema.js';
 import { timedStringifyResult, timingPlugin } from './timing.js';
 import { createWebSocketEndpoint } from './ws.js';
@@ -58,6 +61,7 @@ function listen(server, { port, host, label, envVar }) {
 }
 
 export const KEEP_ALIVE_MS = 65_000;
+export const MAX_H2_STREAMS = 250;
 
 export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0, tls, responseCache = false } = {}) {
   const { cert, key } = tls ?? (await loadTlsMaterial());
@@ -66,8 +70,27 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
   // with think time would then silently measure fresh connections in its
   // keep-alive lane. 65 s outlasts any pause the scenarios make.
   const httpServer = http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS });
-  const tlsServer = http2.createSecureServer({ cert, key, allowHTTP1: true });
-  tlsServer.keepAliveTimeout = KEEP_ALIVE_MS; // the HTTP/1.1 fallback on the TLS port
+  const tlsServer = http2.createSecureServer({
+    cert,
+    key,
+    allowHTTP1: true,
+    handshakeTimeout: SLOW_CLIENT_MS,
+    // Node allows 2^32-1 streams per session; Go (k6) allows 250, which is plenty.
+    settings: { maxConcurrentStreams: MAX_H2_STREAMS },
+  });
+  // Slow clients (slow-clients.js): request headers and body each within
+  // SLOW_CLIENT_MS (the handler answers a slow body itself, http.js; Node's
+  // requestTimeout is the backstop), the HTTP/2 preface too, and an HTTP/2 session
+  // idle as long as a kept-alive HTTP/1.1 connection is closed.
+  for (const server of [httpServer, tlsServer]) {
+    server.keepAliveTimeout = KEEP_ALIVE_MS; // on the TLS port: its HTTP/1.1 fallback
+    server.headersTimeout = SLOW_CLIENT_MS;
+    server.requestTimeout = 2 * SLOW_CLIENT_MS;
+    server.connectionsCheckingInterval = TIMEOUT_CHECK_MS;
+    server.on('clientError', onClientError);
+  }
+  tlsServer.setTimeout(KEEP_ALIVE_MS);
+  requirePrefaceWithin(tlsServer);
   const ws = createWebSocketEndpoint({ schema, validationRules: extraValidationRules });
 
   const apollo = new ApolloServer({
@@ -77,11 +100,13 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
     includeStacktraceInErrorResponses: false,
     validationRules: extraValidationRules,
     stringifyResult: timedStringifyResult,
+    formatError: (formatted) => ({ ...formatted, message: explainValidationError(formatted.message) }),
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: DRAIN_GRACE_MS }),
       drainSecureServerPlugin(tlsServer, { graceMs: DRAIN_GRACE_MS }),
       ws.drainPlugin,
       timingPlugin,
+      costLimitPlugin,
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(), // http.js sets Cache-Control itself
     ],

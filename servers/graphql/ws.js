@@ -3,26 +3,37 @@
 // 'upgrade' events, with graphql-ws's useServer on top.
 //
 // Beyond graphql-ws's defaults:
-// - onSubscribe parses and validates itself, so syntax errors, oversized documents
-//   and too-deep queries come back as `error` messages (graphql-ws would otherwise
-//   let a parse error escape and close the socket with 4500);
+// - onSubscribe parses and validates itself, so syntax errors, oversized or too
+//   deeply nested documents, too-deep or too costly queries (cost.js) and unknown
+//   operation names come back as `error` messages (graphql-ws would otherwise
+//   let a parse error escape and close the socket with 4500); at most
+//   MAX_OPERATIONS_PER_SOCKET operations run at once on one socket;
+// - a connection_init payload over MAX_INIT_PAYLOAD_BYTES closes with 4400;
 // - messages only a server sends (connection_ack, next, error) and binary frames are
 //   refused with 4400, frames over LIMITS.MAX_BODY_BYTES with 1009 (ws's maxPayload);
 // - every `next` carries extensions.timing {execMs, serMs} (see timing.js).
 import { performance } from 'node:perf_hooks';
-import { GraphQLError, execute, parse, specifiedRules, subscribe, validate } from 'graphql';
+import { GraphQLError, execute, getOperationAST, parse, specifiedRules, subscribe, validate } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { LIMITS } from '../../scenarios/lib/defaults.js';
-import { documentSizeError } from './rules.js';
+import { costError, costLimitError } from './cost.js';
+import { documentSizeError, explainValidationError, nestingError } from './rules.js';
 import { fillSerPlaceholder, wsTimingExtension } from './timing.js';
 
 export const WS_PATH = '/graphql';
 const BAD_REQUEST = 4400; // graphql-ws CloseCode.BadRequest
 const SERVER_ONLY_MESSAGES = new Set(['connection_ack', 'next', 'error']);
 
+// Operations (queries, mutations, subscriptions) one socket may run at once, and
+// the size of its connection_init payload (connection params are for a token or two).
+export const MAX_OPERATIONS_PER_SOCKET = 100;
+export const MAX_INIT_PAYLOAD_BYTES = 64 * 1024;
+
+const badRequest = (message) => new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } });
+
 const withCode = (error, code) =>
-  new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions: { ...error.extensions, code } });
+  new GraphQLError(explainValidationError(error.message), { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions: { ...error.extensions, code } });
 
 // Time execution from here; for subscription events the stream restamps execStart
 // as each event leaves it (resolvers.js).
@@ -42,6 +53,12 @@ function refuseUpgrade(socket, status, reason, message) {
 function guardConnection(socket) {
   const send = socket.send.bind(socket);
   socket.send = (data, ...rest) => send(typeof data === 'string' ? fillSerPlaceholder(data) : data, ...rest);
+  // A frame that breaks the WebSocket protocol (invalid UTF-8, over maxPayload, bad
+  // opcode) is answered by `ws` with its close code (1007, 1009, 1002) and then
+  // emitted as an 'error', which graphql-ws would log with a stack trace: one
+  // line of log per hostile frame. The client has its answer; nothing to log.
+  const emit = socket.emit.bind(socket);
+  socket.emit = (event, ...args) => (event === 'error' && String(args[0]?.code).startsWith('WS_ERR_') ? false : emit(event, ...args));
   socket.on('message', (_data, isBinary) => {
     if (isBinary) socket.close(BAD_REQUEST, 'Binary frames are not supported; send messages as text frames');
   });
@@ -63,9 +80,20 @@ export function createWebSocketEndpoint({ schema, validationRules }) {
         if (key === '' && SERVER_ONLY_MESSAGES.has(value?.type)) throw new Error(`"${value.type}" is a server-to-client message`);
         return value;
       },
-      onSubscribe(_ctx, _id, payload) {
-        const sizeError = documentSizeError(payload.query);
-        if (sizeError) return [new GraphQLError(sizeError, { extensions: { code: 'BAD_REQUEST' } })];
+      // connection_init's payload lives as long as the connection: keep it small.
+      onConnect(ctx) {
+        const size = ctx.connectionParams ? Buffer.byteLength(JSON.stringify(ctx.connectionParams)) : 0;
+        if (size <= MAX_INIT_PAYLOAD_BYTES) return true;
+        ctx.extra.socket.close(BAD_REQUEST, `connection_init payload is ${size} bytes; the limit is ${MAX_INIT_PAYLOAD_BYTES}`);
+        return false;
+      },
+      onSubscribe(ctx, _id, payload) {
+        const running = Object.keys(ctx.subscriptions).length; // this one included
+        if (running > MAX_OPERATIONS_PER_SOCKET) {
+          return [badRequest(`this connection already runs ${running - 1} operations; the limit is ${MAX_OPERATIONS_PER_SOCKET}: complete some first or open another connection`)];
+        }
+        const shapeError = documentSizeError(payload.query) ?? nestingError(payload.query);
+        if (shapeError) return [badRequest(shapeError)];
         let document;
         try {
           document = parse(payload.query);
@@ -74,6 +102,13 @@ export function createWebSocketEndpoint({ schema, validationRules }) {
         }
         const errors = validate(schema, document, rules);
         if (errors.length > 0) return errors.map((err) => withCode(err, 'GRAPHQL_VALIDATION_FAILED'));
+        const operation = getOperationAST(document, payload.operationName);
+        if (!operation) {
+          const named = payload.operationName ? `no operation named "${payload.operationName}" in the document` : 'the document has several operations: name one in operationName';
+          return [badRequest(named)];
+        }
+        const tooCostly = costError(schema, document, operation, payload.variables);
+        if (tooCostly) return [costLimitError(tooCostly)];
         return {
           schema,
           document,
