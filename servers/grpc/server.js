@@ -16,8 +16,9 @@ import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
 import { DEFAULT_HOST, LIMITS } from '../../scenarios/lib/defaults.js';
 import { exitOnSignals, fatal, hostFromEnv, listenErrorMessage, portFromEnv } from '../shared/lifecycle.js';
+import { SLOW_CLIENT_MS, requirePrefaceWithin } from '../shared/slow-clients.js';
 import { loadTlsMaterial } from '../shared/tls.js';
-import { booksHandlers } from './books-service.js';
+import { MAX_METADATA_BYTES, booksHandlers } from './books-service.js';
 import { SERVICE_NAME, packageDefinition, serverBooksService } from './proto.js';
 
 // How long close() lets calls in flight finish before cutting connections;
@@ -28,6 +29,33 @@ const SERVER_OPTIONS = {
   'grpc.max_receive_message_length': LIMITS.MAX_BODY_BYTES, // requests are tiny
   'grpc.max_send_message_length': -1, // ListBooks(500000) is ~35 MB
 };
+
+// The transport's hard limit on request headers (metadata included): beyond it
+// HTTP/2 refuses the stream (RST_STREAM ENHANCE_YOUR_CALM; grpc-js clients report
+// RESOURCE_EXHAUSTED). grpc-js sets no limit, so a client could send ~8 MB of
+// metadata per call; gRPC itself allows 16 KB.
+export const MAX_HEADER_LIST_BYTES = 2 * MAX_METADATA_BYTES;
+
+// grpc-js exposes none of Node's http2/tls server settings, so they are set on
+// what it builds: the TLS credentials' constructor options (it passes them to
+// http2.createSecureServer) and the http2 servers it keeps in `http2Servers`.
+// Both are grpc-js internals: if an upgrade moves them, the server refuses to
+// start instead of running without the bounds (and the hostile-input tests say so).
+function hardenCredentials(credentials) {
+  const options = credentials._getConstructorOptions?.();
+  if (!options) throw new Error('gRPC server: this grpc-js has no _getConstructorOptions(); cannot set the TLS handshake timeout');
+  options.handshakeTimeout = SLOW_CLIENT_MS;
+  return credentials;
+}
+
+function hardenHttp2Servers(server) {
+  const servers = server.http2Servers;
+  if (!(servers instanceof Map) || servers.size === 0) throw new Error('gRPC server: this grpc-js keeps no http2Servers map; cannot bound slow clients and metadata');
+  for (const http2Server of servers.keys()) {
+    http2Server.updateSettings({ maxHeaderListSize: MAX_HEADER_LIST_BYTES });
+    requirePrefaceWithin(http2Server);
+  }
+}
 
 const hostPort = (host, port) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
 
@@ -59,10 +87,8 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
   health.addToServer(server);
   new ReflectionService(packageDefinition).addToServer(server);
 
-  const tlsCredentials = grpc.ServerCredentials.createSsl(
-    null,
-    [{ cert_chain: Buffer.from(material.cert), private_key: Buffer.from(material.key) }],
-    false,
+  const tlsCredentials = hardenCredentials(
+    grpc.ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(material.cert), private_key: Buffer.from(material.key) }], false),
   );
   let bound;
   try {
@@ -70,6 +96,7 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
       port: await bind(server, host, port, grpc.ServerCredentials.createInsecure(), { label: 'gRPC (plaintext)', envVar: 'GRPC_PORT' }),
       tlsPort: await bind(server, host, tlsPort, tlsCredentials, { label: 'gRPC (TLS)', envVar: 'GRPC_TLS_PORT' }),
     };
+    hardenHttp2Servers(server);
   } catch (err) {
     server.forceShutdown();
     throw err;
