@@ -102,6 +102,9 @@ program
   .argument('[k6args...]', 'extra arguments for `k6 run`, after --')
   .option('-p, --profile <names>', "comma-separated profiles, one k6 run each (default: the scenario's own)")
   .option('-l, --load <level>', 'load level, passed to k6 as -e LOAD=<level>')
+  .option('--results <dir>', 'where run folders go (default: ./results, or K6PACK_RESULTS_DIR)')
+  .option('--no-samples', 'keep no raw samples (samples.json.gz): such runs cannot be merged')
+  .option('--dashboard', "k6's web dashboard on a free 127.0.0.1 port, saved as k6-dashboard.html in the run folder")
   .addHelpText(
     'after',
     `
@@ -109,6 +112,10 @@ k6 gets the targets, PROFILE and LOAD as -e variables. Each profile's toxics
 are applied before its k6 run and removed after it; toxics found on a running
 stack are put back at the end. The exit code is k6's (99: a threshold failed);
 with several profiles, the first non-zero one.
+Each k6 run gets a run folder, results/<scenario>-<profile>-<UTC time>/, with
+summary.json, junit.xml, summary.md and samples.json.gz (-e RESULTS_DIR=<dir>
+after -- picks the folder, RESULTS_DIR=none keeps nothing); the scenarios log
+a line as each step starts.
 Ctrl-C stops k6 gracefully (teardown runs), removes the toxics and stops what
 this command started.
 

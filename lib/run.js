@@ -1,8 +1,8 @@
 // `k6pack run`: one k6 run of a scenario per profile against the embedded
 // stack, which it starts for the run if it is not up and stops afterwards.
 // The stack is left as found: toxics present before the run are put back.
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+// Each k6 run writes into its own run folder (lib/report/run-folder.js).
+import { join } from 'node:path';
 import { execa } from 'execa';
 import { targetsFor } from '../scenarios/lib/defaults.js';
 import { profileList, resolveScenario } from './cli-support.js';
@@ -10,8 +10,9 @@ import { describeToxic } from './commands.js';
 import { k6RunArgs } from './k6.js';
 import { processesOf, readState } from './runstate.js';
 import { resolvePorts, StackError, startStack } from './stack.js';
-import { ensureTools, ROOT } from './tools.js';
+import { ensureTools } from './tools.js';
 import { Toxiproxy } from './toxiproxy.js';
+import { describePlan, envFlagsOf, inspectPlan, prepareRunResults, resultsRoot, resultsSaid, showPath } from './report/run-folder.js';
 
 const THRESHOLDS_FAILED = 99;
 // After a forwarded Ctrl-C, k6 stops its VUs (gracefulStop, 30 s by default) and
@@ -50,20 +51,10 @@ async function restoreToxics(toxiproxy, snapshot) {
   for (const [proxy, toxic] of snapshot) await toxiproxy.addToxic(proxy, toxic);
 }
 
-// The pack's scenarios write their summary files into RESULTS_DIR (default
-// results/, relative to where k6 runs; 'none' writes nothing), and k6 cannot
-// create directories.
-function ensureResultsDir(script, k6Args) {
-  if (!script.startsWith(join(ROOT, 'scenarios'))) return;
-  const given = k6Args.map((a) => /^(?:--env=|-e)?RESULTS_DIR=(.*)$/.exec(a)?.[1]).findLast((v) => v !== undefined);
-  const dir = given ?? (process.env.RESULTS_DIR || 'results');
-  if (dir !== 'none') mkdirSync(resolve(dir), { recursive: true });
-}
-
 // k6 in its own process group, so a terminal Ctrl-C reaches it once (forwarded
 // from here) and k6 stops gracefully and runs teardown instead of aborting.
-async function runK6Forwarding(k6, args, trap) {
-  const child = execa(k6, args, { stdin: 'ignore', stdout: 'inherit', stderr: 'inherit', detached: true, cleanup: false, reject: false });
+async function runK6Forwarding(k6, args, trap, env = {}) {
+  const child = execa(k6, args, { env, stdin: 'ignore', stdout: 'inherit', stderr: 'inherit', detached: true, cleanup: false, reject: false });
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);
   let bound;
@@ -87,11 +78,14 @@ async function runK6Forwarding(k6, args, trap) {
 // Without --profile, k6 runs once with no PROFILE: a scenario applies its own
 // default profile in setup() (scenarios/lib/network.js), a plain script runs
 // through whatever toxics the stack has.
-export async function runScenario(scenario, { profile, load, k6Args = [] }, { runDir, out, warn, trap }) {
+// opts.results: the folder that holds the run folders; opts.samples: false
+// (--no-samples) keeps no raw samples; opts.dashboard: k6's web dashboard,
+// exported into the run folder.
+export async function runScenario(scenario, { profile, load, k6Args = [], results, samples = true, dashboard = false }, { runDir, out, warn, trap }) {
   const script = resolveScenario(scenario);
   const profiles = profile === undefined ? [null] : profileList(profile);
   const { k6 } = ensureTools({ log: out });
-  ensureResultsDir(script, k6Args);
+  const root = resultsRoot(results);
   const stack = await attachStack({ runDir, out, trap });
   // A crash must not leave the run's own stack behind.
   const killStack = () => {
@@ -119,11 +113,16 @@ export async function runScenario(scenario, { profile, load, k6Args = [] }, { ru
       }
       out(`== ${scenario}, ${name}${load ? `, load ${load}` : ''}${toxics}`);
       const env = { ...targets, PROFILE: prof?.name, LOAD: load };
-      const c = await runK6Forwarding(k6, k6RunArgs(script, { env, args: k6Args }), trap);
+      const plan = await inspectPlan(k6, script, [...k6RunArgs(script, { env }).slice(1, -1), ...envFlagsOf(k6Args)]);
+      const res = await prepareRunResults(script, prof?.name || plan?.profile, k6Args, { root, samples, dashboard });
+      if (res.dir) out(`== results: ${showPath(res.dir)}/${plan?.steps ? ` (${describePlan(plan)})` : ''}`);
+      if (res.dashboardUrl) out(`== dashboard: ${res.dashboardUrl} while k6 runs; saved as ${showPath(join(res.dir, 'k6-dashboard.html'))}`);
+      const c = await runK6Forwarding(k6, k6RunArgs(script, { env: { ...env, ...res.env }, args: [...res.args, ...k6Args] }), trap, res.processEnv);
       // Always: k6 skips teardown() on a second Ctrl-C or a kill, and a scenario's
       // own default profile must not outlive its run.
       await stack.toxiproxy.reset();
       out(`== ${scenario}, ${name}: k6 exited ${c}`);
+      if (res.dir) out(resultsSaid(res.dir));
       if (c !== 0 && code === 0) code = c;
       // A failed threshold is a result, so the other profiles still run; any other failure stops.
       if (c !== 0 && c !== THRESHOLDS_FAILED) break;

@@ -7,7 +7,7 @@
 // the k6 service's scenario run from a copy of exactly what it mounts.
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer } from 'node:http';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -171,7 +171,7 @@ describe('compose healthchecks and toxiproxy -config, run for real', { timeout: 
     assert.equal(r.exitCode, 0, r.stderr);
   });
 
-  test("the k6 service's default scenario runs from exactly what compose mounts, results landing in ./results", { timeout: 150000 }, async () => {
+  test("the k6 service's default scenario runs from exactly what compose mounts, its run's files landing in ./results", { timeout: 150000 }, async () => {
     // /pack as the k6 container sees it: a copy of each bind mount, nothing else.
     const pack = join(workDir, 'pack');
     const k6 = services.k6;
@@ -195,8 +195,13 @@ describe('compose healthchecks and toxiproxy -config, run for real', { timeout: 
     });
     // 99 is a crossed threshold: the run itself worked. Anything else is a broken run.
     assert.ok([0, 99].includes(r.exitCode), `k6 exited ${r.exitCode}: ${r.stderr.split('\n').slice(-5).join('\n')}`);
+    // RESULTS_DIR and K6_OUT point into the ./results mount: the run's files land there.
     const script = posix.basename(k6.command[1], '.js');
-    const summary = JSON.parse(readFileSync(join(pack, 'results', `${script}-lan.json`), 'utf8'));
-    assert.ok(summary.metrics.op_duration?.values.count > 0, 'the summary in results/ has operations');
+    const results = join(pack, 'results');
+    assert.deepEqual(readdirSync(results).sort(), ['junit.xml', 'samples.json.gz', 'summary.json', 'summary.md']);
+    const summary = JSON.parse(readFileSync(join(results, 'summary.json'), 'utf8'));
+    assert.deepEqual([summary.run.scenario, summary.run.profile, summary.run.load], [script, 'lan', 'smoke']);
+    assert.ok(summary.rows.some((row) => row.latency.count > 0), 'the summary in results/ has operations');
+    assert.equal(summary.run.samples, 'samples.json.gz');
   });
 });

@@ -14,6 +14,7 @@ import { check } from 'k6';
 import grpc from 'k6/net/grpc';
 import { TARGETS } from './config.js';
 import { parseServerTiming, reconnects, recordOp, recordServerTiming, recordSetup } from './metrics.js';
+import { stepStarted } from './progress.js';
 
 export const SERVICE = 'books.v1.Books';
 // The proto's directory, resolved from this module so any scenario can load it.
@@ -108,6 +109,7 @@ export class Channel {
 // A server stream: resolves { count, endedAt, error } when it ends (error is
 // null or a sentence). onData(message, receivedAt) per message. Never rejects.
 export function serverStream(channel, method, request, { onData, timeout = GRPC_TIMEOUT } = {}) {
+  stepStarted();
   return new Promise((resolve) => {
     let count = 0;
     let error = null;

@@ -11,6 +11,11 @@
 //     SOAK_DURATION (default 1h): a day-long mix, with dropped_iterations
 //     counted when the VU pool cannot keep up.
 // Overrides for exploring: -e STEPS=1,10,50 -e STEP_SECONDS=20 -e SOAK_DURATION=15m -e SOAK_RATE=5.
+// -e STEP_ITERATIONS=N makes every step a fixed amount of work instead of a fixed
+// time: shared-iterations, N iterations per VU (N x VUs per step), capped at the
+// step's duration. The iteration count is then exact and splits exactly between
+// --execution-segment instances (lanes whose iteration is a timed session, such
+// as a WebSocket kept for the whole step, are still bounded by the step's time).
 import exec from 'k6/execution';
 import { ConfigError, envInt, envIntList, envSeconds } from './config.js';
 
@@ -54,6 +59,7 @@ const DURATIONS = {};
 function steppedPlan(lanes, level, hints) {
   const steps = envIntList('STEPS', hints.steps || level.steps, { min: 1, max: 5000 });
   const fixedStep = envInt('STEP_SECONDS', 0, { min: 0, max: 86400 });
+  const perVu = envInt('STEP_ITERATIONS', 0, { min: 0, max: 1000000 });
   // ci: the scenario's budget split evenly over its lanes and steps.
   const slot = level.budgetSeconds ? Math.floor(level.budgetSeconds / (lanes.length * steps.length)) : 0;
 
@@ -70,10 +76,11 @@ function steppedPlan(lanes, level, hints) {
     for (const n of steps) {
       const step = `c${n}`;
       const name = `${lane.name}_${step}`;
+      const work = perVu
+        ? { executor: 'shared-iterations', vus: n, iterations: n * perVu, maxDuration: `${stepSeconds}s` }
+        : { executor: 'constant-vus', vus: n, duration: `${stepSeconds}s` };
       scenarios[name] = {
-        executor: 'constant-vus',
-        vus: n,
-        duration: `${stepSeconds}s`,
+        ...work,
         exec: lane.exec,
         startTime: `${round1(start)}s`,
         gracefulStop: `${gracefulSeconds}s`,

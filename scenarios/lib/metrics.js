@@ -21,6 +21,7 @@
 import { check } from 'k6';
 import exec from 'k6/execution';
 import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
+import { stepStarted } from './progress.js';
 
 export const opDuration = new Trend('op_duration', true);
 export const opFailed = new Rate('op_failed');
@@ -41,6 +42,7 @@ export const opDrift = new Trend('op_drift');
 // counted, logged once per reason and never thrown out of the iteration.
 const logged = {};
 export function recordOp({ ok, ms, tags = {}, checks, reason }) {
+  stepStarted();
   const passed = checks ? check(null, mapChecks(checks), tags) && ok !== false : ok !== false;
   opFailed.add(passed ? 0 : 1, tags);
   if (passed && ms !== undefined && ms !== null) opDuration.add(ms, tags);

@@ -4,9 +4,13 @@
 //
 //   const s = defineScenario('ws-vs-http', { defaultProfile: '3g', lanes, iterationSeconds });
 //   export const { options, setup, teardown, handleSummary } = s;
-import { applyNetwork, clearNetwork, networkProfile, profileTags } from './network.js';
+import exec from 'k6/execution';
+import http from 'k6/http';
+import { networkProfile, profileTags, toxiproxyUrl } from './network.js';
 import { levelName, plan as buildPlan } from './load.js';
-import { DEFAULT_COLUMNS, makeHandleSummary, observeKeys, summaryRows } from './summary.js';
+import { trackSteps } from './progress.js';
+import { prepareNetwork, releaseNetwork } from './segments.js';
+import { DEFAULT_COLUMNS, latencyMetricOf, makeHandleSummary, observeKeys, summaryRows } from './summary.js';
 import { DEFAULT_FILE, loadThresholds, thresholdsPath } from './thresholds.js';
 
 export const rttOf = (profile) => profile.network.rttMs;
@@ -26,7 +30,8 @@ export function transferSeconds(profile, bytes, direction = 'down') {
 //   options (merged into k6 options),
 //   setup(data) -> extra setup data (after the network profile is applied),
 //   beforeNetwork() -> setup data gathered before the profile applies (e.g. clock calibration),
-//   level (default LOAD fallback for this scenario), mix (lanes at once, at constant arrival rates) }
+//   level (default LOAD fallback for this scenario), mix (lanes at once, at constant arrival rates),
+//   hints (for `k6pack report`, kept in summary.json's run.hints: e.g. sizes: { dim, bytes, where }) }
 export function defineScenario(name, spec) {
   const profile = networkProfile(spec.defaultProfile);
   const iterationSeconds = spec.iterationSeconds ? spec.iterationSeconds(profile) : 0;
@@ -34,7 +39,8 @@ export function defineScenario(name, spec) {
   const plan = buildPlan(lanes, { iterationSeconds, steps: spec.steps, mix: spec.mix }, levelFor(spec));
   const columns = spec.columns || DEFAULT_COLUMNS;
   const rows = summaryRows(plan, lanes);
-  const observers = [...observeKeys(rows, columns), ...laneKeys(plan), ...(spec.observe || [])];
+  const observers = [...observeKeys(rows, columns), ...laneKeys(plan, latencyMetricOf(columns)), ...(spec.observe || [])];
+  trackSteps(plan, `${name} (${profile.name})`);
   const options = {
     scenarios: plan.scenarios,
     thresholds: loadThresholds(name, profile.name, observers),
@@ -47,21 +53,25 @@ export function defineScenario(name, spec) {
     ...(spec.options || {}),
   };
 
+  // Under --execution-segment only one instance applies and clears the profile (segments.js).
   function setup() {
+    const k6pack = runMeta();
     const before = spec.beforeNetwork ? spec.beforeNetwork() : {};
-    const network = applyNetwork(profile);
+    const network = prepareNetwork(profile);
     const extra = spec.setup ? spec.setup() : {};
-    return { network, ...before, ...extra };
+    return { network, ...before, ...extra, k6pack };
   }
 
   function teardown() {
-    clearNetwork();
+    releaseNetwork();
   }
 
   const handleSummary = makeHandleSummary({
     scenario: name,
-    profile: profile.name,
+    profile,
     level: plan.level,
+    plan,
+    hints: spec.hints,
     rows,
     columns,
     observers,
@@ -74,15 +84,32 @@ export function defineScenario(name, spec) {
 
 // Every lane at every step, and every transport, whatever the rows show: the
 // summary JSON always has op_duration/op_failed{scenario:<lane>_<step>} and
-// op_duration/op_failed{transport:<t>,tls:<bool>}.
-function laneKeys(plan) {
+// op_duration/op_failed{transport:<t>,tls:<bool>}, the latency metric per step,
+// and k6's iterations, dropped_iterations, data_sent, data_received per step.
+function laneKeys(plan, latencyMetric) {
   const keys = [];
   for (const [name, sc] of Object.entries(plan.scenarios)) {
     if (!sc.tags.transport) continue;
     const { transport, tls } = sc.tags;
     for (const metric of ['op_duration', 'op_failed']) keys.push(`${metric}{scenario:${name}}`, `${metric}{transport:${transport},tls:${tls}}`);
+    for (const metric of [latencyMetric, 'iterations', 'dropped_iterations', 'data_sent', 'data_received']) keys.push(`${metric}{scenario:${name}}`);
   }
   return [...new Set(keys)];
+}
+
+// What summary.json says about the run that only setup() can see: k6's version
+// (from the User-Agent k6 sends by default, 'Grafana k6/1.8.1', on one request to
+// Toxiproxy's /version), the execution segment, the start.
+function runMeta() {
+  const o = exec.test.options;
+  const res = http.get(`${toxiproxyUrl()}/version`, { timeout: '5s', tags: { name: 'toxiproxy', k6pack: 'control' } });
+  const ua = /k6\/([0-9][^\s)]*)/.exec(String((res.request && res.request.headers['User-Agent']) || ''));
+  return {
+    k6Version: __ENV.K6PACK_K6_VERSION || (ua ? ua[1] : null),
+    executionSegment: o.executionSegment || null,
+    executionSegmentSequence: o.executionSegmentSequence || null,
+    startedAt: new Date().toISOString(),
+  };
 }
 
 function levelFor(spec) {

@@ -3,6 +3,7 @@
 // reconnect-and-resume when the socket breaks.
 import { remainingMs } from './load.js';
 import { reconnects, recordOp, trackRecovery } from './metrics.js';
+import { stepStarted } from './progress.js';
 import { GraphqlWs, wsUrl } from './ws.js';
 
 // Upper bound of operations on one socket in one iteration (every loop is bounded).
@@ -21,6 +22,7 @@ export async function wsSession({ tls, tags, op, maxReconnects = 0, recover = fa
   let ws = null;
   let lastMs = 0;
   let opened = 0;
+  stepStarted();
   for (let i = 0; i < Math.min(maxOps, MAX_OPS_PER_SESSION); i++) {
     if (remainingMs() < Math.max(2 * lastMs, 50)) break;
     if (!ws || !ws.isOpen) {

@@ -1,13 +1,18 @@
 // The end-of-test summary: a short table per lane and step on the terminal,
-// and, with -e RESULTS_DIR=<an existing directory>, the machine-readable files
-// beside it: <scenario>-<profile>.json (k6's summary data) and
-// <scenario>-<profile>.junit.xml (one test case per threshold).
+// and, with -e RESULTS_DIR=<an existing folder>, the run's files in it (k6
+// cannot create folders; `npx k6pack run` makes one per run):
+//   summary.json  the results document (results.js; docs/results-schema.md)
+//   junit.xml     one test case per threshold, failures with the observed value
+//   summary.md    a Markdown table for a PR comment or $GITHUB_STEP_SUMMARY
 //
 // Rows and columns come from the scenario: a row is one k6 scenario (a lane at
 // one step) and optionally one value of a tag (n:1000, payload:big, ...); a
 // column is a statistic of a metric filtered to that row. Every cell is a
 // sub-metric, which k6 only reports when it has a threshold, so the cells are
 // also the `observe` list given to thresholds.js.
+import { buildSummary, cellKey, FILES, toJunit, toMarkdown } from './results.js';
+
+export { cellKey };
 
 export const DEFAULT_COLUMNS = [
   { title: 'ops', metric: 'op_duration', stat: 'count', unit: '' },
@@ -18,7 +23,6 @@ export const DEFAULT_COLUMNS = [
 ];
 
 const tagText = (tags) => Object.entries(tags).map(([k, v]) => `${k}:${v}`).join(',');
-export const cellKey = (metric, tags) => `${metric}{${tagText(tags)}}`;
 // A column with laneOnly: true ignores the row's dims (set-up is per lane, not per payload).
 const cellKeyOf = (row, c) => cellKey(c.metric, { ...(c.laneOnly ? { scenario: row.tags.scenario } : row.tags), ...(c.tags || {}) });
 
@@ -103,22 +107,18 @@ export function gateLines(data, observers) {
   return { lines: lines.sort(), failed };
 }
 
-const xmlEscape = (s) => String(s).replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]);
+// The first latency column's metric is the run's latency (op_duration; push_latency for push).
+export const latencyMetricOf = (columns) => (columns.find((c) => c.unit === 'ms' && !c.tags) || { metric: 'op_duration' }).metric;
 
-export function junit(data, observers, suite) {
-  const cases = [];
-  for (const [key, metric] of Object.entries(data.metrics)) {
-    if (observers.has(key)) continue;
-    for (const [expr, verdict] of Object.entries(metric.thresholds || {})) {
-      const name = xmlEscape(`${key} ${expr}`);
-      cases.push(verdict.ok ? `  <testcase name="${name}"/>` : `  <testcase name="${name}"><failure message="threshold not met"/></testcase>`);
-    }
-  }
-  const failures = cases.filter((c) => c.includes('<failure')).length;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="${xmlEscape(suite)}" tests="${cases.length}" failures="${failures}">\n${cases.join('\n')}\n</testsuite>\n`;
+// Where the files go, as the text summary's last line says.
+export function resultsLine(dir) {
+  if (!dir) return 'results: not saved: plain `k6 run` writes summary.json, junit.xml and summary.md only with -e RESULTS_DIR=<an existing folder> (`npx k6pack run` makes one per run)';
+  return `results: ${dir}/ (${FILES.summary}, ${FILES.junit}, ${FILES.markdown})`;
 }
 
-// handleSummary for a scenario. ctx: { scenario, profile, level, rows, columns, observers, notes(data) }
+// handleSummary for a scenario. ctx: { scenario, profile, level, plan, rows, columns,
+// observers, notes(data), thresholdsFile, hints }; setup() hands the run's metadata
+// (k6 version, segment, start) over in data.setup_data.k6pack.
 export function makeHandleSummary(ctx) {
   const columns = ctx.columns || DEFAULT_COLUMNS;
   const observers = new Set(ctx.observers);
@@ -127,9 +127,11 @@ export function makeHandleSummary(ctx) {
     const m = data.metrics;
     const checks = m.checks ? `${(m.checks.values.rate * 100).toFixed(1)}% of ${m.checks.values.passes + m.checks.values.fails}` : '-';
     const dropped = m.dropped_iterations ? m.dropped_iterations.values.count : 0;
+    // k6 cannot create directories: RESULTS_DIR must exist.
+    const dir = __ENV.RESULTS_DIR ? __ENV.RESULTS_DIR.replace(/\/+$/, '') : '';
     const text = [
       '',
-      `k6pack ${ctx.scenario}: profile ${ctx.profile}, load ${ctx.level}`,
+      `k6pack ${ctx.scenario}: profile ${ctx.profile.name}, load ${ctx.level}`,
       '',
       table(data, ctx.rows, columns),
       '',
@@ -139,14 +141,21 @@ export function makeHandleSummary(ctx) {
       `thresholds (${ctx.thresholdsFile}): ${gates.lines.length - gates.failed} passed, ${gates.failed} failed`,
       ...gates.lines,
       '',
+      resultsLine(dir),
+      '',
     ].join('\n');
     const out = { stdout: text };
-    // k6 cannot create directories: RESULTS_DIR must exist.
-    const dir = __ENV.RESULTS_DIR;
     if (dir) {
-      const base = `${dir}/${ctx.scenario}-${ctx.profile}`;
-      out[`${base}.json`] = JSON.stringify(data, null, 2);
-      out[`${base}.junit.xml`] = junit(data, observers, `${ctx.scenario} (${ctx.profile})`);
+      const setupMeta = (data.setup_data && data.setup_data.k6pack) || {};
+      const meta = {
+        ...setupMeta,
+        gitCommit: __ENV.K6PACK_GIT_COMMIT || __ENV.GITHUB_SHA || __ENV.GIT_COMMIT || null,
+        samples: __ENV.K6PACK_SAMPLES || null,
+      };
+      const doc = buildSummary(data, { ...ctx, columns, observers: [...observers], latencyMetric: latencyMetricOf(columns), meta });
+      out[`${dir}/${FILES.summary}`] = `${JSON.stringify(doc, null, 2)}\n`;
+      out[`${dir}/${FILES.junit}`] = toJunit(doc);
+      out[`${dir}/${FILES.markdown}`] = toMarkdown(doc);
     }
     return out;
   };

@@ -1,0 +1,114 @@
+// What `k6pack run` adds to each k6 run for its results: a run folder
+// (results/<scenario>-<profile>-<UTC time>/, git-ignored) passed as RESULTS_DIR,
+// the raw samples (--out json=<folder>/samples.json.gz: what `k6pack merge` and
+// `report` pool), k6's web dashboard with --dashboard, and the plan (k6 inspect)
+// for the header line.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { basename, join, relative, resolve } from 'node:path';
+import { execa } from 'execa';
+import { FILES } from '../../scenarios/lib/results.js';
+import { ROOT } from '../tools.js';
+import { createRunFolder } from './runs.js';
+
+// The results root: --results, else K6PACK_RESULTS_DIR, else ./results.
+export const resultsRoot = (option) => resolve(option || process.env.K6PACK_RESULTS_DIR || 'results');
+
+// The -e NAME=value flags among the user's extra k6 arguments (for k6 inspect).
+export function envFlagsOf(k6Args) {
+  const out = [];
+  k6Args.forEach((a, i) => {
+    if ((a === '-e' || a === '--env') && k6Args[i + 1] !== undefined) out.push('-e', k6Args[i + 1]);
+    else if (/^(--env=|-e)[^=]+=/.test(a)) out.push('-e', a.replace(/^(--env=|-e)/, ''));
+  });
+  return out;
+}
+
+// A -e RESULTS_DIR=... among the user's extra k6 arguments (the last one wins, as in k6).
+const givenResultsDir = (k6Args) =>
+  envFlagsOf(k6Args)
+    .filter((f) => f.startsWith('RESULTS_DIR='))
+    .map((f) => f.slice('RESULTS_DIR='.length))
+    .at(-1);
+
+function gitCommit() {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+function freeLoopbackPort() {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen({ port: 0, host: '127.0.0.1' }, () => {
+      const { port } = srv.address();
+      srv.close(() => res(port));
+    });
+  });
+}
+
+const clock = (s) => `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
+const seconds = (d) => [...String(d || '').matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)].reduce((sum, [, n, u]) => sum + Number(n) * { ms: 0.001, s: 1, m: 60, h: 3600 }[u], 0);
+
+// The options k6 would run with (profile tag, steps, total duration), or null.
+export async function inspectPlan(k6, script, envFlags) {
+  const r = await execa(k6, ['inspect', '--execution-requirements', ...envFlags, script], { reject: false, timeout: 30000, stdin: 'ignore' });
+  if (r.exitCode !== 0) return null;
+  try {
+    const o = JSON.parse(r.stdout);
+    const steps = Object.values(o.scenarios || {}).filter((sc) => sc.tags?.transport).length;
+    return { profile: o.tags?.profile || null, steps, totalSeconds: seconds(o.totalDuration) };
+  } catch {
+    return null;
+  }
+}
+
+export const describePlan = (plan) => (plan && plan.steps ? `${plan.steps} steps, about ${clock(plan.totalSeconds)}` : '');
+
+// Sets up one k6 run's results. Returns { dir, env (for -e), args (for k6 run),
+// processEnv (for k6's own environment), dashboardUrl } or a folder-less setup when
+// RESULTS_DIR=none. opts: { root, samples, dashboard }.
+export async function prepareRunResults(script, profileName, k6Args, opts) {
+  const given = givenResultsDir(k6Args);
+  if (given === 'none') return { dir: null, env: {}, args: [], processEnv: {} };
+  let dir;
+  if (given !== undefined) {
+    dir = resolve(given);
+    mkdirSync(dir, { recursive: true });
+  } else {
+    dir = createRunFolder(opts.root, basename(script, '.js'), profileName || 'default');
+  }
+  const env = { RESULTS_DIR: dir, K6PACK_GIT_COMMIT: gitCommit() };
+  const args = [];
+  if (opts.samples !== false) {
+    args.push('--out', `json=${join(dir, FILES.samples)}`);
+    env.K6PACK_SAMPLES = FILES.samples;
+  }
+  const processEnv = {};
+  if (opts.dashboard) {
+    const port = await freeLoopbackPort();
+    Object.assign(processEnv, {
+      K6_WEB_DASHBOARD: 'true',
+      K6_WEB_DASHBOARD_HOST: '127.0.0.1',
+      K6_WEB_DASHBOARD_PORT: String(port),
+      K6_WEB_DASHBOARD_OPEN: 'false',
+      K6_WEB_DASHBOARD_EXPORT: join(dir, FILES.dashboard),
+    });
+  }
+  return { dir, env, args, processEnv, dashboardUrl: opts.dashboard ? `http://127.0.0.1:${processEnv.K6_WEB_DASHBOARD_PORT}` : null };
+}
+
+export const showPath = (p) => relative(process.cwd(), p) || '.';
+
+// The line after a run: what its folder holds (a script without the pack's
+// handleSummary writes no summary.json).
+export function resultsSaid(dir) {
+  const files = existsSync(dir) ? readdirSync(dir).sort() : [];
+  if (!files.length) return `== results: nothing written to ${showPath(dir)}/`;
+  const next = files.includes(FILES.summary) ? `; \`npx k6pack report ${showPath(dir)}\` draws them` : '';
+  return `== results in ${showPath(dir)}/: ${files.join(', ')}${next}`;
+}

@@ -1,0 +1,283 @@
+// A run's results as data: the summary.json document (docs/results-schema.md,
+// checked against docs/results-schema.json), and the renderings every reader
+// shares: Markdown (summary.md: a PR comment or $GITHUB_STEP_SUMMARY) and JUnit
+// (junit.xml: one test case per threshold, so CI names the budget that failed).
+//
+// Plain ES module with no imports: k6's handleSummary builds the document from
+// its end-of-test data (summary.js); Node's `k6pack merge`, `compare` and
+// `report` read, merge and render the same documents (lib/report/).
+
+export const SCHEMA_VERSION = 1;
+
+// The files of a run folder.
+export const FILES = {
+  summary: 'summary.json',
+  junit: 'junit.xml',
+  markdown: 'summary.md',
+  samples: 'samples.json.gz',
+  dashboard: 'k6-dashboard.html',
+  report: 'report.html',
+};
+
+// k6's sub-metric keys: 'op_duration{scenario:ws_c1,payload:small}' <-> { metric, tags }.
+const tagText = (tags) => Object.entries(tags).map(([k, v]) => `${k}:${v}`).join(',');
+export const cellKey = (metric, tags = {}) => (Object.keys(tags).length ? `${metric}{${tagText(tags)}}` : metric);
+
+export function parseKey(key) {
+  const m = /^([^{]+)(?:\{(.*)\})?$/.exec(key);
+  const tags = {};
+  for (const part of m && m[2] ? m[2].split(',') : []) {
+    const i = part.indexOf(':');
+    tags[part.slice(0, i).trim()] = part.slice(i + 1).trim().replace(/^"(.*)"$/, '$1');
+  }
+  return { metric: m ? m[1].trim() : key, tags };
+}
+
+// 'p(95)<450' -> { stat: 'p(95)', op: '<', limit: 450 }
+export function parseThreshold(expr) {
+  const m = /^\s*([a-z]+(?:\(\d+(?:\.\d+)?\))?)\s*(<=|>=|<|>|===|==|!=)\s*(-?\d+(?:\.\d+)?)\s*$/.exec(expr);
+  return m ? { stat: m[1], op: m[2], limit: Number(m[3]) } : null;
+}
+
+export function thresholdHolds(op, value, limit) {
+  switch (op) {
+    case '<': return value < limit;
+    case '<=': return value <= limit;
+    case '>': return value > limit;
+    case '>=': return value >= limit;
+    case '!=': return value !== limit;
+    default: return value === limit; // == and ===
+  }
+}
+
+// A k6 summary value for a threshold's stat ('p(50)' is reported as 'med').
+export function statValue(values, stat) {
+  if (!values) return null;
+  let v = values[stat];
+  if (v === undefined && stat === 'p(50)') v = values.med;
+  if (v === undefined && stat === 'med') v = values['p(50)'];
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+const TREND_STATS = [['count', 'count'], ['min', 'min'], ['max', 'max'], ['avg', 'avg'], ['p50', 'med'], ['p90', 'p(90)'], ['p95', 'p(95)'], ['p99', 'p(99)']];
+
+// A k6 sub-metric in the schema's names, or null when it has no samples.
+export function statsOf(metric) {
+  if (!metric) return null;
+  const v = metric.values;
+  switch (metric.type) {
+    case 'trend':
+      if (!v.count) return null;
+      return Object.fromEntries(TREND_STATS.map(([name, k6]) => [name, statValue(v, k6)]));
+    case 'rate': {
+      const total = v.passes + v.fails;
+      return total ? { rate: v.rate, count: v.passes, total } : null;
+    }
+    case 'counter':
+      return { count: v.count };
+    case 'gauge':
+      return { value: v.value, min: v.min, max: v.max };
+    default:
+      return null;
+  }
+}
+
+// One sub-metric as the document holds it: its key, type and statistics (null: no samples).
+export const cell = (key, type, stats) => ({ key, type, ...(stats || { empty: true }) });
+
+// summary.json from k6's handleSummary data.
+// ctx: { scenario, profile: { name, network, faults }, level, plan, rows, columns,
+//        observers, latencyMetric, thresholdsFile, hints, meta: { k6Version, gitCommit,
+//        samples, executionSegment, executionSegmentSequence, startedAt } }
+export function buildSummary(data, ctx, now = Date.now()) {
+  const metrics = data.metrics;
+  const observers = new Set(ctx.observers);
+  const get = (key, type) => {
+    const m = metrics[key];
+    return cell(key, m ? m.type : type, statsOf(m));
+  };
+  const count = (key) => (metrics[key] ? metrics[key].values.count : 0);
+  const meta = ctx.meta || {};
+  const durationMs = data.state ? data.state.testRunDurationMs : null;
+  const latency = ctx.latencyMetric;
+
+  const steps = [];
+  for (const [name, sc] of Object.entries(ctx.plan.scenarios)) {
+    if (!sc.tags.transport) continue;
+    steps.push({
+      scenario: name,
+      ...laneFields(name, sc),
+      executor: sc.executor,
+      ...(sc.vus !== undefined ? { vus: sc.vus } : {}),
+      ...(sc.iterations !== undefined ? { plannedIterations: sc.iterations } : {}),
+      ...(sc.rate !== undefined ? { rate: sc.rate, timeUnit: sc.timeUnit } : {}),
+      startSeconds: seconds(sc.startTime),
+      durationSeconds: seconds(sc.duration || sc.maxDuration),
+      latency: get(cellKey(latency, { scenario: name }), 'trend'),
+      failures: get(cellKey('op_failed', { scenario: name }), 'rate'),
+      iterations: count(cellKey('iterations', { scenario: name })),
+      droppedIterations: count(cellKey('dropped_iterations', { scenario: name })),
+      bytesSent: count(cellKey('data_sent', { scenario: name })),
+      bytesReceived: count(cellKey('data_received', { scenario: name })),
+    });
+  }
+
+  const rows = ctx.rows.map((row) => {
+    const sc = ctx.plan.scenarios[row.tags.scenario];
+    const { scenario, ...dims } = row.tags;
+    const out = {
+      id: [scenario, tagText(dims)].filter(Boolean).join(' '),
+      scenario,
+      ...laneFields(scenario, sc),
+      ...(sc.vus !== undefined ? { vus: sc.vus } : {}),
+      dims,
+      latency: null,
+      failures: null,
+      metrics: {},
+    };
+    const seen = new Set();
+    for (const c of ctx.columns) {
+      const key = cellKey(c.metric, { ...(c.laneOnly ? { scenario } : row.tags), ...(c.tags || {}) });
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const value = get(key, undefined);
+      if (c.metric === latency && !c.tags && !out.latency) out.latency = value;
+      else if (c.metric === 'op_failed' && !c.tags && !out.failures) out.failures = value;
+      else out.metrics[cellKey(c.metric, c.tags || {})] = value;
+    }
+    if (!out.latency) out.latency = get(cellKey(latency, row.tags), 'trend');
+    if (!out.failures) out.failures = get(cellKey('op_failed', row.tags), 'rate');
+    return out;
+  });
+
+  const thresholds = [];
+  for (const [key, metric] of Object.entries(metrics)) {
+    if (observers.has(key)) continue;
+    for (const [expr, verdict] of Object.entries(metric.thresholds || {})) {
+      const parsed = parseThreshold(expr);
+      thresholds.push({ key, threshold: expr, ok: verdict.ok, stat: parsed ? parsed.stat : null, observed: parsed ? statValue(metric.values, parsed.stat) : null });
+    }
+  }
+  thresholds.sort((a, b) => (a.key + a.threshold).localeCompare(b.key + b.threshold));
+
+  const checks = metrics.checks ? { passes: metrics.checks.values.passes, fails: metrics.checks.values.fails, rate: metrics.checks.values.rate } : { passes: 0, fails: 0, rate: null };
+  const endedAt = new Date(now).toISOString();
+  const startedAt = meta.startedAt || (durationMs !== null ? new Date(now - durationMs).toISOString() : null);
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    run: {
+      scenario: ctx.scenario,
+      profile: ctx.profile.name,
+      network: ctx.profile.network ? pick(ctx.profile.network, ['name', 'rttMs', 'jitterMs', 'downKbps', 'upKbps']) : null,
+      faults: (ctx.profile.faults || []).map((f) => f.name),
+      load: ctx.level,
+      steps: ctx.plan.steps,
+      stepSeconds: ctx.plan.stepSeconds,
+      latencyMetric: latency,
+      k6Version: meta.k6Version || null,
+      startedAt,
+      endedAt,
+      durationMs,
+      gitCommit: meta.gitCommit || null,
+      thresholdsFile: ctx.thresholdsFile,
+      executionSegment: meta.executionSegment || null,
+      executionSegmentSequence: meta.executionSegmentSequence || null,
+      samples: meta.samples || null,
+      hints: ctx.hints || {},
+    },
+    steps,
+    rows,
+    thresholds,
+    checks,
+    totals: {
+      iterations: count('iterations'),
+      droppedIterations: count('dropped_iterations'),
+      bytesSent: count('data_sent'),
+      bytesReceived: count('data_received'),
+    },
+  };
+}
+
+const pick = (obj, keys) => Object.fromEntries(keys.filter((k) => obj[k] !== undefined).map((k) => [k, obj[k]]));
+
+function laneFields(name, sc) {
+  const t = sc.tags;
+  return {
+    lane: name.slice(0, name.length - t.step.length - 1),
+    transport: t.transport,
+    tls: t.tls === 'true',
+    ...(t.variant ? { variant: t.variant } : {}),
+    step: t.step,
+  };
+}
+
+// '1m30.5s' / '90s' / '1h' -> seconds
+function seconds(d) {
+  if (d === undefined || d === null) return null;
+  let total = 0;
+  for (const m of String(d).matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) total += Number(m[1]) * { ms: 0.001, s: 1, m: 60, h: 3600 }[m[2]];
+  return total;
+}
+
+// A row's label as the tables show it: 'http-fresh tls=true' / 'http-keepalive tls=false typed n:100'.
+export function rowLabel(row) {
+  const dims = Object.entries(row.dims || {}).map(([k, v]) => `${k}:${v}`).join(',');
+  return [row.transport, `tls=${row.tls}`, row.variant, dims].filter(Boolean).join(' ');
+}
+
+export function formatMs(v) {
+  if (v === null || v === undefined || Number.isNaN(v)) return '-';
+  return v >= 100 ? `${v.toFixed(0)} ms` : `${v.toFixed(1)} ms`;
+}
+export const formatRate = (v) => (v === null || v === undefined ? '-' : `${(v * 100).toFixed(2)}%`);
+export const formatValue = (v) => (v === null || v === undefined ? '-' : Number.isInteger(v) ? String(v) : v.toFixed(2));
+
+const mdEscape = (s) => String(s).replace(/\|/g, '\\|');
+
+// summary.md: a heading with the verdict, the rows, the thresholds (failed ones first).
+export function toMarkdown(doc) {
+  const r = doc.run;
+  const failed = doc.thresholds.filter((t) => !t.ok);
+  const verdict = failed.length ? `❌ ${failed.length} of ${doc.thresholds.length} thresholds failed` : `✅ ${doc.thresholds.length} thresholds passed`;
+  const facts = [
+    r.k6Version && `k6 ${r.k6Version}`,
+    r.gitCommit && `commit ${String(r.gitCommit).slice(0, 12)}`,
+    r.executionSegment && `segment ${r.executionSegment}`,
+    r.merged && `merged from ${r.merged.parts.length} runs (${r.merged.kind})`,
+    r.startedAt && `${r.startedAt} → ${r.endedAt}`,
+    `thresholds: ${r.thresholdsFile}`,
+  ].filter(Boolean);
+  const lines = [`### k6pack ${r.scenario}: profile ${r.profile}, load ${r.load} — ${verdict}`, '', facts.join(' · '), ''];
+  lines.push(`| lane | step | ops | p50 | p95 | p99 | failed |`, '|---|---|--:|--:|--:|--:|--:|');
+  for (const row of doc.rows) {
+    const l = row.latency || {};
+    if (!l.count && !(row.failures && row.failures.total)) continue;
+    lines.push(`| ${mdEscape(rowLabel(row))} | ${row.step} | ${l.count || 0} | ${formatMs(l.p50)} | ${formatMs(l.p95)} | ${formatMs(l.p99)} | ${formatRate(row.failures && row.failures.rate)} |`);
+  }
+  lines.push('', `latency: ${r.latencyMetric}; checks ${formatRate(doc.checks.rate)} of ${doc.checks.passes + doc.checks.fails}; dropped iterations ${doc.totals.droppedIterations}`);
+  const table = (list) => ['| | metric | threshold | observed |', '|---|---|---|--:|', ...list.map((t) => `| ${t.ok ? '✅' : '❌'} | \`${mdEscape(t.key)}\` | \`${mdEscape(t.threshold)}\` | ${formatValue(t.observed)} |`)];
+  if (failed.length) lines.push('', '**Failed thresholds**', '', ...table(failed));
+  const passed = doc.thresholds.filter((t) => t.ok);
+  if (passed.length) lines.push('', `<details><summary>${passed.length} passed thresholds</summary>`, '', ...table(passed), '', '</details>');
+  return `${lines.join('\n')}\n`;
+}
+
+const xmlEscape = (s) => String(s).replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]);
+
+// junit.xml: one test case per threshold; a failure says what was observed.
+export function toJunit(doc) {
+  const r = doc.run;
+  const suite = `${r.scenario} (${r.profile})`;
+  const classname = `k6pack.${r.scenario}.${r.profile}`;
+  const cases = doc.thresholds.map((t) => {
+    const name = xmlEscape(`${t.key} ${t.threshold}`);
+    const head = `  <testcase name="${name}" classname="${xmlEscape(classname)}"`;
+    if (t.ok) return `${head}/>`;
+    const seen = t.observed === null ? 'no value' : `${t.stat}=${formatValue(t.observed)}`;
+    const message = xmlEscape(`${t.key}: ${seen}, threshold ${t.threshold}`);
+    return `${head}><failure message="${message}" type="threshold">${message}</failure></testcase>`;
+  });
+  const failures = doc.thresholds.filter((t) => !t.ok).length;
+  const time = r.durationMs ? ` time="${(r.durationMs / 1000).toFixed(3)}"` : '';
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n<testsuite name="${xmlEscape(suite)}" tests="${cases.length}" failures="${failures}" errors="0"${time}>\n${cases.join('\n')}\n</testsuite>\n</testsuites>\n`;
+}

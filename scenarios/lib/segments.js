@@ -1,0 +1,123 @@
+// The network profile when one test runs as several k6 instances at once
+// (--execution-segment, as the k6-operator's runners do), all through one Toxiproxy.
+//
+//   setup():    the instance whose segment starts at 0 (or the only instance)
+//               resets Toxiproxy and applies the profile; the others wait until
+//               every proxy carries the profile's toxics, then start.
+//   teardown(): an instance whose segment does not start at 0 only says it is
+//               done; the one starting at 0 waits until the done segments and its
+//               own cover 0..1 (at most DONE_WAIT_MS), then clears the toxics.
+//               So no instance's teardown removes the profile under another's load.
+//
+// "Done" is a marker proxy on Toxiproxy, k6pack_done_<from>_<to>, created
+// disabled: it never listens and carries no traffic. The first segment removes
+// the markers before its setup and after its teardown.
+import exec from 'k6/execution';
+import http from 'k6/http';
+import { sleep } from 'k6';
+import { applyNetwork, clearNetwork, PROXY_NAMES, toxiproxyUrl } from './network.js';
+
+const MARKER = 'k6pack_done_';
+const READY_WAIT_MS = 45000; // below setupTimeout (60 s)
+const DONE_WAIT_MS = 25000; // below teardownTimeout (30 s)
+const POLL_MS = 200;
+const params = { timeout: '5s', tags: { name: 'toxiproxy', k6pack: 'control' }, headers: { 'Content-Type': 'application/json' } };
+
+// '1/2' | '0.5' | '50%' -> 0.5
+function fraction(text) {
+  const t = String(text).trim();
+  if (t.endsWith('%')) return Number(t.slice(0, -1)) / 100;
+  const [n, d] = t.split('/');
+  return d === undefined ? Number(n) : Number(n) / Number(d);
+}
+
+// This instance's segment from k6's options (setup/teardown only):
+// { text: '1/2:1', from: 0.5, to: 1, sequence: '0,1/2,1' | null } or null when the test is not split.
+export function currentSegment() {
+  const o = exec.test.options;
+  const text = o.executionSegment;
+  if (!text || text === '0:1') return null;
+  const [a, b] = String(text).split(':');
+  return { text: String(text), from: fraction(a), to: fraction(b), sequence: o.executionSegmentSequence || null };
+}
+
+const markerName = (seg) => `${MARKER}${String(seg.text).replace(/\//g, '-').replace(':', '_').replace(/[^A-Za-z0-9_.-]/g, '')}`;
+
+// k6pack_done_1-2_1 -> [0.5, 1]
+function markerRange(name) {
+  const [a, b] = name.slice(MARKER.length).split('_');
+  return [fraction(a.replace(/-/g, '/')), fraction(b.replace(/-/g, '/'))];
+}
+
+function proxyNames(url) {
+  const res = http.get(`${url}/proxies`, params);
+  return res.status === 200 ? res.json() : {};
+}
+
+function deleteMarkers(url) {
+  for (const name of Object.keys(proxyNames(url)).filter((n) => n.startsWith(MARKER))) {
+    http.del(`${url}/proxies/${name}`, null, params);
+  }
+}
+
+// Do the proxies carry exactly the profile's toxics (names and attributes)?
+function profileApplied(proxies, profile) {
+  const want = JSON.stringify(profile.toxics.map((t) => [t.name, t.type, t.stream, t.toxicity, t.attributes]).sort());
+  return PROXY_NAMES.every((p) => {
+    const have = proxies[p] && proxies[p].toxics.map((t) => [t.name, t.type, t.stream, t.toxicity, t.attributes]).sort();
+    return have && JSON.stringify(have) === want;
+  });
+}
+
+// For setup(): returns what applyNetwork returns (and the segment).
+export function prepareNetwork(profile) {
+  const seg = currentSegment();
+  const url = toxiproxyUrl();
+  if (!seg || seg.from === 0) {
+    if (seg) deleteMarkers(url);
+    return { ...applyNetwork(profile, url), segment: seg && seg.text };
+  }
+  const deadline = Date.now() + READY_WAIT_MS;
+  while (!profileApplied(proxyNames(url), profile)) {
+    if (Date.now() > deadline) {
+      throw `segment ${seg.text}: the proxies at ${url} did not get profile ${profile.name}'s toxics within ${READY_WAIT_MS / 1000} s: start the segment 0:... instance too, with the same PROFILE`;
+    }
+    sleep(POLL_MS / 1000);
+  }
+  return { profile: profile.name, toxics: profile.toxics.map((t) => t.name), toxiproxy: url, segment: seg.text, appliedBy: 'the segment starting at 0' };
+}
+
+// Do [from, to) ranges cover 0..1?
+function covered(ranges) {
+  let reach = 0;
+  for (const [from, to] of [...ranges].sort((x, y) => x[0] - y[0])) {
+    if (from > reach + 1e-9) return false;
+    reach = Math.max(reach, to);
+  }
+  return reach >= 1 - 1e-9;
+}
+
+// For teardown().
+export function releaseNetwork() {
+  const seg = currentSegment();
+  const url = toxiproxyUrl();
+  if (!seg) return clearNetwork(url);
+  if (seg.from !== 0) {
+    const body = JSON.stringify({ name: markerName(seg), listen: '127.0.0.1:0', upstream: '127.0.0.1:9', enabled: false });
+    const res = http.post(`${url}/proxies`, body, params);
+    if (res.status !== 201 && res.status !== 409) console.warn(`segment ${seg.text}: could not tell Toxiproxy it is done (${res.status}); the first segment clears the toxics after ${DONE_WAIT_MS / 1000} s`);
+    return undefined;
+  }
+  const deadline = Date.now() + DONE_WAIT_MS;
+  for (;;) {
+    const done = Object.keys(proxyNames(url)).filter((n) => n.startsWith(MARKER)).map(markerRange);
+    if (covered([[seg.from, seg.to], ...done])) break;
+    if (Date.now() > deadline) {
+      console.warn(`segment ${seg.text}: the other segments did not finish within ${DONE_WAIT_MS / 1000} s; clearing the toxics anyway`);
+      break;
+    }
+    sleep(POLL_MS / 1000);
+  }
+  deleteMarkers(url);
+  return clearNetwork(url);
+}
