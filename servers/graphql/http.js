@@ -6,6 +6,7 @@
 // executing (x-cache: HIT | MISS | BYPASS).
 import { createHash } from 'node:crypto';
 import http from 'node:http';
+import http2 from 'node:http2';
 import { HeaderMap } from '@apollo/server';
 import { LIMITS } from '../../scenarios/lib/defaults.js';
 import { parseOnOff, responseCacheKey } from './responseCache.js';
@@ -92,6 +93,16 @@ function parseJsonBody(buffer) {
   }
 }
 
+// URLSearchParams turns percent-encoded bytes that are not UTF-8 into U+FFFD silently.
+function isUtf8QueryString(search) {
+  try {
+    for (const part of search.slice(1).split('&')) decodeURIComponent(part.replace(/\+/g, ' '));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const mediaType = (header) => (header ?? '').split(';')[0].trim().toLowerCase();
 
 function strongEtag(body) {
@@ -144,6 +155,7 @@ function health(req, res, search) {
 const CLIENT_ERRORS = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'REQUEST_TIMEOUT', () => `request not received in time: headers within ${SLOW_CLIENT_MS / 1000} s, the body within ${SLOW_CLIENT_MS / 1000} s after them`],
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'HEADERS_TOO_LARGE', () => `request headers are over ${http.maxHeaderSize} bytes: send fewer or smaller headers`],
+  HPE_INVALID_EOF_STATE: [400, 'Bad Request', 'BAD_REQUEST', () => 'the client ended the connection before the request was complete'],
 };
 
 export function onClientError(err, socket) {
@@ -209,6 +221,9 @@ export function createHttpHandler({ apollo, cache, cacheByDefault }) {
         body = parsed.value;
       }
     }
+    if (req.method === 'GET' && !isUtf8QueryString(search)) {
+      return sendError(res, 400, 'the query string is not valid UTF-8 once percent-decoded: percent-encode UTF-8 bytes', 'BAD_REQUEST');
+    }
     const useCache = parseOnOff(req.headers['x-response-cache'], cacheByDefault);
     if (useCache === null) {
       return sendError(res, 400, `x-response-cache must be "on" or "off" (got "${req.headers['x-response-cache']}")`, 'BAD_REQUEST');
@@ -256,6 +271,14 @@ export function createHttpHandler({ apollo, cache, cacheByDefault }) {
   }
 
   return function onRequest(req, res) {
+    // HTTP/2: a response sent before the whole request arrived (413, 408, /healthz)
+    // also ends the request stream (RST_STREAM NO_ERROR, RFC 9113 8.1); otherwise a
+    // client that never ends its body would hold the stream open.
+    if (req.httpVersionMajor === 2) {
+      req.stream.once('finish', () => {
+        if (!req.complete && !req.stream.destroyed) req.stream.close(http2.constants.NGHTTP2_NO_ERROR);
+      });
+    }
     handle(req, res).catch((err) => {
       // Never let one request take the process down; say what happened once.
       console.error(`graphql: ${req.method} ${req.url}: ${err.stack ?? err}`);

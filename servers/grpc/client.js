@@ -35,13 +35,20 @@ export function genericClient(address, opts = {}) {
 
 const deadlineIn = (ms) => Date.now() + ms;
 
+// { key: value } -> grpc.Metadata (a value may be a list: one entry each).
+export function toMetadata(entries = {}) {
+  const metadata = new grpc.Metadata();
+  for (const [key, value] of Object.entries(entries)) for (const v of [value].flat()) metadata.add(key, v);
+  return metadata;
+}
+
 // Unary call -> { message, trailers } (trailers as a grpc.Metadata); rejects with
-// the grpc-js ServiceError (code, details, metadata).
-export function unaryCall(client, method, request, { timeoutMs = 10_000 } = {}) {
+// the grpc-js ServiceError (code, details, metadata). `metadata`: { key: value }.
+export function unaryCall(client, method, request, { timeoutMs = 10_000, metadata } = {}) {
   return new Promise((resolve, reject) => {
     let message;
     let error = null;
-    const call = client[method](request, new grpc.Metadata(), { deadline: deadlineIn(timeoutMs) }, (err, value) => {
+    const call = client[method](request, toMetadata(metadata), { deadline: deadlineIn(timeoutMs) }, (err, value) => {
       error = err;
       message = value;
     });
@@ -52,10 +59,10 @@ export function unaryCall(client, method, request, { timeoutMs = 10_000 } = {}) 
 
 // Raw bytes to any path, answered with raw bytes: for requests the typed client
 // cannot send (invalid protobuf, unknown service or method).
-export function rawCall(client, path, bytes, { timeoutMs = 10_000 } = {}) {
+export function rawCall(client, path, bytes, { timeoutMs = 10_000, metadata } = {}) {
   const identity = (b) => b;
   return new Promise((resolve, reject) => {
-    client.makeUnaryRequest(path, identity, identity, bytes, new grpc.Metadata(), { deadline: deadlineIn(timeoutMs) }, (err, value) =>
+    client.makeUnaryRequest(path, identity, identity, bytes, toMetadata(metadata), { deadline: deadlineIn(timeoutMs) }, (err, value) =>
       err ? reject(err) : resolve(value),
     );
   });
