@@ -1,38 +1,13 @@
 // The GraphQL server over WebSocket (graphql-transport-ws) on ws:// and wss://:
-// the graphql-ws client for queries, mutations and subscriptions, raw `ws`
-// sockets for protocol violations. After every violation the server still serves.
+// the graphql-ws client for queries, mutations and subscriptions, and errors on a
+// healthy connection. Protocol violations are in hostile-graphql-ws.test.js.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
-import WebSocket from 'ws';
 import { LIMITS } from '../scenarios/lib/defaults.js';
 import { filler, fullBookAt } from '../servers/shared/data.js';
 import { runOperation, wsClient } from '../servers/graphql/client.js';
 import { MAX_QUERY_BYTES } from '../servers/graphql/rules.js';
 import { createServer } from '../servers/graphql/server.js';
-
-const PROTOCOL = 'graphql-transport-ws';
-
-// A raw socket -> { ws, messages, closed: Promise<{ code, reason }> }, once open.
-async function rawSocket(url, protocols = PROTOCOL) {
-  const ws = new WebSocket(url, protocols, { rejectUnauthorized: false });
-  const messages = [];
-  ws.on('message', (data) => messages.push(JSON.parse(String(data))));
-  ws.on('error', () => {}); // the close code is what the tests look at
-  const closed = once(ws, 'close').then(([code, reason]) => ({ code, reason: String(reason) }));
-  await once(ws, 'open');
-  return { ws, messages, closed };
-}
-
-// A raw socket past connection_init / connection_ack.
-async function ackedSocket(url) {
-  const socket = await rawSocket(url);
-  socket.ws.send(JSON.stringify({ type: 'connection_init' }));
-  const deadline = Date.now() + 5000;
-  while (!socket.messages.some((m) => m.type === 'connection_ack') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  assert.equal(socket.messages[0]?.type, 'connection_ack');
-  return socket;
-}
 
 const EVENTS = 'subscription($count: Int!, $interval: Int!, $size: Int) { events(count: $count, intervalMs: $interval, size: $size) { id seq sentAt data } }';
 
@@ -47,18 +22,6 @@ describe('GraphQL server over WebSocket', { timeout: 120_000 }, () => {
     'ws://': `ws://127.0.0.1:${server.httpPort}/graphql`,
     'wss://': `wss://127.0.0.1:${server.tlsPort}/graphql`,
   });
-
-  // A fresh graphql-ws client can still run a query: the server is serving.
-  async function assertStillServing(url = endpoints()['ws://']) {
-    const client = wsClient(url);
-    try {
-      const { results, errors } = await runOperation(client, { query: '{ book(id: "book-8") { id } }' });
-      assert.equal(errors, null);
-      assert.deepEqual(results[0].data, { book: { id: 'book-8' } });
-    } finally {
-      await client.dispose();
-    }
-  }
 
   for (const scheme of ['ws://', 'wss://']) {
     describe(`graphql-ws client over ${scheme}`, () => {
@@ -183,110 +146,6 @@ describe('GraphQL server over WebSocket', { timeout: 120_000 }, () => {
       const { results } = await runOperation(client, { query: 'query($n: Int!) { allBooks(nrOfBooks: $n) { id } }', variables: { n: 'ten' } });
       assert.match(results[0].errors[0].message, /Variable "\$n" got invalid value "ten"/);
       assert.equal(results[0].data, undefined);
-    });
-  });
-
-  describe('protocol violations close the socket with graphql-ws codes', () => {
-    const url = () => endpoints()['ws://'];
-
-    it('subscribe before connection_init: 4401', async () => {
-      const { ws, closed } = await rawSocket(url());
-      ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: '{ book(id: "book-1") { id } }' } }));
-      assert.deepEqual(await closed, { code: 4401, reason: 'Unauthorized' });
-      await assertStillServing();
-    });
-
-    it('unknown message type: 4400', async () => {
-      const { ws, closed } = await ackedSocket(url());
-      ws.send(JSON.stringify({ type: 'gimme' }));
-      assert.deepEqual(await closed, { code: 4400, reason: 'Invalid message received' });
-      await assertStillServing();
-    });
-
-    it('not JSON: 4400', async () => {
-      const { ws, closed } = await ackedSocket(url());
-      ws.send('this is not json');
-      assert.equal((await closed).code, 4400);
-      await assertStillServing();
-    });
-
-    it('a subscribe without a query: 4400', async () => {
-      const { ws, closed } = await ackedSocket(url());
-      ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { variables: {} } }));
-      assert.equal((await closed).code, 4400);
-      await assertStillServing();
-    });
-
-    it('a message only servers send (next): 4400', async () => {
-      const { ws, closed } = await ackedSocket(url());
-      ws.send(JSON.stringify({ id: '1', type: 'next', payload: { data: {} } }));
-      assert.deepEqual(await closed, { code: 4400, reason: 'Invalid message received' });
-      await assertStillServing();
-    });
-
-    it('a binary frame: 4400 saying to send text', async () => {
-      const { ws, closed } = await ackedSocket(url());
-      ws.send(Buffer.from([0xde, 0xad, 0xbe, 0xef]), { binary: true });
-      const { code, reason } = await closed;
-      assert.equal(code, 4400);
-      assert.match(reason, /Binary frames are not supported/);
-      await assertStillServing();
-    });
-
-    it('a duplicate subscription id: 4409', async () => {
-      const { ws, closed } = await ackedSocket(url());
-      const subscribe = JSON.stringify({ id: 'same', type: 'subscribe', payload: { query: EVENTS, variables: { count: 100, interval: 1000 } } });
-      ws.send(subscribe);
-      ws.send(subscribe);
-      assert.deepEqual(await closed, { code: 4409, reason: 'Subscriber for same already exists' });
-      await assertStillServing();
-    });
-
-    it('connection_init twice: 4429', async () => {
-      const { ws, closed } = await ackedSocket(url());
-      ws.send(JSON.stringify({ type: 'connection_init' }));
-      assert.equal((await closed).code, 4429);
-      await assertStillServing();
-    });
-
-    it('no subprotocol: 4406; the legacy graphql-ws subprotocol: handshake without it', async () => {
-      const { closed } = await rawSocket(url(), []);
-      assert.equal((await closed).code, 4406);
-      const legacy = new WebSocket(url(), 'graphql-ws');
-      const [err] = await once(legacy, 'error');
-      assert.match(err.message, /Server sent no subprotocol/);
-      await assertStillServing();
-    });
-
-    it(`a frame over LIMITS.MAX_BODY_BYTES: 1009`, async () => {
-      const { ws, closed } = await ackedSocket(url());
-      ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: '{ book(id: "book-1") { id } }', variables: { pad: 'x'.repeat(LIMITS.MAX_BODY_BYTES) } } }));
-      assert.equal((await closed).code, 1009);
-      await assertStillServing();
-    });
-
-    it('no connection_init within 3 s: 4408', async () => {
-      const { closed } = await rawSocket(url());
-      const started = Date.now();
-      assert.equal((await closed).code, 4408);
-      assert.ok(Date.now() - started >= 2500);
-      await assertStillServing();
-    });
-
-    it('another path: 404 on the upgrade', async () => {
-      const ws = new WebSocket(`ws://127.0.0.1:${server.httpPort}/elsewhere`, PROTOCOL);
-      const [, res] = await once(ws, 'unexpected-response');
-      assert.equal(res.statusCode, 404);
-      ws.on('error', () => {});
-      res.destroy();
-      await assertStillServing();
-    });
-
-    it('the same codes over wss:// (one sample: 4401)', async () => {
-      const { ws, closed } = await rawSocket(endpoints()['wss://']);
-      ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: '{ book(id: "book-1") { id } }' } }));
-      assert.equal((await closed).code, 4401);
-      await assertStillServing(endpoints()['wss://']);
     });
   });
 });
