@@ -3,10 +3,12 @@
 // commands around it. `k6pack --help` lists them.
 //
 // Exit codes: 0 ok, 1 failure (one line on stderr), 2 bad usage, k6's own code
-// for `run` (99: a threshold failed), 130/143 after SIGINT/SIGTERM.
+// for `run` (99: a threshold failed), 3 for `compare` on a regression, 99 for
+// `merge` when a threshold fails on the pooled data, 130/143 after SIGINT/SIGTERM.
 import { Command, CommanderError } from 'commander';
 import { InterruptedError, trapSignals, UsageError } from '../lib/cli-support.js';
 import * as commands from '../lib/commands.js';
+import * as results from '../lib/report/cli.js';
 import { runScenario } from '../lib/run.js';
 import { defaultRunDir } from '../lib/stack.js';
 import { installTools } from '../lib/tools.js';
@@ -51,6 +53,7 @@ Logs and pid files: .run/ (K6PACK_RUN_DIR moves it).
 Examples:
   $ npx k6pack up --profile 3g
   $ npx k6pack run ws-vs-http --profile lan,3g,3g+flaky --load smoke
+  $ npx k6pack report results/ws-vs-http-3g-*
   $ npx k6pack down`,
   );
 
@@ -125,6 +128,64 @@ Examples:
   $ npx k6pack run ./my-test.js --profile 3g -- --vus 5 --duration 30s`,
   )
   .action(action((scenario, k6Args, opts) => runScenario(scenario, { ...opts, k6Args }, ctx)));
+
+program
+  .command('report')
+  .description('one self-contained HTML report (charts, tables) from run folders; opens offline')
+  .argument('<runs...>', 'run folders (results/<scenario>-<profile>-<time>/) or summary.json files')
+  .option('-o, --out <file>', 'where to write it (default: <first run folder>/report.html)')
+  .addHelpText(
+    'after',
+    `
+Runs of the same scenario, profile and load (e.g. --execution-segment halves)
+are merged from their raw samples first. Pictures: latency vs concurrency per
+lane, latency vs message size, the serialization ratio vs N, push latency, and
+measured vs the round-trip model of the profile.
+
+Examples:
+  $ npx k6pack report results/ws-vs-http-3g-20250101T120000Z
+  $ npx k6pack report results/*-lte-* --out lte.html`,
+  )
+  .action(action((runs, opts) => results.report(runs, opts, ctx)));
+
+program
+  .command('compare')
+  .description('compare two runs row by row; exit 3 on a latency or failure-rate regression')
+  .argument('<base>', 'the baseline: a run folder or summary.json')
+  .argument('<current>', 'the run to judge: a run folder or summary.json')
+  .option('-t, --tolerance <pct>', 'latency p50/p95 change allowed, relative (default 10%)')
+  .option('--min-ms <ms>', 'and absolute: smaller latency changes never count (default 1)')
+  .option('--failure-tolerance <pct>', 'failure-rate rise allowed, in percentage points (default 0.5%)')
+  .option('--markdown', 'a Markdown table (PR comment, $GITHUB_STEP_SUMMARY)')
+  .option('--changes-only', 'leave out unchanged lines')
+  .addHelpText(
+    'after',
+    `
+Rows are matched by lane, step and dims; improvements and new or missing rows
+are shown and never fail. Exit 0: no regression; 3: at least one; 1: a file
+could not be read.
+
+Examples:
+  $ npx k6pack compare results/base results/ws-vs-http-3g-20250101T120000Z
+  $ npx k6pack compare base/summary.json results/latest --tolerance 5% --markdown >> "$GITHUB_STEP_SUMMARY"`,
+  )
+  .action(action((base, current, opts) => results.compare(base, current, opts, ctx)));
+
+program
+  .command('merge')
+  .description('merge runs of one scenario and profile (segments, k6-operator runners) from their raw samples')
+  .argument('<runs...>', 'two or more run folders with samples.json.gz')
+  .requiredOption('-o, --out <dir>', 'a new (or empty) folder for the merged summary.json, junit.xml, summary.md')
+  .addHelpText(
+    'after',
+    `
+Every statistic is computed again from the pooled samples (exact percentiles),
+and the thresholds are evaluated on the pooled data: exit 99 if one fails.
+
+Example:
+  $ npx k6pack merge results/run-a results/run-b --out results/merged`,
+  )
+  .action(action((runs, opts) => results.merge(runs, opts, ctx)));
 
 program
   .command('list')

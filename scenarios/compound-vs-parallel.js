@@ -77,6 +77,8 @@ const s = defineScenario('compound-vs-parallel', {
   // batchPerHost: what a browser allows per host on HTTP/1.1.
   // noVUConnectionReuse: every iteration starts on cold connections.
   options: { batchPerHost: 6, noVUConnectionReuse: true },
+  // k6pack report: latency vs document size, warm, server cache off.
+  hints: { sizes: { dim: 'size', label: 'document size', unit: 'document bytes', bytes: Object.fromEntries(SIZES.map((sz) => [sz, docBytes(sz)])), where: { cache: 'off', conn: 'warm' } } },
 });
 export const { options, setup, teardown, handleSummary } = s;
 

@@ -48,6 +48,8 @@ const s = defineScenario('grpc-vs-graphql', {
   columns: [...DEFAULT_COLUMNS, { title: 'grpc connect p50', metric: 'setup_duration', tags: { phase: 'grpc_connect' }, stat: 'med', unit: 'ms', laneOnly: true }],
   // Worst lane: two calls on new connections (3 RTT each over TLS) and the big transfer.
   iterationSeconds: (profile) => (6 * rttOf(profile)) / 1000 + transferSeconds(profile, BIG) + 0.2,
+  // k6pack report: latency vs payload size, warm calls.
+  hints: { sizes: { dim: 'payload', label: 'payload size', unit: 'payload bytes', bytes: Object.fromEntries(PAYLOADS), where: { conn: 'warm' } } },
 });
 export const { options, setup, teardown, handleSummary } = s;
 

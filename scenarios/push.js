@@ -58,6 +58,7 @@ const s = defineScenario('push', {
   ],
   notes: rateNotes,
   beforeNetwork: () => ({ serverStartMs: calibrateServerClock() }),
+  hints: { pushSize: SIZE, pushIntervalMs: INTERVAL_MS, pollIntervalMs: POLL_MS },
 });
 export const { options, setup, teardown, handleSummary } = s;
 

@@ -59,6 +59,11 @@ const s = defineScenario('serialization', {
     { title: 'server ser p50', metric: 'server_duration', tags: { part: 'ser' }, stat: 'med', unit: 'ms' },
   ],
   notes: ratioNotes,
+  // k6pack report: latency vs N, and the typed / JSON-string factor vs N against the study's.
+  hints: {
+    sizes: { dim: 'n', label: 'N books', unit: 'books (N)' },
+    ratio: { dim: 'n', numerator: 'typed', denominator: 'json', label: 'typed / JSON-string factor', unit: 'books (N)', study: { 100: 1.5, 1000: 8.1, 10000: 15.7, 100000: 17.3 }, studyLabel: 'study 002' },
+  },
 });
 export const { options, setup, teardown, handleSummary } = s;
 

@@ -1,0 +1,149 @@
+// The report's pictures, as plain data (the page draws them with Chart.js):
+//   concurrency  latency p50/p95 vs VUs per lane, a panel per scenario and profile
+//   size         latency p50 vs message size (run.hints.sizes: payload, document, N)
+//   ratio        a lane's p50 over another's vs a dim (serialization: typed / JSON string vs N)
+//   push         push latency p50/p95/p99 per lane
+//   model        measured p50 and mean vs the round-trip model (model.js), per lane
+// A chart: { id, title, note, kind: 'line'|'bar', x: { title, type, labels? },
+//            y: { title, type }, series: [{ label, points: [{ x, y }], dashed? }] }.
+import { predictStep, predictWsSetup } from './model.js';
+
+const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const slug = (s) => String(s).replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').toLowerCase();
+const stepVus = (step) => step.vus ?? Number(String(step.step).replace(/^c/, ''));
+const lanesOf = (doc) => [...new Set(doc.steps.map((s) => s.lane))];
+const matches = (dims, where = {}) => Object.entries(where).every(([k, v]) => dims[k] === undefined || dims[k] === v);
+const lowestStep = (doc) => doc.steps.filter((s) => s.step !== 'mix').sort((a, b) => stepVus(a) - stepVus(b))[0]?.step;
+
+function concurrency(doc, id) {
+  const steps = doc.steps.filter((s) => s.step !== 'mix' && s.latency?.count);
+  if (!steps.length) return null;
+  const series = [];
+  for (const lane of lanesOf(doc)) {
+    const own = steps.filter((s) => s.lane === lane).sort((a, b) => stepVus(a) - stepVus(b));
+    if (!own.length) continue;
+    series.push({ label: `${lane} p50`, points: own.map((s) => ({ x: stepVus(s), y: num(s.latency.p50) })) });
+    series.push({ label: `${lane} p95`, points: own.map((s) => ({ x: stepVus(s), y: num(s.latency.p95) })), dashed: true });
+  }
+  const vus = steps.map(stepVus);
+  return {
+    id,
+    title: `${doc.run.scenario}: ${doc.run.latencyMetric} vs concurrency (${doc.run.profile})`,
+    note: 'one k6 scenario per lane and step; solid p50, dashed p95',
+    kind: 'line',
+    x: { title: 'VUs (one connection each)', type: Math.max(...vus) / Math.min(...vus) >= 20 ? 'logarithmic' : 'linear' },
+    y: { title: 'ms', type: 'linear' },
+    series,
+  };
+}
+
+function size(doc, id) {
+  const hint = doc.run.hints?.sizes;
+  if (!hint) return null;
+  const step = lowestStep(doc);
+  const bytesOf = (v) => (hint.bytes ? hint.bytes[v] : Number(v));
+  const series = [];
+  for (const lane of lanesOf(doc)) {
+    const rows = doc.rows.filter((r) => r.lane === lane && r.step === step && r.dims[hint.dim] !== undefined && matches(r.dims, hint.where) && r.latency?.count);
+    const points = rows.map((r) => ({ x: bytesOf(r.dims[hint.dim]), y: num(r.latency.p50) })).filter((p) => p.x > 0).sort((a, b) => a.x - b.x);
+    if (points.length) series.push({ label: `${lane} p50`, points });
+  }
+  if (!series.length) return null;
+  return {
+    id,
+    title: `${doc.run.scenario}: latency vs ${hint.label || hint.dim} (${doc.run.profile}, step ${step})`,
+    note: Object.keys(hint.where || {}).length ? `rows with ${Object.entries(hint.where).map(([k, v]) => `${k}=${v}`).join(', ')}` : '',
+    kind: 'line',
+    x: { title: hint.unit || 'bytes', type: 'logarithmic' },
+    y: { title: 'ms (p50)', type: 'logarithmic' },
+    series,
+  };
+}
+
+function ratio(doc, id) {
+  const hint = doc.run.hints?.ratio;
+  if (!hint) return null;
+  const series = [];
+  for (const step of [...new Set(doc.steps.map((s) => s.step))]) {
+    const p50 = (lane, v) => doc.rows.find((r) => r.lane === lane && r.step === step && r.dims[hint.dim] === v)?.latency?.p50;
+    const values = [...new Set(doc.rows.filter((r) => r.lane === hint.numerator && r.step === step).map((r) => r.dims[hint.dim]))];
+    const points = values
+      .map((v) => ({ x: Number(v), y: num(p50(hint.numerator, v)) && num(p50(hint.denominator, v)) ? p50(hint.numerator, v) / p50(hint.denominator, v) : null }))
+      .filter((p) => p.y !== null)
+      .sort((a, b) => a.x - b.x);
+    if (points.length) series.push({ label: `${step} measured`, points });
+  }
+  if (!series.length) return null;
+  if (hint.study) series.push({ label: hint.studyLabel || 'study', points: Object.entries(hint.study).map(([x, y]) => ({ x: Number(x), y })), dashed: true });
+  return {
+    id,
+    title: `${doc.run.scenario}: ${hint.label} vs ${hint.dim} (${doc.run.profile})`,
+    note: `p50 of ${hint.numerator} / p50 of ${hint.denominator}, per step`,
+    kind: 'line',
+    x: { title: hint.unit || hint.dim, type: 'logarithmic' },
+    y: { title: 'factor', type: 'linear' },
+    series,
+  };
+}
+
+function push(doc, id) {
+  if (doc.run.latencyMetric !== 'push_latency') return null;
+  const step = lowestStep(doc);
+  const steps = doc.steps.filter((s) => s.step === step && s.latency?.count);
+  if (!steps.length) return null;
+  const labels = steps.map((s) => s.lane);
+  const bar = (stat) => ({ label: stat, points: steps.map((s, i) => ({ x: labels[i], y: num(s.latency[stat]) })) });
+  const series = [bar('p50'), bar('p95'), bar('p99')];
+  const model = steps.map((s, i) => ({ x: labels[i], y: predictStep(doc.run, s)?.ms ?? null }));
+  if (model.some((p) => p.y !== null)) series.push({ label: 'model', points: model });
+  return {
+    id,
+    title: `${doc.run.scenario}: push latency, server send -> client receive (${doc.run.profile}, step ${step})`,
+    note: 'model: one way, R/2 + event/Bd; polling adds the wait for the next poll',
+    kind: 'bar',
+    x: { title: 'lane', type: 'category', labels },
+    y: { title: 'ms', type: 'linear' },
+    series,
+  };
+}
+
+// Measured vs the model, per lane at the lowest step; WebSocket set-up as extra bars.
+export function modelRows(doc) {
+  if (!doc.run.network || !(doc.run.network.rttMs > 0)) return [];
+  const step = lowestStep(doc);
+  const out = [];
+  for (const s of doc.steps.filter((x) => x.step === step)) {
+    const row = doc.rows.find((r) => r.scenario === s.scenario && !Object.keys(r.dims).length);
+    const model = predictStep(doc.run, s, row);
+    if (model) out.push({ label: s.lane, measuredP50: num(s.latency.p50), measuredAvg: num(s.latency.avg), model: model.ms, formula: model.formula });
+    const up = row?.metrics?.['setup_duration{phase:ws_upgrade}'];
+    const init = row?.metrics?.['setup_duration{phase:ws_init}'];
+    if (up?.count && init?.count) {
+      const m = predictWsSetup(doc.run, s.tls);
+      out.push({ label: `${s.lane} connect+init`, measuredP50: up.p50 + init.p50, measuredAvg: up.avg + init.avg, model: m.upgrade + m.init, formula: `${(m.upgrade + m.init) / (doc.run.network.rttMs || 1)}R` });
+    }
+  }
+  return out;
+}
+
+function model(doc, id) {
+  const rows = modelRows(doc);
+  if (!rows.length) return null;
+  const labels = rows.map((r) => r.label);
+  const bar = (label, field) => ({ label, points: rows.map((r) => ({ x: r.label, y: r[field] })) });
+  return {
+    id,
+    title: `${doc.run.scenario}: measured vs round-trip model (${doc.run.profile}, R = ${doc.run.network.rttMs} ms, step ${lowestStep(doc)})`,
+    note: 'model: rounds x R + bytes per operation over the profile bandwidth + server time (shared/NETWORK.md)',
+    kind: 'bar',
+    x: { title: 'lane', type: 'category', labels },
+    y: { title: 'ms', type: 'linear' },
+    series: [bar('measured p50', 'measuredP50'), bar('measured mean', 'measuredAvg'), bar('model', 'model')],
+  };
+}
+
+// Every chart for one (merged) run document.
+export function chartsFor(doc, prefix) {
+  const base = slug(`${prefix}-${doc.run.scenario}-${doc.run.profile}`);
+  return [concurrency(doc, `${base}-concurrency`), size(doc, `${base}-size`), ratio(doc, `${base}-ratio`), push(doc, `${base}-push`), model(doc, `${base}-model`)].filter(Boolean);
+}

@@ -1,0 +1,53 @@
+// The results commands of bin/k6pack.js: report, compare, merge. Each returns
+// the process exit code; errors are thrown as one-line ResultsErrors (exit 1).
+import { mkdirSync, readdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { compareDocs, DEFAULTS, parseShare, renderComparison } from './compare.js';
+import { writeReport } from './html.js';
+import { mergeRuns, writeRunFiles } from './merge.js';
+import { showPath } from './run-folder.js';
+import { UsageError } from '../cli-support.js';
+import { loadRun, ResultsError } from './runs.js';
+
+// compare exits 3 on a regression (1 is an error, 2 bad usage); merge exits 99,
+// as k6 does, when a threshold fails on the pooled data.
+export const REGRESSION_EXIT = 3;
+export const THRESHOLDS_FAILED = 99;
+
+export async function report(runArgs, opts, { out }) {
+  const { file, groups } = await writeReport(runArgs, { out: opts.out && resolve(opts.out) });
+  const merged = groups.filter((g) => g.runs.length > 1);
+  for (const g of merged) out(`merged ${g.runs.length} runs of ${g.doc.run.scenario} (${g.doc.run.profile}): ${g.doc.run.merged.kind}`);
+  out(`report: ${showPath(file)} (${groups.length} run${groups.length === 1 ? '' : 's'}; opens offline)`);
+  return 0;
+}
+
+export async function compare(baseArg, currentArg, opts, { out }) {
+  const share = (flag, value, fallback) => {
+    if (value === undefined) return fallback;
+    const v = parseShare(value);
+    if (v === null) throw new UsageError(`${flag} ${value} is not a percentage such as 10%`);
+    return v;
+  };
+  const options = {
+    tolerance: share('--tolerance', opts.tolerance, DEFAULTS.tolerance),
+    failurePoints: share('--failure-tolerance', opts.failureTolerance, DEFAULTS.failurePoints),
+    minMs: opts.minMs === undefined ? DEFAULTS.minMs : Number(opts.minMs),
+  };
+  if (!Number.isFinite(options.minMs) || options.minMs < 0) throw new UsageError(`--min-ms ${opts.minMs} is not a number of milliseconds`);
+  const result = compareDocs(loadRun(baseArg).doc, loadRun(currentArg).doc, options);
+  out(renderComparison(result, { markdown: Boolean(opts.markdown), all: !opts.changesOnly }).trimEnd());
+  return result.regressions ? REGRESSION_EXIT : 0;
+}
+
+export async function merge(runArgs, opts, { out }) {
+  if (runArgs.length < 2) throw new UsageError('merge needs at least two run folders');
+  const target = resolve(opts.out);
+  mkdirSync(target, { recursive: true });
+  if (readdirSync(target).length) throw new ResultsError(`${opts.out} is not empty: merge into a new folder`);
+  const doc = await mergeRuns(runArgs.map(loadRun));
+  writeRunFiles(target, doc);
+  const failed = doc.thresholds.filter((t) => !t.ok).length;
+  out(`merged ${runArgs.length} runs (${doc.run.merged.kind}, ${doc.run.merged.samples} samples) into ${showPath(target)}/: summary.json, junit.xml, summary.md; thresholds on the pooled data: ${doc.thresholds.length - failed} passed, ${failed} failed`);
+  return failed ? THRESHOLDS_FAILED : 0;
+}
