@@ -7,13 +7,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import grpc from '@grpc/grpc-js';
 import { LIMITS } from '../scenarios/lib/defaults.js';
 import { filler, fullBookAt } from '../servers/shared/data.js';
 import { booksClient, collectStream, healthClient, rawCall, unaryCall } from '../servers/grpc/client.js';
 import { createServer, DRAIN_MS } from '../servers/grpc/server.js';
-import { expectGrpcError } from './helpers/hostile.js';
+import { expectGrpcError, waitFor } from './helpers/hostile.js';
 
 const { status } = grpc;
 // As the GraphQL server's Server-Timing header: milliseconds, at most 3 decimals.
@@ -40,15 +39,6 @@ function serverTiming(trailers) {
   const [exec, ser, total] = m.slice(1).map(Number);
   assert.ok(total + 0.002 >= exec + ser, `total ${total} covers exec ${exec} + ser ${ser}`);
   return { exec, ser, total };
-}
-
-
-async function waitFor(check, what, ms = 3000) {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
 }
 
 describe('gRPC server', { timeout: 180_000 }, () => {
