@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { execa } from 'execa';
@@ -160,7 +161,7 @@ describe('deploy/k8s in step with the pack', () => {
     const cm = one('ConfigMap', tr.spec.script.configMap.name);
     assert.ok(cm.data?.[tr.spec.script.configMap.file] || cm.binaryData?.[tr.spec.script.configMap.file]);
     const words = tr.spec.arguments.split(/\s+/);
-    assert.match(words[words.indexOf('--out') + 1], /^json=\/results\//);
+    assert.equal(words[words.indexOf('--out') + 1], 'json=/results/samples.json.gz');
     assert.ok(words.includes('RESULTS_DIR=/results'));
     const mount = tr.spec.runner.volumeMounts.find((m) => m.mountPath === '/results');
     assert.equal(mount.subPathExpr, '$(RUNNER)');
@@ -303,8 +304,9 @@ describe("deploy/k8s: the operator's runner model, run locally", () => {
       assert.ok([0, 99].includes(res.exitCode), `runner ${r.i} exited ${res.exitCode}: ${res.stderr}`);
       // The scenario's summary files, in this runner's RESULTS_DIR.
       const files = readdirSync(r.dir);
-      assert.ok(files.some((f) => f.endsWith('.json') && f !== 'samples.json'), `runner ${r.i}: no summary in RESULTS_DIR (${files})`);
-      const points = readFileSync(join(r.dir, 'samples.json'), 'utf8')
+      assert.ok(files.includes('summary.json'), `runner ${r.i}: no summary in RESULTS_DIR (${files})`);
+      const points = gunzipSync(readFileSync(join(r.dir, 'samples.json.gz')))
+        .toString('utf8')
         .split('\n')
         .filter(Boolean)
         .map((l) => JSON.parse(l))
@@ -320,6 +322,17 @@ describe("deploy/k8s: the operator's runner model, run locally", () => {
       // Toxiproxy) costs a few ms.
       assert.ok(min >= 0.9 * RTT_MS, `runner ${r.i}: an operation took ${min} ms < ${RTT_MS} ms RTT: not shaped`);
     }
+  });
+
+  test('`npx k6pack merge` pools the two runners into one result', { timeout: 60000 }, async () => {
+    const dirs = Object.keys(samples).map((i) => join(work, `k6pack-${i}`));
+    assert.equal(dirs.length, 2, 'both runners ran');
+    const merged = join(work, 'merged');
+    const r = await execa(process.execPath, [join(ROOT, 'bin', 'k6pack.js'), 'merge', ...dirs, '--out', merged], { reject: false, timeout: 50000 });
+    // 99: a threshold failed on the pooled data, which is a result.
+    assert.ok([0, 99].includes(r.exitCode), r.stderr);
+    const doc = JSON.parse(readFileSync(join(merged, 'summary.json'), 'utf8'));
+    assert.equal(doc.run.merged.samples > 0, true);
   });
 
   // k6 replaces the script's options.tags with the CLI's --tag flags, and the

@@ -2,13 +2,14 @@
 // passes actionlint (with shellcheck on every `run:` script), pins every action
 // to a commit, and runs only commands that exist: `npx k6pack <cmd> --opt` in
 // k6pack's --help, npm scripts in package.json, scenarios, profiles, load
-// levels and files in the repo. Tool versions follow the Dockerfiles.
+// levels and files in the repo. Tool versions follow the Dockerfiles. Their
+// baseline script (scripts/baseline.sh) runs on a real run folder.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { before, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { execa } from 'execa';
 import YAML from 'yaml';
 import { ensureDevTools } from '../lib/devtools.js';
@@ -16,8 +17,10 @@ import { ROOT } from '../lib/tools.js';
 import { listProfiles } from '../lib/profiles.js';
 import { scenarioNames } from '../lib/cli-support.js';
 import { parseDockerfile } from './helpers/compose.js';
+import { freePortMap } from './helpers/stack.js';
 
 const WORKFLOW_DIR = join(ROOT, '.github', 'workflows');
+const BASELINE_SH = join(WORKFLOW_DIR, 'scripts', 'baseline.sh');
 const WORKFLOWS = readdirSync(WORKFLOW_DIR).filter((f) => /\.ya?ml$/.test(f)).sort();
 const readRepo = (path) => readFileSync(join(ROOT, path), 'utf8');
 const pkg = JSON.parse(readRepo('package.json'));
@@ -41,17 +44,17 @@ function commandsOf(script) {
     .filter((words) => words.length);
 }
 
-// Every `npx k6pack <cmd> ...` in a workflow: { cmd, args, options } (options before a bare `--`).
-function k6packCalls(wf) {
+// Every `npx k6pack <cmd> ...` in some scripts: { cmd, args, options } (options before a bare `--`).
+function k6packCalls(scripts) {
   const calls = [];
-  for (const step of steps(wf)) {
-    for (const words of commandsOf(step.run || '')) {
+  for (const script of scripts) {
+    for (const words of commandsOf(script)) {
       const i = words.findIndex((w, j) => w === 'npx' && words[j + 1] === 'k6pack');
       if (i < 0) continue;
       const rest = words.slice(i + 2);
       const end = rest.indexOf('--');
       const own = end < 0 ? rest : rest.slice(0, end);
-      calls.push({ job: step.job, cmd: own[0], args: own.slice(1).filter((w) => !w.startsWith('-')), options: own.filter((w) => /^--?[a-z]/.test(w)) });
+      calls.push({ cmd: own[0], args: own.slice(1).filter((w) => !w.startsWith('-')), options: own.filter((w) => /^--?[a-z]/.test(w)) });
     }
   }
   return calls;
@@ -66,7 +69,11 @@ function helpCommands() {
   const section = text.split(/\nCommands:\n/)[1].split(/\n\n/)[0];
   return new Set(section.split('\n').flatMap((l) => (/^ {2}([a-z][\w|-]*)/.exec(l)?.[1] || '').split('|').filter(Boolean)));
 }
-const helpOptions = (cmd) => new Set(k6packHelp([cmd]).match(/(?<=^|[\s,])--?[a-z][\w-]*/gm) || []);
+const optionsSeen = new Map();
+function helpOptions(cmd) {
+  if (!optionsSeen.has(cmd)) optionsSeen.set(cmd, new Set(k6packHelp([cmd]).match(/(?<=^|[\s,])--?[a-z][\w-]*/gm) || []));
+  return optionsSeen.get(cmd);
+}
 
 // Load level names, read from the LEVELS table of scenarios/lib/load.js (a k6 module Node cannot import).
 function loadLevels() {
@@ -75,6 +82,12 @@ function loadLevels() {
 }
 
 const workflows = Object.fromEntries(WORKFLOWS.map((f) => [f, parseWorkflow(f)]));
+// The scripts a workflow runs: its `run:` steps, and the repo scripts they call with bash.
+function scriptsOf(wf) {
+  const runs = steps(wf).map((s) => s.run || '');
+  const called = runs.flatMap((r) => [...r.matchAll(/\bbash (\S+\.sh)\b/g)].map((m) => readRepo(m[1])));
+  return [...runs, ...called];
+}
 
 describe('CI workflows for users of the pack', () => {
   let tools;
@@ -125,7 +138,7 @@ describe('CI workflows for users of the pack', () => {
     const commands = helpCommands();
     const missing = [];
     for (const [file, { data }] of Object.entries(workflows)) {
-      const calls = k6packCalls(data);
+      const calls = k6packCalls(scriptsOf(data));
       assert.ok(calls.length >= 5, `${file} runs k6pack`);
       for (const { cmd, options } of calls) {
         if (!commands.has(cmd)) {
@@ -146,13 +159,14 @@ describe('CI workflows for users of the pack', () => {
     const pr = workflows['pr-gate.yml'].data;
     const soak = workflows['nightly-soak.yml'].data;
     const gate = pr.jobs.gate.env;
-    for (const p of gate.GATE_PROFILES.split(/\s+/)) assert.ok(network.includes(p), `GATE_PROFILES: ${p}`);
-    assert.equal(gate.GATE_PROFILES.split(/\s+/)[0], 'lan');
-    assert.ok(gate.GATE_PROFILES.split(/\s+/).length >= 2, 'lan and one shaped profile');
+    const gateProfiles = gate.GATE_PROFILES.split(',');
+    for (const p of gateProfiles) assert.ok(network.includes(p), `GATE_PROFILES: ${p}`);
+    assert.equal(gateProfiles[0], 'lan');
+    assert.ok(gateProfiles.length >= 2, 'lan and one shaped profile');
     assert.ok(levels.includes(gate.GATE_LOAD) && gate.GATE_LOAD === 'ci');
     // The gate loops over scenarios/*.js but soak, so the glob must find more than soak.
     assert.ok(scenarios.includes('soak') && scenarios.length > 1);
-    const soakRuns = k6packCalls(soak).filter((c) => c.cmd === 'run');
+    const soakRuns = k6packCalls(scriptsOf(soak)).filter((c) => c.cmd === 'run');
     assert.deepEqual(soakRuns.map((c) => c.args[0]), ['soak']);
     assert.ok(levels.includes('soak'));
     const input = soak.on.workflow_dispatch.inputs;
@@ -172,13 +186,16 @@ describe('CI workflows for users of the pack', () => {
     assert.ok(soak.on.schedule[0].cron && 'workflow_dispatch' in soak.on);
     for (const wf of [pr, soak]) {
       const all = steps(wf);
+      const runs = all.map((s) => s.run || '').join('\n');
       const upload = all.filter((s) => s.uses?.startsWith('actions/upload-artifact@'));
       assert.ok(upload.length === 1 && upload[0].with.path === 'results/' && upload[0].with['retention-days'], 'uploads results/ with a retention');
-      assert.ok(all.some((s) => /\$GITHUB_STEP_SUMMARY/.test(s.run || '') && /npx k6pack report/.test(s.run)), 'report into the job summary');
-      assert.ok(all.some((s) => /K6_WEB_DASHBOARD_EXPORT=/.test(s.run || '')), 'an HTML report');
-      assert.ok(all.some((s) => /npx k6pack compare baseline/.test(s.run || '')), 'compare with a baseline');
+      assert.ok(k6packCalls([runs]).filter((c) => c.cmd === 'run').every((c) => c.options.includes('--dashboard') && c.options.includes('--results')), 'runs keep their folders and HTML dashboard');
+      assert.match(runs, /cat "\$RESULTS_DIR"\/\*\/summary\.md >> "\$GITHUB_STEP_SUMMARY"/, 'Markdown tables into the job summary');
+      assert.match(runs, /npx k6pack report "\$RESULTS_DIR"\/\*\/summary\.json --out "\$RESULTS_DIR\/report\.html"/, 'an HTML report in the artifact');
+      assert.match(runs, /baseline\.sh compare baseline "\$RESULTS_DIR" "\$COMPARE_TOLERANCE"/);
+      assert.match(runs, /baseline\.sh save "\$RESULTS_DIR" baseline/);
       assert.ok(all.some((s) => s.uses?.startsWith('actions/cache/restore@') && s.with.path === 'baseline'));
-      assert.ok(all.some((s) => s.uses?.startsWith('actions/cache/save@') && s.with.path === 'baseline'));
+      assert.ok(all.some((s) => s.uses?.startsWith('actions/cache/save@') && s.with.path === 'baseline' && /success\(\)/.test(s.if)));
       // Stop the stack even when the run failed.
       assert.ok(all.some((s) => s.run === 'npx k6pack down' && /always\(\)/.test(s.if)));
       for (const job of Object.values(wf.jobs)) assert.ok(job['timeout-minutes'] > 0, 'every job is bounded');
@@ -226,4 +243,66 @@ describe('CI workflows for users of the pack', () => {
       }
     }
   });
+
+  // The workflows' baseline glue on a real run folder of `npx k6pack run`
+  // (the smallest: ws-vs-http, lan, smoke, one-second steps) on free ports.
+  describe('scripts/baseline.sh and the report step on a real run', () => {
+    let dir;
+    let run;
+    const sh = (args) => execa('bash', [BASELINE_SH, ...args], { cwd: ROOT, reject: false, timeout: 60000 });
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'k6pack-baseline-'));
+      const env = { ...Object.fromEntries(Object.entries(await freePortMap()).map(([k, v]) => [k, String(v)])), K6PACK_RUN_DIR: join(dir, 'run') };
+      const args = ['run', 'ws-vs-http', '--profile', 'lan', '--load', 'smoke', '--results', join(dir, 'results'), '--', '-e', 'STEP_SECONDS=1'];
+      const r = await execa(process.execPath, [join(ROOT, 'bin', 'k6pack.js'), ...args], { cwd: ROOT, env, reject: false, timeout: 120000, stdin: 'ignore' });
+      assert.ok([0, 99].includes(r.exitCode), `k6pack run exited ${r.exitCode}: ${r.stderr}`);
+      const folders = readdirSync(join(dir, 'results'));
+      assert.equal(folders.length, 1, String(folders));
+      run = join(dir, 'results', folders[0]);
+      assert.match(folders[0], /^ws-vs-http-lan-.+/);
+    }, { timeout: 180000 });
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    test('shellcheck finds nothing in it', async () => {
+      const r = await execa(tools.shellcheck, [BASELINE_SH], { reject: false, timeout: 30000 });
+      assert.equal(r.exitCode, 0, r.stdout);
+    });
+
+    test('save keys each run by scenario and profile; compare against itself passes with a Markdown table', async () => {
+      const base = join(dir, 'baseline');
+      const saved = await sh(['save', join(dir, 'results'), base]);
+      assert.equal(saved.exitCode, 0, saved.stderr);
+      assert.deepEqual(readdirSync(base), ['ws-vs-http-lan']);
+      assert.deepEqual(readFileSync(join(base, 'ws-vs-http-lan', 'summary.json')), readFileSync(join(run, 'summary.json')));
+      const same = await sh(['compare', base, join(dir, 'results'), '10%']);
+      assert.equal(same.exitCode, 0, same.stdout + same.stderr);
+      assert.match(same.stdout, /^\|.*\|$/m);
+    });
+
+    test('compare: a run with no baseline passes and says so; an unreadable baseline fails', async () => {
+      const results = join(dir, 'results2');
+      mkdirSync(results);
+      cpSync(run, join(results, 'push-lan-20260101T000000Z'), { recursive: true });
+      const none = await sh(['compare', join(dir, 'baseline'), results, '10%']);
+      assert.equal(none.exitCode, 0, none.stderr);
+      assert.match(none.stdout, /push-lan: no baseline yet/);
+      const broken = join(dir, 'broken');
+      mkdirSync(join(broken, 'ws-vs-http-lan'), { recursive: true });
+      writeFileSync(join(broken, 'ws-vs-http-lan', 'summary.json'), 'not json');
+      const bad = await sh(['compare', broken, join(dir, 'results'), '10%']);
+      assert.notEqual(bad.exitCode, 0);
+      const empty = await sh(['save', join(dir, 'nothing'), join(dir, 'b2')]);
+      assert.equal(empty.exitCode, 1);
+      assert.match(empty.stderr, /no run folder with a summary\.json/);
+    });
+
+    test("the report step's command writes the HTML report", async () => {
+      const out = join(dir, 'report.html');
+      const r = await execa(process.execPath, [join(ROOT, 'bin', 'k6pack.js'), 'report', join(run, 'summary.json'), '--out', out], { cwd: ROOT, reject: false, timeout: 60000 });
+      assert.equal(r.exitCode, 0, r.stderr);
+      assert.match(readFileSync(out, 'utf8'), /^<!doctype html>/i);
+      assert.ok(existsSync(join(run, 'summary.md')), 'summary.md for the job summary');
+    });
+  });
 });
+
