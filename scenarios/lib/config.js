@@ -15,9 +15,11 @@ export const ENV = typeof __ENV !== 'undefined' ? __ENV : globalThis.process ? g
 const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|\[?::1\]?)$/i;
 
 // 'http://127.0.0.1:14000/graphql' -> '127.0.0.1'; '127.0.0.1:15051' -> '127.0.0.1'.
+// The host is what follows the last '@' of the authority, as Go's url.Parse (k6)
+// reads it: 'http://127.0.0.1:1@10.0.0.1/graphql' goes to 10.0.0.1.
 export function hostOf(target) {
-  const m = /^(?:[a-z]+:\/\/)?(\[[^\]]*\]|[^/:]+)/i.exec(String(target));
-  return m ? m[1] : '';
+  const authority = /^(?:[a-z][a-z0-9+.-]*:\/\/)?([^/?#]*)/i.exec(String(target))[1];
+  return /^(\[[^\]]*\]|[^:]*)/.exec(authority.slice(authority.lastIndexOf('@') + 1))[1];
 }
 
 export function isLoopback(target) {
