@@ -25,10 +25,10 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 // Where the schemas and the built manifests go (git-ignored).
 export const WORK_DIR = join(ROOT, '.tools', 'k8s-validate');
 // Validated as it is, next to the kustomize output (it is applied on its own).
-export const EXTRA_FILES = [join(HERE, 'results-reader.yaml')];
+const EXTRA_FILES = [join(HERE, 'results-reader.yaml')];
 
 // kubeconform's file name for a kind: deployment-apps-v1.json, service-v1.json, testrun-k6-v1alpha1.json.
-export function schemaFileName(kind, apiVersion) {
+function schemaFileName(kind, apiVersion) {
   const [groupOrVersion, version] = apiVersion.split('/');
   const suffix = `-${groupOrVersion.split('.')[0].toLowerCase()}${version ? `-${version.toLowerCase()}` : ''}`;
   return `${kind.toLowerCase()}${suffix}.json`;
@@ -76,7 +76,7 @@ function reachable(definitions, start) {
 }
 
 // { 'deployment-apps-v1.json': schema, ... } for the kinds asked, from a Swagger 2 spec.
-export function schemasFromOpenApi(swagger, wanted) {
+function schemasFromOpenApi(swagger, wanted) {
   const out = {};
   for (const [name, def] of Object.entries(swagger.definitions)) {
     for (const gvk of def['x-kubernetes-group-version-kind'] || []) {
@@ -94,7 +94,7 @@ export function schemasFromOpenApi(swagger, wanted) {
 }
 
 // { 'testrun-k6-v1alpha1.json': schema } from a CustomResourceDefinition document.
-export function schemasFromCrd(crd) {
+function schemasFromCrd(crd) {
   if (crd?.kind !== 'CustomResourceDefinition') throw new Error('not a CustomResourceDefinition');
   const { group, names, versions } = crd.spec;
   const out = {};
@@ -108,7 +108,7 @@ export function schemasFromCrd(crd) {
 }
 
 // Writes the schemas for every kind in `docs` (plus the CRD's); returns what is validated and what is skipped.
-export function writeSchemas(docs, { crdFile, dir }) {
+function writeSchemas(docs, { crdFile, dir }) {
   const wanted = [...new Map(docs.map((d) => [`${d.apiVersion} ${d.kind}`, { kind: d.kind, apiVersion: d.apiVersion }])).values()];
   const schemas = schemasFromOpenApi(JSON.parse(readFileSync(kubernetesOpenApiSpec(), 'utf8')), wanted);
   if (crdFile) {
