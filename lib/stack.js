@@ -8,6 +8,7 @@ import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_HOST, DEFAULT_PORTS, PROXY_ROUTES, proxiesFor, targetsFor } from '../scenarios/lib/defaults.js';
+import { isLoopback, isLoopbackHost } from '../scenarios/lib/loopback.js';
 import { lastLogLine, spawnLogged, stopPid } from './processes.js';
 import { ensureTools, ROOT } from './tools.js';
 import { Toxiproxy } from './toxiproxy.js';
@@ -22,8 +23,31 @@ export function defaultRunDir(env = process.env) {
   return env.K6PACK_RUN_DIR || join(ROOT, '.run');
 }
 
-// DEFAULT_PORTS, overridden by env vars of the same names, overridden by `overrides`.
+// The embedded stack listens on 127.0.0.1 only, and k6pack drives its own
+// Toxiproxy there; it reads neither HOST (the servers' bind address when run by
+// hand) nor TOXIPROXY_URL (k6's). Set to another host, they say the user expects
+// what k6pack does not do (serve or reach beyond this machine), so k6pack stops
+// instead of ignoring them. There is no opt-in: to serve elsewhere, run the
+// servers with HOST yourself or use docker compose.
+export function refuseRemoteHosts(env = process.env) {
+  const checks = [
+    ['HOST', env.HOST, isLoopbackHost],
+    ['TOXIPROXY_URL', env.TOXIPROXY_URL, isLoopback],
+  ];
+  for (const [name, value, loopback] of checks) {
+    if (value && !loopback(value)) {
+      throw new StackError(
+        `${name}=${value} is not a loopback address: k6pack's stack is on 127.0.0.1 only; unset ${name} (to serve beyond this machine, run the servers with HOST yourself or use docker compose)`,
+      );
+    }
+  }
+}
+
+// DEFAULT_PORTS, overridden by env vars of the same names, overridden by
+// `overrides`. Every command that reads the stack's addresses from the
+// environment comes here, so the host check is made here too.
 export function resolvePorts(overrides = {}, env = process.env) {
+  refuseRemoteHosts(env);
   const ports = {};
   for (const [name, fallback] of Object.entries(DEFAULT_PORTS)) {
     const raw = overrides[name] ?? env[name];

@@ -6,25 +6,14 @@
 // remote host. A target that is not loopback is refused unless
 // ALLOW_REMOTE_TARGET=1: nobody load-tests production by a typo.
 import { TARGET_DEFAULTS } from './defaults.js';
+import { isLoopback } from './loopback.js';
+
+export { hostOf, isLoopback } from './loopback.js';
 
 export class ConfigError extends Error {}
 
 // k6's __ENV; in Node (tests import the pure parts of the library) process.env.
 export const ENV = typeof __ENV !== 'undefined' ? __ENV : globalThis.process ? globalThis.process.env : {};
-
-const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|\[?::1\]?)$/i;
-
-// 'http://127.0.0.1:14000/graphql' -> '127.0.0.1'; '127.0.0.1:15051' -> '127.0.0.1'.
-// The host is what follows the last '@' of the authority, as Go's url.Parse (k6)
-// reads it: 'http://127.0.0.1:1@10.0.0.1/graphql' goes to 10.0.0.1.
-export function hostOf(target) {
-  const authority = /^(?:[a-z][a-z0-9+.-]*:\/\/)?([^/?#]*)/i.exec(String(target))[1];
-  return /^(\[[^\]]*\]|[^:]*)/.exec(authority.slice(authority.lastIndexOf('@') + 1))[1];
-}
-
-export function isLoopback(target) {
-  return LOOPBACK.test(hostOf(target));
-}
 
 // The targets, each checked: { TOXIPROXY_URL, GRAPHQL_HTTP_URL, ..., GRPC_TLS_ADDR }.
 export function resolveTargets(env = ENV) {
