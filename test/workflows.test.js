@@ -202,6 +202,13 @@ describe('CI workflows for users of the pack', () => {
     }
   });
 
+  test("the soak's input check takes 90s..5h and refuses anything else", async () => {
+    const check = steps(workflows['nightly-soak.yml'].data).find((s) => s.name === 'Check the inputs').run;
+    const verdict = async (value) => (await execa('bash', ['-e', '-c', check], { env: { SOAK_DURATION: value }, reject: false, timeout: 10000 })).exitCode;
+    for (const ok of ['90s', '15m', '1h', '5h']) assert.equal(await verdict(ok), 0, ok);
+    for (const bad of ['6h', '301m', '1d', '', '1h; touch x', '$(id)']) assert.equal(await verdict(bad), 2, bad);
+  });
+
   test('the test job runs exactly .ci/run, which is the README command', () => {
     const pr = workflows['pr-gate.yml'].data;
     assert.deepEqual(
