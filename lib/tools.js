@@ -33,7 +33,7 @@ function onPath(name) {
 export function requireGo(what = `k6 ${K6_VERSION} and toxiproxy ${TOXIPROXY_VERSION}`, retry = 'npx k6pack tools') {
   if (!versionOf('go', ['version'])) {
     throw new ToolError(
-      `Go is needed to build ${what}: install Go 1.21 or newer (e.g. 'apt-get install golang-go' or https://go.dev/dl) and run '${retry}' again.`,
+      `Go is needed to build ${what}: install Go 1.25 or newer (k6 v1.8.1 needs it) (e.g. 'apt-get install golang-go' or https://go.dev/dl) and run '${retry}' again.`,
     );
   }
 }
