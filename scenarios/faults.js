@@ -75,6 +75,7 @@ export function ws() {
     recover: true,
     maxOps: CONN_OPS,
     maxReconnects: CONN_OPS,
+    timeoutMs: TIMEOUT_MS,
     op: (socket, i) => socket.execute({ ...operation(exec.vu.iterationInScenario * CONN_OPS + i), timeoutMs: TIMEOUT_MS }),
   });
 }

@@ -18,20 +18,25 @@ export const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 // maxOps (at most MAX_OPS_PER_SESSION). If the socket breaks, a new one is opened and the loop
 // resumes (counted in reconnects; recovery_duration when `recover` is set),
 // at most `maxReconnects` times. op returns { ok, ms, done } (done: stop now).
-export async function wsSession({ tls, tags, op, maxReconnects = 0, recover = false, maxOps = MAX_OPS_PER_SESSION }) {
+// timeoutMs bounds the connect (open + ack) too; default WS_TIMEOUT_MS.
+export async function wsSession({ tls, tags, op, maxReconnects = 0, recover = false, maxOps = MAX_OPS_PER_SESSION, timeoutMs }) {
   let ws = null;
   let lastMs = 0;
   let opened = 0;
   stepStarted();
   for (let i = 0; i < Math.min(maxOps, MAX_OPS_PER_SESSION); i++) {
-    if (remainingMs() < Math.max(2 * lastMs, 50)) break;
+    if (remainingMs() < Math.max(2 * lastMs, 50)) {
+      // Too late to start: wait the step out, or k6 would start iteration after empty iteration.
+      if (!ws) await pause(Math.max(0, remainingMs()) + 10);
+      break;
+    }
     if (!ws || !ws.isOpen) {
       if (opened > maxReconnects) break;
       if (opened > 0) {
         reconnects.add(1, tags);
         await pause(RECONNECT_PAUSE_MS);
       }
-      ws = new GraphqlWs(wsUrl(tls), { tags });
+      ws = new GraphqlWs(wsUrl(tls), { tags, timeoutMs });
       opened++;
       try {
         await ws.open();

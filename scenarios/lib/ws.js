@@ -29,6 +29,7 @@ export const wsUrl = (tls) => (tls ? TARGETS.GRAPHQL_WSS_URL : TARGETS.GRAPHQL_W
 export const WS_TIMEOUT_MS = Number(__ENV.WS_TIMEOUT_MS || 30000);
 
 // WebSocket ready states.
+const CONNECTING = 0;
 const OPEN = 1;
 
 export class WsError extends Error {}
@@ -78,6 +79,11 @@ export class GraphqlWs {
       }
       this.socket = socket;
       socket.onopen = (ev) => {
+        if (this.closeWhenOpen) {
+          // open() already gave up on this socket (see abort()).
+          socket.close(this.closeWhenOpen.code, this.closeWhenOpen.reason);
+          return;
+        }
         tOpen = ev.timestamp || Date.now();
         if (socket.protocol !== SUBPROTOCOL) {
           fail(`server chose subprotocol "${socket.protocol}", not ${SUBPROTOCOL}`);
@@ -227,12 +233,20 @@ export class GraphqlWs {
   }
 
   abort(code, reason) {
-    if (this.socket && !this.closed) {
-      try {
-        this.socket.close(code, reason);
-      } catch {
-        // already closing
-      }
+    if (!this.socket || this.closed) return;
+    // k6 v1.8.1 blocks the whole VU in close() while the socket is still
+    // connecting (its write queue has no reader until the handshake ends, and
+    // none at all if it fails): a stalled upgrade would hang the run. Close it
+    // once it opens instead; the VU's end (gracefulStop) cancels a handshake
+    // that never completes.
+    if (this.socket.readyState === CONNECTING) {
+      this.closeWhenOpen = { code, reason };
+      return;
+    }
+    try {
+      this.socket.close(code, reason);
+    } catch {
+      // already closing
     }
   }
 
