@@ -114,7 +114,7 @@ export async function runScenario(scenario, { profile, load, k6Args = [], result
       out(`== ${scenario}, ${name}${load ? `, load ${load}` : ''}${toxics}`);
       const env = { ...targets, PROFILE: prof?.name, LOAD: load };
       const plan = await inspectPlan(k6, script, [...k6RunArgs(script, { env }).slice(1, -1), ...envFlagsOf(k6Args)]);
-      const res = await prepareRunResults(script, prof?.name || plan?.profile, k6Args, { root, samples, dashboard });
+      const res = await prepareRunResults(script, prof?.name || plan?.profile, k6Args, { root, samples, dashboard, plan });
       if (res.dir) out(`== results: ${showPath(res.dir)}/${plan?.steps ? ` (${describePlan(plan)})` : ''}`);
       if (res.dashboardUrl) out(`== dashboard: ${res.dashboardUrl} while k6 runs; saved as ${showPath(join(res.dir, 'k6-dashboard.html'))}`);
       const c = await runK6Forwarding(k6, k6RunArgs(script, { env: { ...env, ...res.env }, args: [...res.args, ...k6Args] }), trap, res.processEnv);

@@ -1,5 +1,5 @@
 // The report's pictures, as plain data (the page draws them with Chart.js):
-//   concurrency  latency p50/p95 vs VUs per lane, a panel per scenario and profile
+//   concurrency  latency p50/p95 vs VUs per lane, a panel per scenario and profile (2+ steps)
 //   size         latency p50 vs message size (run.hints.sizes: payload, document, N)
 //   ratio        a lane's p50 over another's vs a dim (serialization: typed / JSON string vs N)
 //   push         push latency p50/p95/p99 per lane
@@ -17,7 +17,7 @@ const lowestStep = (doc) => doc.steps.filter((s) => s.step !== 'mix').sort((a, b
 
 function concurrency(doc, id) {
   const steps = doc.steps.filter((s) => s.step !== 'mix' && s.latency?.count);
-  if (!steps.length) return null;
+  if (new Set(steps.map(stepVus)).size < 2) return null; // one step: nothing to draw against
   const series = [];
   for (const lane of lanesOf(doc)) {
     const own = steps.filter((s) => s.lane === lane).sort((a, b) => stepVus(a) - stepVus(b));

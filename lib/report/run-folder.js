@@ -71,7 +71,7 @@ export const describePlan = (plan) => (plan && plan.steps ? `${plan.steps} steps
 
 // Sets up one k6 run's results. Returns { dir, env (for -e), args (for k6 run),
 // processEnv (for k6's own environment), dashboardUrl } or a folder-less setup when
-// RESULTS_DIR=none. opts: { root, samples, dashboard }.
+// RESULTS_DIR=none. opts: { root, samples, dashboard, plan (inspectPlan's) }.
 export async function prepareRunResults(script, profileName, k6Args, opts) {
   const given = givenResultsDir(k6Args);
   if (given === 'none') return { dir: null, env: {}, args: [], processEnv: {} };
@@ -97,6 +97,9 @@ export async function prepareRunResults(script, profileName, k6Args, opts) {
       K6_WEB_DASHBOARD_PORT: String(port),
       K6_WEB_DASHBOARD_OPEN: 'false',
       K6_WEB_DASHBOARD_EXPORT: join(dir, FILES.dashboard),
+      // The dashboard exports nothing from fewer than two snapshots (10 s apart by
+      // default): about 30 per run, at least one a second.
+      K6_WEB_DASHBOARD_PERIOD: `${Math.max(1, Math.min(10, Math.floor((opts.plan?.totalSeconds || 300) / 30)))}s`,
     });
   }
   return { dir, env, args, processEnv, dashboardUrl: opts.dashboard ? `http://127.0.0.1:${processEnv.K6_WEB_DASHBOARD_PORT}` : null };

@@ -60,12 +60,13 @@ function deleteMarkers(url) {
   }
 }
 
-// Do the proxies carry exactly the profile's toxics (names and attributes)?
+// Do the proxies carry the profile's toxics (Toxiproxy adds the attributes' defaults)?
 function profileApplied(proxies, profile) {
-  const want = JSON.stringify(profile.toxics.map((t) => [t.name, t.type, t.stream, t.toxicity, t.attributes]).sort());
+  const same = (want, have) =>
+    have && have.type === want.type && have.stream === want.stream && have.toxicity === want.toxicity && Object.entries(want.attributes).every(([k, v]) => have.attributes[k] === v);
   return PROXY_NAMES.every((p) => {
-    const have = proxies[p] && proxies[p].toxics.map((t) => [t.name, t.type, t.stream, t.toxicity, t.attributes]).sort();
-    return have && JSON.stringify(have) === want;
+    const have = proxies[p] ? proxies[p].toxics : null;
+    return have && have.length === profile.toxics.length && profile.toxics.every((t) => same(t, have.find((h) => h.name === t.name)));
   });
 }
 

@@ -1,0 +1,131 @@
+// `k6pack report` on real runs of four scenarios (ws-vs-http and grpc-vs-graphql
+// under lte, serialization on lan, push under lte), opened in headless
+// Chromium as a person would: every chart drew every expected series inside
+// its plot area, the page makes no request beyond its own file (no CDN) and
+// logs no error. The screenshot is left in the test's temp folder (diagnostic).
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, before, test } from 'node:test';
+import { chromium, launch } from './helpers/browser.js';
+import { runCli } from './helpers/cli.js';
+import { runInto } from './helpers/results.js';
+import { startTestStack } from './helpers/stack.js';
+
+const QUICK = { LOAD: 'smoke', STEP_SECONDS: '1' };
+let stack;
+let tmp;
+let browser;
+const runs = {};
+before(async () => {
+  tmp = mkdtempSync(join(tmpdir(), 'k6pack-report-'));
+  const executable = await chromium();
+  stack = await startTestStack();
+  const into = (name, scenario, env) => runInto(join(tmp, name), scenario, { ...stack.env, ...QUICK, ...env });
+  runs.ws = await into('ws-vs-http', 'ws-vs-http', { PROFILE: 'lte', STEPS: '1,2' });
+  runs.grpc = await into('grpc-vs-graphql', 'grpc-vs-graphql', { PROFILE: 'lte', BIG_SIZE: '100000' });
+  runs.serialization = await into('serialization', 'serialization', { PROFILE: 'lan', NS: '100,1000' });
+  runs.push = await into('push', 'push', { PROFILE: 'lte', PUSH_INTERVAL_MS: '50', POLL_INTERVAL_MS: '100', STEP_SECONDS: '3' });
+  browser = await launch(executable);
+});
+after(async () => {
+  await browser?.close();
+  await stack?.stop();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+// The charts each run must have, with their series.
+function expectedCharts() {
+  const lanes = (run) => [...new Set(run.doc.steps.map((s) => s.lane))];
+  const both = (run) => lanes(run).flatMap((l) => [`${l} p50`, `${l} p95`]);
+  return {
+    'ws-vs-http-lte-concurrency': both(runs.ws),
+    'ws-vs-http-lte-model': ['measured p50', 'measured mean', 'model'],
+    // Warm calls only: the lanes with warm rows (a new gRPC channel per call has none).
+    'grpc-vs-graphql-lte-size': lanes(runs.grpc)
+      .filter((l) => runs.grpc.doc.rows.some((r) => r.lane === l && r.dims.conn === 'warm' && r.latency.count))
+      .map((l) => `${l} p50`),
+    'grpc-vs-graphql-lte-model': ['measured p50', 'measured mean', 'model'],
+    'serialization-lan-size': ['typed p50', 'json p50', 'grpc_list p50', 'grpc_stream p50'],
+    'serialization-lan-ratio': ['c1 measured', 'study 002'],
+    'push-lte-push': ['p50', 'p95', 'p99', 'model'],
+    'push-lte-model': ['measured p50', 'measured mean', 'model'],
+  };
+}
+
+test('the report of four runs draws every chart and series offline, without errors', { timeout: 120000 }, async (t) => {
+  const order = [runs.ws, runs.grpc, runs.serialization, runs.push];
+  const r = await runCli(['report', ...order.map((x) => x.dir)], { timeoutMs: 60000 });
+  assert.equal(r.exitCode, 0, r.stdout + r.stderr);
+  const file = join(runs.ws.dir, 'report.html');
+  assert.ok(existsSync(file), `no ${file}: ${r.stdout}`);
+  assert.match(r.stdout, /report: .*report\.html \(4 runs; opens offline\)/);
+
+  const page = await browser.context.newPage();
+  const errors = [];
+  const requests = [];
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('request', (req) => requests.push(req.url()));
+  await page.goto(pathToFileURL(file).href);
+  await page.waitForFunction(() => window.k6packReportReady === true, null, { timeout: 30000 });
+
+  const shot = join(tmp, 'report.png');
+  await page.screenshot({ path: shot, fullPage: true });
+  t.diagnostic(`screenshot: ${shot}`);
+
+  // Per chart: the legend's series, the points each series drew inside the plot
+  // area, and, with that series shown alone (series overlap), the pixels of its
+  // colour there.
+  const charts = await page.evaluate(() =>
+    [...document.querySelectorAll('canvas[data-chart]')].map((canvas) => {
+      const chart = window.Chart.getChart(canvas);
+      const { left, top, right, bottom } = chart.chartArea;
+      const inside = (el) => !el.skip && Number.isFinite(el.x) && Number.isFinite(el.y) && el.x >= left - 1 && el.x <= right + 1 && el.y >= top - 1 && el.y <= bottom + 1;
+      const colourPixels = (hex) => {
+        const pixels = canvas.getContext('2d').getImageData(left, top, right - left, bottom - top).data;
+        const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+        let n = 0;
+        for (let i = 0; i < pixels.length; i += 4) if (pixels[i] === r && pixels[i + 1] === g && pixels[i + 2] === b && pixels[i + 3] === 255) n++;
+        return n;
+      };
+      const series = chart.data.datasets.map((d, i) => ({ label: d.label, drawn: chart.getDatasetMeta(i).data.filter(inside).length }));
+      chart.data.datasets.forEach((d, i) => {
+        chart.data.datasets.forEach((_, j) => chart.setDatasetVisibility(j, j === i));
+        chart.update('none');
+        series[i].colourPixels = colourPixels(d.borderColor);
+      });
+      chart.data.datasets.forEach((_, j) => chart.setDatasetVisibility(j, true));
+      chart.update('none');
+      return { id: canvas.dataset.chart, listed: JSON.parse(canvas.dataset.series), series };
+    }),
+  );
+
+  const expected = expectedCharts();
+  const byId = Object.fromEntries(charts.map((c) => [c.id.replace(/^r\d+-/, ''), c]));
+  assert.deepEqual(Object.keys(byId).sort(), Object.keys(expected).sort());
+  for (const [id, labels] of Object.entries(expected)) {
+    const c = byId[id];
+    assert.deepEqual(c.series.map((s) => s.label), labels, `${id}: series`);
+    assert.deepEqual(c.listed, labels, `${id}: data-series`);
+    for (const s of c.series) {
+      assert.ok(s.drawn >= 1, `${id}: "${s.label}" drew no point in the plot area`);
+      assert.ok(s.colourPixels >= 10, `${id}: "${s.label}" has ${s.colourPixels} pixels of its colour in the plot area`);
+    }
+  }
+  assert.deepEqual(errors, [], 'console errors');
+  assert.deepEqual(requests.filter((u) => !u.startsWith('file:')), [], 'requests beyond the file');
+  await page.close();
+});
+
+test('report: --out, and one clear line for a folder that is not a run', async () => {
+  const out = join(tmp, 'one.html');
+  let r = await runCli(['report', runs.push.dir, '--out', out], { timeoutMs: 30000 });
+  assert.equal(r.exitCode, 0, r.stderr);
+  assert.ok(existsSync(out));
+  r = await runCli(['report', tmp], { timeoutMs: 30000 });
+  assert.equal(r.exitCode, 1);
+  assert.match(r.stderr.trim(), /^k6pack: .* has no summary\.json: give a run folder/);
+});
