@@ -1,0 +1,204 @@
+// What every bench shares: command-line flags, a private stack on free ports,
+// k6 runs with their summary files and raw samples, statistics, a printed
+// table, and the results log (bench/results.jsonl: one JSON line per run with
+// the date and git commit, so later changes can be compared).
+import { appendFileSync, createReadStream, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createInterface } from 'node:readline';
+import { createGunzip } from 'node:zlib';
+import { execaSync } from 'execa';
+import { ROOT } from '../../lib/tools.js';
+import { runK6 } from '../../test/helpers/k6.js';
+import { startTestStack } from '../../test/helpers/stack.js';
+
+export { ROOT, runK6 };
+
+export class BenchError extends Error {}
+
+// --name value / --name=value / --flag. `spec`: { name: default } (booleans are flags).
+export function parseFlags(spec, argv = process.argv.slice(2)) {
+  const out = { ...spec };
+  for (let i = 0; i < argv.length; i++) {
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(argv[i]);
+    const key = m && m[1].replace(/-([a-z])/g, (_, c) => c.toUpperCase());
+    if (!m || !(key in spec)) {
+      throw new BenchError(`unknown argument ${argv[i]}: this bench takes ${Object.keys(spec).map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}`);
+    }
+    if (typeof spec[key] === 'boolean') out[key] = m[2] === undefined ? true : m[2] !== 'false';
+    else {
+      const value = m[2] ?? argv[++i];
+      if (value === undefined) throw new BenchError(`--${m[1]} needs a value`);
+      out[key] = typeof spec[key] === 'number' ? Number(value) : value;
+      if (typeof spec[key] === 'number' && !Number.isFinite(out[key])) throw new BenchError(`--${m[1]} ${value}: not a number`);
+    }
+  }
+  return out;
+}
+
+// '90', '90s', '15m', '1h' -> seconds.
+export function parseDuration(text) {
+  const m = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(String(text).trim());
+  if (!m) throw new BenchError(`${text} is not a duration such as 90s, 10m or 1h`);
+  return Number(m[1]) * { s: 1, m: 60, h: 3600 }[m[2] || 's'];
+}
+
+// ---- statistics ----
+
+export function quantile(values, q) {
+  const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (!v.length) return null;
+  const pos = (v.length - 1) * q;
+  const lo = Math.floor(pos);
+  return v[lo] + (v[Math.min(lo + 1, v.length - 1)] - v[lo]) * (pos - lo);
+}
+export const median = (values) => quantile(values, 0.5);
+
+// Least-squares slope of y over x.
+export function slope(points) {
+  const n = points.length;
+  if (n < 2) return null;
+  const mx = points.reduce((s, [x]) => s + x, 0) / n;
+  const my = points.reduce((s, [, y]) => s + y, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const [x, y] of points) {
+    num += (x - mx) * (y - my);
+    den += (x - mx) ** 2;
+  }
+  return den ? num / den : null;
+}
+
+export const round = (x, digits = 1) => (x === null || x === undefined || Number.isNaN(x) ? null : Number(x.toFixed(digits)));
+
+// Rows of objects as an aligned text table, columns in `columns` order.
+export function table(rows, columns) {
+  const text = (v) => (v === null || v === undefined ? '-' : String(v));
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => text(r[c]).length)));
+  const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(columns), ...rows.map((r) => line(columns.map((c) => text(r[c]))))].join('\n');
+}
+
+// ---- the results log ----
+
+export const RESULTS_FILE = process.env.BENCH_RESULTS || join(ROOT, 'bench', 'results.jsonl');
+
+export function gitCommit() {
+  try {
+    const commit = execaSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT }).stdout.trim();
+    return commit;
+  } catch {
+    return 'unknown';
+  }
+}
+
+// Appends one line: { bench, date, commit, machine, quick, ...figures }.
+export function recordResult(bench, figures, { quick = false } = {}) {
+  const entry = {
+    bench,
+    date: new Date().toISOString(),
+    commit: gitCommit(),
+    machine: { cpus: cpus().length, load1: round(loadavg()[0], 2) },
+    quick,
+    ...figures,
+  };
+  appendFileSync(RESULTS_FILE, `${JSON.stringify(entry)}\n`);
+  return entry;
+}
+
+// ---- stack and k6 ----
+
+// A private stack (both servers + toxiproxy on free ports). `serverEnv`: extra
+// environment for its processes (they inherit this process's environment at
+// spawn time, so it is set for the start-up only).
+export async function startStack({ serverEnv = {} } = {}) {
+  const saved = Object.fromEntries(Object.keys(serverEnv).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, serverEnv);
+  try {
+    return await startTestStack();
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+// The same stack, stopped after fn(stack).
+export async function withStack(fn, options) {
+  const stack = await startStack(options);
+  try {
+    return await fn(stack);
+  } finally {
+    await stack.stop();
+  }
+}
+
+// serverEnv that makes the GraphQL server leak `bytes` per HTTP request (bench/lib/leak-preload.js).
+export const leakEnv = (bytes) => ({
+  NODE_OPTIONS: `--import=${pathToFileURL(join(ROOT, 'bench', 'lib', 'leak-preload.js')).href}`,
+  LEAK_TEST_BYTES_PER_REQUEST: String(bytes),
+});
+
+// A temp directory removed after fn.
+export async function withTempDir(fn, prefix = 'k6pack-bench-') {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  try {
+    return await fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// Runs a pack scenario (one k6 run) through the stack's proxies. Resolves
+// { code, summary, samples, stderr }: `summary` is k6's own --summary-export
+// (every metric and the scenario's observed sub-metrics, independent of the
+// pack's RESULTS_DIR format); `samples` are k6's raw points (--out json) of the
+// metrics keep(name) accepts, when `keep` is given: [{ metric, time (ms), value, tags }].
+// A k6 exit code outside allowCodes throws.
+export async function runScenario(stack, scenario, { env = {}, keep = null, timeoutMs = 600000, allowCodes = [0, 99] } = {}) {
+  return withTempDir(async (dir) => {
+    const raw = join(dir, 'samples.json.gz');
+    const run = await runK6(join(ROOT, 'scenarios', `${scenario}.js`), {
+      env: { ...stack.env, ...env },
+      args: keep ? ['--out', `json=${raw}`] : [],
+      timeoutMs,
+    });
+    if (!allowCodes.includes(run.code) || !run.summary) {
+      throw new BenchError(`k6 run of ${scenario} (${JSON.stringify(env)}) exited ${run.code}${run.timedOut ? ' (timed out)' : ''}: ${run.stderr.slice(-1500)}`);
+    }
+    const samples = keep ? await readSamples(raw, keep) : [];
+    return { code: run.code, summary: run.summary, samples, stderr: run.stderr };
+  });
+}
+
+// k6's JSON output (gzip), the Point lines of metrics `keep(name)` accepts.
+export async function readSamples(file, keep) {
+  const out = [];
+  const lines = createInterface({ input: createReadStream(file).pipe(createGunzip()), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line.startsWith('{"metric"') && !line.includes('"type":"Point"')) continue;
+    const p = JSON.parse(line);
+    if (p.type !== 'Point' || !keep(p.metric)) continue;
+    out.push({ metric: p.metric, time: Date.parse(p.data.time), value: p.data.value, tags: p.data.tags || {} });
+  }
+  return out;
+}
+
+// A (sub-)metric's statistic from k6's --summary-export (null when it has no samples).
+export function stat(summary, key, name = 'med') {
+  const m = summary.metrics[key];
+  if (!m || m.count === 0) return null;
+  return m[name] ?? null;
+}
+
+// Prints and exits with a one-line error on failure: the benches' main().
+export async function main(fn) {
+  try {
+    await fn();
+  } catch (err) {
+    console.error(`bench: ${err instanceof BenchError ? err.message : err.stack || err}`);
+    process.exitCode = 1;
+  }
+}
