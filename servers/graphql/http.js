@@ -72,6 +72,26 @@ function readBody(req, limit) {
   });
 }
 
+// HTTP/1.1: an answer sent before the request body is all in (413, 408) ends the
+// connection; the rest of the body is not worth reading. Node would close the
+// socket as soon as the answer is written, and bytes the client is still sending
+// then make the kernel reset the connection, which can wipe the answer from the
+// client's receive queue before it reads it. So close in stages (RFC 9112 9.6):
+// FIN after the answer, keep reading (and dropping) for LINGER_MS, then close.
+// Returns the header that tells the client.
+const LINGER_MS = 2000;
+function endConnection(req) {
+  if (req.httpVersionMajor !== 1) return {}; // HTTP/2: the stream is reset instead (onRequest)
+  const socket = req.socket;
+  socket.destroySoon = () => {
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  };
+  return { connection: 'close' };
+}
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 // A POST body -> { value } or { error: sentence }. Refused before JSON.parse:
@@ -200,13 +220,11 @@ export function createHttpHandler({ apollo, cache, cacheByDefault }) {
   async function graphql(req, res, search) {
     const read = await readBody(req, LIMITS.MAX_BODY_BYTES);
     if (read.aborted) return;
-    // HTTP/1.1: close the connection, the rest of the body is not worth reading.
-    const close = req.httpVersionMajor === 1 ? { connection: 'close' } : {};
     if (read.tooLarge) {
-      return sendError(res, 413, `request body is over ${LIMITS.MAX_BODY_BYTES} bytes (LIMITS.MAX_BODY_BYTES): send a smaller request`, 'PAYLOAD_TOO_LARGE', close);
+      return sendError(res, 413, `request body is over ${LIMITS.MAX_BODY_BYTES} bytes (LIMITS.MAX_BODY_BYTES): send a smaller request`, 'PAYLOAD_TOO_LARGE', endConnection(req));
     }
     if (read.tooSlow) {
-      return sendError(res, 408, `request body not complete within ${SLOW_CLIENT_MS / 1000} s of its headers: send the whole request at once`, 'REQUEST_TIMEOUT', close);
+      return sendError(res, 408, `request body not complete within ${SLOW_CLIENT_MS / 1000} s of its headers: send the whole request at once`, 'REQUEST_TIMEOUT', endConnection(req));
     }
     const timing = newRequestTiming();
     let body;
