@@ -1,6 +1,6 @@
 // The results commands of bin/k6pack.js: report, compare, merge. Each returns
 // the process exit code; errors are thrown as one-line ResultsErrors (exit 1).
-import { mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { compareDocs, DEFAULTS, parseShare, renderComparison } from './compare.js';
 import { writeReport } from './html.js';
@@ -43,9 +43,9 @@ export async function compare(baseArg, currentArg, opts, { out }) {
 export async function merge(runArgs, opts, { out }) {
   if (runArgs.length < 2) throw new UsageError('merge needs at least two run folders');
   const target = resolve(opts.out);
-  mkdirSync(target, { recursive: true });
-  if (readdirSync(target).length) throw new ResultsError(`${opts.out} is not empty: merge into a new folder`);
+  if (existsSync(target) && readdirSync(target).length) throw new ResultsError(`${opts.out} is not empty: merge into a new folder`);
   const doc = await mergeRuns(runArgs.map(loadRun));
+  mkdirSync(target, { recursive: true });
   writeRunFiles(target, doc);
   const failed = doc.thresholds.filter((t) => !t.ok).length;
   out(`merged ${runArgs.length} runs (${doc.run.merged.kind}, ${doc.run.merged.samples} samples) into ${showPath(target)}/: summary.json, junit.xml, summary.md; thresholds on the pooled data: ${doc.thresholds.length - failed} passed, ${failed} failed`);

@@ -6,29 +6,18 @@
 // across instances.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FILES, parseKey, parseThreshold, thresholdHolds, toJunit, toMarkdown } from '../../scenarios/lib/results.js';
+import { coversWhole, FILES, parseKey, parseThreshold, segmentRange, thresholdHolds, toJunit, toMarkdown } from '../../scenarios/lib/results.js';
 import { ResultsError } from './runs.js';
 import { CellSet } from './samples.js';
 
 const identity = (doc) => `${doc.run.scenario}/${doc.run.profile}/${doc.run.load}`;
 export const groupKey = identity;
 
-// '1/2' -> 0.5
-const fraction = (t) => {
-  const [n, d] = String(t).split('/');
-  return d === undefined ? Number(n) : Number(n) / Number(d);
-};
-
 // 'segments' when the parts' execution segments are disjoint and cover 0..1, else 'runs'.
 export function mergeKind(docs) {
   const ranges = docs.map((d) => d.run.executionSegment);
   if (ranges.some((r) => !r)) return 'runs';
-  let reach = 0;
-  for (const [from, to] of ranges.map((r) => r.split(':').map(fraction)).sort((a, b) => a[0] - b[0])) {
-    if (Math.abs(from - reach) > 1e-9) return 'runs';
-    reach = to;
-  }
-  return Math.abs(reach - 1) < 1e-9 ? 'segments' : 'runs';
+  return coversWhole(ranges.map(segmentRange), { disjoint: true }) ? 'segments' : 'runs';
 }
 
 // Rows (or steps) of all parts, by id, in first-seen order.
@@ -44,6 +33,8 @@ const withStats = (c, cell) => ({ key: c.key, type: c.type, ...(cell.stats() || 
 // (one run gives its own summary again, computed from its samples).
 export async function mergeRuns(runs) {
   if (!runs.length) throw new ResultsError('nothing to merge');
+  const twice = runs.find((r, i) => runs.findIndex((x) => x.file === r.file) !== i);
+  if (twice) throw new ResultsError(`${twice.dir} is given twice: its samples would count twice`);
   const id = identity(runs[0].doc);
   const odd = runs.find((r) => identity(r.doc) !== id);
   if (odd) throw new ResultsError(`cannot merge ${odd.dir} (${identity(odd.doc)}) with ${runs[0].dir} (${id}): merge runs of one scenario, profile and load`);

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, join, relative, resolve } from 'node:path';
 import { execa } from 'execa';
-import { FILES } from '../../scenarios/lib/results.js';
+import { clock, FILES, seconds } from '../../scenarios/lib/results.js';
 import { ROOT } from '../tools.js';
 import { createRunFolder } from './runs.js';
 
@@ -51,8 +51,6 @@ function freeLoopbackPort() {
   });
 }
 
-const clock = (s) => `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
-const seconds = (d) => [...String(d || '').matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)].reduce((sum, [, n, u]) => sum + Number(n) * { ms: 0.001, s: 1, m: 60, h: 3600 }[u], 0);
 
 // The options k6 would run with (profile tag, steps, total duration), or null.
 export async function inspectPlan(k6, script, envFlags) {
@@ -61,7 +59,7 @@ export async function inspectPlan(k6, script, envFlags) {
   try {
     const o = JSON.parse(r.stdout);
     const steps = Object.values(o.scenarios || {}).filter((sc) => sc.tags?.transport).length;
-    return { profile: o.tags?.profile || null, steps, totalSeconds: seconds(o.totalDuration) };
+    return { profile: o.tags?.profile || null, steps, totalSeconds: seconds(o.totalDuration) || 0 };
   } catch {
     return null;
   }

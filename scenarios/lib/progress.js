@@ -5,6 +5,7 @@
 // from the first operation it records (metrics.js, sessions.js, grpc.js call stepStarted()).
 // k6's own progress bar is untouched.
 import exec from 'k6/execution';
+import { clock, seconds } from './results.js';
 
 let label = '';
 let order = {}; // k6 scenario name -> { index, offset, vus }
@@ -12,15 +13,13 @@ let count = 0;
 let total = 0;
 const announced = {};
 
-const clock = (s) => `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
-const secondsOf = (d) => [...String(d || '0s').matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)].reduce((sum, [, n, u]) => sum + Number(n) * { ms: 0.001, s: 1, m: 60, h: 3600 }[u], 0);
 
 // Init context: the plan (load.js) and a label such as 'ws-vs-http (3g)'.
 export function trackSteps(plan, name) {
   label = name;
   const steps = Object.entries(plan.scenarios)
     .filter(([, sc]) => sc.tags && sc.tags.transport)
-    .map(([n, sc]) => ({ name: n, offset: secondsOf(sc.startTime), vus: sc.vus, rate: sc.rate }))
+    .map(([n, sc]) => ({ name: n, offset: seconds(sc.startTime || '0s'), vus: sc.vus, rate: sc.rate }))
     .sort((a, b) => a.offset - b.offset);
   order = Object.fromEntries(steps.map((s, i) => [s.name, { ...s, index: i + 1 }]));
   count = steps.length;

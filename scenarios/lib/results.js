@@ -111,7 +111,7 @@ export function buildSummary(data, ctx, now = Date.now()) {
       ...(sc.vus !== undefined ? { vus: sc.vus } : {}),
       ...(sc.iterations !== undefined ? { plannedIterations: sc.iterations } : {}),
       ...(sc.rate !== undefined ? { rate: sc.rate, timeUnit: sc.timeUnit } : {}),
-      startSeconds: seconds(sc.startTime),
+      startSeconds: seconds(sc.startTime || '0s'),
       durationSeconds: seconds(sc.duration || sc.maxDuration),
       latency: get(cellKey(latency, { scenario: name }), 'trend'),
       failures: get(cellKey('op_failed', { scenario: name }), 'rate'),
@@ -211,12 +211,34 @@ function laneFields(name, sc) {
   };
 }
 
-// '1m30.5s' / '90s' / '1h' -> seconds
-function seconds(d) {
+// k6 durations: '1m30.5s' / '90s' / '1h' -> seconds (null for none).
+export function seconds(d) {
   if (d === undefined || d === null) return null;
   let total = 0;
   for (const m of String(d).matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) total += Number(m[1]) * { ms: 0.001, s: 1, m: 60, h: 3600 }[m[2]];
   return total;
+}
+
+// 95 -> '1m35s'
+export const clock = (s) => `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
+
+// Execution segments: '1/2:1' (also '0.5:1', '50%:100%') -> [0.5, 1].
+const fraction = (text) => {
+  const t = String(text).trim();
+  if (t.endsWith('%')) return Number(t.slice(0, -1)) / 100;
+  const [n, d] = t.split('/');
+  return d === undefined ? Number(n) : Number(n) / Number(d);
+};
+export const segmentRange = (text) => String(text).split(':').map(fraction);
+
+// Do [from, to] ranges cover 0..1 without a gap? With disjoint: true, also without overlap.
+export function coversWhole(ranges, { disjoint = false } = {}) {
+  let reach = 0;
+  for (const [from, to] of [...ranges].sort((x, y) => x[0] - y[0])) {
+    if (from > reach + 1e-9 || (disjoint && from < reach - 1e-9)) return false;
+    reach = Math.max(reach, to);
+  }
+  return reach >= 1 - 1e-9;
 }
 
 // A row's label as the tables show it: 'http-fresh tls=true' / 'http-keepalive tls=false typed n:100'.

@@ -16,6 +16,7 @@ import exec from 'k6/execution';
 import http from 'k6/http';
 import { sleep } from 'k6';
 import { applyNetwork, clearNetwork, PROXY_NAMES, toxiproxyUrl } from './network.js';
+import { coversWhole, segmentRange } from './results.js';
 
 const MARKER = 'k6pack_done_';
 const READY_WAIT_MS = 45000; // below setupTimeout (60 s)
@@ -23,31 +24,20 @@ const DONE_WAIT_MS = 25000; // below teardownTimeout (30 s)
 const POLL_MS = 200;
 const params = { timeout: '5s', tags: { name: 'toxiproxy', k6pack: 'control' }, headers: { 'Content-Type': 'application/json' } };
 
-// '1/2' | '0.5' | '50%' -> 0.5
-function fraction(text) {
-  const t = String(text).trim();
-  if (t.endsWith('%')) return Number(t.slice(0, -1)) / 100;
-  const [n, d] = t.split('/');
-  return d === undefined ? Number(n) : Number(n) / Number(d);
-}
-
 // This instance's segment from k6's options (setup/teardown only):
 // { text: '1/2:1', from: 0.5, to: 1, sequence: '0,1/2,1' | null } or null when the test is not split.
 export function currentSegment() {
   const o = exec.test.options;
   const text = o.executionSegment;
   if (!text || text === '0:1') return null;
-  const [a, b] = String(text).split(':');
-  return { text: String(text), from: fraction(a), to: fraction(b), sequence: o.executionSegmentSequence || null };
+  const [from, to] = segmentRange(text);
+  return { text: String(text), from, to, sequence: o.executionSegmentSequence || null };
 }
 
 const markerName = (seg) => `${MARKER}${String(seg.text).replace(/\//g, '-').replace(':', '_').replace(/[^A-Za-z0-9_.-]/g, '')}`;
 
 // k6pack_done_1-2_1 -> [0.5, 1]
-function markerRange(name) {
-  const [a, b] = name.slice(MARKER.length).split('_');
-  return [fraction(a.replace(/-/g, '/')), fraction(b.replace(/-/g, '/'))];
-}
+const markerRange = (name) => segmentRange(name.slice(MARKER.length).replace(/-/g, '/').replace('_', ':'));
 
 function proxyNames(url) {
   const res = http.get(`${url}/proxies`, params);
@@ -88,16 +78,6 @@ export function prepareNetwork(profile) {
   return { profile: profile.name, toxics: profile.toxics.map((t) => t.name), toxiproxy: url, segment: seg.text, appliedBy: 'the segment starting at 0' };
 }
 
-// Do [from, to) ranges cover 0..1?
-function covered(ranges) {
-  let reach = 0;
-  for (const [from, to] of [...ranges].sort((x, y) => x[0] - y[0])) {
-    if (from > reach + 1e-9) return false;
-    reach = Math.max(reach, to);
-  }
-  return reach >= 1 - 1e-9;
-}
-
 // For teardown().
 export function releaseNetwork() {
   const seg = currentSegment();
@@ -112,7 +92,7 @@ export function releaseNetwork() {
   const deadline = Date.now() + DONE_WAIT_MS;
   for (;;) {
     const done = Object.keys(proxyNames(url)).filter((n) => n.startsWith(MARKER)).map(markerRange);
-    if (covered([[seg.from, seg.to], ...done])) break;
+    if (coversWhole([[seg.from, seg.to], ...done])) break;
     if (Date.now() > deadline) {
       console.warn(`segment ${seg.text}: the other segments did not finish within ${DONE_WAIT_MS / 1000} s; clearing the toxics anyway`);
       break;

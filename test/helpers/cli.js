@@ -11,12 +11,13 @@ import { freePortMap } from './stack.js';
 
 export const CLI = join(ROOT, 'bin', 'k6pack.js');
 
-// An env for CLI children: every port variable on a free port, a temp K6PACK_RUN_DIR.
+// An env for CLI children: every port variable on a free port, a temp K6PACK_RUN_DIR
+// (and the run folders of `run` inside it, not in the repo's results/).
 // cleanup() stops whatever a failed test left recorded there and removes the dir.
 export async function cliEnv() {
   const ports = await freePortMap();
   const runDir = mkdtempSync(join(tmpdir(), 'k6pack-cli-'));
-  const env = { ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), K6PACK_RUN_DIR: runDir };
+  const env = { ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), K6PACK_RUN_DIR: runDir, K6PACK_RESULTS_DIR: join(runDir, 'results') };
   const cleanup = async () => {
     await execa(process.execPath, [CLI, 'down'], { env, reject: false, timeout: 20000 });
     for (const pid of recordedPids(runDir)) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
