@@ -114,7 +114,8 @@ program
 k6 gets the targets, PROFILE and LOAD as -e variables. Each profile's toxics
 are applied before its k6 run and removed after it; toxics found on a running
 stack are put back at the end. The exit code is k6's (99: a threshold failed);
-with several profiles, the first non-zero one.
+with several profiles, the first non-zero one; 1 if a server or toxiproxy died
+during the run (named on stderr; later profiles do not run).
 Each k6 run gets a run folder, results/<scenario>-<profile>-<UTC time>/, with
 summary.json, junit.xml, summary.md and samples.json.gz (-e RESULTS_DIR=<dir>
 after -- picks the folder, RESULTS_DIR=none keeps nothing); the scenarios log

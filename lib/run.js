@@ -8,8 +8,9 @@ import { targetsFor } from '../scenarios/lib/defaults.js';
 import { profileList, resolveScenario } from './cli-support.js';
 import { describeToxic } from './commands.js';
 import { k6RunArgs } from './k6.js';
+import { isOurs } from './processes.js';
 import { processesOf, readState } from './runstate.js';
-import { resolvePorts, StackError, startStack } from './stack.js';
+import { resolvePorts, services, StackError, startStack } from './stack.js';
 import { ensureTools } from './tools.js';
 import { Toxiproxy } from './toxiproxy.js';
 import { describePlan, envFlagsOf, inspectPlan, prepareRunResults, resultsRoot, resultsSaid, showPath } from './report/run-folder.js';
@@ -30,14 +31,25 @@ async function attachStack({ runDir, out, trap }) {
         `the stack \`up\` started is not fully running (${dead.map((p) => p.name).join(', ')} exited): \`npx k6pack down\`, then \`npx k6pack up\``,
       );
     }
-    return { ports: state.ports, toxiproxy: new Toxiproxy(targetsFor(state.ports).TOXIPROXY_URL), stop: null };
+    return { ports: state.ports, toxiproxy: new Toxiproxy(targetsFor(state.ports).TOXIPROXY_URL), stop: null, processes: state };
   }
   const ports = resolvePorts();
   const toxiproxy = new Toxiproxy(targetsFor(ports).TOXIPROXY_URL, { timeoutMs: 2000 });
   if (await toxiproxy.isReachable()) return { ports, toxiproxy: new Toxiproxy(toxiproxy.url), stop: null };
   out('the stack is not running: starting it for this run (stopped afterwards)');
   const stack = await startStack({ runDir: join(runDir, 'run'), detached: true, log: out, signal: trap.signal });
-  return { ports: stack.ports, toxiproxy: stack.toxiproxy, stop: stack.stop, pids: Object.values(stack.pids) };
+  return { ports: stack.ports, toxiproxy: stack.toxiproxy, stop: stack.stop, pids: Object.values(stack.pids), processes: stack };
+}
+
+// The stack's processes (the run's own, or the ones `up` recorded) that are
+// gone: [{ name, label, pid, log }]. A stack found only by its ports (docker
+// compose) has none to watch.
+function deadProcesses(stack) {
+  const { pids = {}, markers = {}, logs = {} } = stack.processes || {};
+  const labels = Object.fromEntries(services(stack.ports).map((s) => [s.name, s.label]));
+  return Object.entries(pids)
+    .filter(([name, pid]) => !isOurs(pid, markers[name]))
+    .map(([name, pid]) => ({ name, label: labels[name] || name, pid, log: logs[name] }));
 }
 
 // The toxics each proxy has now, to put back after the run.
@@ -118,10 +130,19 @@ export async function runScenario(scenario, { profile, load, k6Args = [], result
       if (res.dir) out(`== results: ${showPath(res.dir)}/${plan?.steps ? ` (${describePlan(plan)})` : ''}`);
       if (res.dashboardUrl) out(`== dashboard: ${res.dashboardUrl} while k6 runs; saved as ${showPath(join(res.dir, 'k6-dashboard.html'))}`);
       const c = await runK6Forwarding(k6, k6RunArgs(script, { env: { ...env, ...res.env }, args: [...res.args, ...k6Args] }), trap, res.processEnv);
+      // A server or toxiproxy that died (a crash, the OOM killer, a kill) made
+      // this run's numbers meaningless: say which, and stop.
+      const dead = deadProcesses(stack);
+      for (const d of dead) warn(`the ${d.label} (pid ${d.pid}) died during the run${d.log ? `; its log: ${showPath(d.log)}` : ''}`);
       // Always: k6 skips teardown() on a second Ctrl-C or a kill, and a scenario's
       // own default profile must not outlive its run.
-      await stack.toxiproxy.reset();
+      if (!dead.some((d) => d.name === 'toxiproxy')) await stack.toxiproxy.reset();
       out(`== ${scenario}, ${name}: k6 exited ${c}`);
+      if (dead.length) {
+        if (!stack.stop) warn('the stack `up` started is not fully running: `npx k6pack down`, then `npx k6pack up`');
+        code = 1;
+        break;
+      }
       if (res.dir) out(resultsSaid(res.dir));
       if (c !== 0 && code === 0) code = c;
       // A failed threshold is a result, so the other profiles still run; any other failure stops.
@@ -130,7 +151,7 @@ export async function runScenario(scenario, { profile, load, k6Args = [], result
   } finally {
     try {
       if (stack.stop) await stack.stop();
-      else await restoreToxics(stack.toxiproxy, snapshot);
+      else if (!deadProcesses(stack).some((d) => d.name === 'toxiproxy')) await restoreToxics(stack.toxiproxy, snapshot);
     } catch (err) {
       warn(`cleaning up after the run: ${err.message}`);
     }
