@@ -71,11 +71,21 @@ const errorWith = (code, pattern) => (errors) => {
   assert.match(errors[0].message, pattern);
 };
 
-// The socket still runs a query after what came before.
-async function sameSocketServes(socket) {
-  socket.ws.send(subscribe('check', '{ book(id: "book-3") { id } }'));
-  await waitFor(() => socket.messages.some((m) => m.id === 'check' && m.type === 'next'), 'the query on the same socket');
-  return socket.messages.find((m) => m.id === 'check' && m.type === 'next').payload.data;
+// A case that does `act(socket)` on a socket (acked unless `acked: false`), after
+// which that same socket must still run a query: [send, check] for a CASES row.
+function sameSocketServes(act, { acked = true } = {}) {
+  const send = async () => {
+    const socket = acked ? await ackedSocket(wsUrl(server)) : await rawSocket(wsUrl(server));
+    try {
+      await act(socket);
+      socket.ws.send(subscribe('check', '{ book(id: "book-3") { id } }'));
+      await waitFor(() => socket.messages.some((m) => m.id === 'check' && m.type === 'next'), 'the query on the same socket');
+      return socket.messages.find((m) => m.id === 'check' && m.type === 'next').payload.data;
+    } finally {
+      socket.ws.terminate();
+    }
+  };
+  return [send, (data) => assert.deepEqual(data, { book: { id: 'book-3' } })];
 }
 
 // An upgrade request by hand -> the HTTP answer.
@@ -130,57 +140,34 @@ const CASES = [
   ['over wss://, the same codes (subscribe before init: 4401)', () => closeAfter(subscribe('1', BOOK), { acked: false, url: wsUrl(server, { tls: true }) }), closesWith(4401)],
   [
     'a complete for an unknown id: ignored; the socket still serves',
-    async () => {
-      const socket = await ackedSocket(wsUrl(server));
-      socket.ws.send(JSON.stringify({ type: 'complete', id: 'nobody' }));
-      return { data: await sameSocketServes(socket), socket };
-    },
-    ({ data, socket }) => {
-      assert.deepEqual(data, { book: { id: 'book-3' } });
-      socket.ws.terminate();
-    },
+    ...sameSocketServes(({ ws }) => ws.send(JSON.stringify({ type: 'complete', id: 'nobody' }))),
   ],
   [
     'a complete before connection_init: ignored; init and a query then work',
-    async () => {
-      const socket = await rawSocket(wsUrl(server));
-      socket.ws.send(JSON.stringify({ type: 'complete', id: 'early' }));
-      socket.ws.send(JSON.stringify({ type: 'connection_init' }));
-      await waitFor(() => socket.messages.some((m) => m.type === 'connection_ack'), 'connection_ack');
-      return { data: await sameSocketServes(socket), socket };
-    },
-    ({ data, socket }) => {
-      assert.deepEqual(data, { book: { id: 'book-3' } });
-      socket.ws.terminate();
-    },
+    ...sameSocketServes(
+      async (socket) => {
+        socket.ws.send(JSON.stringify({ type: 'complete', id: 'early' }));
+        socket.ws.send(JSON.stringify({ type: 'connection_init' }));
+        await waitFor(() => socket.messages.some((m) => m.type === 'connection_ack'), 'connection_ack');
+      },
+      { acked: false },
+    ),
   ],
   [
     '2000 graphql-transport-ws pings at once: 2000 pongs, the socket still serves',
-    async () => {
-      const socket = await ackedSocket(wsUrl(server));
+    ...sameSocketServes(async (socket) => {
       for (let i = 0; i < 2000; i++) socket.ws.send('{"type":"ping"}');
       await waitFor(() => socket.messages.filter((m) => m.type === 'pong').length === 2000, '2000 pongs');
-      return { data: await sameSocketServes(socket), socket };
-    },
-    ({ data, socket }) => {
-      assert.deepEqual(data, { book: { id: 'book-3' } });
-      socket.ws.terminate();
-    },
+    }),
   ],
   [
-    '50 WebSocket ping frames: 50 pong frames (within ws\'s bound of 60 unanswered)',
-    async () => {
-      const socket = await ackedSocket(wsUrl(server));
+    '50 WebSocket ping frames: 50 pong frames (within ws\'s bound of 60 unanswered), the socket still serves',
+    ...sameSocketServes(async ({ ws }) => {
       let pongs = 0;
-      socket.ws.on('pong', () => pongs++);
-      for (let i = 0; i < 50; i++) socket.ws.ping('p');
+      ws.on('pong', () => pongs++);
+      for (let i = 0; i < 50; i++) ws.ping('p');
       await waitFor(() => pongs === 50, '50 pongs');
-      return { data: await sameSocketServes(socket), socket };
-    },
-    ({ data, socket }) => {
-      assert.deepEqual(data, { book: { id: 'book-3' } });
-      socket.ws.terminate();
-    },
+    }),
   ],
   [
     'a flood of 5000 WebSocket ping frames: the socket is cut (ws allows 60 unanswered pongs)',
