@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+/*
+ * Soak as a bench: scenarios/soak.js (every transport at once, constant
+ * arrival rates) for --duration under --profile, then from k6's raw samples:
+ *   - each server's RSS slope in MB/hour (least squares over the memory lane's
+ *     samples after the first 20 % of the run, the scenario's own warm-up);
+ *   - each transport's p50 drift between the first and the last ten minutes
+ *     (a quarter of the run each when it is shorter than 40 minutes).
+ * The scenario's own gates (RSS growth < 50 %, drift p50 < 1.5x, dropped
+ * iterations) decide k6's exit code (99: one failed), shown beside the figures.
+ *
+ *   node bench/soak.js --duration 1h             # the nightly soak, under 3g
+ *   node bench/soak.js --duration 10m --profile lte
+ *   node bench/soak.js --duration 2m --leak 524288  # a server that leaks 512 KB per HTTP request
+ *   node bench/soak.js --quick                    # 40 s under lan (a check that it runs)
+ * Appends its figures to bench/results.jsonl (BENCH_RESULTS moves it).
+ */
+import { loadProfile } from '../lib/profiles.js';
+import { leakEnv, main, median, parseDuration, parseFlags, recordResult, round, runScenario, slope, table, withStack } from './lib/common.js';
+
+const WARMUP = 0.2; // as scenarios/soak.js
+const DRIFT_WINDOW_S = 600;
+const MB = 1024 * 1024;
+
+function rssSlopes(samples, t0, seconds) {
+  const after = t0 + WARMUP * seconds * 1000;
+  const out = [];
+  for (const server of ['graphql', 'grpc']) {
+    const points = samples.filter((s) => s.metric === 'server_rss_bytes' && s.tags.server === server).map((s) => [s.time, s.value]);
+    const late = points.filter(([t]) => t >= after);
+    const perMsBytes = slope(late);
+    out.push({
+      server,
+      samples: points.length,
+      'RSS first MB': points.length ? round(points[0][1] / MB, 1) : null,
+      'RSS after warm-up MB': late.length ? round(late[0][1] / MB, 1) : null,
+      'RSS last MB': points.length ? round(points.at(-1)[1] / MB, 1) : null,
+      'slope MB/hour': perMsBytes === null ? null : round((perMsBytes * 3600 * 1000) / MB, 1),
+    });
+  }
+  return out;
+}
+
+function drift(samples, seconds) {
+  const ops = samples.filter((s) => s.metric === 'op_duration');
+  if (!ops.length) return { window: 0, rows: [] };
+  const start = Math.min(...ops.map((s) => s.time));
+  const end = Math.max(...ops.map((s) => s.time));
+  const window = Math.min(DRIFT_WINDOW_S, seconds / 4);
+  const rows = [];
+  const transports = [...new Set(ops.map((s) => `${s.tags.transport} tls=${s.tags.tls}`))];
+  for (const t of transports) {
+    const mine = ops.filter((s) => `${s.tags.transport} tls=${s.tags.tls}` === t);
+    const first = median(mine.filter((s) => s.time <= start + window * 1000).map((s) => s.value));
+    const last = median(mine.filter((s) => s.time >= end - window * 1000).map((s) => s.value));
+    rows.push({ transport: t, ops: mine.length, 'p50 first ms': round(first, 1), 'p50 last ms': round(last, 1), 'drift last/first': first && last ? round(last / first, 3) : null });
+  }
+  return { window, rows };
+}
+
+await main(async () => {
+  const flags = parseFlags({ duration: '1h', profile: '3g', rate: 0, leak: 0, quick: false });
+  if (flags.quick) Object.assign(flags, { duration: '40s', profile: 'lan' });
+  const seconds = parseDuration(flags.duration);
+  loadProfile(flags.profile); // an unknown name fails here
+  const env = {
+    PROFILE: flags.profile,
+    LOAD: 'soak',
+    SOAK_DURATION: `${seconds}s`,
+    // About sixty memory samples per run, at most one every 30 s.
+    SAMPLE_SECONDS: String(Math.max(2, Math.min(30, Math.round(seconds / 60)))),
+    ...(flags.rate ? { SOAK_RATE: String(flags.rate) } : {}),
+  };
+  console.log(`soak: ${flags.duration} under ${flags.profile}${flags.leak ? `, GraphQL server leaking ${flags.leak} bytes per HTTP request` : ''} ...`);
+  const started = Date.now();
+  const run = await withStack(
+    (stack) => runScenario(stack, 'soak', { env, keep: (m) => m === 'op_duration' || m === 'server_rss_bytes', timeoutMs: (seconds + 300) * 1000 }),
+    { serverEnv: flags.leak ? leakEnv(flags.leak) : {} },
+  );
+  const t0 = Math.min(...run.samples.map((s) => s.time));
+  const memory = rssSlopes(run.samples, t0, seconds);
+  const d = drift(run.samples, seconds);
+  const failed = Object.entries(run.summary.metrics).flatMap(([k, m]) => Object.entries(m.thresholds || {}).filter(([, bad]) => bad).map(([expr]) => `${k} ${expr}`));
+  const dropped = run.summary.metrics.dropped_iterations?.count ?? 0;
+
+  console.log(`\nserver memory (slope over the samples after the first ${WARMUP * 100} %):`);
+  console.log(table(memory, Object.keys(memory[0])));
+  console.log(`\np50 drift, first vs last ${d.window >= 60 ? `${round(d.window / 60, 1)} minutes` : `${d.window} s`}:`);
+  if (d.rows.length) console.log(table(d.rows, Object.keys(d.rows[0])));
+  console.log(`\ndropped iterations: ${dropped}; k6 exit ${run.code}${failed.length ? `; failed thresholds: ${failed.join(', ')}` : ' (every soak threshold passed)'}`);
+  const wallSeconds = round((Date.now() - started) / 1000, 0);
+  recordResult('soak', { duration: flags.duration, profile: flags.profile, leakBytesPerRequest: flags.leak, k6Exit: run.code, failedThresholds: failed, dropped, driftWindowSeconds: d.window, memory, drift: d.rows, wallSeconds }, { quick: flags.quick });
+});
