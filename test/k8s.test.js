@@ -337,10 +337,8 @@ describe("deploy/k8s: the operator's runner model, run locally", () => {
 
   // k6 replaces the script's options.tags with the CLI's --tag flags, and the
   // operator always passes --tag instance_id=N --tag testrun_name=...: the
-  // profile tag (scenario.js options.tags) is then missing from every sample.
-  // A TODO until the scenarios tag the profile another way: it runs and shows.
-  const TAG_TODO = 'profile is in options.tags, which k6 drops when the operator passes --tag';
-  test("the runners' raw samples still carry the profile tag", { todo: TAG_TODO }, () => {
+  // profile tag must come from each k6 scenario's own tags (scenario.js).
+  test("the runners' raw samples still carry the profile tag", () => {
     for (const [i, points] of Object.entries(samples)) {
       const tags = [...new Set(points.map((p) => p.data.tags.profile))];
       assert.deepEqual(tags, [RUN.profile], `runner ${i}: profile tags ${JSON.stringify(tags)} (k6 drops options.tags when --tag is given: tag profile per sample)`);

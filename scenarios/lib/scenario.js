@@ -41,6 +41,9 @@ export function defineScenario(name, spec) {
   const rows = summaryRows(plan, lanes);
   const observers = [...observeKeys(rows, columns), ...laneKeys(plan, latencyMetricOf(columns)), ...(spec.observe || [])];
   trackSteps(plan, `${name} (${profile.name})`);
+  // The profile tags go on every k6 scenario too: a command-line --tag (the
+  // k6-operator always passes one) replaces options.tags, not scenario tags.
+  for (const sc of Object.values(plan.scenarios)) sc.tags = { ...profileTags(profile), ...sc.tags };
   const options = {
     scenarios: plan.scenarios,
     thresholds: loadThresholds(name, profile.name, observers),
