@@ -41,8 +41,11 @@ test('switching profiles: each run carries exactly its own toxics, and none are 
     warm[spec] = run.summary.metrics.warm_request?.med;
     await assertNoToxics();
   }
-  // A 3g+flaky connection may be reset; lte and lan always answer.
-  assert.ok(warm.lte >= 70 && warm.lte < 77, `lte warm request ${warm.lte} ms`);
+  // A 3g+flaky connection may be reset; lte and lan always answer. This test
+  // checks that each switch applied that profile and no other (lte's warm request
+  // is one RTT of 70 ms: not lan's, not a fresh connection's 140 ms, not 4g's 170);
+  // the 10 % fidelity bound is roundtrip.test.js's, on medians of several samples.
+  assert.ok(warm.lte >= 70 && warm.lte < 105, `lte warm request ${warm.lte} ms`);
   assert.ok(warm.lan < 20, `lan warm request ${warm.lan} ms`);
   if (warm['3g+flaky'] !== undefined) assert.ok(warm['3g+flaky'] >= 300, `3g warm request ${warm['3g+flaky']} ms`);
 });
