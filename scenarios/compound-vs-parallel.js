@@ -22,7 +22,7 @@
  *   k6 run -e PROFILE=dsl -e DOC_SIZES=large scenarios/compound-vs-parallel.js
  */
 import exec from 'k6/execution';
-import { ConfigError, envInt } from './lib/config.js';
+import { configError, envInt } from './lib/config.js';
 import { LIMITS } from './lib/defaults.js';
 import { graphqlHttp, graphqlParallel } from './lib/http.js';
 import { ATOMIC_BOOK_QUERY, PAGE_QUERY, bookId, validateAtomicBook, validatePage } from './lib/queries.js';
@@ -33,8 +33,8 @@ const PAGE_SIZE = envInt('PAGE_SIZE', 20, { min: 1, max: 100 });
 const BLURBS = { small: 100, medium: 2000, large: 16000 };
 const SIZES = (__ENV.DOC_SIZES || 'small,medium,large').split(',').map((x) => x.trim());
 for (const size of SIZES) {
-  if (!(size in BLURBS)) throw new ConfigError(`DOC_SIZES=${__ENV.DOC_SIZES}: "${size}" is not one of ${Object.keys(BLURBS).join(', ')}`);
-  if (BLURBS[size] > LIMITS.MAX_BLURB_BYTES) throw new ConfigError(`blurb of ${BLURBS[size]} bytes exceeds the server's ${LIMITS.MAX_BLURB_BYTES}`);
+  if (!(size in BLURBS)) throw configError(`DOC_SIZES=${__ENV.DOC_SIZES}: "${size}" is not one of ${Object.keys(BLURBS).join(', ')}`);
+  if (BLURBS[size] > LIMITS.MAX_BLURB_BYTES) throw configError(`blurb of ${BLURBS[size]} bytes exceeds the server's ${LIMITS.MAX_BLURB_BYTES}`);
 }
 
 const dims = [

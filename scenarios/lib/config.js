@@ -10,7 +10,9 @@ import { isLoopback } from './loopback.js';
 
 export { hostOf, isLoopback } from './loopback.js';
 
-export class ConfigError extends Error {}
+// k6 prints a thrown Error with its stack trace and a thrown string as it is, so
+// a setting the user must fix is thrown as a string: one line that says what to do.
+export const configError = (message) => String(message);
 
 // k6's __ENV; in Node (tests import the pure parts of the library) process.env.
 export const ENV = typeof __ENV !== 'undefined' ? __ENV : globalThis.process ? globalThis.process.env : {};
@@ -22,7 +24,7 @@ export function resolveTargets(env = ENV) {
   for (const [name, fallback] of Object.entries(TARGET_DEFAULTS)) {
     const value = env[name] !== undefined && env[name] !== '' ? env[name] : fallback;
     if (!allowRemote && !isLoopback(value)) {
-      throw new ConfigError(
+      throw configError(
         `${name}=${value} is not a loopback address: the pack only loads 127.0.0.1/::1 unless you set -e ALLOW_REMOTE_TARGET=1 on purpose`,
       );
     }
@@ -42,7 +44,7 @@ export function envInt(name, fallback, { min = 0, max = Number.MAX_SAFE_INTEGER 
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${name}=${raw} must be a whole number from ${min} to ${max}`);
+    throw configError(`${name}=${raw} must be a whole number from ${min} to ${max}`);
   }
   return n;
 }
@@ -55,7 +57,7 @@ export function envIntList(name, fallback, bounds) {
     const n = Number(part.trim());
     const { min = 0, max = Number.MAX_SAFE_INTEGER } = bounds || {};
     if (!Number.isInteger(n) || n < min || n > max) {
-      throw new ConfigError(`${name}=${raw}: item ${i + 1} must be a whole number from ${min} to ${max}`);
+      throw configError(`${name}=${raw}: item ${i + 1} must be a whole number from ${min} to ${max}`);
     }
     return n;
   });
@@ -66,7 +68,7 @@ export function envSeconds(name, fallback) {
   const raw = ENV[name];
   if (raw === undefined || raw === '') return fallback;
   const m = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(String(raw).trim());
-  if (!m) throw new ConfigError(`${name}=${raw} must be a duration such as 90s, 15m or 1h`);
+  if (!m) throw configError(`${name}=${raw} must be a duration such as 90s, 15m or 1h`);
   return Number(m[1]) * { s: 1, m: 60, h: 3600 }[m[2] || 's'];
 }
 
@@ -76,5 +78,5 @@ export function envBool(name, fallback) {
   if (raw === undefined || raw === '') return fallback;
   if (/^(1|true|yes)$/i.test(raw)) return true;
   if (/^(0|false|no)$/i.test(raw)) return false;
-  throw new ConfigError(`${name}=${raw} must be true or false`);
+  throw configError(`${name}=${raw} must be true or false`);
 }

@@ -17,7 +17,7 @@
 // --execution-segment instances (lanes whose iteration is a timed session, such
 // as a WebSocket kept for the whole step, are still bounded by the step's time).
 import exec from 'k6/execution';
-import { ConfigError, envInt, envIntList, envSeconds } from './config.js';
+import { configError, envInt, envIntList, envSeconds } from './config.js';
 
 export const LEVELS = {
   // What tests use: seconds, one VU.
@@ -40,7 +40,7 @@ const MIX_AT = {
 export function levelName(env = __ENV, fallback = 'ci') {
   const name = env.LOAD || fallback;
   if (!LEVELS[name]) {
-    throw new ConfigError(`LOAD=${name} is not a load level: use one of ${Object.keys(LEVELS).join(', ')}`);
+    throw configError(`LOAD=${name} is not a load level: use one of ${Object.keys(LEVELS).join(', ')}`);
   }
   return name;
 }

@@ -12,7 +12,7 @@
 // k6 only reports a sub-metric (metric{tag:value}) that has a threshold, so
 // scenarios also pass `observe` keys: they get an always-true threshold and show
 // in the summary JSON and in the pack's text summary, without gating anything.
-import { ConfigError, ENV } from './config.js';
+import { configError, ENV } from './config.js';
 
 export const DEFAULT_FILE = '../../thresholds.json'; // relative to this module
 const METRIC_KEY = /^[A-Za-z_][A-Za-z0-9_]*(\{[^{}]+\})?$/;
@@ -38,7 +38,7 @@ function normalize(path) {
 }
 
 function fail(file, what) {
-  throw new ConfigError(`thresholds file ${file}: ${what}`);
+  throw configError(`thresholds file ${file}: ${what}`);
 }
 
 function checkThreshold(file, where, t) {
@@ -114,7 +114,7 @@ const METRIC_TYPES = {
 export function observerFor(key) {
   const name = key.replace(/\{.*$/, '');
   const type = METRIC_TYPES[name];
-  if (!type) throw new ConfigError(`cannot observe ${key}: unknown metric ${name}`);
+  if (!type) throw configError(`cannot observe ${key}: unknown metric ${name}`);
   return OBSERVE_BY_TYPE[type];
 }
 
