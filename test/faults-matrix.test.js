@@ -7,12 +7,11 @@
 // Real servers, toxiproxy and k6. About 80 s.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { listProfiles } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { Toxiproxy } from '../lib/toxiproxy.js';
 import { runK6 } from './helpers/k6.js';
-import { startTestStack } from './helpers/stack.js';
+import { useTestStack } from './helpers/stack.js';
 
 const SCENARIO = join(ROOT, 'scenarios', 'faults.js');
 const LANES = ['http_keepalive', 'http2', 'ws', 'grpc'];
@@ -25,13 +24,7 @@ const BREAKS = new Set(['flaky', 'stall', 'truncate']);
 // is ~1.7 KB) gets there; 20 operations carry every transport past it.
 const EXTRA = { truncate: { CONN_OPS: '20' } };
 
-let stack;
-let toxiproxy;
-before(async () => {
-  stack = await startTestStack();
-  toxiproxy = new Toxiproxy(stack.env.TOXIPROXY_URL);
-});
-after(() => stack?.stop());
+const stack = useTestStack();
 
 // k6's summary export counts a Rate's non-zero samples (failures) as "passes".
 const failures = (m) => m?.passes ?? 0;
@@ -71,6 +64,6 @@ for (const fault of ['flaky', 'stall', 'slow-close', 'truncate', 'jitter']) {
     t.diagnostic(`lan+${fault} (${((Date.now() - started) / 1000).toFixed(0)} s, exit ${run.code}): ${cells.join(', ')}`);
     if (BREAKS.has(fault)) assert.ok(failures(m.op_failed) > 0, `lan+${fault}: no failed operation counted\n${output}`);
     // teardown() cleared the profile.
-    for (const [name, proxy] of Object.entries(await toxiproxy.proxies())) assert.deepEqual(proxy.toxics, [], `${name} has toxics left after lan+${fault}`);
+    for (const [name, proxy] of Object.entries(await stack.toxiproxy.proxies())) assert.deepEqual(proxy.toxics, [], `${name} has toxics left after lan+${fault}`);
   });
 }

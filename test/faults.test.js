@@ -4,23 +4,16 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { Toxiproxy } from '../lib/toxiproxy.js';
 import { runK6 } from './helpers/k6.js';
-import { startTestStack } from './helpers/stack.js';
+import { useTestStack } from './helpers/stack.js';
 
 const NETWORK_PROBE = join(ROOT, 'test', 'k6', 'network.js');
 const FAULT_PROBE = join(ROOT, 'test', 'k6', 'faults.js');
 
-let stack;
-let toxiproxy;
-before(async () => {
-  stack = await startTestStack();
-  toxiproxy = new Toxiproxy(stack.env.TOXIPROXY_URL);
-});
-after(() => stack?.stop());
+const stack = useTestStack();
 
 async function k6(probe, env) {
   return runK6(probe, { env: { ...stack.env, ...env }, timeoutMs: 60000 });
@@ -29,7 +22,7 @@ async function k6(probe, env) {
 const count = (summary, metric) => summary.metrics[metric]?.count ?? 0;
 
 async function assertNoToxics() {
-  for (const [name, proxy] of Object.entries(await toxiproxy.proxies())) assert.deepEqual(proxy.toxics, [], `${name} has no toxics left`);
+  for (const [name, proxy] of Object.entries(await stack.toxiproxy.proxies())) assert.deepEqual(proxy.toxics, [], `${name} has no toxics left`);
 }
 
 test('switching profiles: each run carries exactly its own toxics, and none are left after it', { timeout: 60000 }, async () => {
@@ -126,13 +119,13 @@ function closeDelayMs(port) {
 
 test('slow-close: the server\'s close reaches the client 3 s late', { timeout: 30000 }, async () => {
   const port = stack.ports.PROXY_GRAPHQL_PORT;
-  await toxiproxy.reset();
+  await stack.toxiproxy.reset();
   assert.ok((await closeDelayMs(port)) < 500, 'without the fault the close follows the response');
   try {
-    await toxiproxy.applyToxics(loadProfile('lan+slow-close').toxics);
+    await stack.toxiproxy.applyToxics(loadProfile('lan+slow-close').toxics);
     const ms = await closeDelayMs(port);
     assert.ok(ms >= 2900 && ms < 4500, `close came ${ms} ms after the response`);
   } finally {
-    await toxiproxy.reset();
+    await stack.toxiproxy.reset();
   }
 });

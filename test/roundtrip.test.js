@@ -6,12 +6,11 @@
 // Real servers, real toxiproxy, real k6 (test/k6/roundtrip.js). About 80 s.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { Toxiproxy } from '../lib/toxiproxy.js';
 import { runK6 } from './helpers/k6.js';
-import { startTestStack } from './helpers/stack.js';
+import { useTestStack } from './helpers/stack.js';
 
 const PROBE = join(ROOT, 'test', 'k6', 'roundtrip.js');
 const BIG_BYTES = 100000;
@@ -23,13 +22,7 @@ const TOLERANCE = 0.1;
 // Date.now() has millisecond resolution: a sample can read up to 1 ms short.
 const FLOOR = 0.97;
 
-let stack;
-let toxiproxy;
-before(async () => {
-  stack = await startTestStack();
-  toxiproxy = new Toxiproxy(stack.env.TOXIPROXY_URL);
-});
-after(() => stack?.stop());
+const stack = useTestStack();
 
 const med = (summary, op) => summary.metrics[op]?.med;
 
@@ -71,7 +64,7 @@ for (const spec of ['lte', '3g']) {
     const summary = await probe(spec);
     for (const line of check(spec, summary, ALL)) t.diagnostic(line);
     // teardown() cleared the profile
-    for (const [name, proxy] of Object.entries(await toxiproxy.proxies())) assert.deepEqual(proxy.toxics, [], `${name} has no toxics left`);
+    for (const [name, proxy] of Object.entries(await stack.toxiproxy.proxies())) assert.deepEqual(proxy.toxics, [], `${name} has no toxics left`);
   });
 }
 
@@ -79,8 +72,8 @@ test('the handshake toxic costs the same whether it sits before or after the lat
   // Latency first: its "delay - time already spent" must not swallow the handshake's hold.
   const first = { latency: 0, handshake: 1 };
   const toxics = [...loadProfile('lte').toxics].sort((a, b) => (first[a.type] ?? 2) - (first[b.type] ?? 2));
-  await toxiproxy.applyToxics(toxics);
-  const chain = (await toxiproxy.proxies()).graphql_http.toxics.filter((x) => x.stream === 'upstream').map((x) => x.type);
+  await stack.toxiproxy.applyToxics(toxics);
+  const chain = (await stack.toxiproxy.proxies()).graphql_http.toxics.filter((x) => x.stream === 'upstream').map((x) => x.type);
   assert.deepEqual(chain.slice(0, 2), ['latency', 'handshake']);
   try {
     const summary = await probe('lte', { KEEP_TOXICS: '1' });
@@ -88,6 +81,6 @@ test('the handshake toxic costs the same whether it sits before or after the lat
     // so it must precede the latency toxic, as the pack always adds it.
     for (const line of check('lte', summary, ALL.filter((op) => op !== 'grpc_fresh'), 'lte latency-first')) t.diagnostic(line);
   } finally {
-    await toxiproxy.reset();
+    await stack.toxiproxy.reset();
   }
 });

@@ -4,6 +4,7 @@
 // `env` is targetsFor(ports), the -e variables for k6; always call stop()
 // (e.g. `t.after(() => stack.stop())`).
 import { mkdtempSync, rmSync } from 'node:fs';
+import { after, before } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_PORTS } from '../../scenarios/lib/defaults.js';
@@ -54,4 +55,15 @@ export async function startTestStack({ log } = {}) {
       if (!(err instanceof StackError && /already in use/.test(err.message)) || attempt >= 3) throw err;
     }
   }
+}
+
+// One stack for a whole test file: started in its `before`, stopped in its
+// `after`. Returns an object that holds the stack's fields once it is up.
+export function useTestStack(opts) {
+  const stack = {};
+  before(async () => {
+    Object.assign(stack, await startTestStack(opts));
+  });
+  after(() => stack.stop?.());
+  return stack;
 }
