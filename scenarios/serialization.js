@@ -27,7 +27,9 @@ import { ALL_BOOKS, ALL_BOOKS_JSON, validateAllBooksBody, validateGrpcBooks } fr
 import { defineScenario, rttOf, transferSeconds } from './lib/scenario.js';
 import { DEFAULT_COLUMNS, p50Of } from './lib/summary.js';
 
-const NS = envIntList('NS', byLevel({ smoke: [100, 1000, 10000], full: [100, 1000, 10000, 100000, 500000] }, [100, 1000, 10000, 100000]), {
+// ci (the PR gate) stops at 10000: 100000 books are ~16 MB a request, 11 s each
+// under lte, which made this scenario two thirds of the gate (bench/gate.js).
+const NS = envIntList('NS', byLevel({ smoke: [100, 1000, 10000], ci: [100, 1000, 10000], full: [100, 1000, 10000, 100000, 500000] }, [100, 1000, 10000, 100000]), {
   min: 1,
   max: LIMITS.MAX_BOOKS,
 });
