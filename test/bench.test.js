@@ -1,0 +1,78 @@
+// Every bench runs in its tiny mode (--quick), each on its own private stack,
+// all at once: it exits 0, prints its figures, and appends one line (bench,
+// date, commit, figures) to the results log, here a temp file (BENCH_RESULTS)
+// so the suite never writes bench/results.jsonl. The figures are checked for
+// sense, with margins for a shared two-core machine. About 60 s.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { execa } from 'execa';
+import { ROOT } from '../lib/tools.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'k6pack-bench-test-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+// Runs `node bench/<name>.js --quick ...args`; resolves { stdout, entry } (its results line).
+async function bench(name, args = []) {
+  const results = join(dir, `${name}.jsonl`);
+  const r = await execa(process.execPath, [join(ROOT, 'bench', `${name}.js`), '--quick', ...args], {
+    env: { BENCH_RESULTS: results },
+    reject: false,
+    timeout: 150000,
+    forceKillAfterDelay: 5000,
+    stdin: 'ignore',
+  });
+  const output = `${r.stdout.slice(-3000)}\n${r.stderr.slice(-2000)}`;
+  assert.equal(r.exitCode, 0, `bench/${name}.js --quick exited ${r.exitCode}${r.timedOut ? ' (timed out)' : ''}\n${output}`);
+  const lines = readFileSync(results, 'utf8').trim().split('\n');
+  assert.equal(lines.length, 1, 'one results line per run');
+  const entry = JSON.parse(lines[0]);
+  assert.equal(entry.bench, name);
+  assert.equal(entry.quick, true);
+  assert.match(entry.commit, /^([0-9a-f]{12}|unknown)$/);
+  assert.ok(Date.now() - Date.parse(entry.date) < 600000, `date ${entry.date}`);
+  return { stdout: r.stdout, entry, output };
+}
+
+test('each bench runs in its tiny mode and records its figures', { timeout: 200000, concurrency: true }, async (t) => {
+  await Promise.all([
+    t.test('fidelity: measured p50 beside the round-trip model', async () => {
+      const { stdout, entry, output } = await bench('fidelity', ['--scenarios', 'grpc-vs-graphql']);
+      assert.match(stdout, /grpc-vs-graphql under lte/);
+      assert.equal(entry.rows.length, 10, output);
+      // Within 10 % (the round-trip test's own margin), not the bench's 5 % target: a short run on a busy machine.
+      for (const row of entry.rows) assert.ok(row.ratio > 0.97 && row.ratio < 1.1, `${row.row}: x${row.ratio}\n${output}`);
+    }),
+    t.test('overhead (b): scenarios/lib clients vs bare k6', async () => {
+      const { entry, output } = await bench('overhead', ['--parts', 'b']);
+      assert.deepEqual(entry.b.map((r) => r.transport), ['http', 'ws', 'grpc']);
+      for (const row of entry.b) assert.ok(row['bare ops/s'] > 50 && row['lib ops/s'] > 50 && row['lib/bare'] > 0.2, `${JSON.stringify(row)}\n${output}`);
+    }),
+    t.test('scale: WebSocket connections held, k6 memory per VU, a knee', async () => {
+      const { entry, output } = await bench('scale');
+      assert.equal(entry.ws.opened, 200, output);
+      assert.equal(entry.ws.verdict, 'below 10000', `200 connections without errors\n${output}`);
+      assert.ok(entry.ws['server KB/conn'] !== null, output);
+      assert.match(entry.k6['k6 per VU'], /MB$/);
+      assert.ok(entry.knee[0]['knee ops/s'] >= 50, output);
+    }),
+    t.test('gate: one scenario through `k6pack run`', async () => {
+      const { entry, output } = await bench('gate');
+      assert.equal(entry.rows.length, 1);
+      assert.ok(entry.runSeconds > 0, output);
+      // The bench times the gate; its verdict is the scenario's (a lan p50 gate of
+      // 20 ms can fail on a machine running all the benches at once).
+      assert.ok([0, 99].includes(entry.rows[0]['k6pack exit']), output);
+      assert.match(entry.rows[0]['k6 exits'], /^lan:(0|99)$/, output);
+    }),
+    t.test('soak: RSS slope and p50 drift', async () => {
+      const { entry, output } = await bench('soak', ['--duration', '30s']);
+      assert.equal(entry.k6Exit, 0, output);
+      assert.deepEqual(entry.memory.map((m) => m.server), ['graphql', 'grpc']);
+      for (const m of entry.memory) assert.ok(m.samples >= 10 && Number.isFinite(m['slope MB/hour']), `${JSON.stringify(m)}\n${output}`);
+      assert.equal(entry.drift.length, 4, output);
+    }),
+  ]);
+});
