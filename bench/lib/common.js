@@ -86,19 +86,28 @@ export const RESULTS_FILE = process.env.BENCH_RESULTS || join(ROOT, 'bench', 're
 
 export function gitCommit() {
   try {
-    const commit = execaSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT }).stdout.trim();
-    return commit;
+    return execaSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT }).stdout.trim();
   } catch {
     return 'unknown';
   }
 }
 
-// Appends one line: { bench, date, commit, machine, quick, ...figures }.
+// True when tracked files differ from the commit (the figures may not be the commit's).
+function gitDirty() {
+  try {
+    return execaSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT }).stdout.trim() !== '';
+  } catch {
+    return null;
+  }
+}
+
+// Appends one line: { bench, date, commit, dirty, machine, quick, ...figures }.
 export function recordResult(bench, figures, { quick = false } = {}) {
   const entry = {
     bench,
     date: new Date().toISOString(),
     commit: gitCommit(),
+    dirty: gitDirty(),
     machine: { cpus: cpus().length, load1: round(loadavg()[0], 2) },
     quick,
     ...figures,
