@@ -23,7 +23,8 @@ async function inspect(name, env = {}) {
   return JSON.parse(r.stdout);
 }
 
-const seconds = (d) => [...String(d).matchAll(/(\d+(?:\.\d+)?)(h|m|s)/g)].reduce((sum, [, n, u]) => sum + Number(n) * { h: 3600, m: 60, s: 1 }[u], 0);
+// k6 durations: 1h2m3.5s, 500ms.
+const seconds = (d) => [...String(d).matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)].reduce((sum, [, n, u]) => sum + Number(n) * { h: 3600, m: 60, s: 1, ms: 0.001 }[u], 0);
 
 function lanesOf(options) {
   return Object.entries(options.scenarios)
@@ -35,14 +36,19 @@ describe('load levels', () => {
   for (const name of STEPPED) {
     test(`${name}: lanes run one after another, concurrency rises within each, ci fits its budget`, async () => {
       const ci = lanesOf(await inspect(name, { LOAD: 'ci' }));
-      for (let i = 1; i < ci.length; i++) assert.ok(ci[i].start >= ci[i - 1].end, `${ci[i].name} starts before ${ci[i - 1].name} ends`);
+      for (let i = 1; i < ci.length; i++) assert.ok(ci[i].start >= ci[i - 1].end - 1e-6, `${ci[i].name} starts before ${ci[i - 1].name} ends`);
       for (const sc of ci) {
         assert.ok(TRANSPORTS.includes(sc.tags.transport), `${sc.name}: transport ${sc.tags.transport}`);
         assert.match(sc.tags.tls, /^(true|false)$/);
         assert.equal(sc.name, `${sc.name.replace(/_c\d+$/, '')}_${sc.tags.step}`);
       }
-      const total = ci[ci.length - 1].end;
-      assert.ok(total <= 90, `ci runs ${total} s`);
+      // The PR gate runs ci under lan and lte: six scenarios x two profiles in
+      // 5 minutes leaves each k6 run ~25 s (bench/gate.js measures the whole).
+      for (const PROFILE of ['lan', 'lte']) {
+        const planned = lanesOf(await inspect(name, { LOAD: 'ci', PROFILE }));
+        const total = planned[planned.length - 1].end;
+        assert.ok(total <= 27, `ci under ${PROFILE} runs ${total} s`);
+      }
 
       const full = lanesOf(await inspect(name, { LOAD: 'full' }));
       const lane = full[0].name.replace(/_c\d+$/, '');

@@ -22,8 +22,9 @@ import { configError, envInt, envIntList, envSeconds } from './config.js';
 export const LEVELS = {
   // What tests use: seconds, one VU.
   smoke: { kind: 'stepped', steps: [1], stepSeconds: 3, gracefulSeconds: 1, minIterations: 1 },
-  // The PR gate: each scenario about a minute in total (stepSeconds comes from the budget).
-  ci: { kind: 'stepped', steps: [1, 4], budgetSeconds: 60, gracefulSeconds: 1, minStepSeconds: 2, minIterations: 1 },
+  // The PR gate: each scenario about 20 s in total (stepSeconds comes from the
+  // budget), so six scenarios under two profiles fit in 5 minutes (bench/gate.js).
+  ci: { kind: 'stepped', steps: [1, 4], budgetSeconds: 20, gracefulSeconds: 0.5, minStepSeconds: 1, minIterations: 1 },
   // The study: 1 -> 10 -> 50 -> 200 VUs (or connections), held long enough per step to measure.
   full: { kind: 'stepped', steps: [1, 10, 50, 200], stepSeconds: 30, gracefulSeconds: 10, minIterations: 2 },
   // Nightly: a constant-arrival-rate mix of every lane.
@@ -51,6 +52,7 @@ export function byLevel(values, fallback, name = levelName()) {
 }
 
 const round1 = (x) => Math.round(x * 10) / 10;
+const ceil1 = (x) => Math.ceil(x * 10 - 1e-9) / 10;
 
 // Every k6 scenario of a plan, by name, with its duration in ms (so an
 // iteration can stop its own loop before the step ends: see remainingMs()).
@@ -61,7 +63,7 @@ function steppedPlan(lanes, level, hints) {
   const fixedStep = envInt('STEP_SECONDS', 0, { min: 0, max: 86400 });
   const perVu = envInt('STEP_ITERATIONS', 0, { min: 0, max: 1000000 });
   // ci: the scenario's budget split evenly over its lanes and steps.
-  const slot = level.budgetSeconds ? Math.floor(level.budgetSeconds / (lanes.length * steps.length)) : 0;
+  const slot = level.budgetSeconds ? round1(level.budgetSeconds / (lanes.length * steps.length)) : 0;
 
   const scenarios = {};
   let start = 0;
@@ -69,10 +71,13 @@ function steppedPlan(lanes, level, hints) {
   for (const lane of lanes) {
     // A lane may know its iterations are longer than the scenario's estimate.
     const iterationSeconds = lane.iterationSeconds || hints.iterationSeconds || 0;
-    const gracefulSeconds = Math.max(level.gracefulSeconds, Math.ceil(iterationSeconds * 1.5));
-    const levelStep = slot ? Math.max(level.minStepSeconds, slot - gracefulSeconds) : level.stepSeconds;
+    // gracefulStop lets the last iteration finish; a lane whose iterations end
+    // themselves before the step does (remainingMs()) only needs time to close.
+    const stopSeconds = lane.closeSeconds !== undefined ? lane.closeSeconds : hints.closeSeconds !== undefined ? hints.closeSeconds : iterationSeconds * 1.5;
+    const gracefulSeconds = Math.max(level.gracefulSeconds, ceil1(stopSeconds));
+    const levelStep = slot ? Math.max(level.minStepSeconds, round1(slot - gracefulSeconds)) : level.stepSeconds;
     // Every step long enough for minIterations iterations per VU.
-    stepSeconds = fixedStep || Math.max(levelStep, Math.ceil(iterationSeconds * level.minIterations));
+    stepSeconds = fixedStep || Math.max(levelStep, ceil1(iterationSeconds * level.minIterations));
     for (const n of steps) {
       const step = `c${n}`;
       const name = `${lane.name}_${step}`;

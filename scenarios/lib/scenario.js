@@ -26,6 +26,8 @@ export function transferSeconds(profile, bytes, direction = 'down') {
 //   defaultProfile, lanes, steps (the scenario's own concurrency steps, if any),
 //   iterationSeconds(profile) -> expected seconds of one iteration (sizes the steps),
 //   laneSeconds(laneName, profile) -> the same per lane, when lanes differ a lot,
+//   closeSeconds(profile) -> for iterations that end themselves before their step
+//     does: the time they need to close (gracefulStop; default 1.5 iterations),
 //   columns, notes(data) -> extra summary lines, observe (more sub-metrics to report),
 //   options (merged into k6 options),
 //   setup(data) -> extra setup data (after the network profile is applied),
@@ -36,7 +38,8 @@ export function defineScenario(name, spec) {
   const profile = networkProfile(spec.defaultProfile);
   const iterationSeconds = spec.iterationSeconds ? spec.iterationSeconds(profile) : 0;
   const lanes = spec.laneSeconds ? spec.lanes.map((l) => ({ ...l, iterationSeconds: spec.laneSeconds(l.name, profile) })) : spec.lanes;
-  const plan = buildPlan(lanes, { iterationSeconds, steps: spec.steps, mix: spec.mix }, levelFor(spec));
+  const closeSeconds = spec.closeSeconds ? spec.closeSeconds(profile) : undefined;
+  const plan = buildPlan(lanes, { iterationSeconds, closeSeconds, steps: spec.steps, mix: spec.mix }, levelFor(spec));
   const columns = spec.columns || DEFAULT_COLUMNS;
   const rows = summaryRows(plan, lanes);
   const observers = [...observeKeys(rows, columns), ...laneKeys(plan, latencyMetricOf(columns)), ...(spec.observe || [])];
