@@ -4,10 +4,12 @@
 //
 // Exit codes: 0 ok, 1 failure (one line on stderr), 2 bad usage, k6's own code
 // for `run` (99: a threshold failed), 3 for `compare` on a regression, 99 for
-// `merge` when a threshold fails on the pooled data, 130/143 after SIGINT/SIGTERM.
+// `merge` when a threshold fails on the pooled data, for `gate` a broken run's
+// code, else 99, else 3; 130/143 after SIGINT/SIGTERM.
 import { Command, CommanderError } from 'commander';
 import { InterruptedError, trapSignals, UsageError } from '../lib/cli-support.js';
 import * as commands from '../lib/commands.js';
+import { GATE_DEFAULTS, GATE_FILES, runGate } from '../lib/gate.js';
 import * as results from '../lib/report/cli.js';
 import { runScenario } from '../lib/run.js';
 import { defaultRunDir } from '../lib/stack.js';
@@ -54,6 +56,7 @@ Examples:
   $ npx k6pack up --profile 3g
   $ npx k6pack run ws-vs-http --profile lan,3g,3g+flaky --load smoke
   $ npx k6pack report results/ws-vs-http-3g-*
+  $ npx k6pack gate
   $ npx k6pack down`,
   );
 
@@ -129,6 +132,39 @@ Examples:
   $ npx k6pack run ./my-test.js --profile 3g -- --vus 5 --duration 30s`,
   )
   .action(action((scenario, k6Args, opts) => runScenario(scenario, { ...opts, k6Args }, ctx)));
+
+program
+  .command('gate')
+  .description('the PR gate in one command: every scenario but soak, per profile; HTML report, JUnit and Markdown in one folder')
+  .argument('[k6args...]', 'extra arguments for every `k6 run`, after --')
+  .option('-p, --profile <names>', 'comma-separated profiles, one k6 run each per scenario', GATE_DEFAULTS.profile)
+  .option('-l, --load <level>', 'load level, passed to k6 as -e LOAD=<level>', GATE_DEFAULTS.load)
+  .option('-s, --scenarios <names>', 'comma-separated scenarios (default: every one but soak)')
+  .option('--results <dir>', 'the gate folder for its run folders and files (default: results/gate-<UTC time>/, or under K6PACK_RESULTS_DIR)')
+  .option('--baseline <path>', 'compare each run with the baseline run of its scenario and profile: a gate folder, a folder of run folders, or a summary.json')
+  .option('-t, --tolerance <pct>', 'with --baseline: latency p50/p95 change allowed, relative (default 10%)')
+  .option('--dashboard', "k6's web dashboard per run, saved as k6-dashboard.html in its run folder")
+  .addHelpText(
+    'after',
+    `
+Starts the stack if it is not up (and stops it afterwards), runs the scenarios
+one after another (k6pack run's output, with a progress line per scenario),
+then writes into the gate folder, beside the run folders:
+  ${GATE_FILES.report}  the HTML report of every run (\`k6pack report\`)
+  ${GATE_FILES.junit}    one test suite per run, one test case per threshold
+  ${GATE_FILES.markdown}      every run's Markdown table, and the comparison (for $GITHUB_STEP_SUMMARY)
+  ${GATE_FILES.record}    seconds and exit codes per scenario and run
+Exit code: 0 all passed; 99 a threshold failed (the other runs still run);
+3 a regression against --baseline; another code when a run broke (k6's, or 1
+if a server or toxiproxy died: the gate stops there); 2 bad usage.
+Ctrl-C stops k6 gracefully and stops what this command started.
+
+Examples:
+  $ npx k6pack gate
+  $ npx k6pack gate --scenarios ws-vs-http,push --profile lan --load smoke
+  $ npx k6pack gate --results results/pr --baseline results/main --tolerance 5%`,
+  )
+  .action(action((k6Args, opts) => runGate({ ...opts, k6Args }, ctx)));
 
 program
   .command('report')

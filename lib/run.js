@@ -87,19 +87,11 @@ async function runK6Forwarding(k6, args, trap, env = {}) {
   }
 }
 
-// Without --profile, k6 runs once with no PROFILE: a scenario applies its own
-// default profile in setup() (scenarios/lib/network.js), a plain script runs
-// through whatever toxics the stack has.
-// opts.results: the folder that holds the run folders; opts.samples: false
-// (--no-samples) keeps no raw samples; opts.dashboard: k6's web dashboard,
-// exported into the run folder.
-export async function runScenario(scenario, { profile, load, k6Args = [], results, samples = true, dashboard = false }, { runDir, out, warn, trap }) {
-  const script = resolveScenario(scenario);
-  const profiles = profile === undefined ? [null] : profileList(profile);
-  const { k6 } = ensureTools({ log: out });
-  const root = resultsRoot(results);
+// The stack for a command's k6 runs: attached (or started, then stopped) around
+// fn(stack); a stack found running gets its toxics back afterwards, and a
+// crash of this process does not leave a stack it started behind.
+export async function withRunStack(fn, { runDir, out, warn, trap }) {
   const stack = await attachStack({ runDir, out, trap });
-  // A crash must not leave the run's own stack behind.
   const killStack = () => {
     for (const pid of stack.pids || []) {
       try {
@@ -110,44 +102,10 @@ export async function runScenario(scenario, { profile, load, k6Args = [], result
     }
   };
   process.on('exit', killStack);
-  let code = 0;
   let snapshot = [];
   try {
     snapshot = stack.stop ? [] : await snapshotToxics(stack.toxiproxy);
-    const targets = targetsFor(stack.ports);
-    for (const prof of profiles) {
-      if (trap.received) break;
-      const name = prof ? `profile ${prof.name}` : "the scenario's default profile";
-      let toxics = '';
-      if (prof) {
-        await stack.toxiproxy.applyToxics(prof.toxics);
-        toxics = `: ${prof.toxics.map(describeToxic).join('; ') || 'no toxics'}`;
-      }
-      out(`== ${scenario}, ${name}${load ? `, load ${load}` : ''}${toxics}`);
-      const env = { ...targets, PROFILE: prof?.name, LOAD: load };
-      const plan = await inspectPlan(k6, script, [...k6RunArgs(script, { env }).slice(1, -1), ...envFlagsOf(k6Args)]);
-      const res = await prepareRunResults(script, prof?.name || plan?.profile, k6Args, { root, samples, dashboard, plan });
-      if (res.dir) out(`== results: ${showPath(res.dir)}/${plan?.steps ? ` (${describePlan(plan)})` : ''}`);
-      if (res.dashboardUrl) out(`== dashboard: ${res.dashboardUrl} while k6 runs; saved as ${showPath(join(res.dir, 'k6-dashboard.html'))}`);
-      const c = await runK6Forwarding(k6, k6RunArgs(script, { env: { ...env, ...res.env }, args: [...res.args, ...k6Args] }), trap, res.processEnv);
-      // A server or toxiproxy that died (a crash, the OOM killer, a kill) made
-      // this run's numbers meaningless: say which, and stop.
-      const dead = deadProcesses(stack);
-      for (const d of dead) warn(`the ${d.label} (pid ${d.pid}) died during the run${d.log ? `; its log: ${showPath(d.log)}` : ''}`);
-      // Always: k6 skips teardown() on a second Ctrl-C or a kill, and a scenario's
-      // own default profile must not outlive its run.
-      if (!dead.some((d) => d.name === 'toxiproxy')) await stack.toxiproxy.reset();
-      out(`== ${scenario}, ${name}: k6 exited ${c}`);
-      if (dead.length) {
-        if (!stack.stop) warn('the stack `up` started is not fully running: `npx k6pack down`, then `npx k6pack up`');
-        code = 1;
-        break;
-      }
-      if (res.dir) out(resultsSaid(res.dir));
-      if (c !== 0 && code === 0) code = c;
-      // A failed threshold is a result, so the other profiles still run; any other failure stops.
-      if (c !== 0 && c !== THRESHOLDS_FAILED) break;
-    }
+    return await fn(stack);
   } finally {
     try {
       if (stack.stop) await stack.stop();
@@ -157,5 +115,66 @@ export async function runScenario(scenario, { profile, load, k6Args = [], result
     }
     process.off('exit', killStack);
   }
-  return trap.received ? trap.exitCode() : code;
+}
+
+// A scenario's k6 runs on an attached stack, one per profile (null: the
+// scenario's own). Returns { code, runs: [{ scenario, profile, dir, exitCode,
+// seconds }] }: code is the first non-zero k6 exit, 1 if a server or toxiproxy
+// died (later profiles do not run).
+// opts: { k6, root (the results root), load, k6Args, samples, dashboard }.
+export async function runProfiles(stack, scenario, script, profiles, { k6, root, load, k6Args = [], samples = true, dashboard = false }, { out, warn, trap }) {
+  let code = 0;
+  const runs = [];
+  const targets = targetsFor(stack.ports);
+  for (const prof of profiles) {
+    if (trap.received) break;
+    const started = Date.now();
+    const name = prof ? `profile ${prof.name}` : "the scenario's default profile";
+    let toxics = '';
+    if (prof) {
+      await stack.toxiproxy.applyToxics(prof.toxics);
+      toxics = `: ${prof.toxics.map(describeToxic).join('; ') || 'no toxics'}`;
+    }
+    out(`== ${scenario}, ${name}${load ? `, load ${load}` : ''}${toxics}`);
+    const env = { ...targets, PROFILE: prof?.name, LOAD: load };
+    const plan = await inspectPlan(k6, script, [...k6RunArgs(script, { env }).slice(1, -1), ...envFlagsOf(k6Args)]);
+    const res = await prepareRunResults(script, prof?.name || plan?.profile, k6Args, { root, samples, dashboard, plan });
+    if (res.dir) out(`== results: ${showPath(res.dir)}/${plan?.steps ? ` (${describePlan(plan)})` : ''}`);
+    if (res.dashboardUrl) out(`== dashboard: ${res.dashboardUrl} while k6 runs; saved as ${showPath(join(res.dir, 'k6-dashboard.html'))}`);
+    const c = await runK6Forwarding(k6, k6RunArgs(script, { env: { ...env, ...res.env }, args: [...res.args, ...k6Args] }), trap, res.processEnv);
+    runs.push({ scenario, profile: prof?.name || plan?.profile || null, dir: res.dir, exitCode: c, seconds: (Date.now() - started) / 1000 });
+    // A server or toxiproxy that died (a crash, the OOM killer, a kill) made
+    // this run's numbers meaningless: say which, and stop.
+    const dead = deadProcesses(stack);
+    for (const d of dead) warn(`the ${d.label} (pid ${d.pid}) died during the run${d.log ? `; its log: ${showPath(d.log)}` : ''}`);
+    // Always: k6 skips teardown() on a second Ctrl-C or a kill, and a scenario's
+    // own default profile must not outlive its run.
+    if (!dead.some((d) => d.name === 'toxiproxy')) await stack.toxiproxy.reset();
+    out(`== ${scenario}, ${name}: k6 exited ${c}`);
+    if (dead.length) {
+      if (!stack.stop) warn('the stack `up` started is not fully running: `npx k6pack down`, then `npx k6pack up`');
+      code = 1;
+      break;
+    }
+    if (res.dir) out(resultsSaid(res.dir));
+    if (c !== 0 && code === 0) code = c;
+    // A failed threshold is a result, so the other profiles still run; any other failure stops.
+    if (c !== 0 && c !== THRESHOLDS_FAILED) break;
+  }
+  return { code, runs };
+}
+
+// Without --profile, k6 runs once with no PROFILE: a scenario applies its own
+// default profile in setup() (scenarios/lib/network.js), a plain script runs
+// through whatever toxics the stack has.
+// opts.results: the folder that holds the run folders; opts.samples: false
+// (--no-samples) keeps no raw samples; opts.dashboard: k6's web dashboard,
+// exported into the run folder.
+export async function runScenario(scenario, { profile, load, k6Args = [], results, samples = true, dashboard = false }, ctx) {
+  const script = resolveScenario(scenario);
+  const profiles = profile === undefined ? [null] : profileList(profile);
+  const { k6 } = ensureTools({ log: ctx.out });
+  const root = resultsRoot(results);
+  const { code } = await withRunStack((stack) => runProfiles(stack, scenario, script, profiles, { k6, root, load, k6Args, samples, dashboard }, ctx), ctx);
+  return ctx.trap.received ? ctx.trap.exitCode() : code;
 }

@@ -4,12 +4,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { targetsFor } from '../scenarios/lib/defaults.js';
 import { isAlive } from '../lib/processes.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
-import { cliEnv, portsInUse, processesMatching, runCli } from './helpers/cli.js';
+import { cliEnv, portsInUse, processesMatching, runCli, waitFor } from './helpers/cli.js';
 import { startTestStack } from './helpers/stack.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'k6pack-scripts-'));
@@ -96,18 +95,6 @@ test('run on a running stack: each profile applied in turn, the found toxics put
   assert.equal(fail.exitCode, 99, 'a failed threshold is k6 exit 99, passed on');
   assert.deepEqual(await toxicNames(ports), before);
 });
-
-async function waitFor(child, text, ms) {
-  const deadline = Date.now() + ms;
-  let seen = '';
-  const collect = (chunk) => (seen += chunk);
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  while (!seen.includes(text)) {
-    if (Date.now() > deadline) throw new Error(`no "${text}" within ${ms} ms; output so far:\n${seen}`);
-    await sleep(100);
-  }
-}
 
 test('Ctrl-C during run on a running stack: k6 stops after teardown, toxics removed, exit 130', { timeout: 120000 }, async (t) => {
   const { env, ports, cleanup } = await cliEnv();

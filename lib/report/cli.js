@@ -22,7 +22,9 @@ export async function report(runArgs, opts, { out }) {
   return 0;
 }
 
-export async function compare(baseArg, currentArg, opts, { out }) {
+// compareDocs' options from the command line's --tolerance, --failure-tolerance
+// and --min-ms (each optional); a bad value is a UsageError.
+export function compareOptions(opts) {
   const share = (flag, value, fallback) => {
     if (value === undefined) return fallback;
     const v = parseShare(value);
@@ -35,6 +37,11 @@ export async function compare(baseArg, currentArg, opts, { out }) {
     minMs: opts.minMs === undefined ? DEFAULTS.minMs : Number(opts.minMs),
   };
   if (!Number.isFinite(options.minMs) || options.minMs < 0) throw new UsageError(`--min-ms ${opts.minMs} is not a number of milliseconds`);
+  return options;
+}
+
+export async function compare(baseArg, currentArg, opts, { out }) {
+  const options = compareOptions(opts);
   const result = compareDocs(loadRun(baseArg).doc, loadRun(currentArg).doc, options);
   out(renderComparison(result, { markdown: Boolean(opts.markdown), all: !opts.changesOnly }).trimEnd());
   return result.regressions ? REGRESSION_EXIT : 0;

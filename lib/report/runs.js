@@ -28,7 +28,8 @@ export function loadRun(arg) {
   return { dir, name: basename(dir), file, doc, samples: existsSync(samplesFile) ? samplesFile : null };
 }
 
-const stamp = (date) => date.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+// 20260101T120000Z: run and gate folder names.
+export const stamp = (date) => date.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
 const safe = (s) => String(s).replace(/[^A-Za-z0-9_.+-]/g, '_');
 
 // Creates results/<scenario>-<profile>-<YYYYMMDDTHHMMSSZ>/ (with -2, -3... when

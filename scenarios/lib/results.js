@@ -286,20 +286,32 @@ export function toMarkdown(doc) {
 
 const xmlEscape = (s) => String(s).replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]);
 
-// junit.xml: one test case per threshold; a failure says what was observed.
-export function toJunit(doc) {
-  const r = doc.run;
-  const suite = `${r.scenario} (${r.profile})`;
-  const classname = `k6pack.${r.scenario}.${r.profile}`;
-  const cases = doc.thresholds.map((t) => {
-    const name = xmlEscape(`${t.key} ${t.threshold}`);
-    const head = `  <testcase name="${name}" classname="${xmlEscape(classname)}"`;
-    if (t.ok) return `${head}/>`;
-    const seen = t.observed === null ? 'no value' : `${t.stat}=${formatValue(t.observed)}`;
-    const message = xmlEscape(`${t.key}: ${seen}, threshold ${t.threshold}`);
-    return `${head}><failure message="${message}" type="threshold">${message}</failure></testcase>`;
+// A JUnit <testsuite>: cases [{ name, failure?, error? }] (failure/error: the message).
+export function junitSuite({ name, classname, cases, seconds }) {
+  const body = cases.map((c) => {
+    const head = `  <testcase name="${xmlEscape(c.name)}" classname="${xmlEscape(classname)}"`;
+    const problem = c.failure !== undefined ? ['failure', c.failure, 'threshold'] : c.error !== undefined ? ['error', c.error, 'run'] : null;
+    if (!problem) return `${head}/>`;
+    const [tag, text, type] = problem;
+    return `${head}><${tag} message="${xmlEscape(text)}" type="${type}">${xmlEscape(text)}</${tag}></testcase>`;
   });
-  const failures = doc.thresholds.filter((t) => !t.ok).length;
-  const time = r.durationMs ? ` time="${(r.durationMs / 1000).toFixed(3)}"` : '';
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n<testsuite name="${xmlEscape(suite)}" tests="${cases.length}" failures="${failures}" errors="0"${time}>\n${cases.join('\n')}\n</testsuite>\n</testsuites>\n`;
+  const count = (key) => cases.filter((c) => c[key] !== undefined).length;
+  const time = seconds ? ` time="${seconds.toFixed(3)}"` : '';
+  return `<testsuite name="${xmlEscape(name)}" tests="${cases.length}" failures="${count('failure')}" errors="${count('error')}"${time}>\n${body.join('\n')}\n</testsuite>`;
 }
+
+export const junitDocument = (suites) => `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n${suites.join('\n')}\n</testsuites>\n`;
+
+// A run's <testsuite>: one test case per threshold; a failure says what was observed.
+export function junitSuiteOf(doc) {
+  const r = doc.run;
+  const cases = doc.thresholds.map((t) => {
+    const c = { name: `${t.key} ${t.threshold}` };
+    if (!t.ok) c.failure = `${t.key}: ${t.observed === null ? 'no value' : `${t.stat}=${formatValue(t.observed)}`}, threshold ${t.threshold}`;
+    return c;
+  });
+  return junitSuite({ name: `${r.scenario} (${r.profile})`, classname: `k6pack.${r.scenario}.${r.profile}`, cases, seconds: r.durationMs ? r.durationMs / 1000 : 0 });
+}
+
+// junit.xml of one run.
+export const toJunit = (doc) => junitDocument([junitSuiteOf(doc)]);

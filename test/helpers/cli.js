@@ -3,6 +3,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { isAlive } from '../../lib/processes.js';
 import { portIsFree } from '../../lib/stack.js';
@@ -30,6 +31,20 @@ export async function cliEnv() {
 // resolves { exitCode, stdout, stderr } and never rejects; killed at timeoutMs.
 export function runCli(args, { env, timeoutMs = 60000 } = {}) {
   return execa(process.execPath, [CLI, ...args], { env, reject: false, timeout: timeoutMs, forceKillAfterDelay: 2000, stdin: 'ignore' });
+}
+
+// Resolves once a CLI child (runCli's) has printed `text` on stdout or stderr;
+// throws with the output so far after `ms`.
+export async function waitFor(child, text, ms) {
+  const deadline = Date.now() + ms;
+  let seen = '';
+  const collect = (chunk) => (seen += chunk);
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  while (!seen.includes(text)) {
+    if (Date.now() > deadline) throw new Error(`no "${text}" within ${ms} ms; output so far:\n${seen}`);
+    await sleep(100);
+  }
 }
 
 // The pids `up` recorded in <runDir>/*.pid.

@@ -1,0 +1,182 @@
+// `k6pack gate`: the PR gate in one command. Every scenario but soak (or
+// --scenarios), one after another, under each gate profile at the gate's load
+// level, on one stack (started for the gate if it is not up, as `run` does),
+// then one gate folder with:
+//   <scenario>-<profile>-<time>/  the run folders (`k6pack run`'s)
+//   report.html                   `k6pack report` over all of them
+//   junit.xml                     every run's test suite (a test case per threshold)
+//   gate.md                       every run's Markdown table (and the comparison)
+//   gate.json                     per scenario and run: seconds and exit codes
+// With --baseline each run is compared with its scenario and profile's
+// baseline run, as `k6pack compare` does.
+//
+// Exit code: a broken run's (k6's or 1; the gate stops there), else 99 if a
+// threshold failed, else 3 on a regression, else 0.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { clock, FILES, junitDocument, junitSuite, junitSuiteOf, toMarkdown } from '../scenarios/lib/results.js';
+import { profileList, scenarioNames, UsageError } from './cli-support.js';
+import { compareWithBaselines, loadBaselines } from './report/baseline.js';
+import { compareOptions, REGRESSION_EXIT, THRESHOLDS_FAILED } from './report/cli.js';
+import { renderComparison } from './report/compare.js';
+import { writeReport } from './report/html.js';
+import { envFlagsOf, resultsRoot, showPath } from './report/run-folder.js';
+import { loadRun, stamp } from './report/runs.js';
+import { runProfiles, withRunStack } from './run.js';
+import { ensureTools, ROOT } from './tools.js';
+
+export const GATE_DEFAULTS = { profile: 'lan,lte', load: 'ci' };
+export const GATE_FILES = { report: FILES.report, junit: FILES.junit, markdown: 'gate.md', record: 'gate.json' };
+
+// The gate's scenarios: all but the soak, or the --scenarios list (checked).
+export function gateScenarios(list) {
+  const known = scenarioNames();
+  if (list === undefined) return known.filter((s) => s !== 'soak');
+  const names = [...new Set(String(list).split(',').map((s) => s.trim()).filter(Boolean))];
+  if (!names.length) throw new UsageError('--scenarios needs at least one scenario name');
+  for (const n of names) if (!known.includes(n)) throw new UsageError(`unknown scenario '${n}' in --scenarios: choose from ${known.join(', ')}`);
+  return names;
+}
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const runName = (r) => `${r.scenario} (${r.profile || 'default'})`;
+
+// Everything checked before a stack starts: -> the gate's plan.
+function planGate(opts) {
+  const scenarios = gateScenarios(opts.scenarios);
+  const profiles = profileList(opts.profile ?? GATE_DEFAULTS.profile);
+  const k6Args = opts.k6Args || [];
+  if (envFlagsOf(k6Args).some((f) => f.startsWith('RESULTS_DIR='))) {
+    throw new UsageError('the gate keeps its run folders in --results: leave -e RESULTS_DIR out');
+  }
+  if (opts.tolerance !== undefined && opts.baseline === undefined) throw new UsageError('--tolerance applies to the comparison: give --baseline too');
+  const compare = compareOptions({ tolerance: opts.tolerance });
+  const baselines = opts.baseline === undefined ? null : loadBaselines(opts.baseline);
+  const dir = resolve(opts.results ?? join(resultsRoot(), `gate-${stamp(new Date())}`));
+  return { scenarios, profiles, load: opts.load ?? GATE_DEFAULTS.load, k6Args, compare, baselines, dir, dashboard: Boolean(opts.dashboard) };
+}
+
+// A run of the gate, with its summary loaded when it wrote one.
+function loadGateRun(run) {
+  try {
+    return { ...run, loaded: run.dir ? loadRun(run.dir) : null };
+  } catch {
+    return { ...run, loaded: null };
+  }
+}
+
+function junitOf(runs) {
+  return junitDocument(
+    runs.map((r) =>
+      r.loaded
+        ? junitSuiteOf(r.loaded.doc)
+        : junitSuite({
+            name: runName(r),
+            classname: `k6pack.${r.scenario}.${r.profile || 'default'}`,
+            cases: [{ name: 'k6 run', error: `k6 exited ${r.exitCode} and wrote no ${FILES.summary}` }],
+            seconds: r.seconds,
+          }),
+    ),
+  );
+}
+
+function markdownOf(gate, runs, comparisons) {
+  const lines = [`## k6pack gate — ${gate.verdict}`, '', `${plural(gate.scenarios.length, 'scenario')} × ${gate.profiles.join(', ')}, load ${gate.load}, ${clock(gate.seconds)}`, ''];
+  lines.push('| scenario | profile | k6 exit | time | thresholds |', '|---|---|--:|--:|---|');
+  for (const r of runs) {
+    const t = r.loaded?.doc.thresholds;
+    const verdict = !t ? `no ${FILES.summary}` : t.every((x) => x.ok) ? `✅ ${t.length} passed` : `❌ ${t.filter((x) => !x.ok).length} of ${t.length} failed`;
+    lines.push(`| ${r.scenario} | ${r.profile || 'default'} | ${r.exitCode} | ${clock(r.seconds)} | ${verdict} |`);
+  }
+  lines.push('');
+  for (const r of runs) if (r.loaded) lines.push(toMarkdown(r.loaded.doc));
+  if (comparisons) {
+    lines.push('## Compared with the baseline', '');
+    for (const c of comparisons) {
+      lines.push(c.result ? renderComparison(c.result, { markdown: true }) : `- ${c.key}: no baseline yet, gated on its thresholds only\n`);
+    }
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+// The exit code and a one-line verdict.
+function verdictOf(scenarios, runs, regressions) {
+  const broken = scenarios.find((s) => s.exitCode !== 0 && s.exitCode !== THRESHOLDS_FAILED);
+  if (broken) return { code: broken.exitCode, verdict: `${broken.scenario} broke (exit ${broken.exitCode}); the scenarios after it did not run` };
+  const failed = runs.filter((r) => r.exitCode === THRESHOLDS_FAILED);
+  const regressed = regressions ? `; ${plural(regressions, 'regression')} against the baseline` : '';
+  if (failed.length) return { code: THRESHOLDS_FAILED, verdict: `thresholds failed in ${failed.map(runName).join(', ')}${regressed}` };
+  if (regressions) return { code: REGRESSION_EXIT, verdict: `${plural(regressions, 'regression')} against the baseline` };
+  return { code: 0, verdict: `all ${plural(runs.length, 'run')} passed${regressions === 0 ? ', no regression' : ''}` };
+}
+
+export async function runGate(opts, ctx) {
+  const { out, warn, trap } = ctx;
+  const plan = planGate(opts);
+  const { k6 } = ensureTools({ log: out });
+  mkdirSync(plan.dir, { recursive: true });
+  const startedAt = new Date();
+  const elapsed = () => (Date.now() - startedAt.getTime()) / 1000;
+  const names = plan.profiles.map((p) => p.name);
+  out(`== gate: ${plural(plan.scenarios.length, 'scenario')} (${plan.scenarios.join(', ')}) × ${names.join(', ')}, load ${plan.load}; results in ${showPath(plan.dir)}/`);
+  const scenarios = [];
+  await withRunStack(async (stack) => {
+    for (const [i, scenario] of plan.scenarios.entries()) {
+      if (trap.received) break;
+      out(`== gate ${i + 1}/${plan.scenarios.length}: ${scenario}, ${clock(elapsed())} elapsed`);
+      const t0 = Date.now();
+      const script = join(ROOT, 'scenarios', `${scenario}.js`);
+      const opts = { k6, root: plan.dir, load: plan.load, k6Args: plan.k6Args, samples: true, dashboard: plan.dashboard };
+      const { code, runs } = await runProfiles(stack, scenario, script, plan.profiles, opts, ctx);
+      scenarios.push({ scenario, seconds: (Date.now() - t0) / 1000, exitCode: code, runs });
+      // A failed threshold is a result: the gate goes on. Anything else is a broken run.
+      if (code !== 0 && code !== THRESHOLDS_FAILED) break;
+    }
+  }, ctx);
+  if (trap.received) {
+    out(`== gate stopped (${trap.received}) after ${plural(scenarios.length, 'scenario')}; their run folders are in ${showPath(plan.dir)}/`);
+    return trap.exitCode();
+  }
+
+  const runs = scenarios.flatMap((s) => s.runs).map(loadGateRun);
+  const done = runs.filter((r) => r.loaded);
+  const comparisons = plan.baselines && compareWithBaselines(done.map((r) => r.loaded), plan.baselines, plan.compare);
+  const regressions = comparisons ? comparisons.reduce((n, c) => n + (c.result?.regressions || 0), 0) : null;
+  const { code, verdict } = verdictOf(scenarios, runs, regressions);
+  const gate = { scenarios: plan.scenarios, profiles: names, load: plan.load, seconds: elapsed(), verdict };
+
+  const file = (name) => join(plan.dir, name);
+  if (done.length) await writeReport(done.map((r) => r.loaded.dir), { out: file(GATE_FILES.report) });
+  writeFileSync(file(GATE_FILES.junit), junitOf(runs));
+  writeFileSync(file(GATE_FILES.markdown), markdownOf(gate, runs, comparisons));
+  const record = {
+    ...gate,
+    startedAt: startedAt.toISOString(),
+    exitCode: code,
+    runs: scenarios.map((s) => ({
+      scenario: s.scenario,
+      seconds: s.seconds,
+      exitCode: s.exitCode,
+      runs: s.runs.map((r) => ({ profile: r.profile, dir: r.dir && relative(plan.dir, r.dir), exitCode: r.exitCode, seconds: r.seconds })),
+    })),
+    comparisons: comparisons?.map((c) => ({ key: c.key, base: c.base?.file ?? null, regressions: c.result?.regressions ?? null })) ?? null,
+  };
+  writeFileSync(file(GATE_FILES.record), `${JSON.stringify(record, null, 2)}\n`);
+
+  for (const c of comparisons || []) {
+    if (!c.result) out(`== compare ${c.key}: no baseline yet, gated on its thresholds only`);
+    else if (!c.result.regressions) out(`== compare ${c.key}: no regression`);
+    else out(renderComparison(c.result, { all: false }).trimEnd());
+  }
+  const cases = done.reduce((n, r) => n + r.loaded.doc.thresholds.length, 0) + (runs.length - done.length);
+  const failures = done.reduce((n, r) => n + r.loaded.doc.thresholds.filter((t) => !t.ok).length, 0);
+  out(`== gate: ${plural(runs.length, 'run')} in ${clock(gate.seconds)}: ${verdict}`);
+  out(`== gate results in ${showPath(plan.dir)}/:`);
+  if (done.length) out(`   ${GATE_FILES.report}  the HTML report of ${plural(done.length, 'run')} (opens offline)`);
+  else out(`   (no ${GATE_FILES.report}: no run wrote a ${FILES.summary})`);
+  out(`   ${GATE_FILES.junit}    ${plural(runs.length, 'test suite')}, ${plural(cases, 'test case')}, ${plural(failures, 'failure')}`);
+  out(`   ${GATE_FILES.markdown}      the Markdown tables (cat it >> "$GITHUB_STEP_SUMMARY")`);
+  out(`   ${GATE_FILES.record}    seconds and exit codes per scenario and run; the run folders beside them`);
+  if (code !== 0) warn(`gate failed: ${verdict}`);
+  return code;
+}

@@ -1,0 +1,153 @@
+// `k6pack gate` with the real stack and k6, on free ports: two small scenarios
+// (grpc-vs-graphql, push) under lan at LOAD=smoke with one-second steps. One
+// threshold is made unmeetable: exit 99, and the gate folder's report.html,
+// junit.xml and gate.md hold both runs. A baseline with latencies a hundredth
+// of the measured ones: exit 3. Ctrl-C and a bad --scenarios leave nothing.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ROOT } from '../lib/tools.js';
+import { cliEnv, portsInUse, processesMatching, runCli, waitFor } from './helpers/cli.js';
+
+const SMALL = ['--scenarios', 'grpc-vs-graphql,push', '--profile', 'lan', '--load', 'smoke'];
+const FAST = ['-e', 'STEP_SECONDS=1'];
+const repoThresholds = () => JSON.parse(readFileSync(join(ROOT, 'thresholds.json'), 'utf8'));
+const summaryOf = (dir) => JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+const count = (text, re) => (text.match(re) || []).length;
+
+async function noneLeft(ports, runDir) {
+  assert.deepEqual(await portsInUse(ports), [], 'no server or toxiproxy left on the ports');
+  assert.deepEqual(processesMatching(runDir), [], 'no k6 left');
+}
+
+describe('gate: two scenarios, one with a threshold that cannot hold', () => {
+  let cli;
+  let gateDir;
+  let r;
+  let record;
+  before(async () => {
+    cli = await cliEnv();
+    // The repo's thresholds, with push under lan also asking for checks above 100 %.
+    const thresholds = repoThresholds();
+    thresholds.push.lan = { ...thresholds.push.lan, checks: ['rate>1'] };
+    const file = join(cli.runDir, 'forced-thresholds.json');
+    writeFileSync(file, JSON.stringify(thresholds));
+    gateDir = join(cli.runDir, 'gate');
+    r = await runCli(['gate', ...SMALL, '--results', gateDir, '--', ...FAST, '-e', `THRESHOLDS=${file}`], { env: cli.env, timeoutMs: 100000 });
+    record = existsSync(join(gateDir, 'gate.json')) ? JSON.parse(readFileSync(join(gateDir, 'gate.json'), 'utf8')) : null;
+  }, { timeout: 120000 });
+  after(() => cli?.cleanup());
+
+  test('exit 99, progress per scenario, one verdict line on stderr, nothing left running', async () => {
+    assert.equal(r.exitCode, 99, r.stdout.slice(-3000) + r.stderr.slice(-2000));
+    assert.match(r.stdout, /^== gate 1\/2: grpc-vs-graphql, \dm\d\ds elapsed$/m);
+    assert.match(r.stdout, /^== gate 2\/2: push, \dm\d\ds elapsed$/m);
+    assert.match(r.stdout, /starting it for this run/);
+    const verdict = r.stderr.trim().split('\n').filter((l) => l.startsWith('k6pack: '));
+    assert.equal(verdict.length, 1, r.stderr);
+    assert.match(verdict[0], /^k6pack: gate failed: thresholds failed in .*push \(lan\)/);
+    await noneLeft(cli.ports, cli.runDir);
+  });
+
+  test('gate.json: per scenario and run, seconds and exit codes; run folders beside it', () => {
+    assert.ok(record, 'gate.json written');
+    assert.equal(record.exitCode, 99);
+    assert.deepEqual(record.runs.map((s) => s.scenario), ['grpc-vs-graphql', 'push']);
+    const push = record.runs[1];
+    assert.equal(push.exitCode, 99);
+    assert.deepEqual(push.runs.map((x) => [x.profile, x.exitCode]), [['lan', 99]]);
+    for (const s of record.runs) {
+      assert.ok(s.seconds > 1 && s.seconds < 90, `${s.scenario}: ${s.seconds} s`);
+      for (const run of s.runs) assert.ok(existsSync(join(gateDir, run.dir, 'summary.json')), run.dir);
+    }
+  });
+
+  test('junit.xml: one suite per run, a test case per threshold, the forced one failed', () => {
+    const junit = readFileSync(join(gateDir, 'junit.xml'), 'utf8');
+    const dirs = record.runs.flatMap((s) => s.runs.map((x) => join(gateDir, x.dir)));
+    const thresholds = dirs.reduce((n, d) => n + summaryOf(d).thresholds.length, 0);
+    assert.ok(thresholds >= 10, `${thresholds} thresholds`);
+    assert.equal(count(junit, /<testcase /g), thresholds);
+    assert.equal(count(junit, /<testsuite /g), 2);
+    assert.match(junit, /<testsuite name="grpc-vs-graphql \(lan\)" tests="\d+"/);
+    const push = /<testsuite name="push \(lan\)" tests="(\d+)" failures="(\d+)"[^]*?<\/testsuite>/.exec(junit);
+    assert.ok(push, junit);
+    assert.equal(Number(push[1]), summaryOf(dirs[1]).thresholds.length);
+    assert.ok(Number(push[2]) >= 1);
+    assert.match(push[0], /<testcase name="checks rate&gt;1" classname="k6pack\.push\.lan"><failure message="checks: rate=[\d.]+, threshold rate&gt;1"/);
+  });
+
+  test('gate.md: the gate table, then both runs\' Markdown tables', () => {
+    const md = readFileSync(join(gateDir, 'gate.md'), 'utf8');
+    assert.match(md, /^## k6pack gate — thresholds failed in .*push \(lan\)/);
+    assert.match(md, /^\| grpc-vs-graphql \| lan \| (0|99) \| 0m\d\ds \| /m);
+    assert.match(md, /^\| push \| lan \| 99 \| 0m\d\ds \| ❌ \d+ of \d+ failed \|$/m);
+    assert.match(md, /^### k6pack grpc-vs-graphql: profile lan, load smoke/m);
+    assert.match(md, /^### k6pack push: profile lan, load smoke — ❌/m);
+    assert.match(md, /\| ❌ \| `checks` \| `rate>1` \|/);
+  });
+
+  test('report.html: the HTML report of both runs', () => {
+    const html = readFileSync(join(gateDir, 'report.html'), 'utf8');
+    assert.match(html, /^<!doctype html>/i);
+    assert.ok(html.includes('grpc-vs-graphql — lan') && html.includes('push — lan'), 'a section per run');
+  });
+
+  test('--baseline: a baseline with a hundredth of the latencies is a regression (exit 3); a run without one passes', { timeout: 120000 }, async (t) => {
+    const { env, ports, runDir, cleanup } = await cliEnv();
+    t.after(cleanup);
+    // baseline.sh's layout (<scenario>-<profile>/summary.json), from the gate above, 100 times faster.
+    const doc = summaryOf(join(gateDir, record.runs[0].runs[0].dir));
+    for (const row of doc.rows) {
+      for (const p of ['p50', 'p95']) if (row.latency?.[p]) row.latency[p] /= 100;
+    }
+    mkdirSync(join(runDir, 'baseline', 'grpc-vs-graphql-lan'), { recursive: true });
+    writeFileSync(join(runDir, 'baseline', 'grpc-vs-graphql-lan', 'summary.json'), JSON.stringify(doc));
+    // Failure gates only (each scenario's default block): a slow shared machine
+    // may miss a lan latency gate, and 99 would hide the comparison's 3.
+    const lenient = Object.fromEntries(Object.entries(repoThresholds()).filter(([k]) => !k.startsWith('$')).map(([k, v]) => [k, { default: v.default }]));
+    writeFileSync(join(runDir, 'lenient.json'), JSON.stringify(lenient));
+    const out = join(runDir, 'gate');
+    const args = ['gate', ...SMALL, '--results', out, '--baseline', join(runDir, 'baseline'), '--tolerance', '10%', '--', ...FAST, '-e', `THRESHOLDS=${join(runDir, 'lenient.json')}`];
+    const res = await runCli(args, { env, timeoutMs: 100000 });
+    assert.equal(res.exitCode, 3, res.stdout.slice(-3000) + res.stderr.slice(-2000));
+    assert.match(res.stdout, /regression/);
+    assert.match(res.stdout, /^== compare push-lan: no baseline yet, gated on its thresholds only$/m);
+    assert.match(res.stderr, /^k6pack: gate failed: \d+ regressions? against the baseline$/m);
+    const md = readFileSync(join(out, 'gate.md'), 'utf8');
+    assert.match(md, /^## Compared with the baseline$/m);
+    assert.match(md, /^### k6pack compare grpc-vs-graphql: lan \(base, .*\) -> lan \(current, .*\) — \d+ regressions?$/m);
+    assert.match(md, /\| ❌ regression \|$/m);
+    assert.match(md, /^- push-lan: no baseline yet/m);
+    assert.equal(JSON.parse(readFileSync(join(out, 'gate.json'), 'utf8')).exitCode, 3);
+    await noneLeft(ports, runDir);
+  });
+});
+
+test('Ctrl-C during the gate: exit 130, no k6, server or toxiproxy left, no gate files', { timeout: 90000 }, async (t) => {
+  const { env, ports, runDir, cleanup } = await cliEnv();
+  t.after(cleanup);
+  const out = join(runDir, 'gate');
+  const child = runCli(['gate', ...SMALL, '--results', out, '--', ...FAST], { env, timeoutMs: 80000 });
+  await waitFor(child, 'step 1/4', 60000);
+  child.kill('SIGINT');
+  const r = await child;
+  assert.equal(r.exitCode, 130, r.stdout.slice(-2000) + r.stderr.slice(-2000));
+  assert.match(r.stdout, /^== gate stopped \(SIGINT\) after 1 scenario/m);
+  assert.doesNotMatch(r.stdout, /== gate 2\/2/, 'the second scenario did not start');
+  await noneLeft(ports, runDir);
+  assert.deepEqual(readdirSync(out).filter((f) => !f.startsWith('grpc-vs-graphql-lan-')), [], 'only the interrupted run folder');
+});
+
+test('a bad --scenarios name: one line, exit 2, no stack started, nothing written', { timeout: 30000 }, async (t) => {
+  const { env, ports, runDir, cleanup } = await cliEnv();
+  t.after(cleanup);
+  const r = await runCli(['gate', '--scenarios', 'push,ws-vs-htp', '--results', join(runDir, 'gate')], { env, timeoutMs: 20000 });
+  assert.equal(r.exitCode, 2, r.stdout + r.stderr);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, /^k6pack: unknown scenario 'ws-vs-htp' in --scenarios: choose from .*ws-vs-http/);
+  assert.equal(r.stdout, '');
+  assert.equal(existsSync(join(runDir, 'gate')), false);
+  await noneLeft(ports, runDir);
+});
