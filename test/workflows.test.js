@@ -139,7 +139,7 @@ describe('CI workflows for users of the pack', () => {
     const missing = [];
     for (const [file, { data }] of Object.entries(workflows)) {
       const calls = k6packCalls(scriptsOf(data));
-      assert.ok(calls.length >= 5, `${file} runs k6pack`);
+      assert.ok(calls.length >= 4, `${file} runs k6pack`);
       for (const { cmd, options } of calls) {
         if (!commands.has(cmd)) {
           missing.push(`${file}: npx k6pack ${cmd} (not a command: ${[...commands].join(', ')})`);
@@ -164,7 +164,7 @@ describe('CI workflows for users of the pack', () => {
     assert.equal(gateProfiles[0], 'lan');
     assert.ok(gateProfiles.length >= 2, 'lan and one shaped profile');
     assert.ok(levels.includes(gate.GATE_LOAD) && gate.GATE_LOAD === 'ci');
-    // The gate loops over scenarios/*.js but soak, so the glob must find more than soak.
+    // The gate runs every scenario but soak (k6pack gate's default), so there must be more than soak.
     assert.ok(scenarios.includes('soak') && scenarios.length > 1);
     const soakRuns = k6packCalls(scriptsOf(soak)).filter((c) => c.cmd === 'run');
     assert.deepEqual(soakRuns.map((c) => c.args[0]), ['soak']);
@@ -189,16 +189,63 @@ describe('CI workflows for users of the pack', () => {
       const runs = all.map((s) => s.run || '').join('\n');
       const upload = all.filter((s) => s.uses?.startsWith('actions/upload-artifact@'));
       assert.ok(upload.length === 1 && upload[0].with.path === 'results/' && upload[0].with['retention-days'], 'uploads results/ with a retention');
-      assert.ok(k6packCalls([runs]).filter((c) => c.cmd === 'run').every((c) => c.options.includes('--dashboard') && c.options.includes('--results')), 'runs keep their folders and HTML dashboard');
-      assert.match(runs, /cat "\$RESULTS_DIR"\/\*\/summary\.md >> "\$GITHUB_STEP_SUMMARY"/, 'Markdown tables into the job summary');
-      assert.match(runs, /npx k6pack report "\$RESULTS_DIR"\/\*\/summary\.json --out "\$RESULTS_DIR\/report\.html"/, 'an HTML report in the artifact');
-      assert.match(runs, /baseline\.sh compare baseline "\$RESULTS_DIR" "\$COMPARE_TOLERANCE"/);
+      assert.ok(k6packCalls([runs]).filter((c) => ['run', 'gate'].includes(c.cmd)).every((c) => c.options.includes('--dashboard') && c.options.includes('--results')), 'runs keep their folders and HTML dashboard');
       assert.match(runs, /baseline\.sh save "\$RESULTS_DIR" baseline/);
       assert.ok(all.some((s) => s.uses?.startsWith('actions/cache/restore@') && s.with.path === 'baseline'));
       assert.ok(all.some((s) => s.uses?.startsWith('actions/cache/save@') && s.with.path === 'baseline' && /success\(\)/.test(s.if)));
       // Stop the stack even when the run failed.
       assert.ok(all.some((s) => s.run === 'npx k6pack down' && /always\(\)/.test(s.if)));
       for (const job of Object.values(wf.jobs)) assert.ok(job['timeout-minutes'] > 0, 'every job is bounded');
+    }
+    // The PR gate is one `npx k6pack gate` into $RESULTS_DIR (report.html, junit.xml and
+    // gate.md beside the run folders), compared with a restored baseline when there is one.
+    const prRuns = steps(pr).map((s) => s.run || '').join('\n');
+    assert.deepEqual(k6packCalls([prRuns]).map((c) => c.cmd), ['tools', 'up', 'gate', 'down']);
+    assert.match(prRuns, /npx k6pack gate --profile "\$GATE_PROFILES" --load "\$GATE_LOAD" --results "\$RESULTS_DIR" --dashboard "\$\{baseline\[@\]\}"/);
+    assert.match(prRuns, /baseline=\(--baseline baseline --tolerance "\$COMPARE_TOLERANCE"\)/);
+    for (const o of ['--baseline', '--tolerance']) assert.ok(helpOptions('gate').has(o), `gate ${o}`);
+    assert.match(prRuns, /cat "\$RESULTS_DIR\/gate\.md" >> "\$GITHUB_STEP_SUMMARY"/, 'Markdown tables into the job summary');
+    const restore = steps(pr).findIndex((s) => s.uses?.startsWith('actions/cache/restore@'));
+    assert.ok(restore >= 0 && restore < steps(pr).findIndex((s) => /npx k6pack gate/.test(s.run || '')), 'the baseline is there before the gate');
+    // The soak: `npx k6pack run`, then its reports and baseline.sh's comparison.
+    const soakRuns = steps(soak).map((s) => s.run || '').join('\n');
+    assert.match(soakRuns, /cat "\$RESULTS_DIR"\/\*\/summary\.md >> "\$GITHUB_STEP_SUMMARY"/, 'Markdown tables into the job summary');
+    assert.match(soakRuns, /npx k6pack report "\$RESULTS_DIR"\/\*\/summary\.json --out "\$RESULTS_DIR\/report\.html"/, 'an HTML report in the artifact');
+    assert.match(soakRuns, /baseline\.sh compare baseline "\$RESULTS_DIR" "\$COMPARE_TOLERANCE"/);
+  });
+
+  // The gate step's script in bash, with an `npx` on PATH that records its arguments.
+  test('the gate step passes --baseline only to a pull request with a restored baseline, and exits with the gate', async () => {
+    const gate = steps(workflows['pr-gate.yml'].data).find((s) => /npx k6pack gate/.test(s.run || ''));
+    const dir = mkdtempSync(join(tmpdir(), 'k6pack-gate-step-'));
+    try {
+      mkdirSync(join(dir, 'bin'));
+      writeFileSync(join(dir, 'bin', 'npx'), '#!/bin/sh\nprintf "%s\\n" "$*" > "$NPX_ARGS"\nexit "${NPX_EXIT:-0}"\n', { mode: 0o755 });
+      const step = async (env, { baselineDir = false } = {}) => {
+        rmSync(join(dir, 'baseline'), { recursive: true, force: true });
+        if (baselineDir) mkdirSync(join(dir, 'baseline'));
+        const summary = join(dir, 'summary.md');
+        writeFileSync(summary, '');
+        const r = await execa('bash', ['-eo', 'pipefail', '-c', gate.run], {
+          cwd: dir,
+          env: { ...workflows['pr-gate.yml'].data.jobs.gate.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}`, NPX_ARGS: join(dir, 'args'), GITHUB_STEP_SUMMARY: summary, ...env },
+          extendEnv: false,
+          reject: false,
+          timeout: 10000,
+        });
+        return { code: r.exitCode, args: readFileSync(join(dir, 'args'), 'utf8').trim(), summary: readFileSync(summary, 'utf8') };
+      };
+      const plain = 'k6pack gate --profile lan,lte --load ci --results results --dashboard';
+      const pr = await step({ GITHUB_EVENT_NAME: 'pull_request', BASELINE_KEY: 'k6pack-baseline-main-abc' }, { baselineDir: true });
+      assert.deepEqual(pr, { code: 0, args: `${plain} --baseline baseline --tolerance 10%`, summary: 'Baseline: k6pack-baseline-main-abc\n' });
+      const first = await step({ GITHUB_EVENT_NAME: 'pull_request', BASELINE_KEY: '' });
+      assert.equal(first.args, plain);
+      assert.match(first.summary, /^No baseline stored for the base branch yet: gated on thresholds only\.$/m);
+      const push = await step({ GITHUB_EVENT_NAME: 'push', BASELINE_KEY: '' }, { baselineDir: true });
+      assert.deepEqual(push, { code: 0, args: plain, summary: '' });
+      for (const code of [99, 3, 1]) assert.equal((await step({ GITHUB_EVENT_NAME: 'push', NPX_EXIT: String(code) })).code, code);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
