@@ -107,7 +107,7 @@ function verdictOf(scenarios, runs, regressions) {
   const regressed = regressions ? `; ${plural(regressions, 'regression')} against the baseline` : '';
   if (failed.length) return { code: THRESHOLDS_FAILED, verdict: `thresholds failed in ${failed.map(runName).join(', ')}${regressed}` };
   if (regressions) return { code: REGRESSION_EXIT, verdict: `${plural(regressions, 'regression')} against the baseline` };
-  return { code: 0, verdict: `all ${plural(runs.length, 'run')} passed${regressions === 0 ? ', no regression' : ''}` };
+  return { code: 0, verdict: `${runs.length === 1 ? 'the run' : `all ${runs.length} runs`} passed${regressions === 0 ? ', no regression' : ''}` };
 }
 
 export async function runGate(opts, ctx) {

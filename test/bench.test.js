@@ -58,7 +58,7 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 2000
       assert.match(entry.k6['k6 per VU'], /MB$/);
       assert.ok(entry.knee[0]['knee ops/s'] >= 50, output);
     }),
-    t.test('gate: one scenario through `k6pack run`', async () => {
+    t.test('gate: one scenario through `k6pack gate`', async () => {
       const { entry, output } = await bench('gate');
       assert.equal(entry.rows.length, 1);
       assert.ok(entry.runSeconds > 0, output);
