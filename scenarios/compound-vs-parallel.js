@@ -27,7 +27,7 @@ import { LIMITS } from './lib/defaults.js';
 import { graphqlHttp, graphqlParallel } from './lib/http.js';
 import { byLevel } from './lib/load.js';
 import { ATOMIC_BOOK_QUERY, PAGE_QUERY, bookId, validateAtomicBook, validatePage } from './lib/queries.js';
-import { defineScenario, rttOf, transferSeconds } from './lib/scenario.js';
+import { defineScenario, lane, rttOf, transferSeconds } from './lib/scenario.js';
 import { DEFAULT_COLUMNS, p50Of } from './lib/summary.js';
 
 const PAGE_SIZE = envInt('PAGE_SIZE', 20, { min: 1, max: 100 });
@@ -47,10 +47,10 @@ const dims = [
   ]),
 ];
 const lanes = [
-  { name: 'compound_h1', exec: 'compoundH1', tags: { transport: 'http-keepalive', tls: 'false', variant: 'compound' }, dims },
-  { name: 'atomic_h1', exec: 'atomicH1', tags: { transport: 'http-keepalive', tls: 'false', variant: 'atomic' }, dims },
-  { name: 'compound_h2', exec: 'compoundH2', tags: { transport: 'http2', tls: 'true', variant: 'compound' }, dims },
-  { name: 'atomic_h2', exec: 'atomicH2', tags: { transport: 'http2', tls: 'true', variant: 'atomic' }, dims },
+  lane('compound_h1', 'http-keepalive', false, { tags: { variant: 'compound' }, dims }),
+  lane('atomic_h1', 'http-keepalive', false, { tags: { variant: 'atomic' }, dims }),
+  lane('compound_h2', 'http2', true, { tags: { variant: 'compound' }, dims }),
+  lane('atomic_h2', 'http2', true, { tags: { variant: 'atomic' }, dims }),
 ];
 
 // Bytes of one document of a size (books, authors, JSON overhead ~150 B per book).

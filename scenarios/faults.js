@@ -26,7 +26,7 @@ import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { trackRecovery } from './lib/metrics.js';
 import { bookId, bookOperation } from './lib/queries.js';
-import { defineScenario, rttOf } from './lib/scenario.js';
+import { defineScenario, lane, rttOf } from './lib/scenario.js';
 import { wsSession } from './lib/sessions.js';
 import { DEFAULT_COLUMNS } from './lib/summary.js';
 
@@ -34,10 +34,10 @@ const TIMEOUT_MS = envInt('FAULT_TIMEOUT_MS', 5000, { min: 100, max: 600000 });
 const CONN_OPS = envInt('CONN_OPS', 5, { min: 1, max: 10000 });
 
 const lanes = [
-  { name: 'http_keepalive', exec: 'httpKeepalive', tags: { transport: 'http-keepalive', tls: 'false' } },
-  { name: 'http2', exec: 'http2', tags: { transport: 'http2', tls: 'true' } },
-  { name: 'ws', exec: 'ws', tags: { transport: 'ws', tls: 'false' } },
-  { name: 'grpc', exec: 'grpc', tags: { transport: 'grpc', tls: 'false' } },
+  lane('http_keepalive', 'http-keepalive', false),
+  lane('http2', 'http2', true),
+  lane('ws', 'ws', false),
+  lane('grpc', 'grpc', false),
 ];
 
 const s = defineScenario('faults', {

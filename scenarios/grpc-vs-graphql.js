@@ -20,7 +20,7 @@ import { LIMITS } from './lib/defaults.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { PAYLOAD_QUERY, validateGrpcPayload, validatePayload } from './lib/queries.js';
-import { defineScenario, rttOf, transferSeconds } from './lib/scenario.js';
+import { defineScenario, lane, rttOf, transferSeconds } from './lib/scenario.js';
 import { DEFAULT_COLUMNS } from './lib/summary.js';
 
 const TLS = envBool('TLS', false);
@@ -30,15 +30,14 @@ const PAYLOADS = [
   ['small', SMALL],
   ['big', BIG],
 ];
-const tls = String(TLS);
 
 const lanes = [
-  { name: 'grpc', exec: 'grpcWarm', tags: { transport: 'grpc', tls } },
-  { name: 'grpc_fresh', exec: 'grpcFresh', tags: { transport: 'grpc-fresh', tls } },
-  { name: 'http_keepalive', exec: 'httpKeepalive', tags: { transport: TLS ? 'http2' : 'http-keepalive', tls } },
-  { name: 'http_fresh', exec: 'httpFresh', tags: { transport: 'http-fresh', tls } },
-].map((lane) => ({
-  ...lane,
+  lane('grpc', 'grpc', TLS, { exec: 'grpcWarm' }),
+  lane('grpc_fresh', 'grpc-fresh', TLS),
+  lane('http_keepalive', TLS ? 'http2' : 'http-keepalive', TLS),
+  lane('http_fresh', 'http-fresh', TLS),
+].map((l) => ({
+  ...l,
   dims: PAYLOADS.flatMap(([payload]) => [{ payload, conn: 'warm' }, { payload, conn: 'cold' }]),
 }));
 

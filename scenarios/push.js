@@ -30,7 +30,7 @@ import { remainingMs } from './lib/load.js';
 import { pushEvents, pushLatency, recordOp } from './lib/metrics.js';
 import { clearNetwork } from './lib/network.js';
 import { EVENTS_SUBSCRIPTION, SERVER_STATS } from './lib/queries.js';
-import { defineScenario, rttOf } from './lib/scenario.js';
+import { defineScenario, lane, rttOf } from './lib/scenario.js';
 import { pause, wsSession } from './lib/sessions.js';
 
 const INTERVAL_MS = envInt('PUSH_INTERVAL_MS', 100, { min: LIMITS.MIN_EVENT_INTERVAL_MS, max: 60000 });
@@ -38,9 +38,9 @@ const SIZE = envInt('PUSH_SIZE', 100, { min: 0, max: 1024 * 1024 });
 const POLL_MS = envInt('POLL_INTERVAL_MS', 500, { min: 10, max: 60000 });
 
 const lanes = [
-  { name: 'ws', exec: 'ws', tags: { transport: 'ws', tls: 'false' } },
-  { name: 'grpc_stream', exec: 'grpcStream', tags: { transport: 'grpc-stream', tls: 'false' } },
-  { name: 'http_poll', exec: 'httpPoll', tags: { transport: 'http-poll', tls: 'false' } },
+  lane('ws', 'ws', false),
+  lane('grpc_stream', 'grpc-stream', false),
+  lane('http_poll', 'http-poll', false),
 ];
 
 const s = defineScenario('push', {

@@ -24,7 +24,7 @@ import { graphqlHttp } from './lib/http.js';
 import { byLevel } from './lib/load.js';
 import { recordOp } from './lib/metrics.js';
 import { ALL_BOOKS, ALL_BOOKS_JSON, validateAllBooksBody, validateGrpcBooks } from './lib/queries.js';
-import { defineScenario, rttOf, transferSeconds } from './lib/scenario.js';
+import { defineScenario, lane, rttOf, transferSeconds } from './lib/scenario.js';
 import { DEFAULT_COLUMNS, p50Of } from './lib/summary.js';
 
 // ci (the PR gate) stops at 10000: 100000 books are ~16 MB a request, 11 s each
@@ -36,10 +36,10 @@ const NS = envIntList('NS', byLevel({ smoke: [100, 1000, 10000], ci: [100, 1000,
 const dims = NS.map((n) => ({ n: String(n) }));
 
 const lanes = [
-  { name: 'typed', exec: 'typed', tags: { transport: 'http-keepalive', tls: 'false', variant: 'typed' }, dims },
-  { name: 'json', exec: 'json', tags: { transport: 'http-keepalive', tls: 'false', variant: 'json' }, dims },
-  { name: 'grpc_list', exec: 'grpcList', tags: { transport: 'grpc', tls: 'false', variant: 'list' }, dims },
-  { name: 'grpc_stream', exec: 'grpcStream', tags: { transport: 'grpc-stream', tls: 'false', variant: 'stream' }, dims },
+  lane('typed', 'http-keepalive', false, { tags: { variant: 'typed' }, dims }),
+  lane('json', 'http-keepalive', false, { tags: { variant: 'json' }, dims }),
+  lane('grpc_list', 'grpc', false, { tags: { variant: 'list' }, dims }),
+  lane('grpc_stream', 'grpc-stream', false, { tags: { variant: 'stream' }, dims }),
 ];
 
 // Rough cost per book on this kind of machine, measured at N = 500000 (typed

@@ -27,7 +27,7 @@ import { graphqlHttp } from './lib/http.js';
 import { byLevel, progress } from './lib/load.js';
 import { opDrift, recordOp, serverHeap, serverRss, serverRssGrowth } from './lib/metrics.js';
 import { bookId, bookOperation } from './lib/queries.js';
-import { defineScenario, rttOf } from './lib/scenario.js';
+import { defineScenario, lane, rttOf } from './lib/scenario.js';
 import { wsSession } from './lib/sessions.js';
 import { DEFAULT_COLUMNS } from './lib/summary.js';
 
@@ -37,10 +37,10 @@ const WARMUP = 0.2;
 
 const parts = [{ part: 'first' }, { part: 'last' }];
 const lanes = [
-  { name: 'http_keepalive', exec: 'httpKeepalive', tags: { transport: 'http-keepalive', tls: 'false' }, dims: parts },
-  { name: 'http2', exec: 'http2', tags: { transport: 'http2', tls: 'true' }, dims: parts },
-  { name: 'ws', exec: 'ws', tags: { transport: 'ws', tls: 'false' }, dims: parts },
-  { name: 'grpc', exec: 'grpc', tags: { transport: 'grpc', tls: 'false' }, dims: parts },
+  lane('http_keepalive', 'http-keepalive', false, { dims: parts }),
+  lane('http2', 'http2', true, { dims: parts }),
+  lane('ws', 'ws', false, { dims: parts }),
+  lane('grpc', 'grpc', false, { dims: parts }),
   // One VU, so the baseline it keeps is the run's.
   { name: 'memory', exec: 'sampleMemory', tags: {}, rate: 1, timeUnit: `${SAMPLE_SECONDS}s`, maxVUs: 1 },
 ];

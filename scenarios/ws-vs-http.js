@@ -17,17 +17,17 @@
 import exec from 'k6/execution';
 import { graphqlHttp } from './lib/http.js';
 import { bookOperation } from './lib/queries.js';
-import { defineScenario, rttOf } from './lib/scenario.js';
+import { defineScenario, lane, rttOf } from './lib/scenario.js';
 import { wsSession } from './lib/sessions.js';
 import { DEFAULT_COLUMNS } from './lib/summary.js';
 
 const lanes = [
-  { name: 'http_fresh', exec: 'httpFresh', tags: { transport: 'http-fresh', tls: 'false' } },
-  { name: 'http_keepalive', exec: 'httpKeepalive', tags: { transport: 'http-keepalive', tls: 'false' } },
-  { name: 'ws', exec: 'ws', tags: { transport: 'ws', tls: 'false' } },
-  { name: 'https_fresh', exec: 'httpsFresh', tags: { transport: 'http-fresh', tls: 'true' } },
-  { name: 'http2', exec: 'http2', tags: { transport: 'http2', tls: 'true' } },
-  { name: 'wss', exec: 'wss', tags: { transport: 'ws', tls: 'true' } },
+  lane('http_fresh', 'http-fresh', false),
+  lane('http_keepalive', 'http-keepalive', false),
+  lane('ws', 'ws', false),
+  lane('https_fresh', 'http-fresh', true),
+  lane('http2', 'http2', true),
+  lane('wss', 'ws', true),
 ];
 
 const s = defineScenario('ws-vs-http', {

@@ -15,6 +15,19 @@ import { DEFAULT_FILE, loadThresholds, thresholdsPath } from './thresholds.js';
 
 export const rttOf = (profile) => profile.network.rttMs;
 
+// One lane of a scenario: lane('http_keepalive', 'http-keepalive', false) runs
+// the scenario's exported httpKeepalive() tagged transport:http-keepalive, tls:false.
+// more: { exec, tags (more tags), dims, iterationSeconds, rate, timeUnit, maxVUs }.
+export function lane(name, transport, tls, more = {}) {
+  const { tags = {}, ...rest } = more;
+  return {
+    name,
+    exec: name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase()),
+    tags: { transport, tls: String(tls), ...tags },
+    ...rest,
+  };
+}
+
 // Seconds to move `bytes` at a profile's rate (kbit/s), 0 when unlimited.
 export function transferSeconds(profile, bytes, direction = 'down') {
   const kbps = direction === 'down' ? profile.network.downKbps : profile.network.upKbps;
