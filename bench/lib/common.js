@@ -144,10 +144,12 @@ export async function withStack(fn, options) {
   }
 }
 
-// serverEnv that makes the GraphQL server leak `bytes` per HTTP request (bench/lib/leak-preload.js).
-export const leakEnv = (bytes) => ({
+// serverEnv that makes the GraphQL server leak `bytes` per HTTP request in
+// Buffers, and `heapBytes` more on the JS heap (bench/lib/leak-preload.js).
+export const leakEnv = (bytes, { heapBytes = 0 } = {}) => ({
   NODE_OPTIONS: `--import=${pathToFileURL(join(ROOT, 'bench', 'lib', 'leak-preload.js')).href}`,
   LEAK_TEST_BYTES_PER_REQUEST: String(bytes),
+  LEAK_TEST_HEAP_BYTES_PER_REQUEST: String(heapBytes),
 });
 
 // A temp directory removed after fn.
