@@ -67,11 +67,16 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 2000
       assert.ok([0, 99].includes(entry.rows[0]['k6pack exit']), output);
       assert.match(entry.rows[0]['k6 exits'], /^lan:(0|99)$/, output);
     }),
-    t.test('soak: RSS slope and p50 drift', async () => {
+    t.test('soak: RSS and heap-after-GC slopes, p50 drift', async () => {
       const { entry, output } = await bench('soak', ['--duration', '30s']);
       assert.equal(entry.k6Exit, 0, output);
       assert.deepEqual(entry.memory.map((m) => m.server), ['graphql', 'grpc']);
-      for (const m of entry.memory) assert.ok(m.samples >= 10 && Number.isFinite(m['slope MB/hour']), `${JSON.stringify(m)}\n${output}`);
+      for (const m of entry.memory) {
+        assert.ok(m.samples >= 10 && Number.isFinite(m['slope MB/hour']), `${JSON.stringify(m)}\n${output}`);
+        // Heap after GC is sampled by the bench itself; a Node server's is some MB, below its RSS.
+        assert.ok(m['heap samples'] >= 10 && Number.isFinite(m['heap slope MB/hour']), `${JSON.stringify(m)}\n${output}`);
+        assert.ok(m['heap after GC last MB'] > 1 && m['heap after GC last MB'] < m['RSS last MB'], `${JSON.stringify(m)}\n${output}`);
+      }
       assert.equal(entry.drift.length, 4, output);
     }),
   ]);
