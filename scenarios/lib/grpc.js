@@ -13,7 +13,7 @@
 import { check } from 'k6';
 import grpc from 'k6/net/grpc';
 import { TARGETS } from './config.js';
-import { parseServerTiming, reconnects, recordOp, recordServerTiming, recordSetup } from './metrics.js';
+import { parseServerTiming, reconnects, recordOp, recordServerTiming, recordSetup, withTag } from './metrics.js';
 import { stepStarted } from './progress.js';
 
 export const SERVICE = 'books.v1.Books';
@@ -24,6 +24,14 @@ export const GRPC_TIMEOUT = __ENV.GRPC_TIMEOUT || '30s';
 const MAX_MESSAGE = 256 * 1024 * 1024;
 
 export const grpcAddr = (tls) => (tls ? TARGETS.GRPC_TLS_ADDR : TARGETS.GRPC_ADDR);
+
+const NO_TAGS = {};
+// invoke() params, made once per (timeout, discard): call() runs per operation.
+const invokeParams = {};
+function paramsFor(timeout, discard) {
+  const key = `${discard ? 'd' : 'm'}${timeout}`;
+  return invokeParams[key] || (invokeParams[key] = { timeout, discardResponseMessage: discard });
+}
 
 // Init context only (k6 restriction).
 export function newClient() {
@@ -74,23 +82,25 @@ export class Channel {
   //   validate(message) -> null | sentence;  discard: skip converting the reply to JS
   // Returns { ok, ms, message }.
   // record: false checks the reply (k6 checks) without counting an operation.
-  call(method, request, { validate, discard = false, fresh = false, tags = {}, record = true, timeout = GRPC_TIMEOUT } = {}) {
+  call(method, request, { validate, discard = false, fresh = false, tags = NO_TAGS, record = true, timeout = GRPC_TIMEOUT } = {}) {
     const t0 = Date.now();
     const cold = fresh || !this.connected;
-    const opTags = { ...this.tags, ...tags, conn: cold ? 'cold' : 'warm' };
+    // The same tags object per channel and conn when the call adds none (metrics.js withTag).
+    const opTags = withTag(tags === NO_TAGS ? this.tags : { ...this.tags, ...tags }, 'conn', cold ? 'cold' : 'warm');
     let res = null;
     let reason = null;
     try {
       if (!this.connected) this.connect(timeout);
-      res = this.client.invoke(`${SERVICE}/${method}`, request, { timeout, discardResponseMessage: discard });
+      res = this.client.invoke(`${SERVICE}/${method}`, request, paramsFor(timeout, discard));
     } catch (err) {
       reason = String(err.message || err);
     }
     const ms = Date.now() - t0;
     if (fresh) this.close();
-    const checks = { 'gRPC status OK': Boolean(res) && res.status === grpc.StatusOK };
-    if (res && res.status !== grpc.StatusOK) reason = `status ${res.status}: ${res.error ? res.error.message : ''}`;
-    if (res && checks['gRPC status OK']) {
+    const statusOk = Boolean(res) && res.status === grpc.StatusOK;
+    const checks = { 'gRPC status OK': statusOk };
+    if (res && !statusOk) reason = `status ${res.status}: ${res.error ? res.error.message : ''}`;
+    if (statusOk) {
       recordServerTiming(parseServerTiming(res.trailers && res.trailers['server-timing']), opTags);
       if (validate) {
         const problem = validate(discard ? null : res.message);
@@ -98,9 +108,7 @@ export class Channel {
         reason = reason || problem;
       }
     }
-    const ok = record
-      ? recordOp({ ok: checks['gRPC status OK'], ms, tags: opTags, checks, reason })
-      : check(null, Object.fromEntries(Object.entries(checks).map(([k, v]) => [k, () => v])), opTags);
+    const ok = record ? recordOp({ ok: statusOk, ms, tags: opTags, checks, reason }) : check(null, checks, opTags);
     if (!ok && !fresh) this.reset();
     return { ok, ms, message: res && res.message };
   }

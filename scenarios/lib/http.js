@@ -15,7 +15,7 @@
 // first chunk for one RTT) lands in `waiting`, since the proxy accepts at once.
 import http from 'k6/http';
 import { TARGETS } from './config.js';
-import { parseServerTiming, recordOp, recordServerTiming, recordSetup } from './metrics.js';
+import { parseServerTiming, recordOp, recordServerTiming, recordSetup, withTag } from './metrics.js';
 
 export const graphqlUrl = (tls) => (tls ? TARGETS.GRAPHQL_HTTPS_URL : TARGETS.GRAPHQL_HTTP_URL);
 
@@ -46,38 +46,52 @@ export function opMs(res) {
 // Checks of one GraphQL response, as { name: boolean }, plus the parsed data.
 //   validate(data, res) -> null when right, else a sentence (shape, count)
 //   expectStatus: 200 by default; 304 for revalidation (no body to check)
+// Runs on every response: no per-call closures or template keys.
+const STATUS_CHECK = { 200: 'status 200', 304: 'status 304' };
 export function judge(res, { transport, validate, expectStatus = 200, rawBody = false }) {
   const checks = {};
   let reason = null;
-  checks[`status ${expectStatus}`] = res.status === expectStatus;
-  if (!checks[`status ${expectStatus}`]) {
-    reason = res.error ? `${res.error_code || ''} ${res.error}`.trim() : `status ${res.status}: ${String(res.body || '').slice(0, 160)}`;
+  const status = res.status;
+  let ok = status === expectStatus;
+  checks[STATUS_CHECK[expectStatus] || `status ${expectStatus}`] = ok;
+  if (!ok) {
+    reason = res.error ? `${res.error_code || ''} ${res.error}`.trim() : `status ${status}: ${String(res.body || '').slice(0, 160)}`;
   }
   if (transport === 'http2') {
-    checks['HTTP/2'] = res.proto === 'HTTP/2.0';
-    if (!checks['HTTP/2'] && !reason) reason = `protocol ${res.proto}, not HTTP/2.0`;
+    const h2 = res.proto === 'HTTP/2.0';
+    checks['HTTP/2'] = h2;
+    if (!h2) {
+      ok = false;
+      if (!reason) reason = `protocol ${res.proto}, not HTTP/2.0`;
+    }
   }
   let data = null;
-  if (expectStatus === 200 && checks['status 200']) {
-    let body = null;
-    try {
-      body = rawBody ? null : JSON.parse(res.body);
-    } catch (err) {
-      reason = reason || `body is not JSON: ${String(err)}`;
-    }
+  if (expectStatus === 200 && status === 200) {
+    const raw = res.body;
     if (!rawBody) {
+      let body = null;
+      try {
+        body = JSON.parse(raw);
+      } catch (err) {
+        reason = reason || `body is not JSON: ${String(err)}`;
+      }
       const errors = body && body.errors;
-      checks['no GraphQL errors'] = Boolean(body) && !errors;
+      const clean = Boolean(body) && !errors;
+      checks['no GraphQL errors'] = clean;
+      if (!clean) ok = false;
       if (errors) reason = reason || `GraphQL errors: ${JSON.stringify(errors).slice(0, 200)}`;
       data = body && body.data;
     }
     if (validate) {
-      const problem = validate(rawBody ? res.body : data, res);
+      const problem = validate(rawBody ? raw : data, res);
       checks['right shape and count'] = !problem;
-      if (problem) reason = reason || problem;
+      if (problem) {
+        ok = false;
+        reason = reason || problem;
+      }
     }
   }
-  return { checks, reason, data, ok: Object.values(checks).every(Boolean) };
+  return { checks, reason, data, ok };
 }
 
 // Records set-up time and the server's own time of one response.
@@ -92,10 +106,14 @@ export function recordResponseTimings(res, tags) {
 // A response that opened its connection is tagged conn:cold, else conn:warm.
 export const connOf = (res) => (res.timings.connecting > 0 || res.timings.tls_handshaking > 0 ? 'cold' : 'warm');
 
+const NO_TAGS = {};
+// The operation's tags plus conn, the same object for the same tags (metrics.js withTag).
+const opTagsOf = (tags, res) => (tags && tags.conn !== undefined ? tags : withTag(tags || NO_TAGS, 'conn', connOf(res)));
+
 export function graphqlHttp(opts) {
   const req = graphqlRequest(opts);
   const res = http.request(req.method, req.url, req.body, req.params);
-  const tags = { conn: connOf(res), ...(opts.tags || {}) };
+  const tags = opTagsOf(opts.tags, res);
   const verdict = judge(res, opts);
   const ms = opMs(res);
   if (res.status !== 0) recordResponseTimings(res, tags);

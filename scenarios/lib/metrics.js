@@ -40,10 +40,14 @@ export const opDrift = new Trend('op_drift');
 // Records one operation: its duration (when it completed) and success.
 // `checks` is { 'name': boolean } and shows in k6's checks; a failure is
 // counted, logged once per reason and never thrown out of the iteration.
+// This runs once per operation: keep it lean (k6's JS runtime is slow at
+// building objects and closures; see bench/overhead.js part b).
 const logged = {};
-export function recordOp({ ok, ms, tags = {}, checks, reason }) {
+const NO_TAGS = {};
+export function recordOp({ ok, ms, tags = NO_TAGS, checks, reason }) {
   stepStarted();
-  const passed = checks ? check(null, mapChecks(checks), tags) && ok !== false : ok !== false;
+  // k6's check() takes plain values as well as functions: { name: boolean } as it is.
+  const passed = (checks ? check(null, checks, tags) : true) && ok !== false;
   opFailed.add(passed ? 0 : 1, tags);
   if (passed && ms !== undefined && ms !== null) opDuration.add(ms, tags);
   if (!passed) {
@@ -58,30 +62,74 @@ export function recordOp({ ok, ms, tags = {}, checks, reason }) {
   return passed;
 }
 
-const mapChecks = (checks) => Object.fromEntries(Object.entries(checks).map(([k, v]) => [k, () => Boolean(v)]));
-
 export function recordSetup(phase, ms, tags = {}) {
   if (ms !== undefined && ms !== null && ms >= 0) setupDuration.add(ms, { ...tags, phase });
 }
 
 // 'exec;dur=1.2, ser;dur=0.4, total;dur=1.7' -> { exec: 1.2, ser: 0.4, total: 1.7 } (null if absent).
+// Entries are name;param;...;dur=N; entries without dur= are skipped. It runs on
+// every response, so it walks the text with indexOf instead of splitting it
+// into arrays and matching each piece (k6's JS runtime pays for every object).
 export function parseServerTiming(header) {
   if (!header) return null;
-  const text = Array.isArray(header) ? header.join(',') : String(header);
-  const out = {};
-  for (const entry of text.split(',')) {
-    const m = /^\s*([A-Za-z0-9_-]+)\s*;(?:.*;)?\s*dur=([0-9.]+)/.exec(entry);
-    if (m) out[m[1]] = Number(m[2]);
+  const text = typeof header === 'string' ? header : Array.isArray(header) ? header.join(',') : String(header);
+  let out = null;
+  for (let from = 0; from < text.length; ) {
+    let end = text.indexOf(',', from);
+    if (end === -1) end = text.length;
+    const semi = text.indexOf(';', from);
+    if (semi !== -1 && semi < end) {
+      const dur = lastDur(text, semi, end);
+      if (dur !== -1) {
+        const name = text.slice(from, semi).trim();
+        const value = parseFloat(text.slice(dur, end));
+        if (TIMING_NAME.test(name) && value >= 0) {
+          if (!out) out = {};
+          out[name] = value;
+        }
+      }
+    }
+    from = end + 1;
   }
-  return Object.keys(out).length ? out : null;
+  return out;
+}
+const TIMING_NAME = /^[A-Za-z0-9_-]+$/;
+
+// Where the value of the last ";dur=" parameter in text[from, end) starts, or -1.
+function lastDur(text, from, end) {
+  for (let at = text.lastIndexOf('dur=', end - 4); at > from; at = text.lastIndexOf('dur=', at - 1)) {
+    let k = at - 1;
+    while (k > from && (text[k] === ' ' || text[k] === '\t')) k--;
+    if (text[k] === ';') return at + 4;
+  }
+  return -1;
+}
+
+// A tags object extended by one tag, made once per (tags object, key, value):
+// the per-operation paths hand the same tags objects back to k6 instead of
+// spreading new ones on every sample. Tags objects are never mutated after use.
+const derived = new WeakMap();
+export function withTag(tags, key, value) {
+  let byKey = derived.get(tags);
+  if (!byKey) {
+    byKey = {};
+    derived.set(tags, byKey);
+  }
+  const id = `${key}\u0000${value}`;
+  let out = byKey[id];
+  if (!out) {
+    out = { ...tags, [key]: value };
+    byKey[id] = out;
+  }
+  return out;
 }
 
 // Server time parts as server_duration{part:...}.
-export function recordServerTiming(timing, tags = {}) {
+export function recordServerTiming(timing, tags = NO_TAGS) {
   if (!timing) return;
-  for (const part of ['exec', 'ser', 'total']) {
-    if (typeof timing[part] === 'number') serverDuration.add(timing[part], { ...tags, part });
-  }
+  if (typeof timing.exec === 'number') serverDuration.add(timing.exec, withTag(tags, 'part', 'exec'));
+  if (typeof timing.ser === 'number') serverDuration.add(timing.ser, withTag(tags, 'part', 'ser'));
+  if (typeof timing.total === 'number') serverDuration.add(timing.total, withTag(tags, 'part', 'total'));
 }
 
 // Per-VU failure streaks -> recovery_duration: the time from the first failed

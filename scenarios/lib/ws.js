@@ -40,7 +40,9 @@ export class GraphqlWs {
     this.tags = tags;
     this.timeoutMs = timeoutMs;
     this.nextId = 1;
-    this.pending = {}; // id -> { onNext, resolve, reject, timer, results }
+    this.pending = {}; // id -> { onNext, resolve, reject, deadline, timeoutMs, results }
+    this.watchdog = null; // one timer for every pending operation's deadline (see arm())
+    this.watchdogAt = Infinity;
     this.socket = null;
     this.closed = false;
     this.closeInfo = null;
@@ -163,6 +165,7 @@ export class GraphqlWs {
 
   onClosed(ev) {
     this.closed = true;
+    this.disarm();
     this.closeInfo = { code: ev.code, reason: ev.reason };
     this.onBroken(`socket closed (code ${ev.code}${ev.reason ? `, ${ev.reason}` : ''})`);
     for (const w of this.waiters.splice(0)) {
@@ -175,7 +178,6 @@ export class GraphqlWs {
     const op = this.pending[id];
     if (!op) return;
     delete this.pending[id];
-    clearTimeout(op.timer);
     if (err) op.reject(err);
     else op.resolve({ results: op.results, endedAt: timestamp || Date.now() });
   }
@@ -185,13 +187,46 @@ export class GraphqlWs {
     if (!this.isOpen) return Promise.reject(new WsError('socket is not open'));
     const id = String(this.nextId++);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.send({ id, type: 'complete' });
-        this.settle(id, new WsError(`no complete within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.pending[id] = { onNext, resolve, reject, timer, results: [] };
-      this.send({ id, type: 'subscribe', payload: { query, variables } });
+      const deadline = Date.now() + timeoutMs;
+      this.pending[id] = { onNext, resolve, reject, deadline, timeoutMs, results: [] };
+      this.arm(deadline);
+      this.socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables } }));
     });
+  }
+
+  // Operation timeouts share one timer, armed for the earliest deadline: a
+  // timer per operation (setTimeout + clearTimeout) cost as much as the rest of
+  // an operation's bookkeeping in k6. When it fires it fails the operations
+  // past their deadline (sending complete, as graphql-ws does) and re-arms for
+  // the next one, so with operations of one timeout it runs once per timeout,
+  // not once per operation. Disarmed when the socket closes, or the pending
+  // timer would keep the k6 iteration alive.
+  arm(deadline) {
+    if (this.watchdog !== null && this.watchdogAt <= deadline) return;
+    if (this.watchdog !== null) clearTimeout(this.watchdog);
+    this.watchdogAt = deadline;
+    this.watchdog = setTimeout(() => this.onWatchdog(), Math.max(0, deadline - Date.now()));
+  }
+
+  disarm() {
+    if (this.watchdog !== null) clearTimeout(this.watchdog);
+    this.watchdog = null;
+    this.watchdogAt = Infinity;
+  }
+
+  onWatchdog() {
+    this.watchdog = null;
+    this.watchdogAt = Infinity;
+    const now = Date.now();
+    let next = Infinity;
+    for (const id of Object.keys(this.pending)) {
+      const op = this.pending[id];
+      if (op.deadline <= now) {
+        this.send({ id, type: 'complete' });
+        this.settle(id, new WsError(`no complete within ${op.timeoutMs} ms`));
+      } else if (op.deadline < next) next = op.deadline;
+    }
+    if (next !== Infinity && !this.closed) this.arm(next);
   }
 
   // One query or mutation, recorded as an operation: op_duration from sending
@@ -252,6 +287,7 @@ export class GraphqlWs {
 
   // Closes normally and waits for the close event (bounded).
   close() {
+    this.disarm();
     if (!this.socket || this.closed) return Promise.resolve(this.closeInfo);
     return new Promise((resolve) => {
       const timer = setTimeout(() => resolve(null), 5000);
