@@ -140,16 +140,28 @@ export function plan(lanes, hints = {}, name = levelName()) {
   return { level: name, ...built };
 }
 
+// The running scenario's info. exec.scenario builds a new object of accessors
+// on every read (~10 µs in k6's JS runtime, and remainingMs() runs before every
+// WebSocket operation); the accessors read the VU's current scenario when
+// called, so one object serves the VU's whole life, across scenarios.
+let info = null;
+export function scenarioInfo() {
+  if (!info) info = exec.scenario;
+  return info;
+}
+
 // Milliseconds left in the running step (Infinity outside a planned scenario).
 export function remainingMs() {
-  const duration = DURATIONS[exec.scenario.name];
+  const sc = scenarioInfo();
+  const duration = DURATIONS[sc.name];
   if (duration === undefined) return Infinity;
-  return exec.scenario.startTime + duration - Date.now();
+  return sc.startTime + duration - Date.now();
 }
 
 // Fraction of the running scenario's duration already gone, 0..1 (0 outside a plan).
 export function progress() {
-  const duration = DURATIONS[exec.scenario.name];
+  const sc = scenarioInfo();
+  const duration = DURATIONS[sc.name];
   if (!duration) return 0;
-  return Math.min(1, Math.max(0, (Date.now() - exec.scenario.startTime) / duration));
+  return Math.min(1, Math.max(0, (Date.now() - sc.startTime) / duration));
 }

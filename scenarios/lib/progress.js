@@ -4,7 +4,7 @@
 // iteration logs (at most once per step, also across execution segments),
 // from the first operation it records (metrics.js, sessions.js, grpc.js call stepStarted()).
 // k6's own progress bar is untouched.
-import exec from 'k6/execution';
+import { scenarioInfo } from './load.js';
 import { clock, seconds } from './results.js';
 
 let label = '';
@@ -26,18 +26,13 @@ export function trackSteps(plan, name) {
   total = plan.totalSeconds || 0;
 }
 
-// exec.scenario builds a new object of six accessors on every read (~10 µs in
-// k6's JS runtime, once per operation here); its accessors read the VU's
-// current scenario when called, so one object serves the VU's whole life.
-let scenarioInfo = null;
-
 export function stepStarted() {
-  if (!scenarioInfo) scenarioInfo = exec.scenario;
-  const name = scenarioInfo.name;
+  const info = scenarioInfo();
+  const name = info.name;
   if (announced[name]) return;
   announced[name] = true;
   const step = order[name];
-  if (!step || scenarioInfo.iterationInTest !== 0) return;
+  if (!step || info.iterationInTest !== 0) return;
   const load = step.vus !== undefined ? `${step.vus} VU${step.vus === 1 ? '' : 's'}` : `${step.rate}/s`;
   console.log(`k6pack ${label}: step ${step.index}/${count} ${name} (${load}) starts at ${clock(step.offset)}, ~${clock(Math.max(0, total - step.offset))} left`);
 }
