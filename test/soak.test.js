@@ -6,7 +6,7 @@
 // 64 KB of JS heap per HTTP request (bench/lib/leak-preload.js, a test-only
 // preload: the server itself has no leak switch), where the RSS growth gate
 // fails, k6 exits 99, and the heap check fails too. Real servers, toxiproxy and
-// k6. About 2.5 min.
+// k6. About 2 min 10 s.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
