@@ -48,7 +48,7 @@ const bareSide = (t, where) => ({ exec: EXEC.bare[t], env: t === 'grpc' ? { ADDR
 // rate: operations per second; p50: ms per operation (a WS socket's iteration / WS_OPS).
 async function abRun(pairs, { rounds, slot, vus, env = {} }) {
   const plan = { pairs, rounds, slotSeconds: slot, vus, warmupSeconds: 1 };
-  const run = await runK6(AB, { env: { ...env, PLAN: JSON.stringify(plan), WS_OPS }, timeoutMs: (rounds * 2 * Object.keys(pairs).length * (slot + 0.5) + 60) * 1000 });
+  const run = await runK6(AB, { env: { ...env, PLAN: JSON.stringify(plan), WS_OPS }, timeoutMs: ((rounds + 1) * 2 * Object.keys(pairs).length * (slot + 1.5) + 60) * 1000 });
   if (run.code !== 0 || !run.summary) throw new BenchError(`A/B k6 run exited ${run.code}${run.timedOut ? ' (timed out)' : ''}: ${run.stderr.slice(-1500)}`);
   const m = run.summary.metrics;
   const out = {};
@@ -206,7 +206,9 @@ await main(async () => {
   const flags = parseFlags({ parts: 'a,b,c', rounds: 4, slot: 3, quick: false });
   const parts = flags.parts.split(',').map((p) => p.trim());
   for (const p of parts) if (!PARTS[p]) throw new BenchError(`unknown part ${p}: use a, b, c`);
-  const opts = flags.quick ? { rounds: 1, slot: 1 } : { rounds: flags.rounds, slot: flags.slot };
+  // --quick: one round; 2 s slots, so a WebSocket side (one socket, 50 operations)
+  // completes an iteration even while the suite runs every bench at once.
+  const opts = flags.quick ? { rounds: 1, slot: 2 } : { rounds: flags.rounds, slot: flags.slot };
   const started = Date.now();
   const figures = {};
   await withStack(async (stack) => {

@@ -18,6 +18,7 @@ import { BOOK_QUERY, validateBook } from '../../scenarios/lib/queries.js';
 import { GraphqlWs, wsUrl } from '../../scenarios/lib/ws.js';
 
 const PLAN = JSON.parse(__ENV.PLAN);
+const GRACE_SECONDS = 1;
 export const WS_OPS = Number(__ENV.WS_OPS || 50);
 const ID = 'book-1';
 const VARIABLES = { id: ID };
@@ -37,14 +38,18 @@ function slots() {
       vus: PLAN.vus,
       duration: `${seconds}s`,
       startTime: `${start}s`,
-      gracefulStop: '0s',
+      // Iterations finish rather than being cut: k6 v1.8.1 can wedge a VU
+      // whose iteration is interrupted while a WebSocket and a timer are both
+      // pending (its later iterations get neither socket events nor timers),
+      // which left the lib's WS side with no iterations in later slots.
+      gracefulStop: `${GRACE_SECONDS}s`,
       exec: s.exec,
       env: s.env || {},
     };
     // k6 reports a sub-metric only when it has a threshold.
     thresholds[`iterations{scenario:${name}}`] = ['count>=0'];
     thresholds[`iteration_duration{scenario:${name}}`] = ['max>=0'];
-    start += seconds + 0.5;
+    start += seconds + GRACE_SECONDS + 0.5;
   };
   for (let r = 0; r <= PLAN.rounds; r++) {
     for (const pair of Object.keys(PLAN.pairs)) {
