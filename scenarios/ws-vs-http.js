@@ -33,6 +33,10 @@ const lanes = [
 const s = defineScenario('ws-vs-http', {
   defaultProfile: '3g',
   lanes,
+  // An HTTP iteration is one request and a lane's first one pays the
+  // connection set-up: under slow profiles a short (ci) step must still hold
+  // several warm ones, or its p50 is the set-up's (3g: ~1 s an iteration).
+  minIterations: 4,
   columns: [
     ...DEFAULT_COLUMNS,
     { title: 'tls setup p50', metric: 'setup_duration', tags: { phase: 'tls' }, stat: 'med', unit: 'ms' },

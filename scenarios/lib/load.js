@@ -77,7 +77,9 @@ function steppedPlan(lanes, level, hints) {
     const gracefulSeconds = Math.max(level.gracefulSeconds, ceil1(stopSeconds));
     const levelStep = slot ? Math.max(level.minStepSeconds, round1(slot - gracefulSeconds)) : level.stepSeconds;
     // Every step long enough for minIterations iterations per VU.
-    stepSeconds = fixedStep || Math.max(levelStep, ceil1(iterationSeconds * level.minIterations));
+    // A scenario whose iterations are one operation each asks for more (hints.minIterations).
+    const minIterations = Math.max(level.minIterations, hints.minIterations || 0);
+    stepSeconds = fixedStep || Math.max(levelStep, ceil1(iterationSeconds * minIterations));
     for (const n of steps) {
       const step = `c${n}`;
       const name = `${lane.name}_${step}`;

@@ -39,6 +39,8 @@ export function transferSeconds(profile, bytes, direction = 'down') {
 //   defaultProfile, lanes, steps (the scenario's own concurrency steps, if any),
 //   iterationSeconds(profile) -> expected seconds of one iteration (sizes the steps),
 //   laneSeconds(laneName, profile) -> the same per lane, when lanes differ a lot,
+//   minIterations -> iterations per VU every step holds at least (more than the
+//     level's when an iteration is a single operation: see ws-vs-http),
 //   closeSeconds(profile) -> for iterations that end themselves before their step
 //     does: the time they need to close (gracefulStop; default 1.5 iterations),
 //   columns, notes(data) -> extra summary lines, observe (more sub-metrics to report),
@@ -52,7 +54,7 @@ export function defineScenario(name, spec) {
   const iterationSeconds = spec.iterationSeconds ? spec.iterationSeconds(profile) : 0;
   const lanes = spec.laneSeconds ? spec.lanes.map((l) => ({ ...l, iterationSeconds: spec.laneSeconds(l.name, profile) })) : spec.lanes;
   const closeSeconds = spec.closeSeconds ? spec.closeSeconds(profile) : undefined;
-  const plan = buildPlan(lanes, { iterationSeconds, closeSeconds, steps: spec.steps, mix: spec.mix }, levelFor(spec));
+  const plan = buildPlan(lanes, { iterationSeconds, closeSeconds, minIterations: spec.minIterations, steps: spec.steps, mix: spec.mix }, levelFor(spec));
   const columns = spec.columns || DEFAULT_COLUMNS;
   const rows = summaryRows(plan, lanes);
   const observers = [...observeKeys(rows, columns), ...laneKeys(plan, latencyMetricOf(columns)), ...(spec.observe || [])];
