@@ -73,7 +73,7 @@ function steppedPlan(lanes, level, hints) {
     const iterationSeconds = lane.iterationSeconds || hints.iterationSeconds || 0;
     // gracefulStop lets the last iteration finish; a lane whose iterations end
     // themselves before the step does (remainingMs()) only needs time to close.
-    const stopSeconds = lane.closeSeconds !== undefined ? lane.closeSeconds : hints.closeSeconds !== undefined ? hints.closeSeconds : iterationSeconds * 1.5;
+    const stopSeconds = hints.closeSeconds !== undefined ? hints.closeSeconds : iterationSeconds * 1.5;
     const gracefulSeconds = Math.max(level.gracefulSeconds, ceil1(stopSeconds));
     const levelStep = slot ? Math.max(level.minStepSeconds, round1(slot - gracefulSeconds)) : level.stepSeconds;
     // Every step long enough for minIterations iterations per VU.
