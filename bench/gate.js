@@ -17,7 +17,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { GATE_DEFAULTS, GATE_FILES } from '../lib/gate.js';
-import { freePortMap } from '../test/helpers/stack.js';
+import { freePortMap } from '../dev/stack.js';
 import { BenchError, main, parseFlags, recordResult, round, ROOT, table, withTempDir } from './lib/common.js';
 
 const TARGET_SECONDS = 300;

@@ -14,7 +14,7 @@ import * as results from '../lib/report/cli.js';
 import { runScenario } from '../lib/run.js';
 import { defaultRunDir } from '../lib/stack.js';
 import { installTools } from '../lib/tools.js';
-import { DEFAULT_PORTS } from '../scenarios/lib/defaults.js';
+import { DEFAULT_PORTS } from '../common/defaults.js';
 
 const trap = trapSignals();
 const ctx = {

@@ -9,9 +9,9 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
-# Only what the servers load: their code and contracts, and the shared port map
-# they import (test/compose.test.js checks every server import is copied).
-COPY scenarios/lib/defaults.js scenarios/lib/
+# Only what the servers load: their code and contracts, and the shared pure modules
+# they import (common/) (test/compose.test.js checks every server import is copied).
+COPY common/ common/
 COPY servers/ servers/
 COPY docker/healthcheck.js docker/
 # The image's unprivileged user; the files above stay root-owned and read-only to it.

@@ -5,7 +5,7 @@
 
 # Go as on the machine where the build and the handshake toxic were verified.
 FROM golang:1.26.8-bookworm AS build
-# Same value as TOXIPROXY_VERSION in scenarios/lib/defaults.js (compose passes it; test/compose.test.js checks both).
+# Same value as TOXIPROXY_VERSION in common/defaults.js (compose passes it; test/compose.test.js checks both).
 ARG TOXIPROXY_VERSION=v2.5.0
 WORKDIR /src
 COPY tools/toxiproxy/go.mod tools/toxiproxy/go.sum ./

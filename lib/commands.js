@@ -1,7 +1,7 @@
 // The stack commands of bin/k6pack.js: up, down, status, profile, list.
 // Each returns the process exit code; errors are thrown as one-line messages.
 import { relative } from 'node:path';
-import { targetsFor } from '../scenarios/lib/defaults.js';
+import { targetsFor } from '../common/defaults.js';
 import { profileOrUsage, scenarioDescription, scenarioNames } from './cli-support.js';
 import { listProfiles, loadProfile } from './profiles.js';
 import { clearState, processesOf, readState, stopRecorded, writeState } from './runstate.js';

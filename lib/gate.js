@@ -14,7 +14,7 @@
 // threshold failed, else 3 on a regression, else 0.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { clock, FILES, junitDocument, junitSuite, junitSuiteOf, toMarkdown } from '../scenarios/lib/results.js';
+import { clock, FILES, junitDocument, junitSuite, junitSuiteOf, toMarkdown } from '../common/results.js';
 import { profileList, scenarioNames, UsageError } from './cli-support.js';
 import { compareWithBaselines, loadBaselines } from './report/baseline.js';
 import { compareOptions, REGRESSION_EXIT, THRESHOLDS_FAILED } from './report/cli.js';

@@ -1,7 +1,7 @@
 // Running the pinned k6: the command line (targets as explicit -e flags, so a
 // scenario sees the same values whatever the caller's environment holds).
 import { findK6, ToolError } from './tools.js';
-import { K6_VERSION } from '../scenarios/lib/defaults.js';
+import { K6_VERSION } from '../common/defaults.js';
 
 export function requireK6() {
   const k6 = findK6();

@@ -1,9 +1,9 @@
 // Network and fault profiles for the Node side (CLI, tests): the same parsing and
-// toxic arithmetic as k6 uses (scenarios/lib/profiles.js), reading the files with fs.
+// toxic arithmetic as k6 uses (common/profiles.js), reading the files with fs.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './tools.js';
-import { ProfileError, readIndex, resolveProfile } from '../scenarios/lib/profiles.js';
+import { ProfileError, readIndex, resolveProfile } from '../common/profiles.js';
 
 export { ProfileError };
 

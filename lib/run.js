@@ -4,7 +4,7 @@
 // Each k6 run writes into its own run folder (lib/report/run-folder.js).
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { targetsFor } from '../scenarios/lib/defaults.js';
+import { targetsFor } from '../common/defaults.js';
 import { profileList, resolveScenario } from './cli-support.js';
 import { describeToxic } from './commands.js';
 import { k6RunArgs } from './k6.js';

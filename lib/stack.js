@@ -1,14 +1,14 @@
 // The embedded stack: both reference servers and toxiproxy as plain processes
 // on 127.0.0.1, health-checked, with the proxies populated. Used by the CLI
-// (`k6pack up`, detached) and by tests (test/helpers/stack.js, attached).
+// (`k6pack up`, detached) and by tests (dev/stack.js, attached).
 import { mkdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_HOST, DEFAULT_PORTS, PROXY_ROUTES, proxiesFor, targetsFor } from '../scenarios/lib/defaults.js';
-import { isLoopback, isLoopbackHost } from '../scenarios/lib/loopback.js';
+import { DEFAULT_HOST, DEFAULT_PORTS, PROXY_ROUTES, proxiesFor, targetsFor } from '../common/defaults.js';
+import { isLoopback, isLoopbackHost } from '../common/loopback.js';
 import { lastLogLine, spawnLogged, stopPid } from './processes.js';
 import { ensureTools, ROOT } from './tools.js';
 import { Toxiproxy } from './toxiproxy.js';

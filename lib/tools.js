@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { K6_VERSION, TOXIPROXY_VERSION } from '../scenarios/lib/defaults.js';
+import { K6_VERSION, TOXIPROXY_VERSION } from '../common/defaults.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const TOOLS_BIN = join(ROOT, '.tools', 'bin');
@@ -29,7 +29,7 @@ function onPath(name) {
   return null;
 }
 
-// `what` and `retry` name what needs Go and the command to run again (lib/devtools.js reuses this).
+// `what` and `retry` name what needs Go and the command to run again (dev/devtools.js reuses this).
 export function requireGo(what = `k6 ${K6_VERSION} and toxiproxy ${TOXIPROXY_VERSION}`, retry = 'npx k6pack tools') {
   if (!versionOf('go', ['version'])) {
     throw new ToolError(

@@ -1,7 +1,7 @@
 // A small client for Toxiproxy's HTTP API (v2.5.0): the calls the stack, the
 // CLI and tests need. Proxies use Toxiproxy's populate format and toxics its
 // API shape {name, type, stream, toxicity, attributes} (STYLE.md item 8).
-import { TARGET_DEFAULTS } from '../scenarios/lib/defaults.js';
+import { TARGET_DEFAULTS } from '../common/defaults.js';
 
 export class ToxiproxyError extends Error {}
 

@@ -23,7 +23,7 @@
  */
 import exec from 'k6/execution';
 import { configError, envInt } from './lib/config.js';
-import { LIMITS } from './lib/defaults.js';
+import { LIMITS } from '../common/defaults.js';
 import { graphqlHttp, graphqlParallel } from './lib/http.js';
 import { byLevel } from './lib/load.js';
 import { ATOMIC_BOOK_QUERY, PAGE_QUERY, bookId, validateAtomicBook, validatePage } from './lib/queries.js';

@@ -16,7 +16,7 @@
  *   k6 run -e PROFILE=4g -e BIG_SIZE=200000 scenarios/grpc-vs-graphql.js
  */
 import { envBool, envInt } from './lib/config.js';
-import { LIMITS } from './lib/defaults.js';
+import { LIMITS } from '../common/defaults.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { PAYLOAD_QUERY, validateGrpcPayload, validatePayload } from './lib/queries.js';

@@ -23,7 +23,7 @@ import exec from 'k6/execution';
 import http from 'k6/http';
 import { sleep } from 'k6';
 import { envInt, graphqlOrigin } from './lib/config.js';
-import { LIMITS } from './lib/defaults.js';
+import { LIMITS } from '../common/defaults.js';
 import { Channel, newClient, serverStream } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { remainingMs } from './lib/load.js';

@@ -18,7 +18,7 @@
  *   k6 run -e LOAD=full scenarios/serialization.js
  */
 import { envIntList } from './lib/config.js';
-import { LIMITS } from './lib/defaults.js';
+import { LIMITS } from '../common/defaults.js';
 import { Channel, newClient, serverStream } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { byLevel } from './lib/load.js';

@@ -5,11 +5,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { targetsFor } from '../scenarios/lib/defaults.js';
+import { targetsFor } from '../common/defaults.js';
 import { isAlive } from '../lib/processes.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { cliEnv, portsInUse, processesMatching, runCli, waitFor } from './helpers/cli.js';
-import { startTestStack } from './helpers/stack.js';
+import { startTestStack } from '../dev/stack.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'k6pack-scripts-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));

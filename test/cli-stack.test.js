@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
-import { targetsFor } from '../scenarios/lib/defaults.js';
+import { targetsFor } from '../common/defaults.js';
 import { isAlive } from '../lib/processes.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { cliEnv, portsInUse, recordedPids, runCli } from './helpers/cli.js';

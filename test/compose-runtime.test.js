@@ -15,11 +15,11 @@ import { after, before, describe, test } from 'node:test';
 import { execa } from 'execa';
 import grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
-import { DEFAULT_PORTS, PROXY_ROUTES } from '../scenarios/lib/defaults.js';
+import { DEFAULT_PORTS, PROXY_ROUTES } from '../common/defaults.js';
 import { ensureTools, ROOT } from '../lib/tools.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { hostPathFor, loadCompose, parseVolume } from './helpers/compose.js';
-import { freePorts, startTestStack } from './helpers/stack.js';
+import { freePorts, startTestStack } from '../dev/stack.js';
 
 const { services } = loadCompose();
 const SERVER_SERVICES = ['graphql', 'grpc'];

@@ -1,6 +1,6 @@
 // docker-compose.yml and docker/*.Dockerfile, checked without a Docker engine:
 // valid against the Compose Specification's JSON schema, and in step with the
-// embedded stack (scenarios/lib/defaults.js ports and k6 targets, lib/tools.js
+// embedded stack (common/defaults.js ports and k6 targets, lib/tools.js
 // toxiproxy build, K6_VERSION), with every file they mount, copy or run present.
 // test/compose-runtime.test.js runs the healthchecks and toxiproxy's -config for real.
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { createRequire, isBuiltin } from 'node:module';
 import { dirname, join, posix } from 'node:path';
 import { describe, test } from 'node:test';
 import Ajv from 'ajv';
-import { DEFAULT_PORTS, K6_VERSION, PROXY_ROUTES, SERVER_PORTS, targetsFor, TOXIPROXY_PORTS, TOXIPROXY_VERSION } from '../scenarios/lib/defaults.js';
+import { DEFAULT_PORTS, K6_VERSION, PROXY_ROUTES, SERVER_PORTS, targetsFor, TOXIPROXY_PORTS, TOXIPROXY_VERSION } from '../common/defaults.js';
 import { ROOT } from '../lib/tools.js';
 import { copiedPaths, hostPathFor, interpolate, loadCompose, loadComposeRaw, parseDockerfile, parsePort, parseVolume } from './helpers/compose.js';
 
@@ -213,7 +213,7 @@ describe('what compose mounts, builds and runs exists and is in the images', () 
       }
     }
     const k6Sources = services.k6.volumes.map((v) => parseVolume(v).source).sort();
-    assert.deepEqual(k6Sources, ['profiles', 'results', 'scenarios', 'servers/proto', 'thresholds.json']);
+    assert.deepEqual(k6Sources, ['common', 'profiles', 'results', 'scenarios', 'servers/proto', 'thresholds.json']);
   });
 
   test("k6's default scenario resolves through the mounts to a repo file", () => {

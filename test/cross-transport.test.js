@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import grpc from '@grpc/grpc-js';
-import { LIMITS } from '../scenarios/lib/defaults.js';
+import { LIMITS } from '../common/defaults.js';
 import { booksClient, collectStream, unaryCall } from '../servers/grpc/client.js';
 import { createServer as createGrpcServer } from '../servers/grpc/server.js';
 import { h2Connect, h2Request, postGraphQL, runOperation, wsClient } from '../servers/graphql/client.js';

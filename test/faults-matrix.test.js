@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { listProfiles } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { runK6 } from './helpers/k6.js';
-import { useTestStack } from './helpers/stack.js';
+import { runK6 } from '../dev/k6.js';
+import { useTestStack } from '../dev/stack.js';
 
 const SCENARIO = join(ROOT, 'scenarios', 'faults.js');
 const LANES = ['http_keepalive', 'http2', 'ws', 'grpc'];

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { runK6 } from './helpers/k6.js';
-import { useTestStack } from './helpers/stack.js';
+import { runK6 } from '../dev/k6.js';
+import { useTestStack } from '../dev/stack.js';
 
 const NETWORK_PROBE = join(ROOT, 'test', 'k6', 'network.js');
 const FAULT_PROBE = join(ROOT, 'test', 'k6', 'faults.js');

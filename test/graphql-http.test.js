@@ -5,7 +5,7 @@
 // are in hostile-graphql-http.test.js (against the server as a process).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { LIMITS } from '../scenarios/lib/defaults.js';
+import { LIMITS } from '../common/defaults.js';
 import { BOOK_COUNT, authorAt, booksOfAuthor, filler, fullBookAt } from '../servers/shared/data.js';
 import { graphqlGetUrl, h2Connect, h2Request, httpRequest, postGraphQL } from '../servers/graphql/client.js';
 import { MAX_AUTHOR_BOOKS } from '../servers/graphql/rules.js';

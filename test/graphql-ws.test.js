@@ -3,7 +3,7 @@
 // healthy connection. Protocol violations are in hostile-graphql-ws.test.js.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { LIMITS } from '../scenarios/lib/defaults.js';
+import { LIMITS } from '../common/defaults.js';
 import { filler, fullBookAt } from '../servers/shared/data.js';
 import { runOperation, wsClient } from '../servers/graphql/client.js';
 import { MAX_QUERY_BYTES } from '../servers/graphql/rules.js';

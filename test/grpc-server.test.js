@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import grpc from '@grpc/grpc-js';
-import { LIMITS } from '../scenarios/lib/defaults.js';
+import { LIMITS } from '../common/defaults.js';
 import { filler, fullBookAt } from '../servers/shared/data.js';
 import { booksClient, collectStream, healthClient, rawCall, unaryCall } from '../servers/grpc/client.js';
 import { createServer, DRAIN_MS } from '../servers/grpc/server.js';

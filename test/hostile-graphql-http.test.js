@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { getOperationAST, parse } from 'graphql';
-import { LIMITS } from '../scenarios/lib/defaults.js';
+import { LIMITS } from '../common/defaults.js';
 import { graphqlGetUrl, h2Connect, httpRequest } from '../servers/graphql/client.js';
 import { MAX_RESULT_VALUES, costError } from '../servers/graphql/cost.js';
 import { createSchema } from '../servers/graphql/schema.js';
@@ -20,9 +20,9 @@ import {
   h2Exchange,
   parseHttpResponse,
   rawExchange,
-  serverMemory,
   spawnServer,
 } from './helpers/hostile.js';
+import { serverMemory } from '../dev/server-memory.js';
 
 let server;
 let h2; // one HTTP/2 session for the h2 rows

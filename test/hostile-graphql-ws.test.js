@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
-import { LIMITS } from '../scenarios/lib/defaults.js';
+import { LIMITS } from '../common/defaults.js';
 import { runOperation, wsClient } from '../servers/graphql/client.js';
 import { MAX_NESTING } from '../servers/graphql/rules.js';
 import { MAX_INIT_PAYLOAD_BYTES, MAX_OPERATIONS_PER_SOCKET } from '../servers/graphql/ws.js';
@@ -23,12 +23,12 @@ import {
   rawExchange,
   rawSocket,
   rawWebSocket,
-  serverMemory,
   spawnServer,
   waitFor,
   wsFrame,
   wsUrl,
 } from './helpers/hostile.js';
+import { serverMemory } from '../dev/server-memory.js';
 
 let server;
 let memoryBefore;

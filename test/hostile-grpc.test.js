@@ -9,10 +9,11 @@ import assert from 'node:assert/strict';
 import http2 from 'node:http2';
 import { after, before, describe, test } from 'node:test';
 import grpc from '@grpc/grpc-js';
-import { LIMITS } from '../scenarios/lib/defaults.js';
+import { LIMITS } from '../common/defaults.js';
 import { MAX_METADATA_BYTES } from '../servers/grpc/books-service.js';
 import { booksClient, collectStream, genericClient, rawCall, toMetadata, unaryCall } from '../servers/grpc/client.js';
-import { assertMemoryBounded, goawayOf, grpcMessage, h2Exchange, rawExchange, serverMemory, spawnServer, H2_PREFACE } from './helpers/hostile.js';
+import { assertMemoryBounded, goawayOf, grpcMessage, h2Exchange, rawExchange, spawnServer, H2_PREFACE } from './helpers/hostile.js';
+import { serverMemory } from '../dev/server-memory.js';
 
 const { status } = grpc;
 let server;

@@ -16,13 +16,13 @@ import { execa } from 'execa';
 import YAML from 'yaml';
 import { buildArchive, PROXIES_FILE } from '../deploy/k8s/archive.js';
 import { validate } from '../deploy/k8s/validate.js';
-import { ensureDevTools } from '../lib/devtools.js';
+import { ensureDevTools } from '../dev/devtools.js';
 import { requireK6 } from '../lib/k6.js';
 import { loadProfile } from '../lib/profiles.js';
 import { findToxiproxy, ROOT } from '../lib/tools.js';
-import { DEFAULT_PORTS, K6_VERSION, PROXY_ROUTES, SERVER_PORTS, TOXIPROXY_PORTS, targetsFor } from '../scenarios/lib/defaults.js';
+import { DEFAULT_PORTS, K6_VERSION, PROXY_ROUTES, SERVER_PORTS, TOXIPROXY_PORTS, targetsFor } from '../common/defaults.js';
 import { parseDockerfile } from './helpers/compose.js';
-import { freePorts, startTestStack } from './helpers/stack.js';
+import { freePorts, startTestStack } from '../dev/stack.js';
 
 const K8S_DIR = join(ROOT, 'deploy', 'k8s');
 const CRD = process.env.K6_OPERATOR_CRD;

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { Toxiproxy } from '../lib/toxiproxy.js';
-import { targetsFor } from '../scenarios/lib/defaults.js';
+import { targetsFor } from '../common/defaults.js';
 import { cliEnv, portsInUse, runCli } from './helpers/cli.js';
 
 // Live processes running `command` (part of the command line) with

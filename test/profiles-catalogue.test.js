@@ -1,11 +1,11 @@
 // The profile files agree with their catalogue (profiles/index.json, which k6 reads
 // because it cannot list a directory), load cleanly, and cite their sources; the
-// proxy files agree with scenarios/lib/defaults.js.
+// proxy files agree with common/defaults.js.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { DEFAULT_PORTS, PROXY_ROUTES, proxiesFor } from '../scenarios/lib/defaults.js';
+import { DEFAULT_PORTS, PROXY_ROUTES, proxiesFor } from '../common/defaults.js';
 import { listProfiles, loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
 

@@ -12,14 +12,16 @@ import { execa } from 'execa';
 import { k6RunArgs, requireK6 } from '../lib/k6.js';
 import { findToxiproxy, ROOT } from '../lib/tools.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
-import { freePorts } from './helpers/stack.js';
+import { freePorts } from '../dev/stack.js';
 
 // A copy of the pack's profile machinery with a scenario at scenarios/probe.js, so a
 // profile file can be broken without touching the repository.
 const tree = mkdtempSync(join(tmpdir(), 'k6pack-profiles-'));
 after(() => rmSync(tree, { recursive: true, force: true }));
 mkdirSync(join(tree, 'scenarios', 'lib'), { recursive: true });
-for (const f of ['defaults.js', 'profiles.js', 'network.js']) cpSync(join(ROOT, 'scenarios', 'lib', f), join(tree, 'scenarios', 'lib', f));
+mkdirSync(join(tree, 'common'), { recursive: true });
+cpSync(join(ROOT, 'scenarios', 'lib', 'network.js'), join(tree, 'scenarios', 'lib', 'network.js'));
+for (const f of ['defaults.js', 'profiles.js']) cpSync(join(ROOT, 'common', f), join(tree, 'common', f));
 cpSync(join(ROOT, 'profiles'), join(tree, 'profiles'), { recursive: true });
 writeFileSync(
   join(tree, 'scenarios', 'probe.js'),

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadProfile, ProfileError } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { networkToxics, parseSpec, profileToxics, resolveProfile } from '../scenarios/lib/profiles.js';
+import { networkToxics, parseSpec, profileToxics, resolveProfile } from '../common/profiles.js';
 
 const byName = (toxics) => Object.fromEntries(toxics.map((t) => [t.name, t]));
 

@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import { chromium, launch } from './helpers/browser.js';
 import { runCli } from './helpers/cli.js';
 import { runInto } from './helpers/results.js';
-import { startTestStack } from './helpers/stack.js';
+import { startTestStack } from '../dev/stack.js';
 
 const QUICK = { LOAD: 'smoke', STEP_SECONDS: '1' };
 let stack;

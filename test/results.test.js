@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CellSet } from '../lib/report/samples.js';
 import { ROOT } from '../lib/tools.js';
-import { K6_VERSION } from '../scenarios/lib/defaults.js';
+import { K6_VERSION } from '../common/defaults.js';
 import { cliEnv, runCli } from './helpers/cli.js';
-import { runK6 } from './helpers/k6.js';
+import { runK6 } from '../dev/k6.js';
 import { readSummary, runInto, validSummary } from './helpers/results.js';
-import { startTestStack } from './helpers/stack.js';
+import { startTestStack } from '../dev/stack.js';
 
 const R = 70; // lte
 const QUICK = { LOAD: 'smoke', STEP_SECONDS: '1' };

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { runK6 } from './helpers/k6.js';
-import { useTestStack } from './helpers/stack.js';
+import { runK6 } from '../dev/k6.js';
+import { useTestStack } from '../dev/stack.js';
 
 const PROBE = join(ROOT, 'test', 'k6', 'roundtrip.js');
 const BIG_BYTES = 100000;

@@ -9,8 +9,8 @@ import { execa } from 'execa';
 import { requireK6 } from '../lib/k6.js';
 import { ROOT } from '../lib/tools.js';
 import { resolveTargets } from '../scenarios/lib/config.js';
-import { TARGET_DEFAULTS } from '../scenarios/lib/defaults.js';
-import { runK6 } from './helpers/k6.js';
+import { TARGET_DEFAULTS } from '../common/defaults.js';
+import { runK6 } from '../dev/k6.js';
 
 const SCENARIOS = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.js')).map((f) => f.replace(/\.js$/, ''));
 const STEPPED = SCENARIOS.filter((s) => s !== 'soak');

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ROOT } from '../lib/tools.js';
-import { runK6 } from './helpers/k6.js';
-import { startTestStack } from './helpers/stack.js';
+import { runK6 } from '../dev/k6.js';
+import { startTestStack } from '../dev/stack.js';
 
 let stack;
 before(async () => {

@@ -15,10 +15,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
-import { PROXY_ROUTES } from '../scenarios/lib/defaults.js';
+import { PROXY_ROUTES } from '../common/defaults.js';
 import { runCli } from './helpers/cli.js';
 import { readSummary, runInto, validSummary } from './helpers/results.js';
-import { startTestStack } from './helpers/stack.js';
+import { startTestStack } from '../dev/stack.js';
 
 const R = 70; // lte
 const SEQ = '0,1/2,1';

@@ -13,8 +13,8 @@ import { test } from 'node:test';
 import { leakEnv, median, startStack } from '../bench/lib/common.js';
 import { sampleHeap, withExposeGc } from '../bench/lib/heap.js';
 import { ROOT } from '../lib/tools.js';
-import { serverMemory } from './helpers/hostile.js';
-import { runK6 } from './helpers/k6.js';
+import { serverMemory } from '../dev/server-memory.js';
+import { runK6 } from '../dev/k6.js';
 
 const SOAK = join(ROOT, 'scenarios', 'soak.js');
 const SOAK_SECONDS = 120;

@@ -7,12 +7,12 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { proxiesFor } from '../scenarios/lib/defaults.js';
+import { proxiesFor } from '../common/defaults.js';
 import { isAlive } from '../lib/processes.js';
 import { resolvePorts, StackError, startStack } from '../lib/stack.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { portsInUse } from './helpers/cli.js';
-import { freePortMap, freePorts, startTestStack } from './helpers/stack.js';
+import { freePortMap, freePorts, startTestStack } from '../dev/stack.js';
 
 const healthz = (env) => env.GRAPHQL_HTTP_URL.replace(/\/graphql$/, '/healthz');
 

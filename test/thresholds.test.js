@@ -9,8 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import { ROOT } from '../lib/tools.js';
 import { loadProfile } from '../lib/profiles.js';
 import { parseThresholds, selectThresholds } from '../scenarios/lib/thresholds.js';
-import { runK6 } from './helpers/k6.js';
-import { startTestStack } from './helpers/stack.js';
+import { runK6 } from '../dev/k6.js';
+import { startTestStack } from '../dev/stack.js';
 
 const FILE = join(ROOT, 'thresholds.json');
 const doc = parseThresholds(readFileSync(FILE, 'utf8'), FILE);

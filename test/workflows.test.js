@@ -12,12 +12,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { execa } from 'execa';
 import YAML from 'yaml';
-import { ensureDevTools } from '../lib/devtools.js';
+import { ensureDevTools } from '../dev/devtools.js';
 import { ROOT } from '../lib/tools.js';
 import { listProfiles } from '../lib/profiles.js';
 import { scenarioNames } from '../lib/cli-support.js';
 import { parseDockerfile } from './helpers/compose.js';
-import { freePortMap } from './helpers/stack.js';
+import { freePortMap } from '../dev/stack.js';
 
 const WORKFLOW_DIR = join(ROOT, '.github', 'workflows');
 const BASELINE_SH = join(WORKFLOW_DIR, 'scripts', 'baseline.sh');

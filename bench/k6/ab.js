@@ -72,7 +72,7 @@ export function bareHttp() {
 }
 
 const bareClient = new grpc.Client();
-bareClient.load([import.meta.resolve('../../servers/proto/').replace(/^file:\/\//, '')], 'books.proto');
+bareClient.load([import.meta.resolve('../../servers/proto').replace(/^file:\/\//, '')], 'books.proto');
 let bareConnected = false;
 export function bareGrpc() {
   if (!bareConnected) {

@@ -10,8 +10,8 @@ import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { execaSync } from 'execa';
 import { ROOT } from '../../lib/tools.js';
-import { runK6 } from '../../test/helpers/k6.js';
-import { startTestStack } from '../../test/helpers/stack.js';
+import { runK6 } from '../../dev/k6.js';
+import { startTestStack } from '../../dev/stack.js';
 
 export { ROOT, runK6 };
 

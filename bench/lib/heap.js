@@ -3,8 +3,8 @@
 // handed back yet (they keep taking them for a while before RSS levels off).
 // The stack's servers must run with --expose-gc (serverEnv: withExposeGc()); they are
 // asked directly, not through Toxiproxy: /healthz?gc=1 and gRPC Stats with
-// metadata gc: 1 (test/helpers/hostile.js serverMemory).
-import { serverMemory } from '../../test/helpers/hostile.js';
+// metadata gc: 1 (dev/server-memory.js).
+import { serverMemory } from '../../dev/server-memory.js';
 
 // serverEnv plus --expose-gc, keeping NODE_OPTIONS it already has (e.g. leakEnv's preload).
 export function withExposeGc(serverEnv = {}) {

@@ -2,7 +2,7 @@
 // Validates deploy/k8s offline: `kustomize build`, then kubeconform -strict
 // against JSON schemas made here, with no schema download:
 //   - Kubernetes kinds: from the OpenAPI spec inside the k8s.io/kubernetes Go
-//     module (lib/devtools.js KUBERNETES_API), converted as kubeconform's own
+//     module (dev/devtools.js KUBERNETES_API), converted as kubeconform's own
 //     openapi2jsonschema does (int-or-string, additionalProperties: false).
 //   - TestRun (k6.io/v1alpha1): from the k6-operator CRD file given with
 //     --crd (config/crd/bases/k6.io_testruns.yaml of grafana/k6-operator).
@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import YAML from 'yaml';
-import { ensureDevTools, KUBERNETES_API, kubernetesOpenApiSpec } from '../../lib/devtools.js';
+import { ensureDevTools, KUBERNETES_API, kubernetesOpenApiSpec } from '../../dev/devtools.js';
 import { ROOT } from '../../lib/tools.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));

@@ -5,7 +5,7 @@
 // keeps (<scenario>-<profile>/summary.json).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { FILES } from '../../scenarios/lib/results.js';
+import { FILES } from '../../common/results.js';
 import { UsageError } from '../cli-support.js';
 import { compareDocs } from './compare.js';
 import { loadRun, ResultsError } from './runs.js';

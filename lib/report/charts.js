@@ -6,7 +6,7 @@
 //   model        measured p50 and mean vs the round-trip model (model.js), per lane
 // A chart: { id, title, note, kind: 'line'|'bar', x: { title, type, labels? },
 //            y: { title, type }, series: [{ label, points: [{ x, y }], dashed? }] }.
-import { predictStep, predictWsSetup } from './model.js';
+import { predictStep, predictWsSetup } from '../../common/model.js';
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const slug = (s) => String(s).replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').toLowerCase();

@@ -7,7 +7,7 @@
 //                (absolute, in rate units: 0.01 = 1 percentage point)
 //   improvement  the same, downwards
 //   new/missing  a row only in the current / only in the base run (shown, never failing)
-import { formatMs, formatRate, rowLabel } from '../../scenarios/lib/results.js';
+import { formatMs, formatRate, rowLabel } from '../../common/results.js';
 import { ResultsError } from './runs.js';
 
 export const DEFAULTS = { tolerance: 0.1, minMs: 1, failurePoints: 0.005 };

@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { formatMs, formatRate, formatValue, rowLabel, FILES } from '../../scenarios/lib/results.js';
+import { formatMs, formatRate, formatValue, rowLabel, FILES } from '../../common/results.js';
 import { chartsFor, modelRows } from './charts.js';
 import { groupKey, mergeRuns } from './merge.js';
 import { loadRun, ResultsError } from './runs.js';

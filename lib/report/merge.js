@@ -6,7 +6,7 @@
 // across instances.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { coversWhole, FILES, parseKey, parseThreshold, segmentRange, thresholdHolds, toJunit, toMarkdown } from '../../scenarios/lib/results.js';
+import { coversWhole, FILES, parseKey, parseThreshold, segmentRange, thresholdHolds, toJunit, toMarkdown } from '../../common/results.js';
 import { ResultsError } from './runs.js';
 import { CellSet } from './samples.js';
 

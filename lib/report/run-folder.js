@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, join, relative, resolve } from 'node:path';
 import { execa } from 'execa';
-import { clock, FILES, seconds } from '../../scenarios/lib/results.js';
+import { clock, FILES, seconds } from '../../common/results.js';
 import { ROOT } from '../tools.js';
 import { createRunFolder } from './runs.js';
 

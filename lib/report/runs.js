@@ -2,7 +2,7 @@
 // RESULTS_DIR pointed at) and their summary.json documents.
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { FILES, SCHEMA_VERSION } from '../../scenarios/lib/results.js';
+import { FILES, SCHEMA_VERSION } from '../../common/results.js';
 
 export class ResultsError extends Error {}
 

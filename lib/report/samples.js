@@ -13,7 +13,7 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
-import { parseKey } from '../../scenarios/lib/results.js';
+import { parseKey } from '../../common/results.js';
 
 export class SamplesError extends Error {}
 

@@ -5,10 +5,10 @@
 // runs unchanged against `npx k6pack up`, docker compose or, deliberately, a
 // remote host. A target that is not loopback is refused unless
 // ALLOW_REMOTE_TARGET=1: nobody load-tests production by a typo.
-import { TARGET_DEFAULTS } from './defaults.js';
-import { isLoopback } from './loopback.js';
+import { TARGET_DEFAULTS } from '../../common/defaults.js';
+import { isLoopback } from '../../common/loopback.js';
 
-export { hostOf, isLoopback } from './loopback.js';
+export { hostOf, isLoopback } from '../../common/loopback.js';
 
 // k6 prints a thrown Error with its stack trace and a thrown string as it is, so
 // a setting the user must fix is thrown as a string: one line that says what to do.

@@ -13,12 +13,13 @@
 import { check } from 'k6';
 import grpc from 'k6/net/grpc';
 import { TARGETS } from './config.js';
-import { parseServerTiming, reconnects, recordOp, recordServerTiming, recordSetup, withTag } from './metrics.js';
+import { parseServerTiming } from '../../common/server-timing.js';
+import { reconnects, recordOp, recordServerTiming, recordSetup, withTag } from './metrics.js';
 import { stepStarted } from './progress.js';
 
 export const SERVICE = 'books.v1.Books';
 // The proto's directory, resolved from this module so any scenario can load it.
-const PROTO_DIR = import.meta.resolve('../../servers/proto/').replace(/^file:\/\//, '');
+const PROTO_DIR = import.meta.resolve('../../servers/proto').replace(/^file:\/\//, '');
 export const GRPC_TIMEOUT = __ENV.GRPC_TIMEOUT || '30s';
 // Study 002 sends up to 500000 books in one message (tens of MB).
 const MAX_MESSAGE = 256 * 1024 * 1024;

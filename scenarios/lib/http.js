@@ -15,7 +15,8 @@
 // first chunk for one RTT) lands in `waiting`, since the proxy accepts at once.
 import http from 'k6/http';
 import { TARGETS } from './config.js';
-import { parseServerTiming, recordOp, recordServerTiming, recordSetup, withTag } from './metrics.js';
+import { parseServerTiming } from '../../common/server-timing.js';
+import { recordOp, recordServerTiming, recordSetup, withTag } from './metrics.js';
 
 export const graphqlUrl = (tls) => (tls ? TARGETS.GRAPHQL_HTTPS_URL : TARGETS.GRAPHQL_HTTP_URL);
 

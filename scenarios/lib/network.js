@@ -13,8 +13,8 @@
 // its teardown (a second Ctrl-C, Ctrl-C during setup, SIGKILL) cannot leak its
 // toxics into the next run.
 import http from 'k6/http';
-import { PROXY_ROUTES, TARGET_DEFAULTS } from './defaults.js';
-import { ProfileError, resolveProfile } from './profiles.js';
+import { PROXY_ROUTES, TARGET_DEFAULTS } from '../../common/defaults.js';
+import { ProfileError, resolveProfile } from '../../common/profiles.js';
 
 export const PROXY_NAMES = PROXY_ROUTES.map(([name]) => name);
 

@@ -5,7 +5,7 @@
 // from the first operation it records (metrics.js, sessions.js, grpc.js call stepStarted()).
 // k6's own progress bar is untouched.
 import { scenarioInfo } from './load.js';
-import { clock, seconds } from './results.js';
+import { clock, seconds } from '../../common/results.js';
 
 let label = '';
 let order = {}; // k6 scenario name -> { index, offset, vus }

@@ -16,7 +16,7 @@ import exec from 'k6/execution';
 import http from 'k6/http';
 import { sleep } from 'k6';
 import { applyNetwork, clearNetwork, PROXY_NAMES, toxiproxyUrl } from './network.js';
-import { coversWhole, segmentRange } from './results.js';
+import { coversWhole, segmentRange } from '../../common/results.js';
 
 const MARKER = 'k6pack_done_';
 const READY_WAIT_MS = 45000; // below setupTimeout (60 s)

@@ -10,7 +10,7 @@
 // column is a statistic of a metric filtered to that row. Every cell is a
 // sub-metric, which k6 only reports when it has a threshold, so the cells are
 // also the `observe` list given to thresholds.js.
-import { buildSummary, cellKey, FILES, toJunit, toMarkdown } from './results.js';
+import { buildSummary, cellKey, FILES, toJunit, toMarkdown } from '../../common/results.js';
 
 export { cellKey };
 

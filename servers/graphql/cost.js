@@ -16,7 +16,7 @@
 // over the document: fragment totals are memoized, so no spread pattern makes the
 // computation itself expensive. A subscription's totals are per event.
 import { GraphQLError, Kind, getArgumentValues, getNamedType, getVariableValues } from 'graphql';
-import { LIMITS } from '../../scenarios/lib/defaults.js';
+import { LIMITS } from '../../common/defaults.js';
 import { MAX_AUTHOR_BOOKS } from './rules.js';
 
 // Ten values for each book of the largest list: a book and its author have seven

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import http2 from 'node:http2';
 import { HeaderMap } from '@apollo/server';
-import { LIMITS } from '../../scenarios/lib/defaults.js';
+import { LIMITS } from '../../common/defaults.js';
 import { parseOnOff, responseCacheKey } from './responseCache.js';
 import { documentSizeError, nestingError } from './rules.js';
 import { SLOW_CLIENT_MS } from '../shared/slow-clients.js';

@@ -3,7 +3,7 @@
 // a response is bounded; out-of-range values are BAD_USER_INPUT errors naming the bound.
 import { performance } from 'node:perf_hooks';
 import { GraphQLError } from 'graphql';
-import { LIMITS } from '../../scenarios/lib/defaults.js';
+import { LIMITS } from '../../common/defaults.js';
 import { BOOK_COUNT, authorAt, authorIndex, bookIndex, booksOfAuthor, checkCount, filler, fullBookAt } from '../shared/data.js';
 import { MAX_AUTHOR_BOOKS } from './rules.js';
 import { processStats } from '../shared/stats.js';

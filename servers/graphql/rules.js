@@ -1,8 +1,8 @@
 // Request-shape bounds that hold on every transport: document size, query depth,
 // and the numeric bounds the resolvers check. Numbers shared with clients live in
-// LIMITS (scenarios/lib/defaults.js); the ones below only this server needs.
+// LIMITS (common/defaults.js); the ones below only this server needs.
 import { GraphQLError, Kind } from 'graphql';
-import { LIMITS } from '../../scenarios/lib/defaults.js';
+import { LIMITS } from '../../common/defaults.js';
 
 export const MAX_QUERY_BYTES = 100 * 1024; // a GraphQL document; data belongs in variables
 export const MAX_AUTHOR_BOOKS = 50; // Author.books(first), as the schema says

@@ -13,7 +13,7 @@
  * HTTP, extensions.timing {execMs, serMs} on WebSocket results (timing.js).
  * GET queries are HTTP-cacheable (ETag, 304); RESPONSE_CACHE=on (or the header
  * `x-response-cache: on`) turns on the server-side response cache (x-cache header).
- * Bounds come from LIMITS in scenarios/lib/defaults.js (rules.js, resolvers.js).
+ * Bounds come from LIMITS in common/defaults.js (rules.js, resolvers.js).
  *
  * Choices: no landing page (GET /graphql without a query is a 400 JSON error, not
  * HTML); introspection on; CSRF prevention off, since k6 sends plain GETs without
@@ -30,7 +30,7 @@ import { pathToFileURL } from 'node:url';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { DEFAULT_HOST } from '../../scenarios/lib/defaults.js';
+import { DEFAULT_HOST } from '../../common/defaults.js';
 import { exitOnSignals, fatal, hostFromEnv, listenErrorMessage, portFromEnv } from '../shared/lifecycle.js';
 import { SLOW_CLIENT_MS, TIMEOUT_CHECK_MS, requirePrefaceWithin } from '../shared/slow-clients.js';
 import { loadTlsMaterial } from '../shared/tls.js';

@@ -18,7 +18,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import { GraphQLError } from 'graphql';
-import { formatServerTiming, roundMs as round } from '../shared/timing.js';
+import { formatServerTiming, roundMs as round } from '../../common/server-timing.js';
 
 const requestTiming = new AsyncLocalStorage();
 

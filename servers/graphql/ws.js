@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { GraphQLError, execute, getOperationAST, parse, specifiedRules, subscribe, validate } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { LIMITS } from '../../scenarios/lib/defaults.js';
+import { LIMITS } from '../../common/defaults.js';
 import { costError, costLimitError } from './cost.js';
 import { documentSizeError, explainValidationError, nestingError } from './rules.js';
 import { fillSerPlaceholder, wsTimingExtension } from './timing.js';

@@ -6,7 +6,7 @@
 // backpressure, stop when the call is cancelled, and end with UNAVAILABLE when
 // the server shuts down.
 import grpc from '@grpc/grpc-js';
-import { LIMITS } from '../../scenarios/lib/defaults.js';
+import { LIMITS } from '../../common/defaults.js';
 import { BOOK_COUNT, bookIndex, checkCount, filler, fullBookAt } from '../shared/data.js';
 import { BadRequest, encodeResponse } from './proto.js';
 import { ServerTiming } from './server-timing.js';

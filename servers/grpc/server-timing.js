@@ -6,7 +6,7 @@
 //         stream this includes the waits (interval, backpressure) between messages
 // Streams add up exec and ser over all their messages.
 import grpc from '@grpc/grpc-js';
-import { formatServerTiming } from '../shared/timing.js';
+import { formatServerTiming } from '../../common/server-timing.js';
 
 export const SERVER_TIMING_KEY = 'server-timing';
 

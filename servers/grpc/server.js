@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import grpc from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
-import { DEFAULT_HOST, LIMITS } from '../../scenarios/lib/defaults.js';
+import { DEFAULT_HOST, LIMITS } from '../../common/defaults.js';
 import { exitOnSignals, fatal, hostFromEnv, listenErrorMessage, portFromEnv } from '../shared/lifecycle.js';
 import { SLOW_CLIENT_MS, requirePrefaceWithin } from '../shared/slow-clients.js';
 import { loadTlsMaterial } from '../shared/tls.js';

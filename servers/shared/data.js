@@ -1,7 +1,7 @@
 // Deterministic, seeded data shared by both servers, so every transport answers
 // with the same books. Book i is a pure function of i: nothing is stored, and
 // allBooks(500000) costs only the time to build the objects it returns.
-import { LIMITS } from '../../scenarios/lib/defaults.js';
+import { LIMITS } from '../../common/defaults.js';
 
 export const AUTHOR_COUNT = 1000;
 export const BOOK_COUNT = LIMITS.MAX_BOOKS;

@@ -1,6 +1,6 @@
 // What both servers do the same way when run directly: read their ports from
 // the environment, report a port in use in one line, and drain on SIGTERM/SIGINT.
-import { SERVER_PORTS, DEFAULT_HOST } from '../../scenarios/lib/defaults.js';
+import { SERVER_PORTS, DEFAULT_HOST } from '../../common/defaults.js';
 
 export const SHUTDOWN_GRACE_MS = 5000;
 

@@ -8,7 +8,7 @@ import { execa } from 'execa';
 import { isAlive } from '../../lib/processes.js';
 import { portIsFree } from '../../lib/stack.js';
 import { ROOT } from '../../lib/tools.js';
-import { freePortMap } from './stack.js';
+import { freePortMap } from '../../dev/stack.js';
 
 export const CLI = join(ROOT, 'bin', 'k6pack.js');
 

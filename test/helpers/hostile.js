@@ -13,9 +13,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import grpc from '@grpc/grpc-js';
 import WebSocket from 'ws';
 import { postGraphQL } from '../../servers/graphql/client.js';
-import { booksClient, unaryCall } from '../../servers/grpc/client.js';
 import { ROOT } from '../../lib/tools.js';
-import { freePorts } from './stack.js';
+import { freePorts } from '../../dev/stack.js';
 
 // ---- the servers as processes ----
 
@@ -272,21 +271,6 @@ export function grpcMessage(payload, { compressed = 0, length = payload.length }
 // ---- memory ----
 
 // { rssBytes, heapUsedBytes } of a server spawned with --expose-gc, after a full GC.
-export async function serverMemory(server) {
-  if (server.kind === 'graphql') {
-    const res = await fetch(`http://127.0.0.1:${server.port}/healthz?gc=1`);
-    const { rssBytes, heapUsedBytes } = await res.json();
-    return { rssBytes, heapUsedBytes };
-  }
-  const client = booksClient(`127.0.0.1:${server.port}`);
-  try {
-    const { message } = await unaryCall(client, 'Stats', {}, { metadata: { gc: '1' } });
-    return { rssBytes: message.rss_bytes, heapUsedBytes: message.heap_used_bytes };
-  } finally {
-    client.close();
-  }
-}
-
 const MB = 1024 * 1024;
 // What a whole hostile suite may leave behind: the heap after a full GC within
 // HEAP_GROWTH of where it started, RSS (which V8 and glibc do not hand back at

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import { ROOT } from '../../lib/tools.js';
-import { runK6 } from './k6.js';
+import { runK6 } from '../../dev/k6.js';
 
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
 ajv.addFormat('date-time', (s) => !Number.isNaN(Date.parse(s)) && /^\d{4}-\d\d-\d\dT/.test(s));

@@ -6,7 +6,7 @@
 // Counters: outcome_ok, outcome_reset, outcome_timeout, outcome_eof, outcome_other; Trend: rtt.
 import http from 'k6/http';
 import { Counter, Trend } from 'k6/metrics';
-import { TARGET_DEFAULTS } from '../../scenarios/lib/defaults.js';
+import { TARGET_DEFAULTS } from '../../common/defaults.js';
 import { applyNetwork, clearNetwork, networkProfile } from '../../scenarios/lib/network.js';
 
 const profile = networkProfile('lan');

@@ -6,7 +6,7 @@
 import http from 'k6/http';
 import { sleep } from 'k6';
 import { Counter, Trend } from 'k6/metrics';
-import { TARGET_DEFAULTS } from '../../scenarios/lib/defaults.js';
+import { TARGET_DEFAULTS } from '../../common/defaults.js';
 import { applyNetwork, clearNetwork, networkProfile, PROXY_NAMES, profileTags, toxiproxyUrl } from '../../scenarios/lib/network.js';
 
 const profile = networkProfile('lan');

@@ -20,7 +20,7 @@ import http from 'k6/http';
 import grpc from 'k6/net/grpc';
 import { WebSocket } from 'k6/websockets';
 import { Trend } from 'k6/metrics';
-import { TARGET_DEFAULTS } from '../../scenarios/lib/defaults.js';
+import { TARGET_DEFAULTS } from '../../common/defaults.js';
 import { applyNetwork, clearNetwork, networkProfile, profileTags } from '../../scenarios/lib/network.js';
 
 const profile = networkProfile('lan');

@@ -1,6 +1,6 @@
 // Every address and port the pack uses, in one place.
 //
-// Plain ES module with no imports, so k6 scripts (`import ... from './lib/defaults.js'`)
+// Plain ES module with no imports, so k6 scripts (`import ... from '../../common/defaults.js'`)
 // and the Node side (servers, bin/k6pack.js, tests) read the same numbers.
 // The embedded stack and docker compose both publish these ports on 127.0.0.1,
 // so a scenario runs unchanged against either; override with `-e NAME=value`.

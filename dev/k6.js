@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { k6RunArgs, requireK6 } from '../../lib/k6.js';
+import { k6RunArgs, requireK6 } from '../lib/k6.js';
 
 export async function runK6(script, { env = {}, args = [], timeoutMs = 60000 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'k6pack-k6-'));

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { after, before } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_PORTS } from '../../scenarios/lib/defaults.js';
-import { portIsFree, StackError, startStack } from '../../lib/stack.js';
+import { DEFAULT_PORTS } from '../common/defaults.js';
+import { portIsFree, StackError, startStack } from '../lib/stack.js';
 
 // Below Linux's ephemeral range (32768+), where port-0 listeners and outgoing
 // connections of parallel tests would land, and away from the default ports.

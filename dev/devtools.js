@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { go, requireGo, ROOT, ToolError, TOOLS_BIN, versionOf } from './tools.js';
+import { go, requireGo, ROOT, ToolError, TOOLS_BIN, versionOf } from '../lib/tools.js';
 
 export const DEV_TOOLS = {
   actionlint: { module: 'github.com/rhysd/actionlint', pkg: 'github.com/rhysd/actionlint/cmd/actionlint', version: 'v1.7.12' },

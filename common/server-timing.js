@@ -1,0 +1,48 @@
+// The one server-timing format both servers send and the k6 clients parse:
+// HTTP header `Server-Timing` (GraphQL) and trailer `server-timing` (gRPC):
+//   exec;dur=<ms>, ser;dur=<ms>, total;dur=<ms>
+// Milliseconds are rounded to the microsecond.
+export const roundMs = (ms) => Math.round(ms * 1000) / 1000;
+
+export function formatServerTiming({ exec, ser, total }) {
+  return `exec;dur=${roundMs(exec)}, ser;dur=${roundMs(ser)}, total;dur=${roundMs(total)}`;
+}
+
+// 'exec;dur=1.2, ser;dur=0.4, total;dur=1.7' -> { exec: 1.2, ser: 0.4, total: 1.7 } (null if absent).
+// Entries are name;param;...;dur=N; entries without dur= are skipped. It runs on
+// every response, so it walks the text with indexOf instead of splitting it
+// into arrays and matching each piece (k6's JS runtime pays for every object).
+export function parseServerTiming(header) {
+  if (!header) return null;
+  const text = typeof header === 'string' ? header : Array.isArray(header) ? header.join(',') : String(header);
+  let out = null;
+  for (let from = 0; from < text.length; ) {
+    let end = text.indexOf(',', from);
+    if (end === -1) end = text.length;
+    const semi = text.indexOf(';', from);
+    if (semi !== -1 && semi < end) {
+      const dur = lastDur(text, semi, end);
+      if (dur !== -1) {
+        const name = text.slice(from, semi).trim();
+        const value = parseFloat(text.slice(dur, end));
+        if (TIMING_NAME.test(name) && value >= 0) {
+          if (!out) out = {};
+          out[name] = value;
+        }
+      }
+    }
+    from = end + 1;
+  }
+  return out;
+}
+const TIMING_NAME = /^[A-Za-z0-9_-]+$/;
+
+// Where the value of the last ";dur=" parameter in text[from, end) starts, or -1.
+function lastDur(text, from, end) {
+  for (let at = text.lastIndexOf('dur=', end - 4); at > from; at = text.lastIndexOf('dur=', at - 1)) {
+    let k = at - 1;
+    while (k > from && (text[k] === ' ' || text[k] === '\t')) k--;
+    if (text[k] === ';') return at + 4;
+  }
+  return -1;
+}
