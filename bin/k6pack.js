@@ -27,6 +27,7 @@ const ctx = {
 function exitCodeFor(err) {
   if (trap.received || err instanceof InterruptedError) return trap.exitCode() ?? 130;
   if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+  if (Number.isInteger(err.exitCode)) return err.exitCode; // e.g. 4: the stack is in use (lib/hold.js)
   return err instanceof UsageError ? 2 : 1;
 }
 
@@ -69,11 +70,13 @@ program
   .command('up')
   .description('start both servers and toxiproxy in the background, populate the proxies, apply a profile')
   .option('-p, --profile <name>', 'network profile, optionally +fault (default: lan)')
+  .option('--wait', 'when a run holds the stack, wait for it before changing the profile')
   .addHelpText(
     'after',
     `
 Installs the tools if missing. If the stack already runs, says so and applies
---profile; if one of its processes died, restarts the stack.
+--profile (not while a run holds the stack: exit 4, or --wait); if one of its
+processes died, names it with the end of its log and restarts just what died.
 
 Examples:
   $ npx k6pack up
@@ -85,7 +88,8 @@ Examples:
 program
   .command('down')
   .description('stop everything `up` started (SIGTERM, SIGKILL after 5 s); safe to repeat')
-  .addHelpText('after', '\nExample:\n  $ npx k6pack down')
+  .option('--force', 'stop it even while a run holds the stack')
+  .addHelpText('after', '\nRefuses (exit 4) while a run holds the stack, unless --force.\n\nExample:\n  $ npx k6pack down')
   .action(action((opts) => commands.down(opts, ctx)));
 
 program
@@ -98,7 +102,8 @@ program
   .command('profile')
   .description('switch the running stack to another network profile (removes the old toxics)')
   .argument('<name>', "profile, e.g. lan, 3g, 3g+flaky ('npx k6pack list' shows them)")
-  .addHelpText('after', '\nExamples:\n  $ npx k6pack profile 3g\n  $ npx k6pack profile lan')
+  .option('--wait', 'when a run holds the stack, wait for it to end first')
+  .addHelpText('after', '\nRefuses (exit 4) while a run holds the stack, naming it, unless --wait.\n\nExamples:\n  $ npx k6pack profile 3g\n  $ npx k6pack profile lan')
   .action(action((name, opts) => commands.profile(name, opts, ctx)));
 
 program
@@ -111,14 +116,18 @@ program
   .option('--results <dir>', 'where run folders go (default: ./results, or K6PACK_RESULTS_DIR)')
   .option('--no-samples', 'keep no raw samples (samples.json.gz): such runs cannot be merged')
   .option('--dashboard', "k6's web dashboard on a free 127.0.0.1 port, saved as k6-dashboard.html in the run folder")
+  .option('--wait', 'when another run holds the stack, wait for it to end (default: refuse, exit 4)')
   .addHelpText(
     'after',
     `
-k6 gets the targets, PROFILE and LOAD as -e variables. Each profile's toxics
-are applied before its k6 run and removed after it; toxics found on a running
-stack are put back at the end. The exit code is k6's (99: a threshold failed);
-with several profiles, the first non-zero one; 1 if a server or toxiproxy died
-during the run (named on stderr; later profiles do not run).
+k6 gets the targets, PROFILE and LOAD as -e variables. The run holds the stack
+while it runs: another run, gate or profile change on it is refused (exit 4)
+or, with --wait, waits. Each profile's toxics are applied before its k6 run;
+the toxics found on a running stack are put back at the end (a proxy that
+already carries them is not touched). The exit code is k6's (99: a threshold
+failed); with several profiles, the first non-zero one; 1 if a server or
+toxiproxy died during the run (named with the end of its log; later profiles
+do not run); 4 if another run holds the stack.
 Each k6 run gets a run folder, results/<scenario>-<profile>-<UTC time>/, with
 summary.json, junit.xml, summary.md and samples.json.gz (-e RESULTS_DIR=<dir>
 after -- picks the folder, RESULTS_DIR=none keeps nothing); the scenarios log
@@ -144,6 +153,7 @@ program
   .option('--baseline <path>', 'compare each run with the baseline run of its scenario and profile: a gate folder, a folder of run folders, or a summary.json')
   .option('-t, --tolerance <pct>', 'with --baseline: latency p50/p95 change allowed, relative (default 10%)')
   .option('--dashboard', "k6's web dashboard per run, saved as k6-dashboard.html in its run folder")
+  .option('--wait', 'when another run holds the stack, wait for it to end (default: refuse, exit 4)')
   .addHelpText(
     'after',
     `

@@ -36,6 +36,9 @@ export const PROXY_ROUTES = [
   ['grpc_tls', 'PROXY_GRPC_TLS_PORT', 'GRPC_TLS_PORT'],
 ];
 
+// The pack's proxies by name (Toxiproxy may hold markers beside them: see hold.js).
+export const PROXY_NAMES = PROXY_ROUTES.map(([name]) => name);
+
 // Proxies in Toxiproxy's populate format for a set of ports.
 export function proxiesFor(ports = DEFAULT_PORTS, host = DEFAULT_HOST, upstreamHost = host) {
   return PROXY_ROUTES.map(([name, listenVar, upstreamVar]) => ({

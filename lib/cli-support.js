@@ -1,9 +1,12 @@
 // Pieces the CLI commands share: usage errors (exit 2), signal trapping,
 // profile and scenario lookup.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import { loadProfile } from './profiles.js';
 import { ROOT } from './tools.js';
+
+// A path as messages show it: relative inside the repository, else as it is.
+export const show = (path) => (path.startsWith(ROOT) ? relative(process.cwd(), path) || '.' : path);
 
 // Bad input on the command line: one line on stderr, exit 2.
 export class UsageError extends Error {}

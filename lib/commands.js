@@ -1,15 +1,13 @@
 // The stack commands of bin/k6pack.js: up, down, status, profile, list.
 // Each returns the process exit code; errors are thrown as one-line messages.
-import { relative } from 'node:path';
-import { targetsFor } from '../common/defaults.js';
-import { profileOrUsage, scenarioDescription, scenarioNames } from './cli-support.js';
+import { PROXY_NAMES, targetsFor } from '../common/defaults.js';
+import { profileOrUsage, scenarioDescription, scenarioNames, show } from './cli-support.js';
 import { listProfiles, loadProfile } from './profiles.js';
-import { clearState, processesOf, readState, stopRecorded, writeState } from './runstate.js';
-import { resolvePorts, services, startStack } from './stack.js';
-import { ROOT } from './tools.js';
+import { HoldError, holdStatus, takeHold } from './hold.js';
+import { clearState, deadLine, deadOf, processesOf, readState, stopRecorded, writeState } from './runstate.js';
+import { resolvePorts, services, StackError, startStack } from './stack.js';
 import { Toxiproxy } from './toxiproxy.js';
 
-const show = (path) => (path.startsWith(ROOT) ? relative(process.cwd(), path) || '.' : path);
 
 // 'latency_up: latency upstream latency=150 jitter=0'
 export function describeToxic(t) {
@@ -39,20 +37,51 @@ async function applyProfile(toxiproxy, profile, runDir, out) {
   if (state) writeState(runDir, { ...state, profile: profile.name });
 }
 
-export async function up({ profile: spec }, { runDir, out, trap }) {
+// Applies a profile under the stack's hold (refused, or waited for, while a run holds it).
+async function applyHeld(toxiproxy, profile, runDir, { wait }, ctx) {
+  const hold = await takeHold(toxiproxy, { kind: 'k6pack profile', profile: profile.name, wait }, ctx);
+  try {
+    await applyProfile(toxiproxy, profile, runDir, ctx.out);
+  } finally {
+    await hold.release();
+  }
+}
+
+// A recorded stack with a dead member: one line naming it and what its log says.
+const deadError = (dead, what) => new StackError(`${deadLine(dead)}: ${what}`);
+
+export async function up({ profile: spec, wait }, ctx) {
+  const { runDir, out, warn, trap } = ctx;
   const profile = profileOrUsage(spec || 'lan');
   const found = readState(runDir);
   if (found) {
-    const procs = processesOf(found);
-    if (procs.every((p) => p.alive)) {
-      out(`the stack is already running (${procs.map((p) => `${p.name} pid ${p.pid}`).join(', ')})`);
-      if (spec) await applyProfile(new Toxiproxy(targetsFor(found.ports).TOXIPROXY_URL), profile, runDir, out);
+    const dead = deadOf(found);
+    if (!dead.length) {
+      out(`the stack is already running (${processesOf(found).map((p) => `${p.name} pid ${p.pid}`).join(', ')})`);
+      if (spec) await applyHeld(new Toxiproxy(targetsFor(found.ports).TOXIPROXY_URL), profile, runDir, { wait }, ctx);
       printTargets(out, targetsFor(found.ports));
       return 0;
     }
-    const dead = procs.filter((p) => !p.alive).map((p) => p.name);
-    out(`the recorded stack is incomplete (${dead.join(', ')} not running): restarting it`);
-    await stopRecorded(runDir, found);
+    // Restart only what died, on the recorded ports; the rest keeps running (and serving a run, if one holds the stack).
+    warn(deadLine(dead));
+    out(`restarting ${dead.map((d) => d.name).join(', ')}`);
+    const restarted = await startStack({ ports: found.ports, runDir, detached: true, log: out, signal: trap.signal, only: dead.map((d) => d.name) });
+    const state = {
+      ...found,
+      pids: { ...found.pids, ...restarted.pids },
+      markers: { ...found.markers, ...restarted.markers },
+      logs: { ...found.logs, ...restarted.logs },
+    };
+    writeState(runDir, state);
+    const toxiproxy = new Toxiproxy(targetsFor(found.ports).TOXIPROXY_URL);
+    // A new Toxiproxy has no toxics: give it the recorded profile back (or --profile).
+    if (spec || dead.some((d) => d.name === 'toxiproxy')) {
+      const again = spec ? profile : found.profile ? profileOrUsage(found.profile) : profile;
+      await applyHeld(toxiproxy, again, runDir, { wait }, ctx);
+    }
+    out(`stack up again; logs and pid files in ${show(runDir)}`);
+    printTargets(out, targetsFor(found.ports));
+    return 0;
   }
   const stack = await startStack({ runDir, detached: true, log: out, signal: trap.signal });
   try {
@@ -76,11 +105,16 @@ export async function up({ profile: spec }, { runDir, out, trap }) {
   return 0;
 }
 
-export async function down(_opts, { runDir, out }) {
+export async function down({ force }, { runDir, out }) {
   const state = readState(runDir);
   if (!state) {
     out('the stack is not running (nothing recorded in ' + show(runDir) + ')');
     return 0;
+  }
+  // Stopping the stack under a run would break it: refuse unless --force.
+  if (!force && !deadOf(state).some((d) => d.name === 'toxiproxy')) {
+    const held = await holdStatus(new Toxiproxy(targetsFor(state.ports).TOXIPROXY_URL, { timeoutMs: 2000 })).catch(() => null);
+    if (held && !held.gone) throw new HoldError(`the stack is in use by ${held.text}: wait for it to end, or \`npx k6pack down --force\` to stop it anyway`);
   }
   const stopped = await stopRecorded(runDir, state);
   out(stopped.length ? `stopped ${stopped.map((p) => `${p.name} (pid ${p.pid})`).join(', ')}` : 'nothing was running; cleared the pid files');
@@ -95,6 +129,7 @@ export async function status(_opts, { runDir, out }) {
   }
   let ok = true;
   const procs = processesOf(state);
+  const dead = Object.fromEntries(deadOf(state).map((d) => [d.name, d]));
   const svcByName = Object.fromEntries(services(state.ports).map((s) => [s.name, s]));
   out(`stack in ${show(runDir)}, started ${state.startedAt}, profile ${state.profile ?? '(none)'}`);
   for (const p of procs) {
@@ -104,28 +139,52 @@ export async function status(_opts, { runDir, out }) {
     ok &&= answering;
     const ports = svc.ports.map((v) => `${state.ports[v]} (${v})`).join(', ');
     out(`  ${p.name.padEnd(9)} pid ${String(p.pid).padEnd(7)} ${health}; ports ${ports}`);
+    if (dead[p.name]?.said) out(`    its log (${show(dead[p.name].log)}) ends: ${dead[p.name].said}`);
   }
   const toxiproxy = new Toxiproxy(targetsFor(state.ports).TOXIPROXY_URL, { timeoutMs: 2000 });
   try {
     const proxies = await toxiproxy.proxies();
     out('toxics:');
-    for (const p of Object.values(proxies).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const p of PROXY_NAMES.map((n) => proxies[n]).filter(Boolean)) {
       out(`  ${p.name} ${p.listen} -> ${p.upstream}${p.enabled ? '' : ' (DISABLED)'}${p.toxics.length ? '' : ': none'}`);
       for (const t of p.toxics) out(`    ${describeToxic(t)}`);
     }
+    const held = await holdStatus(toxiproxy);
+    if (!held) out('hold: free (no run is using the stack)');
+    else if (held.gone) {
+      await releaseIfGone(toxiproxy, held);
+      out(`hold: was held by ${held.text}, which is no longer running: released it`);
+    } else out(`hold: in use by ${held.text}`);
   } catch (err) {
     ok = false;
     out(`toxics: unknown (${err.message})`);
   }
-  if (!ok) out('the stack is not fully running: `npx k6pack down` then `npx k6pack up`');
+  if (!ok) {
+    out(
+      Object.keys(dead).length
+        ? `the stack is not fully running (${Object.keys(dead).join(', ')} died): \`npx k6pack up\` restarts what died`
+        : 'the stack is not fully running: `npx k6pack down` then `npx k6pack up`',
+    );
+  }
   return ok ? 0 : 1;
 }
 
-export async function profile(spec, _opts, { runDir, out }) {
+// Deletes a gone holder's record (only that record: another may have replaced it).
+async function releaseIfGone(toxiproxy, held) {
+  const now = await toxiproxy.holder();
+  if (now && now.token === held.holder.token) await toxiproxy.deleteHold();
+}
+
+export async function profile(spec, { wait }, ctx) {
+  const { runDir } = ctx;
   const prof = profileOrUsage(spec);
   const state = readState(runDir);
+  if (state) {
+    const dead = deadOf(state);
+    if (dead.length) throw deadError(dead, '`npx k6pack up` restarts what died');
+  }
   const url = targetsFor(state ? state.ports : resolvePorts()).TOXIPROXY_URL;
-  await applyProfile(new Toxiproxy(url), prof, runDir, out);
+  await applyHeld(new Toxiproxy(url), prof, runDir, { wait }, ctx);
   return 0;
 }
 

@@ -53,7 +53,7 @@ function planGate(opts) {
   const compare = compareOptions({ tolerance: opts.tolerance });
   const baselines = opts.baseline === undefined ? null : loadBaselines(opts.baseline);
   const dir = resolve(opts.results ?? join(resultsRoot(), `gate-${stamp(new Date())}`));
-  return { scenarios, profiles, load: opts.load ?? GATE_DEFAULTS.load, k6Args, compare, baselines, dir, dashboard: Boolean(opts.dashboard) };
+  return { scenarios, profiles, load: opts.load ?? GATE_DEFAULTS.load, k6Args, compare, baselines, dir, dashboard: Boolean(opts.dashboard), wait: Boolean(opts.wait) };
 }
 
 // A run of the gate, with its summary loaded when it wrote one.
@@ -120,19 +120,20 @@ export async function runGate(opts, ctx) {
   const names = plan.profiles.map((p) => p.name);
   out(`== gate: ${plural(plan.scenarios.length, 'scenario')} (${plan.scenarios.join(', ')}) × ${names.join(', ')}, load ${plan.load}; results in ${showPath(plan.dir)}/`);
   const scenarios = [];
-  await withRunStack(async (stack) => {
+  const hold = { kind: 'k6pack gate', what: plan.scenarios.join(','), profile: names.join(','), wait: plan.wait };
+  await withRunStack(async (stack, held) => {
     for (const [i, scenario] of plan.scenarios.entries()) {
       if (trap.received) break;
       out(`== gate ${i + 1}/${plan.scenarios.length}: ${scenario}, ${clock(elapsed())} elapsed`);
       const t0 = Date.now();
       const script = join(ROOT, 'scenarios', `${scenario}.js`);
-      const opts = { k6, root: plan.dir, load: plan.load, k6Args: plan.k6Args, samples: true, dashboard: plan.dashboard };
+      const opts = { k6, root: plan.dir, load: plan.load, k6Args: plan.k6Args, samples: true, dashboard: plan.dashboard, hold: held };
       const { code, runs } = await runProfiles(stack, scenario, script, plan.profiles, opts, ctx);
       scenarios.push({ scenario, seconds: (Date.now() - t0) / 1000, exitCode: code, runs });
       // A failed threshold is a result: the gate goes on. Anything else is a broken run.
       if (code !== 0 && code !== THRESHOLDS_FAILED) break;
     }
-  }, ctx);
+  }, ctx, hold);
   if (trap.received) {
     out(`== gate stopped (${trap.received}) after ${plural(scenarios.length, 'scenario')}; their run folders are in ${showPath(plan.dir)}/`);
     return trap.exitCode();

@@ -1,8 +1,9 @@
 // Background processes by pid: spawn with output to a log file, tell whether a
 // pid is still ours and alive, stop it (SIGTERM, then SIGKILL after a grace period).
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
+import { deathLine } from '../common/log-tail.js';
 
 export const STOP_GRACE_MS = 5000;
 
@@ -31,14 +32,21 @@ export function spawnLogged(file, args, { env, logFile, detached = false, cwd })
   }
 }
 
-// The line of a log that says what went wrong, for one-line errors: the last
-// "...Error: ..." line of an uncaught exception (Node ends those with its
-// version and a stack), else the last non-empty line; '' if none.
-export function lastLogLine(file) {
-  if (!existsSync(file)) return '';
-  const lines = readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
-  const errorLine = lines.findLast((l) => /^[\w.]*Error(\s*\[[\w_]+\])?: /.test(l));
-  return errorLine || lines.at(-1) || '';
+// What a log says went wrong, for one-line errors (common/log-tail.js: a Go panic
+// with its frame, a Node uncaught error, else the last lines); '' if none. Only the
+// log's last 64 KB are read: a panic is at its end, and a log can be long.
+export function lastLogLine(file, max = 1) {
+  if (!file || !existsSync(file)) return '';
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, 65536);
+    const buf = Buffer.alloc(length);
+    readSync(fd, buf, 0, length, size - length);
+    return deathLine(buf.toString('utf8'), max);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 // Linux keeps exited children of a live parent as zombies, which kill(pid, 0)

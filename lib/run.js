@@ -8,9 +8,9 @@ import { targetsFor } from '../common/defaults.js';
 import { profileList, resolveScenario } from './cli-support.js';
 import { describeToxic } from './commands.js';
 import { k6RunArgs } from './k6.js';
-import { isOurs } from './processes.js';
-import { processesOf, readState } from './runstate.js';
-import { resolvePorts, services, StackError, startStack } from './stack.js';
+import { takeHold } from './hold.js';
+import { deadLine, deadOf, readState } from './runstate.js';
+import { resolvePorts, StackError, startStack } from './stack.js';
 import { ensureTools } from './tools.js';
 import { Toxiproxy } from './toxiproxy.js';
 import { describePlan, envFlagsOf, inspectPlan, prepareRunResults, resultsRoot, resultsSaid, showPath } from './report/run-folder.js';
@@ -25,12 +25,8 @@ const K6_STOP_BOUND_MS = 95000;
 async function attachStack({ runDir, out, trap }) {
   const state = readState(runDir);
   if (state) {
-    const dead = processesOf(state).filter((p) => !p.alive);
-    if (dead.length) {
-      throw new StackError(
-        `the stack \`up\` started is not fully running (${dead.map((p) => p.name).join(', ')} exited): \`npx k6pack down\`, then \`npx k6pack up\``,
-      );
-    }
+    const dead = deadOf(state);
+    if (dead.length) throw new StackError(`${deadLine(dead)}: \`npx k6pack up\` restarts what died`);
     return { ports: state.ports, toxiproxy: new Toxiproxy(targetsFor(state.ports).TOXIPROXY_URL), stop: null, processes: state };
   }
   const ports = resolvePorts();
@@ -42,31 +38,15 @@ async function attachStack({ runDir, out, trap }) {
 }
 
 // The stack's processes (the run's own, or the ones `up` recorded) that are
-// gone: [{ name, label, pid, log }]. A stack found only by its ports (docker
+// gone, with what their logs say. A stack found only by its ports (docker
 // compose) has none to watch.
-function deadProcesses(stack) {
-  const { pids = {}, markers = {}, logs = {} } = stack.processes || {};
-  const labels = Object.fromEntries(services(stack.ports).map((s) => [s.name, s.label]));
-  return Object.entries(pids)
-    .filter(([name, pid]) => !isOurs(pid, markers[name]))
-    .map(([name, pid]) => ({ name, label: labels[name] || name, pid, log: logs[name] }));
-}
-
-// The toxics each proxy has now, to put back after the run.
-async function snapshotToxics(toxiproxy) {
-  const proxies = await toxiproxy.proxies();
-  return Object.values(proxies).flatMap((p) => p.toxics.map((t) => [p.name, t]));
-}
-
-async function restoreToxics(toxiproxy, snapshot) {
-  await toxiproxy.reset();
-  for (const [proxy, toxic] of snapshot) await toxiproxy.addToxic(proxy, toxic);
-}
+const deadProcesses = (stack) => deadOf(stack.processes);
 
 // k6 in its own process group, so a terminal Ctrl-C reaches it once (forwarded
 // from here) and k6 stops gracefully and runs teardown instead of aborting.
-async function runK6Forwarding(k6, args, trap, env = {}) {
+async function runK6Forwarding(k6, args, trap, env = {}, onStart = () => {}) {
   const child = execa(k6, args, { env, stdin: 'ignore', stdout: 'inherit', stderr: 'inherit', detached: true, cleanup: false, reject: false });
+  if (child.pid) await onStart(child.pid);
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);
   let bound;
@@ -88,9 +68,12 @@ async function runK6Forwarding(k6, args, trap, env = {}) {
 }
 
 // The stack for a command's k6 runs: attached (or started, then stopped) around
-// fn(stack); a stack found running gets its toxics back afterwards, and a
-// crash of this process does not leave a stack it started behind.
-export async function withRunStack(fn, { runDir, out, warn, trap }) {
+// fn(stack, hold), and held for the whole time (lib/hold.js: another run, gate or
+// profile change on it is refused, or waits with --wait). A stack found running
+// gets its toxics back afterwards (only what differs is changed), and a crash of
+// this process does not leave a stack it started behind.
+// hold: { kind, what, profile, wait }.
+export async function withRunStack(fn, { runDir, out, warn, trap }, hold) {
   const stack = await attachStack({ runDir, out, trap });
   const killStack = () => {
     for (const pid of stack.pids || []) {
@@ -102,14 +85,19 @@ export async function withRunStack(fn, { runDir, out, warn, trap }) {
     }
   };
   process.on('exit', killStack);
-  let snapshot = [];
+  let held = null;
+  let snapshot = null;
   try {
-    snapshot = stack.stop ? [] : await snapshotToxics(stack.toxiproxy);
-    return await fn(stack);
+    held = await takeHold(stack.toxiproxy, hold, { out, warn, trap });
+    snapshot = stack.stop ? null : await stack.toxiproxy.snapshot();
+    return await fn(stack, held);
   } finally {
     try {
       if (stack.stop) await stack.stop();
-      else if (!deadProcesses(stack).some((d) => d.name === 'toxiproxy')) await restoreToxics(stack.toxiproxy, snapshot);
+      else if (!deadProcesses(stack).some((d) => d.name === 'toxiproxy')) {
+        if (snapshot) await stack.toxiproxy.restore(snapshot);
+        await held?.release();
+      }
     } catch (err) {
       warn(`cleaning up after the run: ${err.message}`);
     }
@@ -122,7 +110,7 @@ export async function withRunStack(fn, { runDir, out, warn, trap }) {
 // seconds }] }: code is the first non-zero k6 exit, 1 if a server or toxiproxy
 // died (later profiles do not run).
 // opts: { k6, root (the results root), load, k6Args, samples, dashboard }.
-export async function runProfiles(stack, scenario, script, profiles, { k6, root, load, k6Args = [], samples = true, dashboard = false }, { out, warn, trap }) {
+export async function runProfiles(stack, scenario, script, profiles, { k6, root, load, k6Args = [], samples = true, dashboard = false, hold }, { out, warn, trap }) {
   let code = 0;
   const runs = [];
   const targets = targetsFor(stack.ports);
@@ -130,29 +118,29 @@ export async function runProfiles(stack, scenario, script, profiles, { k6, root,
     if (trap.received) break;
     const started = Date.now();
     const name = prof ? `profile ${prof.name}` : "the scenario's default profile";
+    // The run's k6 proceeds under this command's hold (scenarios/lib/hold.js).
+    const env = { ...targets, PROFILE: prof?.name, LOAD: load, K6PACK_HOLD: hold?.token };
+    // k6 inspect first: a script or setting k6 refuses (a broken thresholds file, a
+    // bad -e value) stops here, before the network is touched.
+    const plan = await inspectPlan(k6, script, [...k6RunArgs(script, { env }).slice(1, -1), ...envFlagsOf(k6Args)]);
     let toxics = '';
-    if (prof) {
+    if (prof && plan) {
       await stack.toxiproxy.applyToxics(prof.toxics);
       toxics = `: ${prof.toxics.map(describeToxic).join('; ') || 'no toxics'}`;
     }
     out(`== ${scenario}, ${name}${load ? `, load ${load}` : ''}${toxics}`);
-    const env = { ...targets, PROFILE: prof?.name, LOAD: load };
-    const plan = await inspectPlan(k6, script, [...k6RunArgs(script, { env }).slice(1, -1), ...envFlagsOf(k6Args)]);
     const res = await prepareRunResults(script, prof?.name || plan?.profile, k6Args, { root, samples, dashboard, plan });
     if (res.dir) out(`== results: ${showPath(res.dir)}/${plan?.steps ? ` (${describePlan(plan)})` : ''}`);
     if (res.dashboardUrl) out(`== dashboard: ${res.dashboardUrl} while k6 runs; saved as ${showPath(join(res.dir, 'k6-dashboard.html'))}`);
-    const c = await runK6Forwarding(k6, k6RunArgs(script, { env: { ...env, ...res.env }, args: [...res.args, ...k6Args] }), trap, res.processEnv);
+    const c = await runK6Forwarding(k6, k6RunArgs(script, { env: { ...env, ...res.env }, args: [...res.args, ...k6Args] }), trap, res.processEnv, (pid) => hold?.child(pid));
     runs.push({ scenario, profile: prof?.name || plan?.profile || null, dir: res.dir, exitCode: c, seconds: (Date.now() - started) / 1000 });
     // A server or toxiproxy that died (a crash, the OOM killer, a kill) made
-    // this run's numbers meaningless: say which, and stop.
+    // this run's numbers meaningless: say which, with what its log says, and stop.
     const dead = deadProcesses(stack);
-    for (const d of dead) warn(`the ${d.label} (pid ${d.pid}) died during the run${d.log ? `; its log: ${showPath(d.log)}` : ''}`);
-    // Always: k6 skips teardown() on a second Ctrl-C or a kill, and a scenario's
-    // own default profile must not outlive its run.
-    if (!dead.some((d) => d.name === 'toxiproxy')) await stack.toxiproxy.reset();
+    if (dead.length) warn(`${deadLine(dead)} (it died during the run)`);
     out(`== ${scenario}, ${name}: k6 exited ${c}`);
     if (dead.length) {
-      if (!stack.stop) warn('the stack `up` started is not fully running: `npx k6pack down`, then `npx k6pack up`');
+      if (!stack.stop) warn('the stack `up` started is not fully running: `npx k6pack up` restarts what died');
       code = 1;
       break;
     }
@@ -170,11 +158,16 @@ export async function runProfiles(stack, scenario, script, profiles, { k6, root,
 // opts.results: the folder that holds the run folders; opts.samples: false
 // (--no-samples) keeps no raw samples; opts.dashboard: k6's web dashboard,
 // exported into the run folder.
-export async function runScenario(scenario, { profile, load, k6Args = [], results, samples = true, dashboard = false }, ctx) {
+export async function runScenario(scenario, { profile, load, k6Args = [], results, samples = true, dashboard = false, wait = false }, ctx) {
   const script = resolveScenario(scenario);
   const profiles = profile === undefined ? [null] : profileList(profile);
   const { k6 } = ensureTools({ log: ctx.out });
   const root = resultsRoot(results);
-  const { code } = await withRunStack((stack) => runProfiles(stack, scenario, script, profiles, { k6, root, load, k6Args, samples, dashboard }, ctx), ctx);
+  const hold = { kind: 'k6pack run', what: scenario, profile: profile ?? null, wait };
+  const { code } = await withRunStack(
+    (stack, held) => runProfiles(stack, scenario, script, profiles, { k6, root, load, k6Args, samples, dashboard, hold: held }, ctx),
+    ctx,
+    hold,
+  );
   return ctx.trap.received ? ctx.trap.exitCode() : code;
 }

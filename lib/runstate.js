@@ -2,7 +2,8 @@
 // find the stack: stack.json (ports, pids, profile) and one <name>.pid per process.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isOurs, stopPid } from './processes.js';
+import { show } from './cli-support.js';
+import { isOurs, lastLogLine, stopPid } from './processes.js';
 
 const STATE_FILE = 'stack.json';
 
@@ -30,6 +31,27 @@ export function clearState(runDir, state) {
 // [{ name, pid, alive }] for every recorded process; alive only if the pid still runs our command.
 export function processesOf(state) {
   return Object.entries(state.pids).map(([name, pid]) => ({ name, pid, alive: isOurs(pid, state.markers[name]) }));
+}
+
+// What each recorded process is, for messages.
+export const LABELS = { graphql: 'GraphQL server', grpc: 'gRPC server', toxiproxy: 'toxiproxy-server' };
+
+// The recorded processes that are gone, each with what its log says about it:
+// [{ name, label, pid, log, said }].
+export function deadOf(state) {
+  if (!state?.pids) return [];
+  return processesOf(state)
+    .filter((p) => !p.alive)
+    .map((p) => {
+      const log = state.logs?.[p.name];
+      return { name: p.name, label: LABELS[p.name] || p.name, pid: p.pid, log, said: lastLogLine(log, 3) };
+    });
+}
+
+// One line naming what died and what its log says.
+export function deadLine(dead) {
+  const parts = dead.map((d) => `the ${d.label} (pid ${d.pid}) is not running${d.said ? `; its log${d.log ? ` (${show(d.log)})` : ''} ends: ${d.said}` : ''}`);
+  return parts.join('; ');
 }
 
 // Stops every recorded process that is still ours; returns the ones it stopped.

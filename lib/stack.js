@@ -172,7 +172,9 @@ export function services(ports, { toxiproxyBin } = {}) {
       file: toxiproxyBin,
       args: ['-host', HOST, '-port', String(ports.TOXIPROXY_PORT)],
       marker: 'toxiproxy-server',
-      env: {},
+      // Warnings and what kills it (a panic goes to stderr, the same log), not a line per
+      // connection: the log stays short enough to read back (scenarios/lib/network.js).
+      env: { LOG_LEVEL: 'warn' },
       ports: ['TOXIPROXY_PORT', ...PROXY_ROUTES.map(([, listenVar]) => listenVar)],
       ready: () => new Toxiproxy(targetsFor(ports).TOXIPROXY_URL, { timeoutMs: 1000 }).isReachable(),
     },
@@ -188,7 +190,7 @@ async function waitReady(started, timeoutMs, signal) {
     signal?.throwIfAborted();
     for (const s of pending) {
       if (s.exit) {
-        const last = lastLogLine(s.logFile);
+        const last = lastLogLine(s.logFile, 3);
         throw new StackError(`${s.label} exited during start-up (${s.exit}): ${last || `no output, see ${s.logFile}`}`);
       }
       if (await s.ready()) pending.delete(s);
@@ -205,7 +207,9 @@ async function waitReady(started, timeoutMs, signal) {
 // Starts the stack; returns { ports, targets, pids, logs, markers, toxiproxy, stop() }.
 // `detached`: the processes get their own process group (a Ctrl-C in the
 // terminal does not reach them) and outlive this one; stop() still works.
-// Aborting `signal` stops what has started and rejects with its reason.
+// `only`: start just these services (names: graphql, grpc, toxiproxy), e.g. the
+// ones of a recorded stack that died. Aborting `signal` stops what has started
+// and rejects with its reason.
 export async function startStack({
   ports: overrides = {},
   runDir = defaultRunDir(),
@@ -213,10 +217,14 @@ export async function startStack({
   log = () => {},
   timeoutMs = START_TIMEOUT_MS,
   signal,
+  only = null,
 } = {}) {
   const ports = resolvePorts(overrides);
-  await checkPortsFree(ports);
+  const pick = (list) => list.filter((s) => !only || only.includes(s.name));
+  // Ports first: a port in use is said at once, before any tool is built.
+  await checkPortsFree(Object.fromEntries(pick(services(ports)).flatMap((s) => s.ports).map((v) => [v, ports[v]])));
   const { toxiproxy: toxiproxyBin } = ensureTools({ log });
+  const wanted = pick(services(ports, { toxiproxyBin }));
   mkdirSync(runDir, { recursive: true });
 
   const started = [];
@@ -224,7 +232,7 @@ export async function startStack({
     await Promise.all(started.map((s) => stopPid(s.pid)));
   };
   try {
-    for (const svc of services(ports, { toxiproxyBin })) {
+    for (const svc of wanted) {
       signal?.throwIfAborted();
       const logFile = join(runDir, `${svc.name}.log`);
       const child = spawnLogged(svc.file, svc.args, { env: svc.env, logFile, detached, cwd: ROOT });
@@ -238,7 +246,7 @@ export async function startStack({
     }
     await waitReady(started, timeoutMs, signal);
     const toxiproxy = new Toxiproxy(targetsFor(ports).TOXIPROXY_URL);
-    await populate(toxiproxy, ports);
+    if (wanted.some((s) => s.name === 'toxiproxy')) await populate(toxiproxy, ports);
     return {
       ports,
       targets: targetsFor(ports),

@@ -1,7 +1,9 @@
 // A small client for Toxiproxy's HTTP API (v2.5.0): the calls the stack, the
 // CLI and tests need. Proxies use Toxiproxy's populate format and toxics its
 // API shape {name, type, stream, toxicity, attributes} (STYLE.md item 8).
-import { TARGET_DEFAULTS } from '../common/defaults.js';
+import { PROXY_NAMES, TARGET_DEFAULTS } from '../common/defaults.js';
+import { HOLD_PROXY, holdProxy, holderOf } from '../common/hold.js';
+import { changeRequest, snapshotOf, toxicChanges } from '../common/toxics.js';
 
 export class ToxiproxyError extends Error {}
 
@@ -35,7 +37,7 @@ export class Toxiproxy {
       } catch {
         // not JSON: keep the raw text
       }
-      throw new ToxiproxyError(`Toxiproxy ${method} ${path} failed: ${res.status} ${detail}`);
+      throw Object.assign(new ToxiproxyError(`Toxiproxy ${method} ${path} failed: ${res.status} ${detail}`), { status: res.status });
     }
     if (!text) return null;
     try {
@@ -65,7 +67,8 @@ export class Toxiproxy {
     return res.proxies;
   }
 
-  // Removes every toxic and re-enables every proxy.
+  // Removes every toxic and re-enables every proxy (tests only: the pack itself
+  // changes toxics with applyToxics, which leaves unchanged ones alone).
   async reset() {
     await this.request('POST', '/reset');
   }
@@ -79,18 +82,62 @@ export class Toxiproxy {
     return this.request('POST', `/proxies/${encodeURIComponent(proxy)}/toxics`, toxic);
   }
 
-  // The toxics of one profile on every proxy, replacing whatever was there.
-  // Returns { proxyName: [toxic names] }.
-  async applyToxics(toxics) {
-    await this.reset();
-    const applied = {};
-    for (const name of Object.keys(await this.proxies()).sort()) {
-      applied[name] = [];
-      for (const toxic of toxics) {
-        await this.addToxic(name, toxic);
-        applied[name].push(toxic.name);
-      }
+  // Gives each proxy the toxics `wantedFor(name)` returns, changing only what
+  // differs (common/toxics.js). Returns { proxyName: number of changes }.
+  async setToxics(wantedFor, names = PROXY_NAMES) {
+    const proxies = await this.proxies();
+    const changed = {};
+    for (const name of names.filter((n) => proxies[n]).sort()) {
+      const changes = toxicChanges(proxies[name].toxics, wantedFor(name));
+      for (const change of changes) await this.request(...changeRequest(name, change));
+      changed[name] = changes.length;
     }
-    return applied;
+    return changed;
+  }
+
+  // The toxics of one profile on every pack proxy, replacing whatever was there.
+  applyToxics(toxics) {
+    return this.setToxics(() => toxics);
+  }
+
+  // { proxy: [toxic...] } now, to put back with restore().
+  async snapshot() {
+    return snapshotOf(await this.proxies(), PROXY_NAMES);
+  }
+
+  restore(snapshot) {
+    return this.setToxics((name) => snapshot[name] || []);
+  }
+
+  // ---- the stack's hold (common/hold.js) ----
+
+  // The holder, or null when the stack is free.
+  async holder() {
+    return holderOf(await this.proxies());
+  }
+
+  // Creates the hold; false when someone holds it already.
+  async createHold(record) {
+    try {
+      await this.request('POST', '/proxies', holdProxy(record));
+      return true;
+    } catch (err) {
+      if (err.status === 409) return false;
+      throw err;
+    }
+  }
+
+  // Rewrites the hold's record (a beat); it stays disabled.
+  async updateHold(record) {
+    const { upstream } = holdProxy(record);
+    await this.request('POST', `/proxies/${HOLD_PROXY}`, { upstream, enabled: false });
+  }
+
+  async deleteHold() {
+    try {
+      await this.request('DELETE', `/proxies/${HOLD_PROXY}`);
+    } catch (err) {
+      if (err.status !== 404) throw err;
+    }
   }
 }

@@ -6,8 +6,11 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
+import { execa } from 'execa';
 import { targetsFor } from '../common/defaults.js';
+import { k6RunArgs, requireK6 } from '../lib/k6.js';
 import { isAlive } from '../lib/processes.js';
+import { ROOT } from '../lib/tools.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { cliEnv, portsInUse, recordedPids, runCli } from './helpers/cli.js';
 
@@ -142,11 +145,12 @@ test('bad input: unknown profile, unknown scenario, no stack for `profile`; --he
   assert.match(list.stdout, /^ {2}flaky +\S/m);
 });
 
-test('a recorded stack with a dead process: status says so, run refuses, up restarts it', { timeout: 120000 }, async (t) => {
+test('a recorded stack with a dead process: status names it, run refuses naming it, up restarts just what died', { timeout: 120000 }, async (t) => {
   const { env, runDir, cleanup } = await cliEnv();
   t.after(cleanup);
   assert.equal((await runCli(['up'], { env })).exitCode, 0);
   const grpcPid = Number(readFileSync(join(runDir, 'grpc.pid'), 'utf8'));
+  const graphqlPid = Number(readFileSync(join(runDir, 'graphql.pid'), 'utf8'));
   process.kill(grpcPid, 'SIGKILL');
   const deadline = Date.now() + 5000;
   while (isAlive(grpcPid) && Date.now() < deadline) await sleep(50);
@@ -158,10 +162,56 @@ test('a recorded stack with a dead process: status says so, run refuses, up rest
   const run = await runCli(['run', 'ws-vs-http'], { env });
   assert.equal(run.exitCode, 1);
   assert.ok(oneLine(run.stderr), run.stderr);
-  assert.match(run.stderr, /not fully running \(grpc exited\)/);
+  assert.match(run.stderr, /the gRPC server \(pid \d+\) is not running; its log \(.*grpc\.log\) ends: .*`npx k6pack up` restarts what died/);
 
   const up = await runCli(['up'], { env });
   assert.equal(up.exitCode, 0, up.stderr);
-  assert.match(up.stdout, /grpc not running\): restarting it/);
+  assert.match(up.stdout, /restarting grpc\n/);
+  assert.equal(Number(readFileSync(join(runDir, 'graphql.pid'), 'utf8')), graphqlPid, 'the GraphQL server kept running');
+  assert.notEqual(Number(readFileSync(join(runDir, 'grpc.pid'), 'utf8')), grpcPid);
+  assert.equal((await runCli(['status'], { env })).exitCode, 0);
+});
+
+// Toxiproxy dies (a Go runtime dump: SIGABRT makes it print one, as a panic does):
+// every command that needs it names it with the end of its log, instead of
+// "not reachable ... start the stack", and `up` restarts just it, with its profile.
+test('a dead toxiproxy is named with the end of its log by profile, status, run, gate and a scenario\'s setup(); up restarts just it', { timeout: 180000 }, async (t) => {
+  const { env, ports, runDir, cleanup } = await cliEnv();
+  t.after(cleanup);
+  assert.equal((await runCli(['up', '--profile', 'lte'], { env })).exitCode, 0);
+  const pid = Number(readFileSync(join(runDir, 'toxiproxy.pid'), 'utf8'));
+  const graphqlPid = Number(readFileSync(join(runDir, 'graphql.pid'), 'utf8'));
+  process.kill(pid, 'SIGABRT');
+  const deadline = Date.now() + 5000;
+  while (isAlive(pid) && Date.now() < deadline) await sleep(50);
+  const named = new RegExp(`the toxiproxy-server \\(pid ${pid}\\) is not running; its log \\(.*toxiproxy\\.log\\) ends: SIGABRT: abort`);
+
+  for (const args of [['profile', '3g'], ['run', 'ws-vs-http', '--load', 'smoke'], ['gate', '--scenarios', 'push', '--load', 'smoke', '--results', join(runDir, 'gate')]]) {
+    const r = await runCli(args, { env });
+    assert.equal(r.exitCode, 1, `${args[0]}: ${r.stderr}`);
+    assert.ok(oneLine(r.stderr), r.stderr);
+    assert.match(r.stderr, named, args[0]);
+    assert.match(r.stderr, /`npx k6pack up` restarts what died/);
+  }
+  const status = await runCli(['status'], { env });
+  assert.equal(status.exitCode, 1);
+  assert.match(status.stdout, /^ {2}toxiproxy +pid \d+ +NOT RUNNING/m);
+  assert.match(status.stdout, /its log \(.*toxiproxy\.log\) ends: SIGABRT: abort/);
+
+  // plain k6 against the stack: setup() names it too (it reads the stack's record in init)
+  const k6 = await execa(requireK6(), k6RunArgs(join(ROOT, 'scenarios', 'ws-vs-http.js'), { env: { ...targetsFor(ports), LOAD: 'smoke' }, args: ['--quiet', '--address', ''] }), {
+    env: { K6PACK_RUN_DIR: runDir },
+    reject: false,
+    timeout: 60000,
+  });
+  assert.notEqual(k6.exitCode, 0);
+  assert.match(k6.stderr, new RegExp(`the toxiproxy-server \`npx k6pack up\` started \\(pid ${pid}\\) is not answering; its log ends: SIGABRT: abort`));
+
+  const up = await runCli(['up'], { env });
+  assert.equal(up.exitCode, 0, up.stderr);
+  assert.match(up.stdout, /restarting toxiproxy\n/);
+  assert.equal(Number(readFileSync(join(runDir, 'graphql.pid'), 'utf8')), graphqlPid, 'the servers kept running');
+  const toxics = await toxicsByProxy(new Toxiproxy(targetsFor(ports).TOXIPROXY_URL));
+  assert.equal(attrsOf(toxics.graphql_http, 'latency', 'upstream').latency, 35, 'the restarted toxiproxy has the recorded profile (lte) again');
   assert.equal((await runCli(['status'], { env })).exitCode, 0);
 });

@@ -19,9 +19,8 @@ import { freePorts } from '../dev/stack.js';
 const tree = mkdtempSync(join(tmpdir(), 'k6pack-profiles-'));
 after(() => rmSync(tree, { recursive: true, force: true }));
 mkdirSync(join(tree, 'scenarios', 'lib'), { recursive: true });
-mkdirSync(join(tree, 'common'), { recursive: true });
 cpSync(join(ROOT, 'scenarios', 'lib', 'network.js'), join(tree, 'scenarios', 'lib', 'network.js'));
-for (const f of ['defaults.js', 'profiles.js']) cpSync(join(ROOT, 'common', f), join(tree, 'common', f));
+cpSync(join(ROOT, 'common'), join(tree, 'common'), { recursive: true });
 cpSync(join(ROOT, 'profiles'), join(tree, 'profiles'), { recursive: true });
 writeFileSync(
   join(tree, 'scenarios', 'probe.js'),

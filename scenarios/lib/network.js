@@ -1,22 +1,26 @@
 // The network profile of a k6 run: chosen in init context, applied to Toxiproxy in
-// setup(), cleared in teardown(). Every scenario uses it the same way:
+// setup(), and the toxics found there put back in teardown(). Every scenario uses it
+// through scenario.js (setup takes the stack's hold first: hold.js):
 //
-//   import { networkProfile, applyNetwork, clearNetwork, profileTags } from './lib/network.js';
+//   import { networkProfile, applyNetwork, restoreNetwork, profileTags } from './lib/network.js';
 //   const profile = networkProfile('3g');            // init: -e PROFILE=lte+flaky overrides
 //   export function setup() { return { network: applyNetwork(profile) }; }
-//   export function teardown() { clearNetwork(); }
+//   export function teardown(data) { restoreNetwork(data.network); }
 //   ... metric.add(ms, { ...profileTags(profile), transport: 'ws' });
 //
 // Toxiproxy must already run with the four proxies (`npx k6pack up` or docker compose):
 // k6 does not create them, because their upstreams differ between the two stacks.
-// setup() resets Toxiproxy before adding the toxics, so a run that was killed before
-// its teardown (a second Ctrl-C, Ctrl-C during setup, SIGKILL) cannot leak its
-// toxics into the next run.
+// setup() makes every proxy carry exactly the profile's toxics, changing only what
+// differs (common/toxics.js), so a run that was killed before its teardown (a second
+// Ctrl-C, SIGKILL) cannot leak its toxics into the next run, and a proxy that already
+// carries them is not touched.
 import http from 'k6/http';
-import { PROXY_ROUTES, TARGET_DEFAULTS } from '../../common/defaults.js';
+import { PROXY_NAMES, TARGET_DEFAULTS } from '../../common/defaults.js';
+import { deathLine } from '../../common/log-tail.js';
 import { ProfileError, resolveProfile } from '../../common/profiles.js';
+import { changeRequest, snapshotOf, toxicChanges } from '../../common/toxics.js';
 
-export const PROXY_NAMES = PROXY_ROUTES.map(([name]) => name);
+export { PROXY_NAMES };
 
 // open() resolves a relative path against the main script or this module depending on
 // the caller (k6 v1.x warns it will change), so every path is made absolute here from
@@ -25,7 +29,7 @@ const readText = (path) => open(import.meta.resolve(`../../${path}`));
 
 // k6 prints a thrown Error with its stack trace, a thrown string as it is: errors the user
 // must act on are thrown as strings, so they read as the one line that says what to do.
-function fatal(message) {
+export function fatal(message) {
   throw message;
 }
 
@@ -44,16 +48,51 @@ export const profileTags = (profile) => ({ profile: profile.name });
 
 export const toxiproxyUrl = () => (__ENV.TOXIPROXY_URL || TARGET_DEFAULTS.TOXIPROXY_URL).replace(/\/+$/, '');
 
+// The stack `npx k6pack up` recorded (.run/stack.json, or K6PACK_RUN_DIR), and the end
+// of its toxiproxy's log, read once in the init context of setup's VU (__VU 0: k6 reads
+// files only in init), so an unreachable Toxiproxy is named with what killed it.
+function readStackRecord() {
+  if (__VU !== 0) return null;
+  const dir = __ENV.K6PACK_RUN_DIR ? __ENV.K6PACK_RUN_DIR.replace(/\/+$/, '') : null;
+  const at = (file) => (dir ? `${dir}/${file}` : import.meta.resolve(`../../.run/${file}`));
+  try {
+    const state = JSON.parse(open(at('stack.json')));
+    let log = '';
+    try {
+      log = open(state.logs && state.logs.toxiproxy ? state.logs.toxiproxy : at('toxiproxy.log'));
+    } catch (_) {
+      log = '';
+    }
+    return { state, log };
+  } catch (_) {
+    return null;
+  }
+}
+const STACK = readStackRecord();
+
 const HINT = 'start the stack with `npx k6pack up` (or `docker compose up -d`)';
+
+function unreachable(url) {
+  const port = Number((/:(\d+)$/.exec(url) || [])[1]);
+  const state = STACK && STACK.state;
+  if (state && state.ports && state.ports.TOXIPROXY_PORT === port && state.pids && state.pids.toxiproxy) {
+    const said = deathLine(STACK.log);
+    return fatal(
+      `Toxiproxy is not reachable at ${url}: the toxiproxy-server \`npx k6pack up\` started (pid ${state.pids.toxiproxy}) is not answering` +
+        (said ? `; its log ends: ${said}` : '') +
+        '. `npx k6pack status` shows what runs; `npx k6pack up` restarts what died',
+    );
+  }
+  return fatal(`Toxiproxy is not reachable at ${url}: ${HINT}`);
+}
+
 // Control-plane requests are tagged so thresholds on the scenario's own metrics never count them.
 const params = (extra = {}) => ({ timeout: '5s', tags: { name: 'toxiproxy', k6pack: 'control' }, ...extra });
 const json = { headers: { 'Content-Type': 'application/json' } };
 
-function call(method, url, path, body) {
+export function call(method, url, path, body) {
   const res = http.request(method, url + path, body === undefined ? null : JSON.stringify(body), params(body === undefined ? {} : json));
-  if (res.error_code !== 0 && res.status === 0) {
-    fatal(`Toxiproxy is not reachable at ${url}: ${HINT}`);
-  }
+  if (res.error_code !== 0 && res.status === 0) unreachable(url);
   return res;
 }
 
@@ -65,45 +104,68 @@ function fail(url, what, res) {
     // not JSON: keep the text
   }
   if (/toxic type/i.test(detail)) {
-    detail += ': this Toxiproxy lacks the pack\'s handshake toxic; use its build (`npx k6pack tools`, then `npx k6pack up`)';
+    detail += ": this Toxiproxy lacks the pack's own toxics; use its build (`npx k6pack tools`, then `npx k6pack up`)";
   }
   fatal(`Toxiproxy at ${url} refused ${what}: ${res.status} ${detail}`);
 }
 
-// For setup(): a clean Toxiproxy, then the profile's toxics on every proxy.
-// Returns a small summary (setup data must be JSON).
-export function applyNetwork(profile, url = toxiproxyUrl()) {
-  const reset = call('POST', url, '/reset');
-  if (reset.status !== 204) fail(url, 'POST /reset', reset);
+// GET /proxies, checked: every pack proxy is there.
+export function proxiesAt(url = toxiproxyUrl()) {
   const list = call('GET', url, '/proxies');
   if (list.status !== 200) fail(url, 'GET /proxies', list);
-  const have = Object.keys(list.json() || {});
-  const missing = PROXY_NAMES.filter((p) => !have.includes(p));
+  const proxies = list.json() || {};
+  const missing = PROXY_NAMES.filter((p) => !proxies[p]);
   if (missing.length > 0) {
     fatal(
-      `Toxiproxy at ${url} has no proxy ${missing.join(', ')} (it has: ${have.join(', ') || 'none'}): run \`npx k6pack up\` (or \`docker compose up -d\`) to create them`,
+      `Toxiproxy at ${url} has no proxy ${missing.join(', ')} (it has: ${Object.keys(proxies).join(', ') || 'none'}): run \`npx k6pack up\` (or \`docker compose up -d\`) to create them`,
     );
   }
-  // Toxics on one proxy are added in order (the order is part of the model); the
-  // proxies themselves are independent, so each step goes to all four in one batch.
-  for (const toxic of profile.toxics) {
-    const body = JSON.stringify(toxic);
-    const responses = http.batch(PROXY_NAMES.map((p) => ['POST', `${url}/proxies/${p}/toxics`, body, params(json)]));
-    responses.forEach((res, i) => {
-      if (res.status === 0) fatal(`Toxiproxy is not reachable at ${url}: ${HINT}`);
-      if (res.status !== 200) fail(url, `toxic "${toxic.name}" on proxy "${PROXY_NAMES[i]}"`, res);
-    });
-  }
-  return { profile: profile.name, toxics: profile.toxics.map((t) => t.name), toxiproxy: url };
+  return proxies;
 }
 
-// For teardown(): remove every toxic. Never throws: with Toxiproxy gone there is nothing
-// to clean, and the next run's setup() resets anyway.
-export function clearNetwork(url = toxiproxyUrl()) {
-  try {
-    const res = call('POST', url, '/reset');
-    if (res.status !== 204) console.warn(`Toxiproxy at ${url}: POST /reset answered ${res.status}; toxics may remain until the next run`);
-  } catch (err) {
-    console.warn(`${err.message || err} (toxics, if any, are removed by the next run's setup)`);
+// Gives each proxy the toxics wantedFor(proxy) returns, changing only what differs.
+// Proxies are independent, so each round of changes goes to all four in one batch;
+// on one proxy the changes go in order (the order of toxics is part of the model).
+function setToxics(url, proxies, wantedFor) {
+  const plans = PROXY_NAMES.map((p) => [p, toxicChanges(proxies[p].toxics, wantedFor(p))]);
+  const rounds = Math.max(0, ...plans.map(([, changes]) => changes.length));
+  for (let i = 0; i < rounds; i++) {
+    const batch = plans.filter(([, changes]) => changes[i]).map(([p, changes]) => [p, changes[i]]);
+    const responses = http.batch(
+      batch.map(([p, change]) => {
+        const [method, path, body] = changeRequest(p, change);
+        return [method, url + path, body === undefined ? null : JSON.stringify(body), params(body === undefined ? {} : json)];
+      }),
+    );
+    responses.forEach((res, j) => {
+      const [p, change] = batch[j];
+      if (res.status === 0) unreachable(url);
+      if (res.status >= 300) fail(url, `${change.op} of toxic "${change.toxic ? change.toxic.name : change.name}" on proxy "${p}"`, res);
+    });
   }
+}
+
+// For setup(): every proxy carries exactly the profile's toxics. Returns what the
+// proxies carried before (for restoreNetwork) and a small summary (setup data must be JSON).
+export function applyNetwork(profile, url = toxiproxyUrl()) {
+  const proxies = proxiesAt(url);
+  const before = snapshotOf(proxies, PROXY_NAMES);
+  setToxics(url, proxies, () => profile.toxics);
+  return { profile: profile.name, toxics: profile.toxics.map((t) => t.name), toxiproxy: url, before };
+}
+
+// For teardown(): the toxics setup() found, back on every proxy (none when it found
+// none). Never throws: with Toxiproxy gone there is nothing to put back.
+export function restoreNetwork(applied, url = toxiproxyUrl()) {
+  try {
+    const before = (applied && applied.before) || {};
+    setToxics(url, proxiesAt(url), (p) => before[p] || []);
+  } catch (err) {
+    console.warn(`${err.message || err} (the toxics of this run may remain until the next run's setup)`);
+  }
+}
+
+// No toxics on any proxy (push.js calibrates its clock on a bare link). Throws like applyNetwork.
+export function clearNetwork(url = toxiproxyUrl()) {
+  setToxics(url, proxiesAt(url), () => []);
 }

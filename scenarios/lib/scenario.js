@@ -6,7 +6,7 @@
 //   export const { options, setup, teardown, handleSummary } = s;
 import exec from 'k6/execution';
 import http from 'k6/http';
-import { networkProfile, profileTags, toxiproxyUrl } from './network.js';
+import { fatal, networkProfile, profileTags, toxiproxyUrl } from './network.js';
 import { levelName, plan as buildPlan } from './load.js';
 import { trackSteps } from './progress.js';
 import { prepareNetwork, releaseNetwork } from './segments.js';
@@ -45,8 +45,7 @@ export function transferSeconds(profile, bytes, direction = 'down') {
 //     does: the time they need to close (gracefulStop; default 1.5 iterations),
 //   columns, notes(data) -> extra summary lines, observe (more sub-metrics to report),
 //   options (merged into k6 options),
-//   setup(data) -> extra setup data (after the network profile is applied),
-//   beforeNetwork() -> setup data gathered before the profile applies (e.g. clock calibration),
+//   setup() -> extra setup data (after the network profile is applied),
 //   level (default LOAD fallback for this scenario), mix (lanes at once, at constant arrival rates),
 //   hints (for `k6pack report`, kept in summary.json's run.hints: e.g. sizes: { dim, bytes, where }) }
 export function defineScenario(name, spec) {
@@ -74,17 +73,19 @@ export function defineScenario(name, spec) {
     ...(spec.options || {}),
   };
 
-  // Under --execution-segment only one instance applies and clears the profile (segments.js).
+  // The stack's hold first (hold.js: a stack another run holds is left as it is),
+  // then the profile. Under --execution-segment only one instance holds, applies
+  // and restores (segments.js).
+  const holdInfo = { what: name, profile: profile.name, script: `${name}.js`, seconds: plan.totalSeconds };
   function setup() {
     const k6pack = runMeta();
-    const before = spec.beforeNetwork ? spec.beforeNetwork() : {};
-    const network = prepareNetwork(profile);
+    const { network, hold } = prepareNetwork(profile, holdInfo, fatal);
     const extra = spec.setup ? spec.setup() : {};
-    return { network, ...before, ...extra, k6pack };
+    return { network, ...extra, k6pack: { ...k6pack, hold } };
   }
 
-  function teardown() {
-    releaseNetwork();
+  function teardown(data) {
+    releaseNetwork({ network: data && data.network, hold: data && data.k6pack && data.k6pack.hold });
   }
 
   const handleSummary = makeHandleSummary({

@@ -2,12 +2,14 @@
 // (--execution-segment, as the k6-operator's runners do), all through one Toxiproxy.
 //
 //   setup():    the instance whose segment starts at 0 (or the only instance)
-//               resets Toxiproxy and applies the profile; the others wait until
-//               every proxy carries the profile's toxics, then start.
+//               takes the stack's hold (hold.js: the segments of one run are one
+//               holder) and applies the profile; the others wait until every proxy
+//               carries the profile's toxics, then start.
 //   teardown(): an instance whose segment does not start at 0 only says it is
 //               done; the one starting at 0 waits until the done segments and its
-//               own cover 0..1 (at most DONE_WAIT_MS), then clears the toxics.
-//               So no instance's teardown removes the profile under another's load.
+//               own cover 0..1 (at most DONE_WAIT_MS), then puts back the toxics it
+//               found and gives the hold back. So no instance's teardown changes the
+//               network under another's load.
 //
 // "Done" is a marker proxy on Toxiproxy, k6pack_done_<from>_<to>, created
 // disabled: it never listens and carries no traffic. The first segment removes
@@ -15,7 +17,9 @@
 import exec from 'k6/execution';
 import http from 'k6/http';
 import { sleep } from 'k6';
-import { applyNetwork, clearNetwork, PROXY_NAMES, toxiproxyUrl } from './network.js';
+import { carries } from '../../common/toxics.js';
+import { releaseHold, takeHold } from './hold.js';
+import { applyNetwork, PROXY_NAMES, restoreNetwork, toxiproxyUrl } from './network.js';
 import { coversWhole, segmentRange } from '../../common/results.js';
 
 const MARKER = 'k6pack_done_';
@@ -50,55 +54,54 @@ function deleteMarkers(url) {
   }
 }
 
-// Do the proxies carry the profile's toxics (Toxiproxy adds the attributes' defaults)?
-function profileApplied(proxies, profile) {
-  const same = (want, have) =>
-    have && have.type === want.type && have.stream === want.stream && have.toxicity === want.toxicity && Object.entries(want.attributes).every(([k, v]) => have.attributes[k] === v);
-  return PROXY_NAMES.every((p) => {
-    const have = proxies[p] ? proxies[p].toxics : null;
-    return have && have.length === profile.toxics.length && profile.toxics.every((t) => same(t, have.find((h) => h.name === t.name)));
-  });
-}
-
-// For setup(): returns what applyNetwork returns (and the segment).
-export function prepareNetwork(profile) {
+// For setup(): takes the hold (instance 0 only), then applies the profile.
+// holdInfo: { what, profile, script, seconds } (hold.js). Returns { network (what
+// applyNetwork returns, and the segment), hold }.
+export function prepareNetwork(profile, holdInfo, fatal) {
   const seg = currentSegment();
   const url = toxiproxyUrl();
   if (!seg || seg.from === 0) {
     if (seg) deleteMarkers(url);
-    return { ...applyNetwork(profile, url), segment: seg && seg.text };
+    const hold = takeHold(url, holdInfo, fatal);
+    return { network: { ...applyNetwork(profile, url), segment: seg && seg.text }, hold };
   }
   const deadline = Date.now() + READY_WAIT_MS;
-  while (!profileApplied(proxyNames(url), profile)) {
+  while (!carries(proxyNames(url), PROXY_NAMES, profile.toxics)) {
     if (Date.now() > deadline) {
       throw `segment ${seg.text}: the proxies at ${url} did not get profile ${profile.name}'s toxics within ${READY_WAIT_MS / 1000} s: start the segment 0:... instance too, with the same PROFILE`;
     }
     sleep(POLL_MS / 1000);
   }
-  return { profile: profile.name, toxics: profile.toxics.map((t) => t.name), toxiproxy: url, segment: seg.text, appliedBy: 'the segment starting at 0' };
+  return {
+    network: { profile: profile.name, toxics: profile.toxics.map((t) => t.name), toxiproxy: url, segment: seg.text, appliedBy: 'the segment starting at 0' },
+    hold: null,
+  };
 }
 
-// For teardown().
-export function releaseNetwork() {
+// For teardown(data): data is what prepareNetwork returned.
+export function releaseNetwork(prepared) {
   const seg = currentSegment();
   const url = toxiproxyUrl();
-  if (!seg) return clearNetwork(url);
-  if (seg.from !== 0) {
+  const { network, hold } = prepared || {};
+  if (seg && seg.from !== 0) {
     const body = JSON.stringify({ name: markerName(seg), listen: '127.0.0.1:0', upstream: '127.0.0.1:9', enabled: false });
     const res = http.post(`${url}/proxies`, body, params);
-    if (res.status !== 201 && res.status !== 409) console.warn(`segment ${seg.text}: could not tell Toxiproxy it is done (${res.status}); the first segment clears the toxics after ${DONE_WAIT_MS / 1000} s`);
-    return undefined;
+    if (res.status !== 201 && res.status !== 409) console.warn(`segment ${seg.text}: could not tell Toxiproxy it is done (${res.status}); the first segment restores the toxics after ${DONE_WAIT_MS / 1000} s`);
+    return;
   }
-  const deadline = Date.now() + DONE_WAIT_MS;
-  for (;;) {
-    const done = Object.keys(proxyNames(url)).filter((n) => n.startsWith(MARKER)).map(markerRange);
-    if (coversWhole([[seg.from, seg.to], ...done])) break;
-    if (Date.now() > deadline) {
-      console.warn(`segment ${seg.text}: the other segments did not finish within ${DONE_WAIT_MS / 1000} s; clearing the toxics anyway`);
-      break;
+  if (seg) {
+    const deadline = Date.now() + DONE_WAIT_MS;
+    for (;;) {
+      const done = Object.keys(proxyNames(url)).filter((n) => n.startsWith(MARKER)).map(markerRange);
+      if (coversWhole([[seg.from, seg.to], ...done])) break;
+      if (Date.now() > deadline) {
+        console.warn(`segment ${seg.text}: the other segments did not finish within ${DONE_WAIT_MS / 1000} s; restoring the toxics anyway`);
+        break;
+      }
+      sleep(POLL_MS / 1000);
     }
-    sleep(POLL_MS / 1000);
+    deleteMarkers(url);
   }
-  deleteMarkers(url);
-  return clearNetwork(url);
+  restoreNetwork(network, url);
+  releaseHold(url, hold);
 }

@@ -7,7 +7,7 @@
 import http from 'k6/http';
 import { Counter, Trend } from 'k6/metrics';
 import { TARGET_DEFAULTS } from '../../common/defaults.js';
-import { applyNetwork, clearNetwork, networkProfile } from '../../scenarios/lib/network.js';
+import { applyNetwork, networkProfile, restoreNetwork } from '../../scenarios/lib/network.js';
 
 const profile = networkProfile('lan');
 const REQUESTS = Number(__ENV.REQUESTS || 100);
@@ -22,8 +22,8 @@ export function setup() {
   return applyNetwork(profile);
 }
 
-export function teardown() {
-  clearNetwork();
+export function teardown(data) {
+  restoreNetwork(data);
 }
 
 function outcome(res) {

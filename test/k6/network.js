@@ -7,7 +7,7 @@ import http from 'k6/http';
 import { sleep } from 'k6';
 import { Counter, Trend } from 'k6/metrics';
 import { TARGET_DEFAULTS } from '../../common/defaults.js';
-import { applyNetwork, clearNetwork, networkProfile, PROXY_NAMES, profileTags, toxiproxyUrl } from '../../scenarios/lib/network.js';
+import { applyNetwork, networkProfile, PROXY_NAMES, profileTags, restoreNetwork, toxiproxyUrl } from '../../scenarios/lib/network.js';
 
 const profile = networkProfile('lan');
 const abort = Boolean(__ENV.ABORT);
@@ -60,6 +60,6 @@ export default function (data) {
   console.log(`applied ${JSON.stringify(data)}`);
 }
 
-export function teardown() {
-  clearNetwork();
+export function teardown(data) {
+  restoreNetwork(data);
 }

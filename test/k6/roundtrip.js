@@ -21,7 +21,7 @@ import grpc from 'k6/net/grpc';
 import { WebSocket } from 'k6/websockets';
 import { Trend } from 'k6/metrics';
 import { TARGET_DEFAULTS } from '../../common/defaults.js';
-import { applyNetwork, clearNetwork, networkProfile, profileTags } from '../../scenarios/lib/network.js';
+import { applyNetwork, networkProfile, profileTags, restoreNetwork } from '../../scenarios/lib/network.js';
 
 const profile = networkProfile('lan');
 const keepToxics = Boolean(__ENV.KEEP_TOXICS);
@@ -57,8 +57,8 @@ export function setup() {
   return keepToxics ? {} : { network: applyNetwork(profile) };
 }
 
-export function teardown() {
-  if (!keepToxics) clearNetwork();
+export function teardown(data) {
+  if (!keepToxics) restoreNetwork(data.network);
 }
 
 function check(op, ok) {

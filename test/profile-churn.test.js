@@ -1,0 +1,71 @@
+// Profile changes under live traffic (the emulator must survive them): connections
+// open and close on all four proxies (fresh HTTP/1.1 and HTTPS, new gRPC channels on
+// plaintext and TLS, WebSocket connect + init + close: test/k6/churn.js) while the
+// profile changes over 100 times among network profiles and fault combinations,
+// through the same code as `k6pack profile`. Afterwards Toxiproxy is still up, every
+// switch succeeded, every proxy carries exactly the last profile's toxics, and a
+// single-VU run measures that profile's round trips. Unpatched, toxiproxy v2.5.0
+// panics in ToxicLink.AddToxic within a few switches (tools/toxiproxy/patches).
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
+import { PROXY_NAMES } from '../common/defaults.js';
+import { toxicChanges } from '../common/toxics.js';
+import { k6RunArgs, requireK6 } from '../lib/k6.js';
+import { loadProfile } from '../lib/profiles.js';
+import { ROOT } from '../lib/tools.js';
+import { runK6 } from '../dev/k6.js';
+import { useTestStack } from '../dev/stack.js';
+
+const SPECS = ['lan', 'lte', '3g', '2g', '3g+flaky', 'lte+stall', '4g+jitter', 'lte+truncate', '3g+slow-close'];
+const SWITCHES = 120;
+const LAST = 'lte';
+
+const stack = useTestStack();
+
+test(`${SWITCHES} profile changes while connections open and close on every proxy`, { timeout: 240000 }, async (t) => {
+  const churn = execa(requireK6(), k6RunArgs(join(ROOT, 'test', 'k6', 'churn.js'), { env: { ...stack.env, CHURN_SECONDS: 600 }, args: ['--quiet', '--address', ''] }), {
+    reject: false,
+    stdin: 'ignore',
+    timeout: 230000,
+  });
+  try {
+    await sleep(3000); // connections under way
+    const failures = [];
+    const took = [];
+    for (let i = 0; i < SWITCHES; i++) {
+      const spec = i === SWITCHES - 1 ? LAST : SPECS[i % SPECS.length];
+      const t0 = performance.now();
+      try {
+        await stack.toxiproxy.applyToxics(loadProfile(spec).toxics);
+      } catch (err) {
+        failures.push(`switch ${i + 1} to ${spec}: ${err.message}`);
+        if (!(await stack.toxiproxy.isReachable())) break;
+      }
+      took.push(performance.now() - t0);
+      await sleep(50 + (i % 7) * 30); // let connections open and close under each profile
+    }
+    took.sort((a, b) => a - b);
+    t.diagnostic(`${took.length} switches: p50 ${took[Math.floor(took.length / 2)].toFixed(1)} ms, max ${took.at(-1).toFixed(1)} ms`);
+    assert.ok(await stack.toxiproxy.isReachable(), `toxiproxy died during the churn: ${failures[0] || ''}`);
+    assert.deepEqual(failures, []);
+    const proxies = await stack.toxiproxy.proxies();
+    for (const name of PROXY_NAMES) {
+      assert.deepEqual(toxicChanges(proxies[name].toxics, loadProfile(LAST).toxics), [], `${name} carries exactly ${LAST}'s toxics`);
+    }
+  } finally {
+    churn.kill('SIGTERM');
+    await churn;
+  }
+  // A single VU right after measures the last profile's round trips (test/roundtrip.test.js's probe).
+  const run = await runK6(join(ROOT, 'test', 'k6', 'roundtrip.js'), { env: { ...stack.env, PROFILE: LAST, SAMPLES: 5, BIG_BYTES: 1000 }, timeoutMs: 90000 });
+  assert.equal(run.code, 0, run.stderr.slice(-1000));
+  const R = loadProfile(LAST).network.rttMs;
+  for (const [op, rounds] of [['http_warm', 1], ['http_fresh', 2], ['ws_op', 1], ['grpc_warm', 1], ['grpc_fresh', 3]]) {
+    const p50 = run.summary.metrics[op].med;
+    t.diagnostic(`${LAST} ${op}: p50 ${p50} ms, model ${rounds * R} ms`);
+    assert.ok(p50 >= rounds * R * 0.97 && p50 <= rounds * R * 1.1, `${op}: p50 ${p50} ms, model ${rounds * R} ms`);
+  }
+});
