@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 /*
  * Fidelity: does an operation through the pack's Toxiproxy cost what the
- * round-trip model of shared/NETWORK.md says it costs on a real link?
+ * round-trip model (common/model.js, docs/model.md) says it costs on a real link?
  *
  * For every transport of ws-vs-http and grpc-vs-graphql (the real scenarios,
  * one VU: LOAD=smoke STEPS=1, summaries via RESULTS_DIR) under lan, lte, 4g,
  * 3g and 2g, the measured p50 beside the model's prediction
  *     k R + up bytes / up-rate + down bytes / down-rate + server time
- * (k: round trips of the operation, from NETWORK.md; bytes: what k6 sent and
+ * (k: round trips of the operation, from the model; bytes: what k6 sent and
  * received per operation, measured once under lan from its data_sent /
  * data_received per iteration; server time: the p50 of the servers' own timing,
  * server_duration{part:total}, from the same run) and their ratio.

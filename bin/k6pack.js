@@ -235,6 +235,26 @@ Example:
   .action(action((runs, opts) => results.merge(runs, opts, ctx)));
 
 program
+  .command('thresholds')
+  .description("a scenario's gates under a profile and load level, each with the model term behind it")
+  .argument('<scenario>', 'scenario name (e.g. ws-vs-http)')
+  .option('-p, --profile <name>', "profile, a fault combination, or a file of your own (./my-network.json) (default: the scenario's)")
+  .option('-l, --load <level>', 'load level (default: ci; the steps follow it)')
+  .option('--file <path>', 'the policy file (default: THRESHOLDS, else thresholds.json)')
+  .addHelpText(
+    'after',
+    `
+Every lane at every step gets p50 and p95 budgets from the round-trip model
+(docs/model.md) and the margins of thresholds.json; this prints them as k6
+would get them, with the model's formula and expected time behind each.
+
+Examples:
+  $ npx k6pack thresholds ws-vs-http --profile 5g
+  $ npx k6pack thresholds grpc-vs-graphql --profile ./my-network.json --load full`,
+  )
+  .action(action((scenario, opts) => commands.thresholds(scenario, opts, ctx)));
+
+program
   .command('list')
   .alias('scenarios')
   .alias('profiles')

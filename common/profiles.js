@@ -41,21 +41,27 @@ export class ProfileError extends Error {
 
 export const profileFile = (kind, name) => `${PROFILE_DIR}/${kind}/${name}.json`;
 
-// '3g+flaky+jitter' -> { network: '3g', faults: ['flaky', 'jitter'] }
+// A network part that names a file of the user's own (./my-network.json) rather than
+// a built-in profile: it has a slash or ends in .json.
+export const isProfileFile = (part) => /[/\\]/.test(part) || /\.json$/i.test(part);
+
+// '3g+flaky+jitter' -> { network: '3g', faults: ['flaky', 'jitter'] };
+// './my-network.json+flaky' -> { network: './my-network.json', file: true, faults: ['flaky'] }
 export function parseSpec(spec) {
   if (typeof spec !== 'string' || spec.trim() === '') {
     throw new ProfileError('profile spec is empty: give a network profile, optionally with faults, e.g. "3g" or "3g+flaky"');
   }
   const parts = spec.trim().split('+').map((p) => p.trim());
-  for (const p of parts) {
+  parts.forEach((p, i) => {
+    if (i === 0 && isProfileFile(p)) return;
     if (!NAME_RE.test(p)) {
-      throw new ProfileError(`profile spec "${spec}" is malformed: expected NETWORK[+FAULT...] of lower-case names, e.g. "3g+flaky"`);
+      throw new ProfileError(`profile spec "${spec}" is malformed: expected NETWORK[+FAULT...] of lower-case names (or a file of your own, ./my-network.json), e.g. "3g+flaky"`);
     }
-  }
+  });
   const faults = parts.slice(1);
   const dup = faults.find((f, i) => faults.indexOf(f) !== i);
   if (dup) throw new ProfileError(`profile spec "${spec}" names fault "${dup}" twice`);
-  return { network: parts[0], faults };
+  return { network: parts[0], file: isProfileFile(parts[0]), faults };
 }
 
 const isNumber = (v) => typeof v === 'number' && Number.isFinite(v);
@@ -76,13 +82,20 @@ function checkHeader(obj, file, name) {
   if (!isText(obj.description)) throw new ProfileError(`${file}: description must be a non-empty string`);
 }
 
+// A network of the user's own (user: true) has the same fields; it needs the numbers
+// and where they come from, and its name is the file's (my-network.json -> my-network)
+// unless it gives one.
 const NETWORK_FIELDS = ['name', 'description', 'source', 'rttMs', 'jitterMs', 'downKbps', 'upKbps'];
 // Toxiproxy's bandwidth rate is a whole number of KB/s, so 8 kbit/s is the least it can express.
 const MIN_KBPS = 8;
 
-export function validateNetworkProfile(obj, name, file = profileFile(KINDS.network, name)) {
+export function validateNetworkProfile(obj, name, file = profileFile(KINDS.network, name), { user = false } = {}) {
   checkFields(obj, file, NETWORK_FIELDS);
-  checkHeader(obj, file, name);
+  if (user) {
+    if (obj.name !== undefined && (typeof obj.name !== 'string' || !NAME_RE.test(obj.name))) throw new ProfileError(`${file}: name must be lower-case letters, digits and dashes (or leave it out: the file's name is used)`);
+    if (obj.description !== undefined && !isText(obj.description)) throw new ProfileError(`${file}: description must be a non-empty string (or leave it out)`);
+    for (const f of ['rttMs', 'jitterMs', 'downKbps', 'upKbps', 'source']) if (!(f in obj)) throw new ProfileError(`${file}: ${f} is missing (a network file needs rttMs, jitterMs, downKbps, upKbps and source)`);
+  } else checkHeader(obj, file, name);
   if (!isText(obj.source)) throw new ProfileError(`${file}: source must be a non-empty string saying where the numbers come from`);
   if (!isNumber(obj.rttMs) || obj.rttMs < 0) throw new ProfileError(`${file}: rttMs must be a number >= 0`);
   if (!isNumber(obj.jitterMs) || obj.jitterMs < 0 || obj.jitterMs > obj.rttMs) {
@@ -195,8 +208,10 @@ function parseJson(text, file) {
 // The catalogue of known names, profiles/index.json (k6 cannot list a directory).
 export const readIndex = (readText) => validateIndex(parseJson(readText(INDEX_FILE), INDEX_FILE));
 
-// Resolves a spec to { name, network, faults, toxics }.
-export function resolveProfile(spec, readText) {
+// Resolves a spec to { name, spec, network, faults, toxics }. readUser(path) reads a
+// network file of the user's own (k6: open() from where k6 was started; Node: fs
+// from the working directory) and returns { text, path (absolute) }.
+export function resolveProfile(spec, readText, readUser) {
   const index = readIndex(readText);
   const parsed = parseSpec(spec);
   const load = (kind, name, validate) => {
@@ -204,10 +219,21 @@ export function resolveProfile(spec, readText) {
     const file = profileFile(kind, name);
     return validate(parseJson(readText(file), file), name, file);
   };
-  const network = load(KINDS.network, parsed.network, validateNetworkProfile);
+  let network;
+  let specOut = spec.trim();
+  if (parsed.file) {
+    if (!readUser) throw new ProfileError(`profile file ${parsed.network}: files of your own are read by k6 and the CLI, not here`);
+    const { text, path } = readUser(parsed.network);
+    const obj = validateNetworkProfile(parseJson(text, parsed.network), null, parsed.network, { user: true });
+    const base = String(path).split(/[/\\]/).pop().replace(/\.json$/i, '').toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'custom';
+    network = { ...obj, name: obj.name || base, description: obj.description || `your own network (${parsed.network})`, file: path };
+    // k6 gets the absolute path: it may run from another directory than the CLI.
+    specOut = [path, ...parsed.faults].join('+');
+  } else network = load(KINDS.network, parsed.network, validateNetworkProfile);
   const faults = parsed.faults.map((f) => load(KINDS.faults, f, validateFaultProfile));
   return {
-    name: [parsed.network, ...parsed.faults].join('+'),
+    name: [network.name, ...parsed.faults].join('+'),
+    spec: specOut,
     network,
     faults,
     toxics: profileToxics(network, faults),

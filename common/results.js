@@ -3,9 +3,13 @@
 // shares: Markdown (summary.md: a PR comment or $GITHUB_STEP_SUMMARY) and JUnit
 // (junit.xml: one test case per threshold, so CI names the budget that failed).
 //
-// Plain ES module with no imports: k6's handleSummary builds the document from
-// its end-of-test data (summary.js); Node's `k6pack merge`, `compare` and
-// `report` read, merge and render the same documents (lib/report/).
+// Plain ES module: k6's handleSummary builds the document from its end-of-test
+// data (scenarios/lib/summary.js); Node's `k6pack merge`, `compare` and `report`
+// read, merge and render the same documents (lib/report/).
+import { parseThreshold } from './thresholds.js';
+import { verdictOf } from './verdict.js';
+
+export { parseThreshold, thresholdHolds } from './thresholds.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -31,23 +35,6 @@ export function parseKey(key) {
     tags[part.slice(0, i).trim()] = part.slice(i + 1).trim().replace(/^"(.*)"$/, '$1');
   }
   return { metric: m ? m[1].trim() : key, tags };
-}
-
-// 'p(95)<450' -> { stat: 'p(95)', op: '<', limit: 450 }
-export function parseThreshold(expr) {
-  const m = /^\s*([a-z]+(?:\(\d+(?:\.\d+)?\))?)\s*(<=|>=|<|>|===|==|!=)\s*(-?\d+(?:\.\d+)?)\s*$/.exec(expr);
-  return m ? { stat: m[1], op: m[2], limit: Number(m[3]) } : null;
-}
-
-export function thresholdHolds(op, value, limit) {
-  switch (op) {
-    case '<': return value < limit;
-    case '<=': return value <= limit;
-    case '>': return value > limit;
-    case '>=': return value >= limit;
-    case '!=': return value !== limit;
-    default: return value === limit; // == and ===
-  }
 }
 
 // A k6 summary value for a threshold's stat ('p(50)' is reported as 'med').
@@ -85,12 +72,27 @@ export function statsOf(metric) {
 // One sub-metric as the document holds it: its key, type and statistics (null: no samples).
 export const cell = (key, type, stats) => ({ key, type, ...(stats || { empty: true }) });
 
+// What a gate (common/gates.js) puts in the document: the model behind it and its budget.
+const modelOf = (e) => ({ ms: round3(e.ms), setupMs: round3(e.setupMs), roundTrips: e.roundTrips, formula: e.formula });
+const round3 = (x) => Math.round(x * 1000) / 1000;
+function gateOf(gate, metrics) {
+  const verdicts = (metrics[gate.key] && metrics[gate.key].thresholds) || {};
+  const ok = gate.thresholds.every((t) => !verdicts[t] || verdicts[t].ok);
+  return {
+    model: { p50: modelOf(gate.expected.p50), p95: modelOf(gate.expected.p95) },
+    budget: gate.budget,
+    gate: { ok, thresholds: gate.thresholds, overrides: gate.overrides.map((o) => o.reason) },
+  };
+}
+
 // summary.json from k6's handleSummary data.
 // ctx: { scenario, profile: { name, network, faults }, level, plan, rows, columns,
-//        observers, latencyMetric, thresholdsFile, hints, meta: { k6Version, gitCommit,
-//        samples, executionSegment, executionSegmentSequence, startedAt } }
+//        observers, latencyMetric, gates (common/gates.js), verdict ({ where }),
+//        failureLimit, thresholdsFile, hints, meta: { k6Version, gitCommit, samples,
+//        executionSegment, executionSegmentSequence, startedAt } }
 export function buildSummary(data, ctx, now = Date.now()) {
   const metrics = data.metrics;
+  const gates = new Map((ctx.gates || []).map((g) => [g.key, g]));
   const observers = new Set(ctx.observers);
   const get = (key, type) => {
     const m = metrics[key];
@@ -119,6 +121,7 @@ export function buildSummary(data, ctx, now = Date.now()) {
       droppedIterations: count(cellKey('dropped_iterations', { scenario: name })),
       bytesSent: count(cellKey('data_sent', { scenario: name })),
       bytesReceived: count(cellKey('data_received', { scenario: name })),
+      ...setupGatesOf(ctx.gates || [], name, metrics),
     });
   }
 
@@ -147,7 +150,8 @@ export function buildSummary(data, ctx, now = Date.now()) {
     }
     if (!out.latency) out.latency = get(cellKey(latency, row.tags), 'trend');
     if (!out.failures) out.failures = get(cellKey('op_failed', row.tags), 'rate');
-    return out;
+    const gate = gates.get(cellKey(latency, row.tags));
+    return gate ? { ...out, ...gateOf(gate, metrics) } : out;
   });
 
   const thresholds = [];
@@ -163,7 +167,7 @@ export function buildSummary(data, ctx, now = Date.now()) {
   const checks = metrics.checks ? { passes: metrics.checks.values.passes, fails: metrics.checks.values.fails, rate: metrics.checks.values.rate } : { passes: 0, fails: 0, rate: null };
   const endedAt = new Date(now).toISOString();
   const startedAt = meta.startedAt || (durationMs !== null ? new Date(now - durationMs).toISOString() : null);
-  return {
+  const doc = {
     schemaVersion: SCHEMA_VERSION,
     run: {
       scenario: ctx.scenario,
@@ -184,6 +188,8 @@ export function buildSummary(data, ctx, now = Date.now()) {
       executionSegmentSequence: meta.executionSegmentSequence || null,
       samples: meta.samples || null,
       hints: ctx.hints || {},
+      verdict: ctx.verdict || null,
+      failureLimit: ctx.failureLimit ?? null,
     },
     steps,
     rows,
@@ -196,6 +202,33 @@ export function buildSummary(data, ctx, now = Date.now()) {
       bytesReceived: count('data_received'),
     },
   };
+  doc.verdict = verdictOf(doc);
+  return doc;
+}
+
+// After thresholds were evaluated again (k6pack merge pools samples): every row's and
+// step's gate outcome from the document's thresholds, and the verdict from them.
+export function refreshGates(doc) {
+  const ok = new Map(doc.thresholds.map((t) => [`${t.key} ${t.threshold}`, t.ok]));
+  const held = (key, list) => list.every((t) => ok.get(`${key} ${t}`) !== false);
+  // New objects: the parts' documents keep their own outcomes.
+  for (const row of doc.rows) if (row.gate) row.gate = { ...row.gate, ok: held(cellKey(doc.run.latencyMetric, { scenario: row.scenario, ...row.dims }), row.gate.thresholds) };
+  for (const step of doc.steps) {
+    if (!step.setupGates) continue;
+    step.setupGates = step.setupGates.map((g) => ({ ...g, gate: { ...g.gate, ok: held(g.key, g.gate.thresholds) } }));
+    step.setupGateOk = step.setupGates.every((g) => g.gate.ok);
+  }
+  doc.verdict = verdictOf(doc);
+  return doc;
+}
+
+// The set-up gates of a step (setup_duration{scenario,phase}): each with its model
+// and budget, and whether all held.
+function setupGatesOf(gates, name, metrics) {
+  const own = gates.filter((g) => g.metric === 'setup_duration' && g.key.startsWith(`setup_duration{scenario:${name},`));
+  if (!own.length) return {};
+  const setupGates = own.map((g) => ({ phase: g.which, key: g.key, ...gateOf(g, metrics) }));
+  return { setupGates, setupGateOk: setupGates.every((g) => g.gate.ok) };
 }
 
 const pick = (obj, keys) => Object.fromEntries(keys.filter((k) => obj[k] !== undefined).map((k) => [k, obj[k]]));
@@ -269,12 +302,16 @@ export function toMarkdown(doc) {
     r.startedAt && `${r.startedAt} → ${r.endedAt}`,
     `thresholds: ${r.thresholdsFile}`,
   ].filter(Boolean);
-  const lines = [`### k6pack ${r.scenario}: profile ${r.profile}, load ${r.load} — ${verdict}`, '', facts.join(' · '), ''];
-  lines.push(`| lane | step | ops | p50 | p95 | p99 | failed |`, '|---|---|--:|--:|--:|--:|--:|');
+  const lines = [`### k6pack ${r.scenario}: profile ${r.profile}, load ${r.load} — ${verdict}`, ''];
+  if (doc.verdict) lines.push(...doc.verdict.lines.map((l) => `> ${mdEscape(l)}`), '');
+  lines.push(facts.join(' · '), '');
+  lines.push(`| lane | step | ops | p50 | p95 | p99 | failed | model p50 | budget p50 / p95 |`, '|---|---|--:|--:|--:|--:|--:|--:|--:|');
   for (const row of doc.rows) {
     const l = row.latency || {};
     if (!l.count && !(row.failures && row.failures.total)) continue;
-    lines.push(`| ${mdEscape(rowLabel(row))} | ${row.step} | ${l.count || 0} | ${formatMs(l.p50)} | ${formatMs(l.p95)} | ${formatMs(l.p99)} | ${formatRate(row.failures && row.failures.rate)} |`);
+    const model = row.model ? formatMs(row.model.p50.ms) : '-';
+    const budget = row.budget ? `${row.gate && !row.gate.ok ? '❌ ' : ''}${row.budget.p50} / ${row.budget.p95} ms` : '-';
+    lines.push(`| ${mdEscape(rowLabel(row))} | ${row.step} | ${l.count || 0} | ${formatMs(l.p50)} | ${formatMs(l.p95)} | ${formatMs(l.p99)} | ${formatRate(row.failures && row.failures.rate)} | ${model} | ${budget} |`);
   }
   lines.push('', `latency: ${r.latencyMetric}; checks ${formatRate(doc.checks.rate)} of ${doc.checks.passes + doc.checks.fails}; dropped iterations ${doc.totals.droppedIterations}`);
   const table = (list) => ['| | metric | threshold | observed |', '|---|---|---|--:|', ...list.map((t) => `| ${t.ok ? '✅' : '❌'} | \`${mdEscape(t.key)}\` | \`${mdEscape(t.threshold)}\` | ${formatValue(t.observed)} |`)];

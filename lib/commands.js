@@ -1,7 +1,14 @@
 // The stack commands of bin/k6pack.js: up, down, status, profile, list.
 // Each returns the process exit code; errors are thrown as one-line messages.
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { PROXY_NAMES, targetsFor } from '../common/defaults.js';
-import { profileOrUsage, scenarioDescription, scenarioNames, show } from './cli-support.js';
+import { describeGate } from '../common/gates.js';
+import { buildScenario } from '../common/scenario.js';
+import { parsePolicy } from '../common/thresholds.js';
+import { profileOrUsage, scenarioDescription, scenarioNames, show, UsageError } from './cli-support.js';
+import { ROOT } from './tools.js';
 import { listProfiles, loadProfile } from './profiles.js';
 import { HoldError, holdStatus, takeHold } from './hold.js';
 import { clearState, deadLine, deadOf, processesOf, readState, stopRecorded, writeState } from './runstate.js';
@@ -34,7 +41,7 @@ async function applyProfile(toxiproxy, profile, runDir, out) {
   await toxiproxy.applyToxics(profile.toxics);
   printProfile(out, profile);
   const state = readState(runDir);
-  if (state) writeState(runDir, { ...state, profile: profile.name });
+  if (state) writeState(runDir, { ...state, profile: profile.spec });
 }
 
 // Applies a profile under the stack's hold (refused, or waited for, while a run holds it).
@@ -211,4 +218,36 @@ export async function list(_opts, { out }) {
   out('fault profiles (combine with a network profile: --profile 3g+flaky):');
   for (const name of faults) out(`  ${name.padEnd(24)} ${describe(name)}`);
   return 0;
+}
+
+// `k6pack thresholds SCENARIO --profile P --load L`: the gates a run would have,
+// each with the model term behind it (the same derivation k6 makes: common/scenario.js).
+export async function thresholds(scenario, { profile: spec, load, file }, { out }) {
+  const names = scenarioNames();
+  if (!names.includes(scenario)) throw new UsageError(`unknown scenario '${scenario}': choose one of ${names.join(', ')}`);
+  const { default: declare } = await import(pathToFileURL(join(ROOT, 'scenarios', 'plans', `${scenario}.js`)).href);
+  const env = { ...process.env, ...(load ? { LOAD: load } : {}) };
+  const decl = withUsage(() => declare(env));
+  const profile = profileOrUsage(spec || decl.defaultProfile);
+  const policyFile = file || process.env.THRESHOLDS || join(ROOT, 'thresholds.json');
+  const policy = withUsage(() => parsePolicy(readFileSync(policyFile, 'utf8'), show(resolve(policyFile))));
+  const built = withUsage(() => buildScenario(decl, profile, env, policy));
+  const net = profile.network;
+  out(
+    `${scenario} under ${profile.name} (R ${net.rttMs} ms, down ${net.downKbps ?? '∞'} / up ${net.upKbps ?? '∞'} kbit/s${profile.faults.length ? `, faults ${profile.faults.map((f) => f.name).join('+')}` : ''}), load ${built.plan.level}: ${built.gates.length} latency gates (${show(resolve(policyFile))})`,
+  );
+  for (const g of built.gates) out(`  ${describeGate(g)}`);
+  const other = Object.entries(built.thresholds).filter(([k]) => !built.gates.some((g) => g.key === k));
+  out('other gates:');
+  for (const [k, list] of other) out(`  ${k} ${list.map((t) => (typeof t === 'string' ? t : `${t.threshold}${t.abortOnFail ? ' (aborts the run)' : ''}`)).join(' ')}`);
+  return 0;
+}
+
+// A setting a declaration or the policy refuses (a string thrown, as k6 shows it) -> exit 2.
+function withUsage(fn) {
+  try {
+    return fn();
+  } catch (err) {
+    throw new UsageError(typeof err === 'string' ? err : err.message);
+  }
 }

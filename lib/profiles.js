@@ -1,7 +1,7 @@
 // Network and fault profiles for the Node side (CLI, tests): the same parsing and
 // toxic arithmetic as k6 uses (common/profiles.js), reading the files with fs.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ROOT } from './tools.js';
 import { ProfileError, readIndex, resolveProfile } from '../common/profiles.js';
 
@@ -21,8 +21,18 @@ export function listProfiles() {
   return { network: [...index.network], faults: [...index.faults] };
 }
 
-// '3g+flaky' -> { name, network, faults, toxics }; every toxic applies to every proxy.
-// Throws ProfileError (an Error) with a one-line message.
+// A network file of the user's own, from the working directory.
+function readUser(path) {
+  const abs = resolve(path);
+  try {
+    return { text: readFileSync(abs, 'utf8'), path: abs };
+  } catch (err) {
+    throw new ProfileError(`profile file ${path}: cannot read it (${err.code || err.message}): give the path of a JSON file with rttMs, jitterMs, downKbps, upKbps and source`);
+  }
+}
+
+// '3g+flaky' or './my-network.json+flaky' -> { name, spec, network, faults, toxics };
+// every toxic applies to every proxy. Throws ProfileError (an Error) with a one-line message.
 export function loadProfile(spec) {
-  return resolveProfile(spec, readText);
+  return resolveProfile(spec, readText, readUser);
 }

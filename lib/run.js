@@ -119,7 +119,7 @@ export async function runProfiles(stack, scenario, script, profiles, { k6, root,
     const started = Date.now();
     const name = prof ? `profile ${prof.name}` : "the scenario's default profile";
     // The run's k6 proceeds under this command's hold (scenarios/lib/hold.js).
-    const env = { ...targets, PROFILE: prof?.name, LOAD: load, K6PACK_HOLD: hold?.token };
+    const env = { ...targets, PROFILE: prof?.spec, LOAD: load, K6PACK_HOLD: hold?.token };
     // k6 inspect first: a script or setting k6 refuses (a broken thresholds file, a
     // bad -e value) stops here, before the network is touched.
     const plan = await inspectPlan(k6, script, [...k6RunArgs(script, { env }).slice(1, -1), ...envFlagsOf(k6Args)]);

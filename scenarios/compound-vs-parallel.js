@@ -22,69 +22,15 @@
  *   k6 run -e PROFILE=dsl -e DOC_SIZES=large scenarios/compound-vs-parallel.js
  */
 import exec from 'k6/execution';
-import { configError, envInt } from './lib/config.js';
-import { LIMITS } from '../common/defaults.js';
+import declare, { BLURBS } from './plans/compound-vs-parallel.js';
 import { graphqlHttp, graphqlParallel } from './lib/http.js';
-import { byLevel } from './lib/load.js';
 import { ATOMIC_BOOK_QUERY, PAGE_QUERY, bookId, validateAtomicBook, validatePage } from './lib/queries.js';
-import { defineScenario, lane, rttOf, transferSeconds } from './lib/scenario.js';
-import { DEFAULT_COLUMNS, p50Of } from './lib/summary.js';
+import { defineScenario } from './lib/scenario.js';
+import { p50Of } from './lib/summary.js';
 
-const PAGE_SIZE = envInt('PAGE_SIZE', 20, { min: 1, max: 100 });
-const BLURBS = { small: 100, medium: 2000, large: 16000 };
-const SIZES = (__ENV.DOC_SIZES || 'small,medium,large').split(',').map((x) => x.trim());
-for (const size of SIZES) {
-  if (!(size in BLURBS)) throw configError(`DOC_SIZES=${__ENV.DOC_SIZES}: "${size}" is not one of ${Object.keys(BLURBS).join(', ')}`);
-  if (BLURBS[size] > LIMITS.MAX_BLURB_BYTES) throw configError(`blurb of ${BLURBS[size]} bytes exceeds the server's ${LIMITS.MAX_BLURB_BYTES}`);
-}
-
-const dims = [
-  { size: SIZES[0], cache: 'off', conn: 'cold' },
-  ...SIZES.flatMap((size) => [
-    { size, cache: 'off', conn: 'warm' },
-    { size, cache: 'on', conn: 'warm' },
-    { size, cache: 'etag', conn: 'warm' },
-  ]),
-];
-const lanes = [
-  lane('compound_h1', 'http-keepalive', false, { tags: { variant: 'compound' }, dims }),
-  lane('atomic_h1', 'http-keepalive', false, { tags: { variant: 'atomic' }, dims }),
-  lane('compound_h2', 'http2', true, { tags: { variant: 'compound' }, dims }),
-  lane('atomic_h2', 'http2', true, { tags: { variant: 'atomic' }, dims }),
-];
-
-// Bytes of one document of a size (books, authors, JSON overhead ~150 B per book).
-const docBytes = (size) => PAGE_SIZE * (BLURBS[size] + 150);
-
-// Round trips per document: HTTP/1.1 atomic spreads PAGE_SIZE requests over 6
-// connections; everything else is one round trip.
-const ROUNDS = { compound_h1: 1, atomic_h1: Math.ceil(PAGE_SIZE / 6), compound_h2: 1, atomic_h2: 1 };
-
-// One iteration of a lane: a cold fetch (+2 RTT: TCP, TLS), then per size
-// off + on + revalidate; two of them carry the document.
-function laneSeconds(lane, profile) {
-  const r = rttOf(profile) / 1000;
-  const cold = (ROUNDS[lane] + 2) * r + transferSeconds(profile, docBytes(SIZES[0]));
-  return SIZES.reduce((sum, size) => sum + 3 * ROUNDS[lane] * r + 2 * transferSeconds(profile, docBytes(size)), cold + 0.1);
-}
-
-const s = defineScenario('compound-vs-parallel', {
-  defaultProfile: '4g',
-  lanes,
-  iterationSeconds: (profile) => Math.max(...lanes.map((l) => laneSeconds(l.name, profile))),
-  laneSeconds,
-  // The study's variables are the document's shape and the protocol, not
-  // concurrency: the PR gate (ci) runs one VU per lane, which keeps the gate in
-  // its 5 minutes (an iteration is ~3.6 s under lte); the other levels rise.
-  steps: byLevel({ ci: [1] }, undefined),
-  columns: DEFAULT_COLUMNS,
-  notes: factorNotes,
-  // batchPerHost: what a browser allows per host on HTTP/1.1.
-  // noVUConnectionReuse: every iteration starts on cold connections.
-  options: { batchPerHost: 6, noVUConnectionReuse: true },
-  // k6pack report: latency vs document size, warm, server cache off.
-  hints: { sizes: { dim: 'size', label: 'document size', unit: 'document bytes', bytes: Object.fromEntries(SIZES.map((sz) => [sz, docBytes(sz)])), where: { cache: 'off', conn: 'warm' } } },
-});
+const plan = declare(__ENV);
+const { PAGE_SIZE, SIZES } = plan;
+const s = defineScenario(plan, { notes: factorNotes });
 export const { options, setup, teardown, handleSummary } = s;
 
 // A VU's page: the same books every iteration, so the server cache can hit.
@@ -100,9 +46,12 @@ const withCache = (cache, validate) => (data, res, i) => {
   return validate(data, res, i);
 };
 
-function compoundOp(transport, size, cache, etag) {
+// etags: the ETags of an earlier fetch, to revalidate with (If-None-Match); each op
+// returns its documents' ETags, one per document (a compound page has one).
+function compoundOp(transport, size, cache, etags) {
   const offset = pageOffset();
   const blurb = BLURBS[size];
+  const etag = etags && etags[0];
   const headers = etag ? { 'If-None-Match': etag } : cacheHeader(cache);
   const r = graphqlHttp({
     transport,
@@ -141,7 +90,7 @@ async function iteration(op, transport) {
   for (const size of SIZES) {
     const etags = await op(transport, size, 'off');
     await op(transport, size, 'on');
-    if (etags.every(Boolean)) await op(transport, size, 'off', etags.length === 1 ? etags[0] : etags);
+    if (etags.every(Boolean)) await op(transport, size, 'off', etags);
   }
 }
 

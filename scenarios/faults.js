@@ -21,39 +21,17 @@
  *   k6 run -e PROFILE=3g+stall scenarios/faults.js
  */
 import exec from 'k6/execution';
-import { envInt } from './lib/config.js';
+import declare from './plans/faults.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { trackRecovery } from './lib/metrics.js';
 import { bookId, bookOperation } from './lib/queries.js';
-import { defineScenario, lane, rttOf } from './lib/scenario.js';
+import { defineScenario } from './lib/scenario.js';
 import { wsSession } from './lib/sessions.js';
-import { DEFAULT_COLUMNS } from './lib/summary.js';
 
-const TIMEOUT_MS = envInt('FAULT_TIMEOUT_MS', 5000, { min: 100, max: 600000 });
-const CONN_OPS = envInt('CONN_OPS', 5, { min: 1, max: 10000 });
-
-const lanes = [
-  lane('http_keepalive', 'http-keepalive', false),
-  lane('http2', 'http2', true),
-  lane('ws', 'ws', false),
-  lane('grpc', 'grpc', false),
-];
-
-const s = defineScenario('faults', {
-  defaultProfile: '4g+flaky',
-  lanes,
-  // One connection's life (an operation that times out at a step's end is cut by gracefulStop).
-  iterationSeconds: (profile) => ((CONN_OPS + 3) * rttOf(profile)) / 1000 + 0.5,
-  // HTTP connections (HTTP/2 included) close at the end of each iteration.
-  options: { noVUConnectionReuse: true },
-  columns: [
-    ...DEFAULT_COLUMNS.filter((c) => c.title !== 'server p50'),
-    { title: 'recovery p50', metric: 'recovery_duration', stat: 'med', unit: 'ms' },
-    { title: 'recovery max', metric: 'recovery_duration', stat: 'max', unit: 'ms' },
-    { title: 'reconnects', metric: 'reconnects', stat: 'count', unit: '' },
-  ],
-});
+const plan = declare(__ENV);
+const { TIMEOUT_MS, CONN_OPS } = plan;
+const s = defineScenario(plan);
 export const { options, setup, teardown, handleSummary } = s;
 
 const operation = (i) => bookOperation(exec.vu.idInTest, i);

@@ -15,41 +15,15 @@
  *   npx k6pack up && k6 run scenarios/grpc-vs-graphql.js
  *   k6 run -e PROFILE=4g -e BIG_SIZE=200000 scenarios/grpc-vs-graphql.js
  */
-import { envBool, envInt } from './lib/config.js';
-import { LIMITS } from '../common/defaults.js';
+import declare from './plans/grpc-vs-graphql.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { PAYLOAD_QUERY, validateGrpcPayload, validatePayload } from './lib/queries.js';
-import { defineScenario, lane, rttOf, transferSeconds } from './lib/scenario.js';
-import { DEFAULT_COLUMNS } from './lib/summary.js';
+import { defineScenario } from './lib/scenario.js';
 
-const TLS = envBool('TLS', false);
-const SMALL = 100;
-const BIG = envInt('BIG_SIZE', 1000000, { min: 1, max: LIMITS.MAX_PAYLOAD_BYTES });
-const PAYLOADS = [
-  ['small', SMALL],
-  ['big', BIG],
-];
-
-const lanes = [
-  lane('grpc', 'grpc', TLS, { exec: 'grpcWarm' }),
-  lane('grpc_fresh', 'grpc-fresh', TLS),
-  lane('http_keepalive', TLS ? 'http2' : 'http-keepalive', TLS),
-  lane('http_fresh', 'http-fresh', TLS),
-].map((l) => ({
-  ...l,
-  dims: PAYLOADS.flatMap(([payload]) => [{ payload, conn: 'warm' }, { payload, conn: 'cold' }]),
-}));
-
-const s = defineScenario('grpc-vs-graphql', {
-  defaultProfile: 'lan',
-  lanes,
-  columns: [...DEFAULT_COLUMNS, { title: 'grpc connect p50', metric: 'setup_duration', tags: { phase: 'grpc_connect' }, stat: 'med', unit: 'ms', laneOnly: true }],
-  // Worst lane: two calls on new connections (3 RTT each over TLS) and the big transfer.
-  iterationSeconds: (profile) => (6 * rttOf(profile)) / 1000 + transferSeconds(profile, BIG) + 0.2,
-  // k6pack report: latency vs payload size, warm calls.
-  hints: { sizes: { dim: 'payload', label: 'payload size', unit: 'payload bytes', bytes: Object.fromEntries(PAYLOADS), where: { conn: 'warm' } } },
-});
+const plan = declare(__ENV);
+const { TLS, PAYLOADS } = plan;
+const s = defineScenario(plan);
 export const { options, setup, teardown, handleSummary } = s;
 
 // Init context: one client per channel kind (k6 loads the proto here).

@@ -22,45 +22,21 @@
 import exec from 'k6/execution';
 import http from 'k6/http';
 import { sleep } from 'k6';
-import { envInt, graphqlOrigin } from './lib/config.js';
+import { graphqlOrigin } from './lib/config.js';
+import { rttOf } from '../common/scenario.js';
+import declare from './plans/push.js';
 import { LIMITS } from '../common/defaults.js';
 import { Channel, newClient, serverStream } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { remainingMs } from './lib/load.js';
 import { pushEvents, pushLatency, recordOp } from './lib/metrics.js';
 import { EVENTS_SUBSCRIPTION, SERVER_STATS } from './lib/queries.js';
-import { defineScenario, lane, rttOf } from './lib/scenario.js';
+import { defineScenario } from './lib/scenario.js';
 import { pause, wsSession } from './lib/sessions.js';
 
-const INTERVAL_MS = envInt('PUSH_INTERVAL_MS', 100, { min: LIMITS.MIN_EVENT_INTERVAL_MS, max: 60000 });
-const SIZE = envInt('PUSH_SIZE', 100, { min: 0, max: 1024 * 1024 });
-const POLL_MS = envInt('POLL_INTERVAL_MS', 500, { min: 10, max: 60000 });
-
-const lanes = [
-  lane('ws', 'ws', false),
-  lane('grpc_stream', 'grpc-stream', false),
-  lane('http_poll', 'http-poll', false),
-];
-
-const s = defineScenario('push', {
-  defaultProfile: '4g',
-  lanes,
-  // A subscription fills its step; this only keeps the step long enough for set-up and a few events.
-  iterationSeconds: (profile) => (4 * rttOf(profile) + 5 * Math.max(INTERVAL_MS, POLL_MS)) / 1000,
-  // Subscriptions and poll loops stop themselves before their step ends: closing takes a few round trips.
-  closeSeconds: (profile) => (3 * rttOf(profile)) / 1000 + 0.5,
-  columns: [
-    { title: 'subscriptions', metric: 'op_failed', stat: 'total', unit: '' },
-    { title: 'failed', metric: 'op_failed', stat: 'rate', unit: '%' },
-    { title: 'events', metric: 'push_events', stat: 'count', unit: '' },
-    { title: 'latency p50', metric: 'push_latency', stat: 'med', unit: 'ms' },
-    { title: 'latency p95', metric: 'push_latency', stat: 'p(95)', unit: 'ms' },
-    { title: 'poll p50', metric: 'op_duration', stat: 'med', unit: 'ms' },
-  ],
-  notes: rateNotes,
-  setup: () => ({ serverStartMs: calibrateServerClock() }),
-  hints: { pushSize: SIZE, pushIntervalMs: INTERVAL_MS, pollIntervalMs: POLL_MS },
-});
+const plan = declare(__ENV);
+const { INTERVAL_MS, POLL_MS, SIZE } = plan;
+const s = defineScenario(plan, { notes: rateNotes, setup: () => ({ serverStartMs: calibrateServerClock() }) });
 export const { options, setup, teardown, handleSummary } = s;
 
 // The GraphQL server's start as wall-clock ms, from /healthz uptime: the sample

@@ -17,58 +17,17 @@
  *   npx k6pack up && k6 run scenarios/serialization.js
  *   k6 run -e LOAD=full scenarios/serialization.js
  */
-import { envIntList } from './lib/config.js';
-import { LIMITS } from '../common/defaults.js';
+import declare from './plans/serialization.js';
 import { Channel, newClient, serverStream } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
-import { byLevel } from './lib/load.js';
 import { recordOp } from './lib/metrics.js';
 import { ALL_BOOKS, ALL_BOOKS_JSON, validateAllBooksBody, validateGrpcBooks } from './lib/queries.js';
-import { defineScenario, lane, rttOf, transferSeconds } from './lib/scenario.js';
-import { DEFAULT_COLUMNS, p50Of } from './lib/summary.js';
+import { defineScenario } from './lib/scenario.js';
+import { p50Of } from './lib/summary.js';
 
-// ci (the PR gate) stops at 10000: 100000 books are ~16 MB a request, 11 s each
-// under lte, which made this scenario two thirds of the gate (bench/gate.js).
-const NS = envIntList('NS', byLevel({ smoke: [100, 1000, 10000], ci: [100, 1000, 10000], full: [100, 1000, 10000, 100000, 500000] }, [100, 1000, 10000, 100000]), {
-  min: 1,
-  max: LIMITS.MAX_BOOKS,
-});
-const dims = NS.map((n) => ({ n: String(n) }));
-
-const lanes = [
-  lane('typed', 'http-keepalive', false, { tags: { variant: 'typed' }, dims }),
-  lane('json', 'http-keepalive', false, { tags: { variant: 'json' }, dims }),
-  lane('grpc_list', 'grpc', false, { tags: { variant: 'list' }, dims }),
-  lane('grpc_stream', 'grpc-stream', false, { tags: { variant: 'stream' }, dims }),
-];
-
-// Rough cost per book on this kind of machine, measured at N = 500000 (typed
-// GraphQL ~11 us, the JSON string ~5, ListBooks ~8, StreamBooks ~33 with k6
-// handling every message), and ~160 bytes per book on the wire: only sizes the steps.
-const US_PER_BOOK = { typed: 15, json: 7, grpc_list: 10, grpc_stream: 40 };
-const laneSeconds = (lane, profile) =>
-  NS.reduce((sum, n) => sum + n * US_PER_BOOK[lane] * 1e-6 + transferSeconds(profile, n * 160) + rttOf(profile) / 1000, 0.2);
-
-const s = defineScenario('serialization', {
-  defaultProfile: 'lan',
-  lanes,
-  // Each request may hold N books several times over in memory: modest
-  // concurrency. The study's variable is N, not concurrency: the PR gate (ci)
-  // runs one VU per lane to stay in its 5 minutes.
-  steps: byLevel({ ci: [1], full: [1, 2, 4, 8] }, undefined),
-  laneSeconds,
-  columns: [
-    ...DEFAULT_COLUMNS,
-    { title: 'server exec p50', metric: 'server_duration', tags: { part: 'exec' }, stat: 'med', unit: 'ms' },
-    { title: 'server ser p50', metric: 'server_duration', tags: { part: 'ser' }, stat: 'med', unit: 'ms' },
-  ],
-  notes: ratioNotes,
-  // k6pack report: latency vs N, and the typed / JSON-string factor vs N against the study's.
-  hints: {
-    sizes: { dim: 'n', label: 'N books', unit: 'books (N)' },
-    ratio: { dim: 'n', numerator: 'typed', denominator: 'json', label: 'typed / JSON-string factor', unit: 'books (N)', study: { 100: 1.5, 1000: 8.1, 10000: 15.7, 100000: 17.3 }, studyLabel: 'study 002' },
-  },
-});
+const plan = declare(__ENV);
+const { NS } = plan;
+const s = defineScenario(plan, { notes: ratioNotes });
 export const { options, setup, teardown, handleSummary } = s;
 
 function typedOrJson(field, query) {

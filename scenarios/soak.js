@@ -21,43 +21,20 @@
  */
 import exec from 'k6/execution';
 import http from 'k6/http';
-import { envInt, graphqlOrigin } from './lib/config.js';
+import declare from './plans/soak.js';
+import { graphqlOrigin } from './lib/config.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
-import { byLevel, progress } from './lib/load.js';
+import { progress } from './lib/load.js';
 import { opDrift, recordOp, serverHeap, serverRss, serverRssGrowth } from './lib/metrics.js';
 import { bookId, bookOperation } from './lib/queries.js';
-import { defineScenario, lane, rttOf } from './lib/scenario.js';
+import { defineScenario } from './lib/scenario.js';
 import { wsSession } from './lib/sessions.js';
-import { DEFAULT_COLUMNS } from './lib/summary.js';
 
-const WS_OPS = envInt('WS_SOAK_OPS', 5, { min: 1, max: 1000 });
-const SAMPLE_SECONDS = envInt('SAMPLE_SECONDS', byLevel({ smoke: 1, ci: 5, full: 15 }, 30), { min: 1, max: 3600 });
 const WARMUP = 0.2;
-
-const parts = [{ part: 'first' }, { part: 'last' }];
-const lanes = [
-  lane('http_keepalive', 'http-keepalive', false, { dims: parts }),
-  lane('http2', 'http2', true, { dims: parts }),
-  lane('ws', 'ws', false, { dims: parts }),
-  lane('grpc', 'grpc', false, { dims: parts }),
-  // One VU, so the baseline it keeps is the run's.
-  { name: 'memory', exec: 'sampleMemory', tags: {}, rate: 1, timeUnit: `${SAMPLE_SECONDS}s`, maxVUs: 1 },
-];
-
-const s = defineScenario('soak', {
-  defaultProfile: 'lte',
-  level: 'soak',
-  mix: true,
-  lanes,
-  laneSeconds: (name, profile) => ((name === 'ws' ? WS_OPS + 3 : 2) * rttOf(profile)) / 1000 + 0.1,
-  columns: [
-    ...DEFAULT_COLUMNS.filter((c) => c.title !== 'server p50'),
-    { title: 'drift p50', metric: 'op_drift', stat: 'med', unit: 'x' },
-  ],
-  notes: memoryNotes,
-  observe: ['graphql', 'grpc'].flatMap((server) => [`server_rss_bytes{server:${server}}`, `server_rss_growth{server:${server}}`, `server_heap_bytes{server:${server}}`]),
-});
+const plan = declare(__ENV);
+const { WS_OPS } = plan;
+const s = defineScenario(plan, { notes: memoryNotes });
 export const { options, setup, teardown, handleSummary } = s;
 
 const partNow = () => {

@@ -102,7 +102,7 @@ describe('k6pack run: the run folder', () => {
     const junit = readFileSync(join(run.dir, 'junit.xml'), 'utf8');
     assert.equal((junit.match(/<testcase /g) || []).length, doc.thresholds.length);
     assert.match(junit, new RegExp(`failures="${doc.thresholds.filter((t) => !t.ok).length}"`));
-    assert.match(junit, /<testcase name="op_duration\{transport:ws,tls:false,step:c1\} p\(50\)&lt;105" classname="k6pack\.ws-vs-http\.lte"/);
+    assert.match(junit, /<testcase name="op_duration\{scenario:ws_c1\} p\(50\)&lt;105" classname="k6pack\.ws-vs-http\.lte"/);
     const md = readFileSync(join(run.dir, 'summary.md'), 'utf8');
     assert.match(md, /^### k6pack ws-vs-http: profile lte, load smoke — /);
     for (const row of doc.rows) assert.match(md, new RegExp(`^\\| ${row.transport} tls=${row.tls} \\| c1 \\| ${row.latency.count} \\|`, 'm'));

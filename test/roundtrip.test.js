@@ -1,12 +1,13 @@
 // Connection set-up costs what it costs on a real link: under a profile with RTT R,
 // the single-VU median of each operation through our Toxiproxy build is within 10 %
-// of the round-trip model (shared NETWORK.md): warm request R, fresh TCP 2R, fresh
-// TLS 1.3 3R, WebSocket + graphql-transport-ws ack 3R (4R over TLS), fresh gRPC
-// channel 3R, and a 100 kB response R + bytes / down-rate + server time.
+// of the round-trip model (common/model.js, docs/model.md): warm request R, fresh
+// TCP 2R, fresh TLS 1.3 3R, WebSocket + graphql-transport-ws ack 3R (4R over TLS),
+// fresh gRPC channel 3R, and a 100 kB response R + bytes / down-rate + server time.
 // Real servers, real toxiproxy, real k6 (test/k6/roundtrip.js). About 80 s.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { linkOf, operation, setupPhases } from '../common/model.js';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
 import { runK6 } from '../dev/k6.js';
@@ -16,8 +17,21 @@ const PROBE = join(ROOT, 'test', 'k6', 'roundtrip.js');
 const BIG_BYTES = 100000;
 // The big response on the wire: the payload plus its JSON wrapper and HTTP headers.
 const BIG_WIRE_BYTES = BIG_BYTES + 350;
-// Round trips per operation (the model); http_big adds its transfer and server time.
-const ROUND_TRIPS = { http_warm: 1, http_big: 1, http_fresh: 2, https_fresh: 3, ws_open: 3, wss_open: 4, ws_op: 1, grpc_warm: 1, grpc_fresh: 3 };
+// Each probe (test/k6/roundtrip.js) as the model's operation: its round trips come
+// from common/model.js; http_big adds its transfer and server time.
+const OPERATIONS = {
+  http_warm: { transport: 'http-keepalive', conn: 'warm' },
+  http_big: { transport: 'http-keepalive', conn: 'warm' },
+  http_fresh: { transport: 'http-fresh' },
+  https_fresh: { transport: 'http-fresh', tls: true },
+  // connect + init/ack: the socket's set-up; the ack is its one request round trip
+  ws_open: { transport: 'ws', phases: setupPhases('ws', false).slice(0, -1) },
+  wss_open: { transport: 'ws', tls: true, phases: setupPhases('ws', true).slice(0, -1) },
+  ws_op: { transport: 'ws', conn: 'warm' },
+  grpc_warm: { transport: 'grpc', conn: 'warm' },
+  grpc_fresh: { transport: 'grpc-fresh' },
+};
+const ROUND_TRIPS = Object.fromEntries(Object.entries(OPERATIONS).map(([op, spec]) => [op, operation(linkOf({ rttMs: 1 }), spec).roundTrips]));
 const TOLERANCE = 0.1;
 // Date.now() has millisecond resolution: a sample can read up to 1 ms short.
 const FLOOR = 0.97;

@@ -59,13 +59,13 @@ describe('ws-vs-http (study 000)', () => {
     const R = 300;
     const m = await run(t, 'ws-vs-http', '3g');
     assertLanes(m, lanes, 'c1', 'op_duration');
-    const key = (transport, tls) => `op_duration{transport:${transport},tls:${tls},step:c1}`;
-    const ws = p50(m, key('ws', false));
-    const fresh = p50(m, key('http-fresh', false));
-    const keepalive = p50(m, key('http-keepalive', false));
-    const wss = p50(m, key('ws', true));
-    const httpsFresh = p50(m, key('http-fresh', true));
-    const h2 = p50(m, key('http2', true));
+    const key = (lane) => `op_duration{scenario:${lane}_c1}`;
+    const ws = p50(m, key('ws'));
+    const fresh = p50(m, key('http_fresh'));
+    const keepalive = p50(m, key('http_keepalive'));
+    const wss = p50(m, key('wss'));
+    const httpsFresh = p50(m, key('https_fresh'));
+    const h2 = p50(m, key('http2'));
     t.diagnostic(`p50 ms: ws ${ws}, http-fresh ${fresh}, keep-alive ${keepalive}; wss ${wss}, https fresh ${httpsFresh}, http2 ${h2}`);
     // Model: fresh = 2R vs ws = R (cleartext); https fresh = 3R vs wss = R (the study's ~600 ms at 3G).
     assert.ok(fresh - ws >= 0.9 * R, `http-fresh ${fresh} - ws ${ws} < 0.9 RTT`);
@@ -73,8 +73,8 @@ describe('ws-vs-http (study 000)', () => {
     assert.ok(within(keepalive, ws, 0.15), `keep-alive ${keepalive} not within 15 % of ws ${ws}`);
     assert.ok(within(h2, wss, 0.15), `http2 ${h2} not within 15 % of wss ${wss}`);
     // The socket's set-up is reported apart: upgrade 2R (TCP + upgrade), init R.
-    assert.ok(p50(m, 'setup_duration{phase:ws_upgrade,tls:false,step:c1}') >= 1.9 * R);
-    assert.ok(p50(m, 'setup_duration{phase:ws_init,step:c1}') >= 0.9 * R);
+    assert.ok(p50(m, 'setup_duration{scenario:ws_c1,phase:ws_upgrade}') >= 1.9 * R);
+    assert.ok(p50(m, 'setup_duration{scenario:ws_c1,phase:ws_init}') >= 0.9 * R);
   });
 });
 
@@ -89,16 +89,16 @@ describe('grpc-vs-graphql (studies 003, 004)', () => {
     const R = 170;
     const m = await run(t, 'grpc-vs-graphql', '4g', { BIG_SIZE: '100000' });
     assertLanes(m, lanes, 'c1', 'op_duration');
-    const key = (transport, payload, conn) => `op_duration{transport:${transport},tls:false,payload:${payload},conn:${conn},step:c1}`;
+    const key = (lane, payload, conn) => `op_duration{scenario:${lane}_c1,payload:${payload},conn:${conn}}`;
     const warm = p50(m, key('grpc', 'small', 'warm'));
-    const fresh = p50(m, key('grpc-fresh', 'small', 'cold'));
-    const keepalive = p50(m, key('http-keepalive', 'small', 'warm'));
+    const fresh = p50(m, key('grpc_fresh', 'small', 'cold'));
+    const keepalive = p50(m, key('http_keepalive', 'small', 'warm'));
     const cold = p50(m, key('grpc', 'small', 'cold'));
     t.diagnostic(`small p50 ms: grpc warm ${warm}, grpc first call ${cold}, grpc new channel ${fresh}, graphql keep-alive ${keepalive}`);
     assert.ok(fresh - warm >= R, `new channel ${fresh} - warm ${warm} < one RTT`);
     assert.ok(cold - warm >= R, `first call ${cold} - warm ${warm} < one RTT`);
     assert.ok(within(warm, keepalive, 0.15), `warm gRPC ${warm} not within 15 % of keep-alive GraphQL ${keepalive}`);
-    sub(m, 'setup_duration{scenario:grpc_fresh_c1,phase:grpc_connect}');
+    sub(m, 'setup_duration{scenario:grpc_c1,phase:grpc_connect}');
   });
 });
 
@@ -162,9 +162,9 @@ describe('push', () => {
     const R = 170;
     const m = await run(t, 'push', '4g');
     for (const lane of lanes) sub(m, `push_latency{scenario:${lane}_c1}`);
-    const ws = p50(m, 'push_latency{transport:ws,step:c1}');
-    const stream = p50(m, 'push_latency{transport:grpc-stream,step:c1}');
-    const poll = p50(m, 'push_latency{transport:http-poll,step:c1}');
+    const ws = p50(m, 'push_latency{scenario:ws_c1}');
+    const stream = p50(m, 'push_latency{scenario:grpc_stream_c1}');
+    const poll = p50(m, 'push_latency{scenario:http_poll_c1}');
     t.diagnostic(`push latency p50 ms: ws ${ws}, grpc-stream ${stream}, http-poll ${poll}`);
     for (const [what, v] of [['ws', ws], ['grpc-stream', stream]]) {
       assert.ok(v >= R / 2 - 5 && v <= R / 2 + 50, `${what} push latency ${v} is not half an RTT`);

@@ -1,21 +1,34 @@
-// thresholds.json and scenarios/lib/thresholds.js: the file is valid and its
-// numbers follow the round-trip model; a broken file or a missing scenario
-// stops k6 with one sentence naming the file; an unmeetable file makes k6 exit 99.
+// Latency gates for every profile and every step, from one model (common/model.js)
+// and the policy in thresholds.json (common/thresholds.js):
+//   - over the plans, without k6: every scenario x every built-in profile x every
+//     load level has p50 and p95 gates on every lane and every step, each at or above
+//     the model, and a step of more VUs never gets a tighter budget;
+//   - the policy file: valid, every override with a reason; a broken one stops k6 in
+//     one sentence naming the file; `k6pack thresholds` prints the gates;
+//   - real runs: an override set to an impossible value makes k6 exit 99 and says which gate.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import { LEVELS } from '../common/plan.js';
+import { buildScenario } from '../common/scenario.js';
+import { parsePolicy } from '../common/thresholds.js';
+import { scenarioNames } from '../lib/cli-support.js';
+import { listProfiles, loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { loadProfile } from '../lib/profiles.js';
-import { parseThresholds, selectThresholds } from '../scenarios/lib/thresholds.js';
 import { runK6 } from '../dev/k6.js';
 import { startTestStack } from '../dev/stack.js';
+import { runCli } from './helpers/cli.js';
 
 const FILE = join(ROOT, 'thresholds.json');
-const doc = parseThresholds(readFileSync(FILE, 'utf8'), FILE);
-const isNote = (k) => k.startsWith('_') || k.startsWith('$');
+const policy = parsePolicy(readFileSync(FILE, 'utf8'), FILE);
 const SCENARIO = join(ROOT, 'scenarios', 'ws-vs-http.js');
+const SCENARIOS = scenarioNames();
+const declarations = Object.fromEntries(
+  await Promise.all(SCENARIOS.map(async (s) => [s, (await import(pathToFileURL(join(ROOT, 'scenarios', 'plans', `${s}.js`)).href)).default])),
+);
 
 // k6 logs the error's text with its quotes escaped.
 const unquote = (text) => text.replace(/\\"/g, '"');
@@ -24,107 +37,108 @@ const dir = mkdtempSync(join(tmpdir(), 'k6pack-thresholds-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 function file(name, text) {
   const p = join(dir, name);
-  writeFileSync(p, text);
+  writeFileSync(p, typeof text === 'string' ? text : JSON.stringify(text));
   return p;
 }
+const bound = (list, stat) => Number((list.find((t) => t.startsWith(`${stat}<`)) || '').slice(stat.length + 1)) || null;
 
-describe('thresholds.json', () => {
-  test('names only scenarios that exist and profiles that resolve', () => {
-    const scenarios = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.js')).map((f) => f.replace(/\.js$/, ''));
-    for (const [name, profiles] of Object.entries(doc)) {
-      if (isNote(name)) continue;
-      assert.ok(scenarios.includes(name), `thresholds.json has "${name}" but there is no scenarios/${name}.js`);
-      assert.ok(profiles.default, `"${name}" has no default block`);
-      for (const profile of Object.keys(profiles)) {
-        if (isNote(profile) || profile === 'default') continue;
-        assert.doesNotThrow(() => loadProfile(profile), `"${name}"."${profile}" is not a profile`);
-      }
-    }
-    for (const s of scenarios) assert.ok(doc[s], `scenarios/${s}.js has no entry in thresholds.json`);
-  });
-
-  test('every failure-rate gate aborts a runaway test, after a delay', () => {
-    for (const [name, profiles] of Object.entries(doc)) {
-      if (isNote(name)) continue;
-      for (const [profile, block] of Object.entries(profiles)) {
-        if (isNote(profile)) continue;
-        for (const t of block.op_failed || []) {
-          assert.equal(t.abortOnFail, true, `${name}.${profile}.op_failed`);
-          assert.match(t.delayAbortEval, /^\d+s$/, `${name}.${profile}.op_failed`);
-        }
-      }
-    }
-  });
-
-  test('a profile block overrides the default metric by metric; an unlisted profile gets the default', () => {
-    const d = { s: { default: { a: ['rate<0.1'], b: ['p(95)<5'] }, '3g': { b: ['p(95)<9'], $model: 'x' } } };
-    assert.deepEqual(selectThresholds(d, 'f', 's', '3g'), { a: ['rate<0.1'], b: ['p(95)<9'] });
-    assert.deepEqual(selectThresholds(d, 'f', 's', 'edge'), { a: ['rate<0.1'], b: ['p(95)<5'] });
-    assert.throws(() => selectThresholds(d, 'f', 'nope', '3g'), /thresholds file f: no entry for scenario "nope" \(it has: s\)/);
-  });
-});
-
-// The latency gates must be reachable under the model and tight enough to mean
-// something: model <= bound <= 1.5 x model + 60 ms (NETWORK.md round trips).
-describe('thresholds follow the round-trip model', () => {
-  const bound = (list, stat) => {
-    const t = list.find((x) => typeof x === 'string' && x.startsWith(`${stat}<`));
-    return t ? Number(t.slice(stat.length + 1)) : null;
-  };
-  // key -> round trips (small messages: transfer is a few ms at every profile)
-  const MODEL = {
-    'ws-vs-http': {
-      'op_duration{transport:ws,tls:false,step:c1}': 1,
-      'op_duration{transport:http-keepalive,tls:false,step:c1}': 1,
-      'op_duration{transport:http-fresh,tls:false,step:c1}': 2,
-      'op_duration{transport:ws,tls:true,step:c1}': 1,
-      'op_duration{transport:http2,tls:true,step:c1}': 1,
-      'op_duration{transport:http-fresh,tls:true,step:c1}': 3,
-      'setup_duration{phase:ws_upgrade,tls:false,step:c1}': 2,
-      'setup_duration{phase:ws_upgrade,tls:true,step:c1}': 3,
-      'setup_duration{phase:ws_init,step:c1}': 1,
-    },
-    'grpc-vs-graphql': {
-      'op_duration{transport:grpc,tls:false,payload:small,conn:warm,step:c1}': 1,
-      'op_duration{transport:grpc-fresh,tls:false,payload:small,conn:cold,step:c1}': 3,
-      'op_duration{transport:http-keepalive,tls:false,payload:small,conn:warm,step:c1}': 1,
-      'op_duration{transport:http-fresh,tls:false,payload:small,conn:cold,step:c1}': 2,
-    },
-    push: { 'push_latency{transport:ws,step:c1}': 0.5, 'push_latency{transport:grpc-stream,step:c1}': 0.5 },
-  };
-  for (const [scenario, keys] of Object.entries(MODEL)) {
+describe('every scenario, profile, load level, lane and step has latency gates', () => {
+  const { network, faults } = listProfiles();
+  // Every network profile, and each fault on a shaped one.
+  const specs = [...network, ...faults.map((f) => `lte+${f}`)];
+  for (const scenario of SCENARIOS) {
     test(scenario, () => {
-      const profiles = Object.keys(doc[scenario]).filter((p) => !isNote(p) && p !== 'default');
-      assert.ok(profiles.length >= 4, `${scenario}: gates for several profiles`);
-      for (const profile of profiles) {
-        const rtt = loadProfile(profile).network.rttMs;
-        for (const [key, rtts] of Object.entries(keys)) {
-          const p50 = bound(doc[scenario][profile][key] || [], 'p(50)');
-          assert.ok(p50 !== null, `${scenario}.${profile}: no p(50) gate on ${key}`);
-          const model = rtts * rtt;
-          assert.ok(p50 >= model, `${scenario}.${profile} ${key}: p(50)<${p50} is below the model's ${model} ms`);
-          assert.ok(p50 <= model * 1.5 + 60, `${scenario}.${profile} ${key}: p(50)<${p50} is far above the model's ${model} ms`);
+      let count = 0;
+      for (const level of Object.keys(LEVELS)) {
+        for (const spec of specs) {
+          const profile = loadProfile(spec);
+          const env = { LOAD: level };
+          const built = buildScenario(declarations[scenario](env), profile, env, policy);
+          const where = `${scenario} ${spec} ${level}`;
+          for (const [name, sc] of Object.entries(built.plan.scenarios)) {
+            if (!sc.tags.transport) continue;
+            const own = built.gates.filter((g) => g.metric === built.latencyMetric && g.key.startsWith(`${built.latencyMetric}{scenario:${name}`));
+            assert.ok(own.length > 0, `${where}: no latency gate on ${name}`);
+            for (const g of own) {
+              const p50 = bound(built.thresholds[g.key], 'p(50)');
+              const p95 = bound(built.thresholds[g.key], 'p(95)');
+              assert.ok(p50 && p95, `${where}: ${g.key} has ${built.thresholds[g.key]}`);
+              assert.ok(p50 >= g.expected.p50.ms, `${where}: ${g.key} p(50)<${p50} is below the model's ${g.expected.p50.ms} ms`);
+              assert.ok(p95 >= g.expected.p95.ms && p95 >= p50, `${where}: ${g.key} p(95)<${p95} vs model ${g.expected.p95.ms} ms`);
+              count++;
+            }
+          }
+          // More VUs never get a tighter budget than fewer on the same lane and dims.
+          const byLane = {};
+          for (const g of built.gates.filter((x) => x.which === 'op')) (byLane[`${g.lane} ${JSON.stringify(g.dims)}`] ||= []).push(g);
+          for (const list of Object.values(byLane)) {
+            const sorted = [...list].sort((a, b) => a.vus - b.vus);
+            for (let i = 1; i < sorted.length; i++) assert.ok(sorted[i].budget.p50 >= sorted[i - 1].budget.p50, `${where}: ${sorted[i].key} gets a tighter p50 than ${sorted[i - 1].key}`);
+          }
         }
       }
+      assert.ok(count > 0);
     });
   }
+
+  test('the budgets follow the model: more round trips, a slower link or a bigger message cost more', () => {
+    const gate = (spec, key, env = { LOAD: 'ci' }) => buildScenario(declarations['ws-vs-http'](env), loadProfile(spec), env, policy).gates.find((g) => g.key === key);
+    const fresh = gate('3g', 'op_duration{scenario:http_fresh_c1}');
+    const tls = gate('3g', 'op_duration{scenario:https_fresh_c1}');
+    const ws = gate('3g', 'op_duration{scenario:ws_c1}');
+    assert.equal(ws.expected.p50.roundTrips, 1);
+    assert.equal(fresh.expected.p50.roundTrips, 2);
+    assert.equal(tls.expected.p50.roundTrips, 3);
+    assert.ok(ws.budget.p50 < fresh.budget.p50 && fresh.budget.p50 < tls.budget.p50);
+    assert.ok(gate('2g', 'op_duration{scenario:ws_c1}').budget.p50 > ws.budget.p50);
+    // The jitter fault widens the tail more than the median.
+    const jitter = gate('lte+jitter', 'op_duration{scenario:ws_c1}');
+    const plain = gate('lte', 'op_duration{scenario:ws_c1}');
+    assert.ok(jitter.budget.p95 - plain.budget.p95 > jitter.budget.p50 - plain.budget.p50);
+    const big = (spec) => buildScenario(declarations['grpc-vs-graphql']({}), loadProfile(spec), {}, policy).gates.find((g) => g.key === 'op_duration{scenario:grpc_c1,payload:big,conn:warm}');
+    assert.ok(big('3g').expected.p50.ms > 5000, 'a 1 MB message takes seconds at 1.6 Mbit/s');
+    assert.deepEqual(big('lan').overrides.map((o) => o.reason.slice(0, 20)), ['k6 itself decodes th']);
+  });
+
+  test('a network file of your own gets gates like a built-in profile', () => {
+    const mine = file('my-network.json', { rttMs: 120, jitterMs: 0, downKbps: 4000, upKbps: 1000, source: 'measured from our office to the API, 2026-11' });
+    const built = buildScenario(declarations['ws-vs-http']({}), loadProfile(`${mine}+flaky`), {}, policy);
+    assert.equal(built.profile.name, 'my-network+flaky');
+    const ws = built.gates.find((g) => g.key === 'op_duration{scenario:ws_c1}');
+    assert.ok(ws.expected.p50.ms > 120 && ws.expected.p50.ms < 125, ws.expected.p50.formula);
+  });
 });
 
-describe('a broken thresholds file stops k6 before the test, in one sentence', () => {
+describe('the policy file', () => {
+  test('thresholds.json is valid and every override says why', () => {
+    for (const [name, s] of Object.entries(policy.scenarios)) {
+      assert.ok(SCENARIOS.includes(name), `thresholds.json names scenario "${name}", which does not exist`);
+      for (const p of Object.keys(s.profiles || {})) assert.doesNotThrow(() => loadProfile(p), `"${name}".profiles."${p}" is not a profile`);
+      for (const o of s.overrides || []) assert.ok(o.reason.length > 20, `${name}: override ${JSON.stringify(o.where)} needs a reason`);
+    }
+    for (const list of [policy.gates.op_failed, policy.scenarios.faults.gates.op_failed]) {
+      assert.equal(list[0].abortOnFail, true);
+      assert.match(list[0].delayAbortEval, /^\d+s$/);
+    }
+  });
+
   const cases = [
-    ['not JSON', '{oops', /thresholds file .*bad-json\.json: not valid JSON/],
-    ['not a threshold', JSON.stringify({ 'ws-vs-http': { default: { op_duration: ['p(50)<abc'] } } }), /"ws-vs-http"\."default"\."op_duration": "p\(50\)<abc" is not a k6 threshold/],
-    ['unknown field', JSON.stringify({ 'ws-vs-http': { default: { op_failed: [{ threshold: 'rate<0.1', abort: true }] } } }), /unknown field "abort"/],
-    ['no such scenario', JSON.stringify({ push: { default: { op_failed: ['rate<0.1'] } } }), /no entry for scenario "ws-vs-http" \(it has: push\)/],
+    ['not JSON', '{oops', /thresholds file .*not JSON\.json: not valid JSON/],
+    ['the old layout', { 'ws-vs-http': { default: { op_failed: ['rate<0.1'] } } }, /unknown top-level field "ws-vs-http" .*must be rewritten/],
+    ['not a threshold', { ...policy, gates: { op_failed: ['rate<abc'] } }, /gates\."op_failed": "rate<abc" is not a k6 threshold/],
+    ['no reason', { ...policy, scenarios: { 'ws-vs-http': { overrides: [{ where: { transport: 'ws' }, p50Ms: 10 }] } } }, /scenarios\."ws-vs-http"\.overrides\[0\] needs a "reason"/],
+    ['a negative margin', { ...policy, latency: { ...policy.latency, p50: { factor: -1, plusMs: 20 } } }, /latency\.p50\.factor must be a number >= 0/],
   ];
   for (const [what, text, message] of cases) {
-    test(what, async () => {
-      const path = file(`bad-${what === 'not JSON' ? 'json' : what.replace(/ /g, '-')}.json`, text);
+    test(`${what}: k6 stops before the test, in one sentence naming the file`, async () => {
+      const path = file(`${what}.json`, text);
       const r = await runK6(SCENARIO, { env: { THRESHOLDS: path, LOAD: 'smoke' }, timeoutMs: 30000 });
       assert.equal(r.code, 107, r.stderr);
-      const err = unquote(r.stderr);
-      assert.match(err, message);
-      assert.ok(err.includes(`thresholds file ${path}: `), err);
+      assert.match(unquote(r.stderr), message);
+      // and `k6pack thresholds` refuses it the same way (exit 2)
+      const cli = await runCli(['thresholds', 'ws-vs-http', '--file', path]);
+      assert.equal(cli.exitCode, 2, cli.stderr);
+      assert.match(cli.stderr, message);
     });
   }
 
@@ -135,9 +149,21 @@ describe('a broken thresholds file stops k6 before the test, in one sentence', (
     assert.ok(unquote(r.stderr).includes(`thresholds file ${join(dir, 'missing.json')}: cannot read it`), r.stderr);
     assert.doesNotMatch(r.stderr, /panic|goroutine/);
   });
+
+  test('`k6pack thresholds` prints every gate with the model term behind it', async () => {
+    const r = await runCli(['thresholds', 'ws-vs-http', '--profile', '5g']);
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.match(r.stdout, /^ws-vs-http under 5g \(R 31 ms, down 111070 \/ up 11120 kbit\/s\), load ci: 20 latency gates/);
+    assert.match(r.stdout, /op_duration\{scenario:https_fresh_c1\} p\(50\)<\d+ p\(95\)<\d+ {2}\(model 3R \+ \d+ B\/Bu \+ \d+ B\/Bd \+ server = 9\d\.\d ms\)/);
+    assert.match(r.stdout, /op_duration\{scenario:ws_c4\} .*4 VUs\)/);
+    assert.match(r.stdout, /op_failed rate<0\.01 \(aborts the run\)/);
+    const bad = await runCli(['thresholds', 'ws-vs-http', '--profile', '6g']);
+    assert.equal(bad.exitCode, 2);
+    assert.match(bad.stderr, /unknown network profile "6g"/);
+  });
 });
 
-describe('thresholds gate a real run', () => {
+describe('gates on a real run', () => {
   let stack;
   before(async () => {
     stack = await startTestStack();
@@ -146,8 +172,11 @@ describe('thresholds gate a real run', () => {
     await stack?.stop();
   });
 
-  test('a thresholds file that cannot be met makes k6 exit 99, and says which gate failed', async () => {
-    const path = file('unmeetable.json', JSON.stringify({ 'ws-vs-http': { default: { 'op_duration{transport:ws}': ['p(50)<0.001'] } } }));
+  test('an override set to an impossible value makes k6 exit 99, and says which gate failed', async () => {
+    const path = file('impossible.json', {
+      ...policy,
+      scenarios: { 'ws-vs-http': { overrides: [{ where: { lane: 'ws' }, p50Ms: 0.001, reason: 'a test: nothing answers in a microsecond' }] } },
+    });
     const results = join(dir, 'results');
     mkdirSync(results);
     const r = await runK6(SCENARIO, {
@@ -155,14 +184,14 @@ describe('thresholds gate a real run', () => {
       timeoutMs: 90000,
     });
     assert.equal(r.code, 99, r.stderr);
-    assert.match(r.stdout, /FAIL op_duration\{transport:ws\} p\(50\)<0\.001/);
-    assert.equal(r.summary.metrics['op_duration{transport:ws}'].thresholds['p(50)<0.001'], true);
-    // The JUnit file beside the JSON says the same.
+    assert.match(r.stdout, /FAIL op_duration\{scenario:ws_c1\} p\(50\)<0\.001/);
     const junit = readFileSync(join(results, 'junit.xml'), 'utf8');
     assert.match(junit, /failures="1"/);
-    assert.match(junit, /<testcase name="op_duration\{transport:ws\} p\(50\)&lt;0\.001" [^>]*><failure message="op_duration\{transport:ws\}: p\(50\)=[\d.]+, threshold p\(50\)&lt;0\.001"/);
+    assert.match(junit, /<failure message="op_duration\{scenario:ws_c1\}: p\(50\)=[\d.]+, threshold p\(50\)&lt;0\.001"/);
     const json = JSON.parse(readFileSync(join(results, 'summary.json'), 'utf8'));
-    assert.ok(json.rows.some((row) => row.latency.count > 0));
-    assert.equal(json.thresholds.find((t) => t.key === 'op_duration{transport:ws}').ok, false);
+    const row = json.rows.find((x) => x.scenario === 'ws_c1');
+    assert.equal(row.gate.ok, false);
+    assert.deepEqual(row.gate.overrides, ['a test: nothing answers in a microsecond']);
+    assert.match(json.verdict.lines.at(-1), /ws none \(failed at its first step\)/);
   });
 });

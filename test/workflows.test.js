@@ -4,6 +4,7 @@
 // k6pack's --help, npm scripts in package.json, scenarios, profiles, load
 // levels and files in the repo. Tool versions follow the Dockerfiles. Their
 // baseline script (scripts/baseline.sh) runs on a real run folder.
+import { LEVELS } from '../common/plan.js';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -75,11 +76,8 @@ function helpOptions(cmd) {
   return optionsSeen.get(cmd);
 }
 
-// Load level names, read from the LEVELS table of scenarios/lib/load.js (a k6 module Node cannot import).
-function loadLevels() {
-  const block = /export const LEVELS = \{([\s\S]*?)\n\};/.exec(readRepo('scenarios/lib/load.js'))[1];
-  return [...block.matchAll(/^ {2}(\w+): \{/gm)].map((m) => m[1]);
-}
+// Load level names (common/plan.js).
+const loadLevels = () => Object.keys(LEVELS);
 
 const workflows = Object.fromEntries(WORKFLOWS.map((f) => [f, parseWorkflow(f)]));
 // The scripts a workflow runs: its `run:` steps, and the repo scripts they call with bash.

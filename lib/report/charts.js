@@ -3,10 +3,10 @@
 //   size         latency p50 vs message size (run.hints.sizes: payload, document, N)
 //   ratio        a lane's p50 over another's vs a dim (serialization: typed / JSON string vs N)
 //   push         push latency p50/p95/p99 per lane
-//   model        measured p50 and mean vs the round-trip model (model.js), per lane
+//   model        measured p50 and mean vs the round-trip model (common/model.js, as
+//                each row's gate carries it), per lane
 // A chart: { id, title, note, kind: 'line'|'bar', x: { title, type, labels? },
 //            y: { title, type }, series: [{ label, points: [{ x, y }], dashed? }] }.
-import { predictStep, predictWsSetup } from '../../common/model.js';
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const slug = (s) => String(s).replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').toLowerCase();
@@ -94,7 +94,8 @@ function push(doc, id) {
   const labels = steps.map((s) => s.lane);
   const bar = (stat) => ({ label: stat, points: steps.map((s, i) => ({ x: labels[i], y: num(s.latency[stat]) })) });
   const series = [bar('p50'), bar('p95'), bar('p99')];
-  const model = steps.map((s, i) => ({ x: labels[i], y: predictStep(doc.run, s)?.ms ?? null }));
+  const modelOf = (s) => doc.rows.find((r) => r.scenario === s.scenario && r.model)?.model.p50.ms ?? null;
+  const model = steps.map((s, i) => ({ x: labels[i], y: modelOf(s) }));
   if (model.some((p) => p.y !== null)) series.push({ label: 'model', points: model });
   return {
     id,
@@ -107,20 +108,20 @@ function push(doc, id) {
   };
 }
 
-// Measured vs the model, per lane at the lowest step; WebSocket set-up as extra bars.
+// Measured vs the model, per row at the lowest step (the model each row's gate was
+// derived from); a lane's set-up phases measured apart as extra bars.
 export function modelRows(doc) {
   if (!doc.run.network || !(doc.run.network.rttMs > 0)) return [];
   const step = lowestStep(doc);
   const out = [];
-  for (const s of doc.steps.filter((x) => x.step === step)) {
-    const row = doc.rows.find((r) => r.scenario === s.scenario && !Object.keys(r.dims).length);
-    const model = predictStep(doc.run, s, row);
-    if (model) out.push({ label: s.lane, measuredP50: num(s.latency.p50), measuredAvg: num(s.latency.avg), model: model.ms, formula: model.formula });
-    const up = row?.metrics?.['setup_duration{phase:ws_upgrade}'];
-    const init = row?.metrics?.['setup_duration{phase:ws_init}'];
-    if (up?.count && init?.count) {
-      const m = predictWsSetup(doc.run, s.tls);
-      out.push({ label: `${s.lane} connect+init`, measuredP50: up.p50 + init.p50, measuredAvg: up.avg + init.avg, model: m.upgrade + m.init, formula: `${(m.upgrade + m.init) / (doc.run.network.rttMs || 1)}R` });
+  for (const row of doc.rows.filter((r) => r.step === step && r.model && r.latency?.count)) {
+    const dims = Object.entries(row.dims).map(([k, v]) => `${k}:${v}`).join(',');
+    out.push({ label: [row.lane, dims].filter(Boolean).join(' '), measuredP50: num(row.latency.p50), measuredAvg: num(row.latency.avg), model: row.model.p50.ms, formula: row.model.p50.formula });
+  }
+  for (const s of doc.steps.filter((x) => x.step === step && x.setupGates)) {
+    for (const g of s.setupGates) {
+      const measured = doc.rows.find((r) => r.scenario === s.scenario)?.metrics?.[`setup_duration{phase:${g.phase}}`];
+      if (measured?.count) out.push({ label: `${s.lane} ${g.phase}`, measuredP50: num(measured.p50), measuredAvg: num(measured.avg), model: g.model.p50.ms, formula: g.model.p50.formula });
     }
   }
   return out;
@@ -134,7 +135,7 @@ function model(doc, id) {
   return {
     id,
     title: `${doc.run.scenario}: measured vs round-trip model (${doc.run.profile}, R = ${doc.run.network.rttMs} ms, step ${lowestStep(doc)})`,
-    note: 'model: rounds x R + bytes per operation over the profile bandwidth + server time (shared/NETWORK.md)',
+    note: 'model: set-up and request round trips x R + bytes over the profile bandwidth + server time (docs/model.md)',
     kind: 'bar',
     x: { title: 'lane', type: 'category', labels },
     y: { title: 'ms', type: 'linear' },

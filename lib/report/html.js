@@ -49,9 +49,21 @@ function section(group, index) {
     title: `${r.scenario} — ${r.profile}`,
     facts: facts.join(' · '),
     charts: chartsFor(doc, `r${index}`),
+    verdict: doc.verdict?.lines || [],
     rows: {
-      head: ['lane', 'row', 'step', 'ops', 'p50', 'p95', 'p99', 'failed'],
-      body: rows.map((row) => [row.lane, rowLabel(row), row.step, row.latency?.count || 0, formatMs(row.latency?.p50), formatMs(row.latency?.p95), formatMs(row.latency?.p99), formatRate(row.failures?.rate)]),
+      head: ['lane', 'row', 'step', 'ops', 'p50', 'p95', 'p99', 'failed', 'model p50', 'budget p50 / p95'],
+      body: rows.map((row) => [
+        row.lane,
+        rowLabel(row),
+        row.step,
+        row.latency?.count || 0,
+        formatMs(row.latency?.p50),
+        formatMs(row.latency?.p95),
+        formatMs(row.latency?.p99),
+        formatRate(row.failures?.rate),
+        row.model ? formatMs(row.model.p50.ms) : '-',
+        row.budget ? `${row.gate && !row.gate.ok ? 'FAILED ' : ''}${row.budget.p50} / ${row.budget.p95} ms` : '-',
+      ]),
     },
     model: modelRows(doc).map((m) => [m.label, formatMs(m.measuredP50), formatMs(m.measuredAvg), formatMs(m.model), m.formula]),
     thresholds: {
@@ -63,7 +75,7 @@ function section(group, index) {
 
 const CSS = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ccc}h3{font-size:15px}
-.facts{color:#555}.grid{display:flex;flex-wrap:wrap;gap:16px}figure{margin:0;border:1px solid #ddd;padding:8px}
+.facts{color:#555}.verdict{font-size:15px;margin:4px 0}.answer{background:#f4f8ff;border:1px solid #cde;padding:4px 16px 12px}.grid{display:flex;flex-wrap:wrap;gap:16px}figure{margin:0;border:1px solid #ddd;padding:8px}
 figcaption{font-weight:600;max-width:560px}small{display:block;color:#666;max-width:560px}
 table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:2px 8px;text-align:right}
 td:first-child,td:nth-child(2),th{text-align:left}`;

@@ -6,7 +6,7 @@
 // across instances.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { coversWhole, FILES, parseKey, parseThreshold, segmentRange, thresholdHolds, toJunit, toMarkdown } from '../../common/results.js';
+import { coversWhole, FILES, parseKey, parseThreshold, refreshGates, segmentRange, thresholdHolds, toJunit, toMarkdown } from '../../common/results.js';
 import { ResultsError } from './runs.js';
 import { CellSet } from './samples.js';
 
@@ -72,7 +72,7 @@ export async function mergeRuns(runs) {
   const startedAt = times('startedAt')[0] || null;
   const endedAt = times('endedAt').at(-1) || null;
   const same = (field) => (docs.every((d) => d.run[field] === first[field]) ? first[field] : null);
-  return {
+  return refreshGates({
     schemaVersion: docs[0].schemaVersion,
     run: {
       ...first,
@@ -123,7 +123,7 @@ export async function mergeRuns(runs) {
       bytesSent: count('data_sent'),
       bytesReceived: count('data_received'),
     },
-  };
+  });
 }
 
 // Writes a document's three files into an existing folder.

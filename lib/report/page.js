@@ -49,12 +49,19 @@
     el('table', {}, el('thead', {}, el('tr', {}, ...head.map((h) => el('th', {}, h)))), el('tbody', {}, ...rows.map((r) => el('tr', {}, ...r.map((c) => el('td', {}, String(c)))))));
 
   const root = document.getElementById('report');
+  // The answer first: each run's verdict, before any chart or table.
+  const answers = data.sections.filter((s) => s.verdict.length);
+  if (answers.length) {
+    const box = el('section', { class: 'answer', id: 'answer' }, el('h2', {}, 'The answer'));
+    for (const s of answers) box.append(el('h3', {}, s.title), ...s.verdict.map((line) => el('p', { class: 'verdict' }, line)));
+    root.append(box);
+  }
   root.append(el('p', { class: 'facts' }, `${data.runs.length} run folder(s), drawn ${data.generatedAt}`));
   root.append(table(['run', 'scenario', 'profile', 'load', 'segment', 'started'], data.runs.map((r) => [r.name, r.scenario, r.profile, r.load, r.segment || '-', r.startedAt || '-'])));
 
   for (const section of data.sections) {
     const s = el('section', { 'data-run': section.id });
-    s.append(el('h2', {}, section.title), el('p', { class: 'facts' }, section.facts));
+    s.append(el('h2', {}, section.title), ...section.verdict.map((line) => el('p', { class: 'verdict' }, line)), el('p', { class: 'facts' }, section.facts));
     const grid = el('div', { class: 'grid' });
     for (const chart of section.charts) {
       const canvas = el('canvas', { width: '560', height: '340', 'data-chart': chart.id, 'data-series': JSON.stringify(chart.series.map((x) => x.label)) });

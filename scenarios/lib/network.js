@@ -17,6 +17,7 @@
 import http from 'k6/http';
 import { PROXY_NAMES, TARGET_DEFAULTS } from '../../common/defaults.js';
 import { deathLine } from '../../common/log-tail.js';
+import { resolveFrom } from '../../common/paths.js';
 import { ProfileError, resolveProfile } from '../../common/profiles.js';
 import { changeRequest, snapshotOf, toxicChanges } from '../../common/toxics.js';
 
@@ -33,11 +34,22 @@ export function fatal(message) {
   throw message;
 }
 
+// A network file of the user's own (-e PROFILE=./my-network.json): relative to the
+// directory k6 was started in.
+function readUser(path) {
+  const abs = resolveFrom(__ENV.PWD, path);
+  try {
+    return { text: open(abs), path: abs };
+  } catch (err) {
+    return fatal(`profile file ${path}: cannot read it (${String(err.message || err).split('\n')[0]}): give the path of a JSON file with rttMs, jitterMs, downKbps, upKbps and source`);
+  }
+}
+
 // The profile for this run, in init context: __ENV.PROFILE, else the scenario's default.
 // An unknown name or a malformed profile file throws here, before any VU starts.
 export function networkProfile(defaultSpec = 'lan') {
   try {
-    return resolveProfile(__ENV.PROFILE || defaultSpec, readText);
+    return resolveProfile(__ENV.PROFILE || defaultSpec, readText, readUser);
   } catch (err) {
     return fatal(err instanceof ProfileError ? err.message : String(err));
   }

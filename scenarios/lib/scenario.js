@@ -1,87 +1,50 @@
-// What every scenario file shares: the profile, the plan of lanes and steps,
-// options (TLS, trend stats, thresholds), setup/teardown around the network
-// profile, and the summary. A scenario file then only says what its lanes do:
+// What every scenario file shares: the profile, the plan and gates built from the
+// scenario's declaration (scenarios/plans/<name>.js, common/scenario.js), options
+// (TLS, trend stats, thresholds), setup/teardown around the stack's hold and the
+// network profile, and the summary. A scenario file then only says what its lanes do:
 //
-//   const s = defineScenario('ws-vs-http', { defaultProfile: '3g', lanes, iterationSeconds });
+//   import declare from './plans/ws-vs-http.js';
+//   const s = defineScenario(declare(__ENV), { notes });
 //   export const { options, setup, teardown, handleSummary } = s;
 import exec from 'k6/execution';
 import http from 'k6/http';
+import { buildScenario } from '../../common/scenario.js';
+import { registerPlan } from './load.js';
 import { fatal, networkProfile, profileTags, toxiproxyUrl } from './network.js';
-import { levelName, plan as buildPlan } from './load.js';
 import { trackSteps } from './progress.js';
 import { prepareNetwork, releaseNetwork } from './segments.js';
-import { DEFAULT_COLUMNS, latencyMetricOf, makeHandleSummary, observeKeys, summaryRows } from './summary.js';
-import { DEFAULT_FILE, loadThresholds, thresholdsPath } from './thresholds.js';
+import { makeHandleSummary } from './summary.js';
+import { DEFAULT_FILE, readPolicy, thresholdsPath, withObservers } from './thresholds.js';
 
-export const rttOf = (profile) => profile.network.rttMs;
-
-// One lane of a scenario: lane('http_keepalive', 'http-keepalive', false) runs
-// the scenario's exported httpKeepalive() tagged transport:http-keepalive, tls:false.
-// more: { exec, tags (more tags), dims, iterationSeconds, rate, timeUnit, maxVUs }.
-export function lane(name, transport, tls, more = {}) {
-  const { tags = {}, ...rest } = more;
-  return {
-    name,
-    exec: name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase()),
-    tags: { transport, tls: String(tls), ...tags },
-    ...rest,
-  };
-}
-
-// Seconds to move `bytes` at a profile's rate (kbit/s), 0 when unlimited.
-export function transferSeconds(profile, bytes, direction = 'down') {
-  const kbps = direction === 'down' ? profile.network.downKbps : profile.network.upKbps;
-  return kbps ? (bytes * 8) / (kbps * 1000) : 0;
-}
-
-// name: the key in thresholds.json and in result file names.
-// spec: {
-//   defaultProfile, lanes, steps (the scenario's own concurrency steps, if any),
-//   iterationSeconds(profile) -> expected seconds of one iteration (sizes the steps),
-//   laneSeconds(laneName, profile) -> the same per lane, when lanes differ a lot,
-//   minIterations -> iterations per VU every step holds at least (more than the
-//     level's when an iteration is a single operation: see ws-vs-http),
-//   closeSeconds(profile) -> for iterations that end themselves before their step
-//     does: the time they need to close (gracefulStop; default 1.5 iterations),
-//   columns, notes(data) -> extra summary lines, observe (more sub-metrics to report),
-//   options (merged into k6 options),
-//   setup() -> extra setup data (after the network profile is applied),
-//   level (default LOAD fallback for this scenario), mix (lanes at once, at constant arrival rates),
-//   hints (for `k6pack report`, kept in summary.json's run.hints: e.g. sizes: { dim, bytes, where }) }
-export function defineScenario(name, spec) {
-  const profile = networkProfile(spec.defaultProfile);
-  const iterationSeconds = spec.iterationSeconds ? spec.iterationSeconds(profile) : 0;
-  const lanes = spec.laneSeconds ? spec.lanes.map((l) => ({ ...l, iterationSeconds: spec.laneSeconds(l.name, profile) })) : spec.lanes;
-  const closeSeconds = spec.closeSeconds ? spec.closeSeconds(profile) : undefined;
-  const plan = buildPlan(lanes, { iterationSeconds, closeSeconds, minIterations: spec.minIterations, steps: spec.steps, mix: spec.mix }, levelFor(spec));
-  const columns = spec.columns || DEFAULT_COLUMNS;
-  const rows = summaryRows(plan, lanes);
-  const observers = [...observeKeys(rows, columns), ...laneKeys(plan, latencyMetricOf(columns)), ...(spec.observe || [])];
-  trackSteps(plan, `${name} (${profile.name})`);
-  // The profile tags go on every k6 scenario too: a command-line --tag (the
-  // k6-operator always passes one) replaces options.tags, not scenario tags.
-  for (const sc of Object.values(plan.scenarios)) sc.tags = { ...profileTags(profile), ...sc.tags };
+// decl: the scenario's declaration; extra: { notes(data) -> extra summary lines,
+// setup() -> extra setup data (after the network profile is applied) }.
+export function defineScenario(decl, extra = {}) {
+  const profile = networkProfile(decl.defaultProfile);
+  const built = buildScenario(decl, profile, __ENV, readPolicy());
+  const { plan } = built;
+  registerPlan(plan);
+  trackSteps(plan, `${decl.name} (${profile.name})`);
   const options = {
     scenarios: plan.scenarios,
-    thresholds: loadThresholds(name, profile.name, observers),
+    thresholds: withObservers(built.thresholds, built.observers),
     // The servers use a self-signed certificate; this covers https, wss and gRPC over TLS.
     insecureSkipTLSVerify: true,
     summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'],
     tags: profileTags(profile),
     setupTimeout: '60s',
     teardownTimeout: '30s',
-    ...(spec.options || {}),
+    ...(decl.options || {}),
   };
 
   // The stack's hold first (hold.js: a stack another run holds is left as it is),
   // then the profile. Under --execution-segment only one instance holds, applies
   // and restores (segments.js).
-  const holdInfo = { what: name, profile: profile.name, script: `${name}.js`, seconds: plan.totalSeconds };
+  const holdInfo = { what: decl.name, profile: profile.name, script: `${decl.name}.js`, seconds: plan.totalSeconds };
   function setup() {
     const k6pack = runMeta();
     const { network, hold } = prepareNetwork(profile, holdInfo, fatal);
-    const extra = spec.setup ? spec.setup() : {};
-    return { network, ...extra, k6pack: { ...k6pack, hold } };
+    const more = extra.setup ? extra.setup() : {};
+    return { network, ...more, k6pack: { ...k6pack, hold } };
   }
 
   function teardown(data) {
@@ -89,34 +52,16 @@ export function defineScenario(name, spec) {
   }
 
   const handleSummary = makeHandleSummary({
-    scenario: name,
-    profile,
+    ...built,
+    scenario: decl.name,
     level: plan.level,
-    plan,
-    hints: spec.hints,
-    rows,
-    columns,
-    observers,
-    notes: spec.notes,
+    hints: decl.hints,
+    verdict: decl.verdict,
+    notes: extra.notes,
     thresholdsFile: thresholdsPath() === DEFAULT_FILE ? 'thresholds.json' : thresholdsPath(),
   });
 
-  return { profile, plan, options, setup, teardown, handleSummary, rows };
-}
-
-// Every lane at every step, and every transport, whatever the rows show: the
-// summary JSON always has op_duration/op_failed{scenario:<lane>_<step>} and
-// op_duration/op_failed{transport:<t>,tls:<bool>}, the latency metric per step,
-// and k6's iterations, dropped_iterations, data_sent, data_received per step.
-function laneKeys(plan, latencyMetric) {
-  const keys = [];
-  for (const [name, sc] of Object.entries(plan.scenarios)) {
-    if (!sc.tags.transport) continue;
-    const { transport, tls } = sc.tags;
-    for (const metric of ['op_duration', 'op_failed']) keys.push(`${metric}{scenario:${name}}`, `${metric}{transport:${transport},tls:${tls}}`);
-    for (const metric of [latencyMetric, 'iterations', 'dropped_iterations', 'data_sent', 'data_received']) keys.push(`${metric}{scenario:${name}}`);
-  }
-  return [...new Set(keys)];
+  return { ...built, options, setup, teardown, handleSummary };
 }
 
 // What summary.json says about the run that only setup() can see: k6's version
@@ -132,8 +77,4 @@ function runMeta() {
     executionSegmentSequence: o.executionSegmentSequence || null,
     startedAt: new Date().toISOString(),
   };
-}
-
-function levelFor(spec) {
-  return levelName(__ENV, spec.level || 'ci');
 }

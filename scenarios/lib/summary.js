@@ -10,47 +10,14 @@
 // column is a statistic of a metric filtered to that row. Every cell is a
 // sub-metric, which k6 only reports when it has a threshold, so the cells are
 // also the `observe` list given to thresholds.js.
-import { buildSummary, cellKey, FILES, toJunit, toMarkdown } from '../../common/results.js';
-
-export { cellKey };
-
-export const DEFAULT_COLUMNS = [
-  { title: 'ops', metric: 'op_duration', stat: 'count', unit: '' },
-  { title: 'p50', metric: 'op_duration', stat: 'med', unit: 'ms' },
-  { title: 'p95', metric: 'op_duration', stat: 'p(95)', unit: 'ms' },
-  { title: 'failed', metric: 'op_failed', stat: 'rate', unit: '%' },
-  { title: 'server p50', metric: 'server_duration', tags: { part: 'total' }, stat: 'med', unit: 'ms' },
-];
-
-const tagText = (tags) => Object.entries(tags).map(([k, v]) => `${k}:${v}`).join(',');
-// A column with laneOnly: true ignores the row's dims (set-up is per lane, not per payload).
-const cellKeyOf = (row, c) => cellKey(c.metric, { ...(c.laneOnly ? { scenario: row.tags.scenario } : row.tags), ...(c.tags || {}) });
-
-// Rows for a plan: every k6 scenario x every dim of its lane.
-export function summaryRows(plan, lanes) {
-  const rows = [];
-  for (const [name, sc] of Object.entries(plan.scenarios)) {
-    if (!sc.tags.transport) continue; // helpers such as soak's memory sampler
-    const lane = lanes.find((l) => l.exec === sc.exec && name.startsWith(`${l.name}_`));
-    const dims = (lane && lane.dims) || [{}];
-    const label = [sc.tags.transport, `tls=${sc.tags.tls}`, sc.tags.variant].filter(Boolean).join(' ');
-    for (const dim of dims) {
-      rows.push({ label: [label, tagText(dim)].filter(Boolean).join(' '), step: sc.tags.step, tags: { scenario: name, ...dim } });
-    }
-  }
-  return rows;
-}
+import { DEFAULT_COLUMNS, cellKeyOf } from '../../common/scenario.js';
+import { buildSummary, FILES, toJunit, toMarkdown } from '../../common/results.js';
+import { expressionOf, parseThreshold } from '../../common/thresholds.js';
 
 // p50 of a reported sub-metric, null when it has no samples (for notes under the table).
 export function p50Of(data, key) {
   const m = data.metrics[key];
   return m && m.values.count ? m.values.med : null;
-}
-
-export function observeKeys(rows, columns = DEFAULT_COLUMNS) {
-  const keys = new Set();
-  for (const row of rows) for (const c of columns) keys.add(cellKeyOf(row, c));
-  return [...keys];
 }
 
 function fmt(v, unit) {
@@ -91,24 +58,12 @@ export function table(data, rows, columns = DEFAULT_COLUMNS) {
   return [header, ...body].map((r) => r.map((c, i) => pad(c, widths[i])).join('  ').trimEnd()).join('\n');
 }
 
-// The thresholds that gate (from the file), with their verdicts and the value behind them.
-export function gateLines(data, observers) {
-  const lines = [];
-  let failed = 0;
-  for (const [key, metric] of Object.entries(data.metrics)) {
-    for (const [expr, verdict] of Object.entries(metric.thresholds || {})) {
-      if (observers.has(key)) continue;
-      const stat = expr.replace(/\s*(<=|>=|<|>|===|==|!=).*$/, '').trim();
-      const value = stat === 'p(50)' && metric.values[stat] === undefined ? metric.values.med : metric.values[stat];
-      if (!verdict.ok) failed++;
-      lines.push(`  ${verdict.ok ? 'ok  ' : 'FAIL'} ${key} ${expr}  (${stat}=${value === undefined ? '-' : Number(value).toFixed(2)})`);
-    }
-  }
-  return { lines: lines.sort(), failed };
+// The thresholds that gate, with their verdicts and the value behind them: the
+// summary document's list (one list for the terminal, summary.md and junit.xml).
+export function gateLines(doc) {
+  const lines = doc.thresholds.map((t) => `  ${t.ok ? 'ok  ' : 'FAIL'} ${t.key} ${t.threshold}  (${t.stat}=${t.observed === null ? '-' : Number(t.observed).toFixed(2)})`);
+  return { lines, failed: doc.thresholds.filter((t) => !t.ok).length };
 }
-
-// The first latency column's metric is the run's latency (op_duration; push_latency for push).
-export const latencyMetricOf = (columns) => (columns.find((c) => c.unit === 'ms' && !c.tags) || { metric: 'op_duration' }).metric;
 
 // Where the files go, as the text summary's last line says.
 export function resultsLine(dir) {
@@ -116,23 +71,37 @@ export function resultsLine(dir) {
   return `results: ${dir}/ (${FILES.summary}, ${FILES.junit}, ${FILES.markdown})`;
 }
 
+// The failure-rate limit of the op_failed gate (the verdict's "held" uses it per step).
+function failureLimitOf(thresholds) {
+  const t = (thresholds.op_failed || []).map((x) => parseThreshold(expressionOf(x))).find((x) => x && x.stat === 'rate');
+  return t ? t.limit : 0.01;
+}
+
 // handleSummary for a scenario. ctx: { scenario, profile, level, plan, rows, columns,
-// observers, notes(data), thresholdsFile, hints }; setup() hands the run's metadata
-// (k6 version, segment, start) over in data.setup_data.k6pack.
+// observers, gates, thresholds, verdict, notes(data), thresholdsFile, hints };
+// setup() hands the run's metadata (k6 version, segment, start) over in
+// data.setup_data.k6pack.
 export function makeHandleSummary(ctx) {
   const columns = ctx.columns || DEFAULT_COLUMNS;
-  const observers = new Set(ctx.observers);
   return (data) => {
-    const gates = gateLines(data, observers);
     const m = data.metrics;
     const checks = m.checks ? `${(m.checks.values.rate * 100).toFixed(1)}% of ${m.checks.values.passes + m.checks.values.fails}` : '-';
     const dropped = m.dropped_iterations ? m.dropped_iterations.values.count : 0;
     // k6 cannot create directories: RESULTS_DIR must exist.
     const dir = __ENV.RESULTS_DIR ? __ENV.RESULTS_DIR.replace(/\/+$/, '') : '';
+    const setupMeta = (data.setup_data && data.setup_data.k6pack) || {};
+    const meta = {
+      ...setupMeta,
+      gitCommit: __ENV.K6PACK_GIT_COMMIT || __ENV.GITHUB_SHA || __ENV.GIT_COMMIT || null,
+      samples: __ENV.K6PACK_SAMPLES || null,
+    };
+    const doc = buildSummary(data, { ...ctx, columns, failureLimit: failureLimitOf(ctx.thresholds || {}), meta });
+    const gates = gateLines(doc);
     const text = [
       '',
       `k6pack ${ctx.scenario}: profile ${ctx.profile.name}, load ${ctx.level}`,
       '',
+      ...(doc.verdict ? [...doc.verdict.lines, ''] : []),
       table(data, ctx.rows, columns),
       '',
       `checks passed: ${checks}    dropped_iterations: ${dropped}    interrupted iterations end the step, not the test`,
@@ -146,13 +115,6 @@ export function makeHandleSummary(ctx) {
     ].join('\n');
     const out = { stdout: text };
     if (dir) {
-      const setupMeta = (data.setup_data && data.setup_data.k6pack) || {};
-      const meta = {
-        ...setupMeta,
-        gitCommit: __ENV.K6PACK_GIT_COMMIT || __ENV.GITHUB_SHA || __ENV.GIT_COMMIT || null,
-        samples: __ENV.K6PACK_SAMPLES || null,
-      };
-      const doc = buildSummary(data, { ...ctx, columns, observers: [...observers], latencyMetric: latencyMetricOf(columns), meta });
       out[`${dir}/${FILES.summary}`] = `${JSON.stringify(doc, null, 2)}\n`;
       out[`${dir}/${FILES.junit}`] = toJunit(doc);
       out[`${dir}/${FILES.markdown}`] = toMarkdown(doc);

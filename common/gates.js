@@ -1,0 +1,98 @@
+// Latency gates derived from the round-trip model (common/model.js) and the policy
+// (thresholds.json, common/thresholds.js): every row of a scenario's plan (a lane
+// at one concurrency step, and one value of its dims) gets a p50 and a p95 budget,
+// and every set-up phase a lane measures gets a p50 budget. They are ordinary k6
+// thresholds, so plain `k6 run` exits 99 by itself; `k6pack thresholds` prints them
+// with the model term behind each. Plain ES module (k6 and Node).
+import { budget, FRESH, linkOf, measuredPhases, operation, setupOnly } from './model.js';
+import { stepVus } from './plan.js';
+import { cellKey as keyOf } from './results.js';
+import { overridesFor } from './thresholds.js';
+
+// What one row costs under the model: { p50, p95 }, each operation()'s result.
+// lane.model(dims, link) gives the operation: { conn, rounds, reqBytes, ... } or
+// { p50: {...}, p95: {...} } when the tail is another operation. conn 'mixed' (the
+// default for transports that keep their connection): the median operation is warm,
+// the tail pays the connection's set-up (a VU's first operation opens it).
+export function expectationsOf(lane, dims, link) {
+  const base = { transport: lane.tags.transport, tls: lane.tags.tls === 'true' };
+  const spec = lane.model ? lane.model(dims, link) : {};
+  if (spec.p50) return { p50: operation(link, { ...base, ...spec.p50 }), p95: operation(link, { ...base, ...(spec.p95 || spec.p50) }) };
+  const conn = spec.conn || (FRESH.has(base.transport) ? 'cold' : 'mixed');
+  if (conn === 'mixed') return { p50: operation(link, { ...base, ...spec, conn: 'warm' }), p95: operation(link, { ...base, ...spec, conn: 'cold' }) };
+  const e = operation(link, { ...base, ...spec, conn });
+  return { p50: e, p95: e };
+}
+
+
+// The budgets an override changes, and its reasons.
+function applyOverrides(b, overrides) {
+  const out = { ...b };
+  for (const o of overrides) {
+    if (o.plusMs) {
+      out.p50 += o.plusMs.p50;
+      out.p95 += o.plusMs.p95;
+    }
+    if (o.p50Ms !== undefined) out.p50 = o.p50Ms;
+    if (o.p95Ms !== undefined) out.p95 = o.p95Ms;
+  }
+  return out;
+}
+
+// Every latency gate of a plan. ctx: { policy, scenario, profile (resolved), plan,
+// lanes, rows (summaryRows'), latencyMetric }.
+// -> [{ key, metric, which ('op' | phase), lane, step, vus, dims, expected: { p50, p95 },
+//       budget: { p50, p95 }, overrides: [{ reason, ... }], thresholds: [...] }]
+export function deriveGates({ policy, scenario, profile, plan, lanes, rows, latencyMetric }) {
+  const link = linkOf(profile);
+  const lat = policy.latency;
+  const gates = [];
+  const laneOf = (name) => lanes.find((l) => name.startsWith(`${l.name}_`) && plan.scenarios[name].exec === l.exec);
+  const seenSetup = new Set();
+  for (const row of rows) {
+    const { scenario: name, ...dims } = row.tags;
+    const sc = plan.scenarios[name];
+    const lane = laneOf(name);
+    if (!lane) continue;
+    const vus = stepVus(sc);
+    const rowTags = { ...sc.tags, ...dims, lane: lane.name, profile: profile.name, network: profile.network.name };
+    const expected = expectationsOf(lane, dims, link);
+    const overrides = overridesFor(policy, scenario, rowTags, latencyMetric);
+    const b = applyOverrides(budget(lat, link, expected, vus), overrides);
+    gates.push({
+      key: keyOf(latencyMetric, row.tags),
+      metric: latencyMetric,
+      which: 'op',
+      lane: lane.name,
+      step: sc.tags.step,
+      vus,
+      dims,
+      expected,
+      budget: b,
+      overrides,
+      thresholds: [`p(50)<${b.p50}`, `p(95)<${b.p95}`],
+    });
+    // The set-up a lane measures apart (setup_duration{phase}), once per step.
+    for (const phase of lane.setups || []) {
+      const key = keyOf('setup_duration', { scenario: name, phase });
+      if (seenSetup.has(key)) continue;
+      seenSetup.add(key);
+      const e = setupOnly(link, measuredPhases(phase, lane.tags.tls === 'true'));
+      const setupOverrides = overridesFor(policy, scenario, { ...rowTags, phase }, 'setup_duration');
+      const sb = applyOverrides(budget(lat, link, { p50: e, p95: e }, vus), setupOverrides);
+      gates.push({ key, metric: 'setup_duration', which: phase, lane: lane.name, step: sc.tags.step, vus, dims: {}, expected: { p50: e, p95: e }, budget: sb, overrides: setupOverrides, thresholds: [`p(50)<${sb.p50}`] });
+    }
+  }
+  return gates;
+}
+
+// { key: [thresholds] } for k6's options.thresholds.
+export const gateThresholds = (gates) => Object.fromEntries(gates.map((g) => [g.key, g.thresholds]));
+
+// One line per gate, for `k6pack thresholds` and the tests.
+export function describeGate(g) {
+  const e = g.expected.p50;
+  const tail = g.expected.p95 !== g.expected.p50 ? `; p95 of ${g.expected.p95.formula} = ${g.expected.p95.ms.toFixed(1)} ms` : '';
+  const why = g.overrides.length ? `; override: ${g.overrides.map((o) => o.reason).join('; ')}` : '';
+  return `${g.key} ${g.thresholds.join(' ')}  (model ${e.formula} = ${e.ms.toFixed(1)} ms${tail}${g.vus > 1 ? `; ${g.vus} VUs` : ''}${why})`;
+}

@@ -1,0 +1,149 @@
+// Load levels and the plan of a scenario's k6 scenarios, in one place, picked with
+// -e LOAD=smoke|ci|full|soak. Plain ES module: k6 (scenarios/lib/scenario.js) and
+// Node (`k6pack thresholds`, tests over every plan) build the same plans.
+//
+// A scenario file lists its lanes (one transport/variant each) and calls
+// plan(lanes); plan() builds options.scenarios:
+//   stepped levels (smoke, ci, full): every lane runs alone, one after another
+//     (startTime computed from the durations), so transports never compete for
+//     CPU; inside a lane concurrency rises step by step, each step a k6
+//     scenario of its own (constant-vus) named <lane>_<step> and tagged
+//     step:c10 (10 VUs, one connection each), so every step has its own numbers.
+//   mix level (soak): every lane at a constant arrival rate, all at once, for
+//     SOAK_DURATION (default 1h): a day-long mix, with dropped_iterations
+//     counted when the VU pool cannot keep up.
+// Overrides for exploring: -e STEPS=1,10,50 -e STEP_SECONDS=20 -e SOAK_DURATION=15m -e SOAK_RATE=5.
+// -e STEP_ITERATIONS=N makes every step a fixed amount of work instead of a fixed
+// time: shared-iterations, N iterations per VU (N x VUs per step), capped at the
+// step's duration. The iteration count is then exact and splits exactly between
+// --execution-segment instances (lanes whose iteration is a timed session, such
+// as a WebSocket kept for the whole step, are still bounded by the step's time).
+import { configError, envInt, envIntList, envSeconds } from './env.js';
+
+export const LEVELS = {
+  // What tests use: seconds, one VU.
+  smoke: { kind: 'stepped', steps: [1], stepSeconds: 3, gracefulSeconds: 1, minIterations: 1 },
+  // The PR gate: each scenario about 20 s in total (stepSeconds comes from the
+  // budget), so six scenarios under two profiles fit in 5 minutes (bench/gate.js).
+  ci: { kind: 'stepped', steps: [1, 4], budgetSeconds: 20, gracefulSeconds: 0.5, minStepSeconds: 1, minIterations: 1 },
+  // The study: 1 -> 10 -> 50 -> 200 VUs (or connections), held long enough per step to measure.
+  full: { kind: 'stepped', steps: [1, 10, 50, 200], stepSeconds: 30, gracefulSeconds: 10, minIterations: 2 },
+  // Nightly: a constant-arrival-rate mix of every lane.
+  soak: { kind: 'mix', durationSeconds: 3600, rate: 2, gracefulSeconds: 30 },
+};
+
+// How long a mix runs at the stepped levels (soak.js is a mix at every level).
+const MIX_AT = {
+  smoke: { durationSeconds: 12, rate: 2, gracefulSeconds: 2 },
+  ci: { durationSeconds: 60, rate: 2, gracefulSeconds: 5 },
+  full: { durationSeconds: 600, rate: 5, gracefulSeconds: 10 },
+};
+
+export function levelName(env, fallback = 'ci') {
+  const name = env.LOAD || fallback;
+  if (!LEVELS[name]) {
+    throw configError(`LOAD=${name} is not a load level: use one of ${Object.keys(LEVELS).join(', ')}`);
+  }
+  return name;
+}
+
+// A value that depends on the level: byLevel(level, { smoke: [100], ci: [100, 1000] }, fallback).
+export function byLevel(name, values, fallback) {
+  return name in values ? values[name] : fallback;
+}
+
+const round1 = (x) => Math.round(x * 10) / 10;
+const ceil1 = (x) => Math.ceil(x * 10 - 1e-9) / 10;
+
+function steppedPlan(lanes, level, hints, env) {
+  const steps = envIntList(env, 'STEPS', hints.steps || level.steps, { min: 1, max: 5000 });
+  const fixedStep = envInt(env, 'STEP_SECONDS', 0, { min: 0, max: 86400 });
+  const perVu = envInt(env, 'STEP_ITERATIONS', 0, { min: 0, max: 1000000 });
+  const durations = {};
+  // ci: the scenario's budget split evenly over its lanes and steps.
+  const slot = level.budgetSeconds ? round1(level.budgetSeconds / (lanes.length * steps.length)) : 0;
+
+  const scenarios = {};
+  let start = 0;
+  let stepSeconds = 0;
+  for (const lane of lanes) {
+    // A lane may know its iterations are longer than the scenario's estimate.
+    const iterationSeconds = lane.iterationSeconds || hints.iterationSeconds || 0;
+    // gracefulStop lets the last iteration finish; a lane whose iterations end
+    // themselves before the step does (remainingMs()) only needs time to close.
+    const stopSeconds = hints.closeSeconds !== undefined ? hints.closeSeconds : iterationSeconds * 1.5;
+    const gracefulSeconds = Math.max(level.gracefulSeconds, ceil1(stopSeconds));
+    const levelStep = slot ? Math.max(level.minStepSeconds, round1(slot - gracefulSeconds)) : level.stepSeconds;
+    // Every step long enough for minIterations iterations per VU.
+    // A scenario whose iterations are one operation each asks for more (hints.minIterations).
+    const minIterations = Math.max(level.minIterations, hints.minIterations || 0);
+    stepSeconds = fixedStep || Math.max(levelStep, ceil1(iterationSeconds * minIterations));
+    for (const n of steps) {
+      const step = `c${n}`;
+      const name = `${lane.name}_${step}`;
+      const work = perVu
+        ? { executor: 'shared-iterations', vus: n, iterations: n * perVu, maxDuration: `${stepSeconds}s` }
+        : { executor: 'constant-vus', vus: n, duration: `${stepSeconds}s` };
+      scenarios[name] = {
+        ...work,
+        exec: lane.exec,
+        startTime: `${round1(start)}s`,
+        gracefulStop: `${gracefulSeconds}s`,
+        tags: { ...lane.tags, step },
+      };
+      durations[name] = stepSeconds * 1000;
+      start += stepSeconds + gracefulSeconds;
+    }
+  }
+  return { scenarios, durations, totalSeconds: start, stepSeconds, steps };
+}
+
+function mixPlan(lanes, level, name, env) {
+  // SOAK_DURATION sets the soak level's length; the shorter levels keep theirs.
+  const seconds = name === 'soak' ? envSeconds(env, 'SOAK_DURATION', level.durationSeconds) : level.durationSeconds;
+  const rate = envInt(env, 'SOAK_RATE', level.rate, { min: 1, max: 10000 });
+  const scenarios = {};
+  const durations = {};
+  for (const lane of lanes) {
+    const laneRate = lane.rate !== undefined ? lane.rate : rate;
+    const name = `${lane.name}_mix`;
+    const inFlight = Math.ceil(laneRate * Math.max(lane.iterationSeconds || 1, 0.5) * 2);
+    scenarios[name] = {
+      executor: 'constant-arrival-rate',
+      exec: lane.exec,
+      rate: laneRate,
+      timeUnit: lane.timeUnit || '1s',
+      duration: `${seconds}s`,
+      preAllocatedVUs: lane.maxVUs || Math.min(inFlight, 100),
+      maxVUs: lane.maxVUs || Math.min(inFlight * 4, 500),
+      gracefulStop: `${level.gracefulSeconds}s`,
+      tags: { ...lane.tags, step: 'mix' },
+    };
+    durations[name] = seconds * 1000;
+  }
+  return { scenarios, durations, totalSeconds: seconds + level.gracefulSeconds, stepSeconds: seconds, steps: ['mix'] };
+}
+
+// lanes: [{ name, exec, tags: { transport, tls, ... }, iterationSeconds?,
+//          and in a mix: rate?, timeUnit?, maxVUs? }]
+// hints: { iterationSeconds, steps } the expected length of one iteration under
+//   the chosen profile (so a step holds at least two and gracefulStop lets the
+//   last one finish; a lane's own iterationSeconds wins), and the scenario's
+//   own concurrency steps when the level's do not suit it.
+// Soak-level mixes run every lane at once: that is the point of a mix.
+// hints.mix: run the lanes as a mix at every level (soak.js).
+// The plan's durations ({ k6 scenario: ms }) let an iteration stop its own loop
+// before its step ends (scenarios/lib/load.js remainingMs()).
+export function plan(lanes, hints, name, env) {
+  const level = LEVELS[name];
+  let built;
+  if (level.kind === 'mix') built = mixPlan(lanes, level, name, env);
+  else if (hints.mix) built = mixPlan(lanes, MIX_AT[name], name, env);
+  else built = steppedPlan(lanes, level, hints, env);
+  return { level: name, ...built };
+}
+
+// The concurrency of a step: its VUs, or for a mix its arrival rate's VUs (1: a mix
+// runs at rates far below any step's concurrency).
+export const stepVus = (sc) => sc.vus || 1;
+

@@ -1,0 +1,120 @@
+// A scenario's declaration, built into what k6 runs and what the pack gates on:
+// the plan of lanes and steps (common/plan.js), the rows of its summary, the
+// sub-metrics to observe, and the latency gates derived from the round-trip
+// model (common/gates.js). Plain ES module: k6 (scenarios/lib/scenario.js) and
+// Node (`k6pack thresholds`, the tests over every plan) build the same thing from
+// the declarations in scenarios/plans/.
+//
+// A declaration (scenarios/plans/<name>.js: declare(env) returns it): {
+//   name, defaultProfile, lanes, steps (the scenario's own concurrency steps, if any),
+//   iterationSeconds(profile) -> expected seconds of one iteration (sizes the steps),
+//   laneSeconds(laneName, profile) -> the same per lane, when lanes differ a lot,
+//   minIterations -> iterations per VU every step holds at least,
+//   closeSeconds(profile) -> for iterations that end themselves before their step
+//     does: the time they need to close (gracefulStop; default 1.5 iterations),
+//   columns, observe (more sub-metrics to report), options (merged into k6 options),
+//   level (the scenario's LOAD fallback), mix (lanes at once, at constant arrival rates),
+//   verdict: { where: dims } the rows the verdict ranks (default: rows without dims),
+//   hints (for `k6pack report`, kept in summary.json's run.hints) }
+import { deriveGates, gateThresholds } from './gates.js';
+import { cellKey } from './results.js';
+import { levelName, plan as buildPlan } from './plan.js';
+import { policyGates } from './thresholds.js';
+
+export const rttOf = (profile) => profile.network.rttMs;
+
+// One lane of a scenario: lane('http_keepalive', 'http-keepalive', false) runs
+// the scenario's exported httpKeepalive() tagged transport:http-keepalive, tls:false.
+// more: { exec, tags (more tags), dims, model(dims, link) (common/gates.js), setups
+// (set-up phases it measures apart: ws_upgrade, ws_init, grpc_connect), iterationSeconds,
+// rate, timeUnit, maxVUs }.
+export function lane(name, transport, tls, more = {}) {
+  const { tags = {}, ...rest } = more;
+  return {
+    name,
+    exec: name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase()),
+    tags: { transport, tls: String(tls), ...tags },
+    ...rest,
+  };
+}
+
+// Seconds to move `bytes` at a profile's rate (kbit/s), 0 when unlimited.
+export function transferSeconds(profile, bytes, direction = 'down') {
+  const kbps = direction === 'down' ? profile.network.downKbps : profile.network.upKbps;
+  return kbps ? (bytes * 8) / (kbps * 1000) : 0;
+}
+
+export const DEFAULT_COLUMNS = [
+  { title: 'ops', metric: 'op_duration', stat: 'count', unit: '' },
+  { title: 'p50', metric: 'op_duration', stat: 'med', unit: 'ms' },
+  { title: 'p95', metric: 'op_duration', stat: 'p(95)', unit: 'ms' },
+  { title: 'failed', metric: 'op_failed', stat: 'rate', unit: '%' },
+  { title: 'server p50', metric: 'server_duration', tags: { part: 'total' }, stat: 'med', unit: 'ms' },
+];
+
+const tagText = (tags) => Object.entries(tags).map(([k, v]) => `${k}:${v}`).join(',');
+// A column with laneOnly: true ignores the row's dims (set-up is per lane, not per payload).
+export const cellKeyOf = (row, c) => cellKey(c.metric, { ...(c.laneOnly ? { scenario: row.tags.scenario } : row.tags), ...(c.tags || {}) });
+
+// The first latency column's metric is the run's latency (op_duration; push_latency for push).
+export const latencyMetricOf = (columns) => (columns.find((c) => c.unit === 'ms' && !c.tags) || { metric: 'op_duration' }).metric;
+
+export { cellKey };
+
+// Rows for a plan: every k6 scenario x every dim of its lane.
+export function summaryRows(plan, lanes) {
+  const rows = [];
+  for (const [name, sc] of Object.entries(plan.scenarios)) {
+    if (!sc.tags.transport) continue; // helpers such as soak's memory sampler
+    const lane = lanes.find((l) => l.exec === sc.exec && name.startsWith(`${l.name}_`));
+    const dims = (lane && lane.dims) || [{}];
+    const label = [sc.tags.transport, `tls=${sc.tags.tls}`, sc.tags.variant].filter(Boolean).join(' ');
+    for (const dim of dims) {
+      rows.push({ label: [label, tagText(dim)].filter(Boolean).join(' '), step: sc.tags.step, tags: { scenario: name, ...dim } });
+    }
+  }
+  return rows;
+}
+
+export function observeKeys(rows, columns = DEFAULT_COLUMNS) {
+  const keys = new Set();
+  for (const row of rows) for (const c of columns) keys.add(cellKeyOf(row, c));
+  return [...keys];
+}
+
+// Every lane at every step, and every transport, whatever the rows show: the
+// summary JSON always has op_duration/op_failed{scenario:<lane>_<step>} and
+// op_duration/op_failed{transport:<t>,tls:<bool>}, the latency metric per step,
+// and k6's iterations, dropped_iterations, data_sent, data_received per step.
+function laneKeys(plan, latencyMetric) {
+  const keys = [];
+  for (const [name, sc] of Object.entries(plan.scenarios)) {
+    if (!sc.tags.transport) continue;
+    const { transport, tls } = sc.tags;
+    for (const metric of ['op_duration', 'op_failed']) keys.push(`${metric}{scenario:${name}}`, `${metric}{transport:${transport},tls:${tls}}`);
+    for (const metric of [latencyMetric, 'iterations', 'dropped_iterations', 'data_sent', 'data_received']) keys.push(`${metric}{scenario:${name}}`);
+  }
+  return [...new Set(keys)];
+}
+
+// decl: a declaration; profile: resolveProfile's result; env: k6's __ENV or
+// process.env; policy: parsePolicy's result. -> { name, profile, plan, lanes, rows,
+// columns, latencyMetric, observers, gates, thresholds }: thresholds is
+// options.thresholds but for the observers (k6's side adds them: they need metric types).
+export function buildScenario(decl, profile, env, policy) {
+  const iterationSeconds = decl.iterationSeconds ? decl.iterationSeconds(profile) : 0;
+  const lanes = decl.laneSeconds ? decl.lanes.map((l) => ({ ...l, iterationSeconds: decl.laneSeconds(l.name, profile) })) : decl.lanes;
+  const closeSeconds = decl.closeSeconds ? decl.closeSeconds(profile) : undefined;
+  const level = levelName(env, decl.level || 'ci');
+  const plan = buildPlan(lanes, { iterationSeconds, closeSeconds, minIterations: decl.minIterations, steps: decl.steps, mix: decl.mix }, level, env);
+  // The profile tags go on every k6 scenario too: a command-line --tag (the
+  // k6-operator always passes one) replaces options.tags, not scenario tags.
+  for (const sc of Object.values(plan.scenarios)) sc.tags = { profile: profile.name, ...sc.tags };
+  const columns = decl.columns || DEFAULT_COLUMNS;
+  const latencyMetric = latencyMetricOf(columns);
+  const rows = summaryRows(plan, lanes);
+  const gates = deriveGates({ policy, scenario: decl.name, profile, plan, lanes, rows, latencyMetric });
+  const observers = [...new Set([...observeKeys(rows, columns), ...laneKeys(plan, latencyMetric), ...(decl.observe || [])])].filter((k) => !gates.some((g) => g.key === k));
+  const thresholds = { ...policyGates(policy, decl.name, profile.name), ...gateThresholds(gates) };
+  return { name: decl.name, profile, plan, lanes, rows, columns, latencyMetric, observers, gates, thresholds };
+}

@@ -1,0 +1,99 @@
+// The answer first: what a run says about its transports, in a few sentences that
+// open the terminal summary, summary.md and the HTML report.
+//
+//   3g (R 300 ms): ws, http2 and http keepalive 307 ms; http fresh 612 ms; https fresh 933 ms.
+//   Against https fresh: ws, http2 and http keepalive save 626 ms (600 ms of it connection
+//   set-up by the model: 2 RTT); http fresh saves 321 ms (300 ms set-up: 1 RTT).
+//   Held the budget up to: ws 200 VUs, http2 50 VUs, ... (none: failed at c1)
+//
+// Computed from a summary.json document (common/results.js): its rows carry the
+// model's expectation and their gates' outcome. Plain ES module.
+
+const SAME = 0.05; // lanes within 5 % (and 2 ms) of each other are named together
+const stepVus = (step) => (step === 'mix' ? 1 : Number(String(step).replace(/^c/, '')) || 1);
+const label = (lane) => String(lane).replace(/_/g, ' ');
+const fmt = (ms) => (ms >= 100 ? `${Math.round(ms)} ms` : `${ms.toFixed(1)} ms`);
+const list = (names) => (names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
+const matches = (dims, where) => Object.entries(where).every(([k, v]) => String(dims[k]) === String(v));
+
+// The rows the verdict compares: per lane, the rows matching the scenario's
+// verdict.where (default: rows without dims; else each lane's first dims).
+function candidateRows(doc) {
+  const where = doc.run.verdict?.where;
+  const rows = doc.rows.filter((r) => r.latency?.count);
+  if (where) return rows.filter((r) => matches(r.dims || {}, where));
+  const plain = rows.filter((r) => !Object.keys(r.dims || {}).length);
+  if (plain.length) return plain;
+  const firstDims = {};
+  for (const r of rows) firstDims[r.lane] ??= JSON.stringify(r.dims);
+  return rows.filter((r) => JSON.stringify(r.dims) === firstDims[r.lane]);
+}
+
+// Did every gate of a lane at a step hold? null when the step has no gates or no data.
+function stepHeld(doc, lane, step) {
+  const rows = doc.rows.filter((r) => r.lane === lane && r.step === step);
+  const gated = rows.filter((r) => r.gate);
+  if (!gated.length || !rows.some((r) => r.latency?.count)) return null;
+  const failureLimit = doc.run.failureLimit ?? 0.01;
+  const failed = rows.some((r) => r.failures?.total && r.failures.rate >= failureLimit);
+  return !failed && gated.every((r) => r.gate.ok) && (doc.steps.find((s) => s.lane === lane && s.step === step)?.setupGateOk ?? true);
+}
+
+// { lane: highest VUs held (0 = not even the first step) } over the lanes' steps in order.
+export function heldUpTo(doc) {
+  const out = {};
+  const lanes = [...new Set(doc.steps.map((s) => s.lane))];
+  for (const lane of lanes) {
+    const steps = [...new Set(doc.steps.filter((s) => s.lane === lane).map((s) => s.step))].sort((a, b) => stepVus(a) - stepVus(b));
+    let held = 0;
+    let known = false;
+    for (const step of steps) {
+      const ok = stepHeld(doc, lane, step);
+      if (ok === null) continue;
+      known = true;
+      if (!ok) break;
+      held = stepVus(step);
+    }
+    if (known) out[lane] = held;
+  }
+  return out;
+}
+
+// -> { lines: [...], ranking: [{ lanes, p50, setupMs, rtts }], held: { lane: vus } } or null
+export function verdictOf(doc) {
+  const R = doc.run.network?.rttMs || 0;
+  const lowest = Math.min(...doc.steps.map((s) => stepVus(s.step)));
+  const rows = candidateRows(doc).filter((r) => stepVus(r.step) === lowest);
+  const byLane = new Map();
+  for (const r of rows) if (!byLane.has(r.lane)) byLane.set(r.lane, r);
+  const ranked = [...byLane.values()].sort((a, b) => a.latency.p50 - b.latency.p50);
+  const held = heldUpTo(doc);
+  if (!ranked.length) return null;
+  // Groups of lanes that ran alike.
+  const groups = [];
+  for (const r of ranked) {
+    const g = groups.at(-1);
+    if (g && r.latency.p50 - g.p50 <= Math.max(2, g.p50 * SAME)) g.rows.push(r);
+    else groups.push({ p50: r.latency.p50, rows: [r] });
+  }
+  const where = `${doc.run.profile}${R ? ` (R ${R} ms)` : ''}`;
+  const metric = doc.run.latencyMetric === 'op_duration' ? '' : ` ${doc.run.latencyMetric}`;
+  const lines = [`${where}${metric} p50 at ${rows[0]?.step}: ${groups.map((g) => `${list(g.rows.map((r) => label(r.lane)))} ${fmt(g.p50)}`).join('; ')}.`];
+  const slowest = groups.at(-1);
+  if (groups.length > 1) {
+    const worst = slowest.rows[0];
+    const setupOf = (r) => r.model?.p50?.setupMs ?? null;
+    const parts = groups.slice(0, -1).map((g) => {
+      const saved = slowest.p50 - g.p50;
+      const diff = setupOf(worst) !== null && setupOf(g.rows[0]) !== null ? setupOf(worst) - setupOf(g.rows[0]) : null;
+      const setup = diff && diff > 0 ? ` (${diff >= saved ? 'all' : fmt(diff)} of it connection set-up by the model${R ? `: ${Math.round(diff / R)} RTT` : ''})` : '';
+      return `${list(g.rows.map((r) => label(r.lane)))} save${g.rows.length === 1 ? 's' : ''} ${fmt(saved)}${setup}`;
+    });
+    lines.push(`Against ${list(slowest.rows.map((r) => label(r.lane)))}: ${parts.join('; ')}.`);
+  }
+  const heldLanes = Object.entries(held);
+  if (heldLanes.length) {
+    lines.push(`Held the budget up to: ${heldLanes.map(([lane, vus]) => `${label(lane)} ${vus ? `${vus} VU${vus === 1 ? '' : 's'}` : 'none (failed at its first step)'}`).join(', ')}.`);
+  }
+  return { lines, ranking: groups.map((g) => ({ lanes: g.rows.map((r) => r.lane), p50: g.p50, setupMs: g.rows[0].model?.p50?.setupMs ?? null })), held };
+}

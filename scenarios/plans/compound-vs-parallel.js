@@ -1,0 +1,76 @@
+// Study 001's plan (scenarios/compound-vs-parallel.js runs it).
+import { LIMITS } from '../../common/defaults.js';
+import { envInt, envNames } from '../../common/env.js';
+import { byLevel, levelName } from '../../common/plan.js';
+import { DEFAULT_COLUMNS, lane, rttOf, transferSeconds } from '../../common/scenario.js';
+
+export const BLURBS = { small: 100, medium: 2000, large: 16000 };
+// What a browser allows per host on HTTP/1.1 (options.batchPerHost).
+export const H1_CONNECTIONS = 6;
+// A book with its author and the JSON around it, besides its blurb.
+const BOOK_BYTES = 150;
+
+export default function declare(env) {
+  const level = levelName(env, 'ci');
+  const PAGE_SIZE = envInt(env, 'PAGE_SIZE', 20, { min: 1, max: 100 });
+  const SIZES = envNames(env, 'DOC_SIZES', ['small', 'medium', 'large'], Object.keys(BLURBS).filter((k) => BLURBS[k] <= LIMITS.MAX_BLURB_BYTES));
+  // Bytes of one book's document and of a whole page.
+  const bookBytes = (size) => BLURBS[size] + BOOK_BYTES;
+  const docBytes = (size) => PAGE_SIZE * bookBytes(size);
+  // Round trips per document: HTTP/1.1 atomic spreads PAGE_SIZE requests over 6
+  // connections; everything else is one round trip (HTTP/2 multiplexes the atomic
+  // requests on one connection).
+  const ROUNDS = { compound_h1: 1, atomic_h1: Math.ceil(PAGE_SIZE / H1_CONNECTIONS), compound_h2: 1, atomic_h2: 1 };
+  // A revalidation (If-None-Match) answers 304 with no body.
+  const resBytes = (laneName, d) => (d.cache === 'etag' ? 0 : laneName === 'atomic_h1' ? ROUNDS.atomic_h1 * bookBytes(d.size) : docBytes(d.size));
+  const model = (laneName) => (d) => ({
+    conn: d.conn,
+    rounds: ROUNDS[laneName],
+    // HTTP/2's atomic requests go as PAGE_SIZE streams in one round trip.
+    messages: laneName === 'atomic_h2' ? PAGE_SIZE : ROUNDS[laneName],
+    reqBytes: 150 * (laneName.startsWith('atomic') ? (laneName === 'atomic_h1' ? ROUNDS.atomic_h1 : PAGE_SIZE) : 1),
+    resBytes: resBytes(laneName, d),
+    serverMs: 1,
+  });
+  const dims = [
+    { size: SIZES[0], cache: 'off', conn: 'cold' },
+    ...SIZES.flatMap((size) => [
+      { size, cache: 'off', conn: 'warm' },
+      { size, cache: 'on', conn: 'warm' },
+      { size, cache: 'etag', conn: 'warm' },
+    ]),
+  ];
+  const lanes = [
+    lane('compound_h1', 'http-keepalive', false, { tags: { variant: 'compound' }, dims, model: model('compound_h1') }),
+    lane('atomic_h1', 'http-keepalive', false, { tags: { variant: 'atomic' }, dims, model: model('atomic_h1') }),
+    lane('compound_h2', 'http2', true, { tags: { variant: 'compound' }, dims, model: model('compound_h2') }),
+    lane('atomic_h2', 'http2', true, { tags: { variant: 'atomic' }, dims, model: model('atomic_h2') }),
+  ];
+  // One iteration of a lane: a cold fetch (+2 RTT: TCP, TLS), then per size
+  // off + on + revalidate; two of them carry the document.
+  const laneSeconds = (name, profile) => {
+    const r = rttOf(profile) / 1000;
+    const cold = (ROUNDS[name] + 2) * r + transferSeconds(profile, docBytes(SIZES[0]));
+    return SIZES.reduce((sum, size) => sum + 3 * ROUNDS[name] * r + 2 * transferSeconds(profile, docBytes(size)), cold + 0.1);
+  };
+  return {
+    PAGE_SIZE,
+    SIZES,
+    name: 'compound-vs-parallel',
+    defaultProfile: '4g',
+    lanes,
+    iterationSeconds: (profile) => Math.max(...lanes.map((l) => laneSeconds(l.name, profile))),
+    laneSeconds,
+    // The study's variables are the document's shape and the protocol, not
+    // concurrency: the PR gate (ci) runs one VU per lane, which keeps the gate in
+    // its 5 minutes (an iteration is ~3.6 s under lte); the other levels rise.
+    steps: byLevel(level, { ci: [1] }, undefined),
+    columns: DEFAULT_COLUMNS,
+    // batchPerHost: what a browser allows per host on HTTP/1.1.
+    // noVUConnectionReuse: every iteration starts on cold connections.
+    options: { batchPerHost: H1_CONNECTIONS, noVUConnectionReuse: true },
+    verdict: { where: { size: SIZES.at(-1), cache: 'off', conn: 'warm' } },
+    // k6pack report: latency vs document size, warm, server cache off.
+    hints: { sizes: { dim: 'size', label: 'document size', unit: 'document bytes', bytes: Object.fromEntries(SIZES.map((sz) => [sz, docBytes(sz)])), where: { cache: 'off', conn: 'warm' } } },
+  };
+}

@@ -1,0 +1,33 @@
+// The faults scenario's plan (scenarios/faults.js runs it).
+import { envInt } from '../../common/env.js';
+import { DEFAULT_COLUMNS, lane, rttOf } from '../../common/scenario.js';
+import { BOOK_OP } from './ws-vs-http.js';
+
+export default function declare(env) {
+  const TIMEOUT_MS = envInt(env, 'FAULT_TIMEOUT_MS', 5000, { min: 100, max: 600000 });
+  const CONN_OPS = envInt(env, 'CONN_OPS', 5, { min: 1, max: 10000 });
+  // Every connection carries CONN_OPS operations, then closes: the first pays its set-up.
+  const op = (more = {}) => () => ({ ...BOOK_OP, ...more });
+  return {
+    TIMEOUT_MS,
+    CONN_OPS,
+    name: 'faults',
+    defaultProfile: '4g+flaky',
+    lanes: [
+      lane('http_keepalive', 'http-keepalive', false, { model: op() }),
+      lane('http2', 'http2', true, { model: op() }),
+      lane('ws', 'ws', false, { model: op({ conn: 'warm' }) }),
+      lane('grpc', 'grpc', false, { model: op({ reqBytes: 20, resBytes: 120 }) }),
+    ],
+    // One connection's life (an operation that times out at a step's end is cut by gracefulStop).
+    iterationSeconds: (profile) => ((CONN_OPS + 3) * rttOf(profile)) / 1000 + 0.5,
+    // HTTP connections (HTTP/2 included) close at the end of each iteration.
+    options: { noVUConnectionReuse: true },
+    columns: [
+      ...DEFAULT_COLUMNS.filter((c) => c.title !== 'server p50'),
+      { title: 'recovery p50', metric: 'recovery_duration', stat: 'med', unit: 'ms' },
+      { title: 'recovery max', metric: 'recovery_duration', stat: 'max', unit: 'ms' },
+      { title: 'reconnects', metric: 'reconnects', stat: 'count', unit: '' },
+    ],
+  };
+}

@@ -1,0 +1,43 @@
+// Push's plan (scenarios/push.js runs it).
+import { LIMITS } from '../../common/defaults.js';
+import { envInt } from '../../common/env.js';
+import { lane, rttOf } from '../../common/scenario.js';
+
+// An event's JSON around its data: { id, seq, sentAt, data } and the envelope.
+const EVENT_BYTES = 100;
+
+export default function declare(env) {
+  const INTERVAL_MS = envInt(env, 'PUSH_INTERVAL_MS', 100, { min: LIMITS.MIN_EVENT_INTERVAL_MS, max: 60000 });
+  const SIZE = envInt(env, 'PUSH_SIZE', 100, { min: 0, max: 1024 * 1024 });
+  const POLL_MS = envInt(env, 'POLL_INTERVAL_MS', 500, { min: 10, max: 60000 });
+  // A pushed event travels one way: R/2 + event/Bd.
+  const pushed = () => ({ conn: 'warm', oneWay: true, resBytes: SIZE + EVENT_BYTES });
+  // A poll runs every POLL + R (sleep, then a request): an event waits for the next
+  // poll to reach the server, (POLL + R)/2 on average and 0.95 (POLL + R) at p95,
+  // then its answer travels R/2.
+  const polled = (d, link) => ({
+    p50: { ...pushed(), waitMs: (POLL_MS + link.R) / 2 },
+    p95: { ...pushed(), waitMs: 0.95 * (POLL_MS + link.R) },
+  });
+  return {
+    INTERVAL_MS,
+    SIZE,
+    POLL_MS,
+    name: 'push',
+    defaultProfile: '4g',
+    lanes: [lane('ws', 'ws', false, { model: pushed }), lane('grpc_stream', 'grpc-stream', false, { model: pushed }), lane('http_poll', 'http-poll', false, { model: polled })],
+    // A subscription fills its step; this only keeps the step long enough for set-up and a few events.
+    iterationSeconds: (profile) => (4 * rttOf(profile) + 5 * Math.max(INTERVAL_MS, POLL_MS)) / 1000,
+    // Subscriptions and poll loops stop themselves before their step ends: closing takes a few round trips.
+    closeSeconds: (profile) => (3 * rttOf(profile)) / 1000 + 0.5,
+    columns: [
+      { title: 'subscriptions', metric: 'op_failed', stat: 'total', unit: '' },
+      { title: 'failed', metric: 'op_failed', stat: 'rate', unit: '%' },
+      { title: 'events', metric: 'push_events', stat: 'count', unit: '' },
+      { title: 'latency p50', metric: 'push_latency', stat: 'med', unit: 'ms' },
+      { title: 'latency p95', metric: 'push_latency', stat: 'p(95)', unit: 'ms' },
+      { title: 'poll p50', metric: 'op_duration', stat: 'med', unit: 'ms' },
+    ],
+    hints: { pushSize: SIZE, pushIntervalMs: INTERVAL_MS, pollIntervalMs: POLL_MS },
+  };
+}

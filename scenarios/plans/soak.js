@@ -1,0 +1,33 @@
+// The nightly soak's plan (scenarios/soak.js runs it).
+import { envInt } from '../../common/env.js';
+import { byLevel, levelName } from '../../common/plan.js';
+import { DEFAULT_COLUMNS, lane, rttOf } from '../../common/scenario.js';
+import { BOOK_OP } from './ws-vs-http.js';
+
+export default function declare(env) {
+  const level = levelName(env, 'soak');
+  const WS_OPS = envInt(env, 'WS_SOAK_OPS', 5, { min: 1, max: 1000 });
+  const SAMPLE_SECONDS = envInt(env, 'SAMPLE_SECONDS', byLevel(level, { smoke: 1, ci: 5, full: 15 }, 30), { min: 1, max: 3600 });
+  const parts = [{ part: 'first' }, { part: 'last' }];
+  const op = (more = {}) => () => ({ ...BOOK_OP, ...more });
+  return {
+    WS_OPS,
+    SAMPLE_SECONDS,
+    name: 'soak',
+    defaultProfile: 'lte',
+    level: 'soak',
+    mix: true,
+    lanes: [
+      lane('http_keepalive', 'http-keepalive', false, { dims: parts, model: op() }),
+      lane('http2', 'http2', true, { dims: parts, model: op() }),
+      lane('ws', 'ws', false, { dims: parts, model: op({ conn: 'warm' }) }),
+      lane('grpc', 'grpc', false, { dims: parts, model: op({ reqBytes: 20, resBytes: 120 }) }),
+      // One VU, so the baseline it keeps is the run's.
+      { name: 'memory', exec: 'sampleMemory', tags: {}, rate: 1, timeUnit: `${SAMPLE_SECONDS}s`, maxVUs: 1 },
+    ],
+    laneSeconds: (name, profile) => ((name === 'ws' ? WS_OPS + 3 : 2) * rttOf(profile)) / 1000 + 0.1,
+    columns: [...DEFAULT_COLUMNS.filter((c) => c.title !== 'server p50'), { title: 'drift p50', metric: 'op_drift', stat: 'med', unit: 'x' }],
+    verdict: { where: { part: 'first' } },
+    observe: ['graphql', 'grpc'].flatMap((server) => [`server_rss_bytes{server:${server}}`, `server_rss_growth{server:${server}}`, `server_heap_bytes{server:${server}}`]),
+  };
+}

@@ -1,0 +1,37 @@
+// Study 000's plan: lanes, steps and what each operation costs under the model
+// (scenarios/ws-vs-http.js runs it). Plain ES module: k6 and Node read it.
+import { lane, rttOf } from '../../common/scenario.js';
+import { DEFAULT_COLUMNS } from '../../common/scenario.js';
+
+// One book query or rateBook mutation (scenarios/lib/queries.js bookOperation): the
+// JSON bodies each way, and the server's time (Server-Timing total, ~0.3-1 ms).
+export const BOOK_OP = { reqBytes: 150, resBytes: 170, serverMs: 1 };
+const op = (more = {}) => () => ({ ...BOOK_OP, ...more });
+
+export default function declare() {
+  return {
+    name: 'ws-vs-http',
+    defaultProfile: '3g',
+    lanes: [
+      lane('http_fresh', 'http-fresh', false, { model: op() }),
+      lane('http_keepalive', 'http-keepalive', false, { model: op() }),
+      // An operation on an open socket: its set-up is measured apart (setup_duration).
+      lane('ws', 'ws', false, { model: op({ conn: 'warm' }), setups: ['ws_upgrade', 'ws_init'] }),
+      lane('https_fresh', 'http-fresh', true, { model: op() }),
+      lane('http2', 'http2', true, { model: op() }),
+      lane('wss', 'ws', true, { model: op({ conn: 'warm' }), setups: ['ws_upgrade', 'ws_init'] }),
+    ],
+    // An HTTP iteration is one request and a lane's first one pays the
+    // connection set-up: under slow profiles a short (ci) step must still hold
+    // several warm ones, or its p50 is the set-up's (3g: ~1 s an iteration).
+    minIterations: 4,
+    columns: [
+      ...DEFAULT_COLUMNS,
+      { title: 'tls setup p50', metric: 'setup_duration', tags: { phase: 'tls' }, stat: 'med', unit: 'ms' },
+      { title: 'ws upgrade p50', metric: 'setup_duration', tags: { phase: 'ws_upgrade' }, stat: 'med', unit: 'ms' },
+      { title: 'ws init p50', metric: 'setup_duration', tags: { phase: 'ws_init' }, stat: 'med', unit: 'ms' },
+    ],
+    // The slowest HTTP iteration: one operation on a fresh TLS connection (3 RTT).
+    iterationSeconds: (profile) => (3 * rttOf(profile)) / 1000 + 0.1,
+  };
+}
