@@ -1,5 +1,6 @@
-# The pack's toxiproxy: stock toxiproxy-server v2.5.0 plus the handshake toxic
-# (tools/toxiproxy), built the way lib/tools.js builds it for the embedded stack.
+# The pack's toxiproxy: toxiproxy-server v2.5.0 plus the handshake toxic
+# (tools/toxiproxy), with tools/toxiproxy/patches applied to the vendored module,
+# built the way lib/tools.js builds it for the embedded stack.
 # Build context: the repository root (docker-compose.yml, service toxiproxy).
 #   docker build -f docker/toxiproxy.Dockerfile -t k6pack-toxiproxy .
 
@@ -11,7 +12,11 @@ WORKDIR /src
 COPY tools/toxiproxy/go.mod tools/toxiproxy/go.sum ./
 RUN go mod download
 COPY tools/toxiproxy/*.go ./
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-X github.com/Shopify/toxiproxy/v2.Version=${TOXIPROXY_VERSION}" -o /out/toxiproxy-server .
+# The image's git applies the patches (/src is no repository, so git apply acts
+# as a plain patch tool), in name order, as lib/tools.js does.
+COPY tools/toxiproxy/patches/ /patches/
+RUN go mod vendor && cd vendor/github.com/Shopify/toxiproxy/v2 && for p in /patches/*.patch; do git apply --whitespace=nowarn "$p" || exit 1; done
+RUN CGO_ENABLED=0 go build -mod=vendor -trimpath -ldflags "-X github.com/Shopify/toxiproxy/v2.Version=${TOXIPROXY_VERSION}" -o /out/toxiproxy-server .
 # The image has no shell or wget: a static probe serves as its healthcheck.
 # Built outside the module (its own directory), standard library only.
 WORKDIR /probe

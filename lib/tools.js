@@ -1,16 +1,21 @@
 // Installs and finds the pinned tools: k6 v1.8.1 (stock) and the pack's own
-// toxiproxy-server v2.5.0 build (tools/toxiproxy, with the handshake toxic).
+// toxiproxy-server v2.5.0 build (tools/toxiproxy, with the handshake toxic and
+// tools/toxiproxy/patches applied to the vendored module).
 // Both build from the Go module proxy into .tools/bin/, which git ignores.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { K6_VERSION, TOXIPROXY_VERSION } from '../common/defaults.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const TOOLS_BIN = join(ROOT, '.tools', 'bin');
 const TOXIPROXY_SRC = join(ROOT, 'tools', 'toxiproxy');
+const TOXIPROXY_PATCHES = join(TOXIPROXY_SRC, 'patches');
+const TOXIPROXY_MODULE = 'github.com/Shopify/toxiproxy/v2';
+// Toxiproxy builds are prepared in a fresh directory under here (sources + vendored, patched modules).
+const BUILD_ROOT = join(ROOT, '.tools', 'build');
 
 export class ToolError extends Error {}
 
@@ -42,13 +47,75 @@ export function go(args, opts = {}) {
   execFileSync('go', args, { stdio: ['ignore', 'inherit', 'inherit'], ...opts, env: { ...process.env, ...opts.env } });
 }
 
-// Source fingerprint of the toxiproxy build, so an edited toxic triggers a rebuild.
+// The files a toxiproxy build is made of: tools/toxiproxy's Go files, go.mod,
+// go.sum, and the patches (in the order they apply).
+function toxiproxySources() {
+  const src = readdirSync(TOXIPROXY_SRC).filter((f) => /\.(go|mod|sum)$/.test(f)).sort().map((f) => join(TOXIPROXY_SRC, f));
+  return { src, patches: patchesIn(TOXIPROXY_PATCHES) };
+}
+
+const patchesIn = (dir) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.patch')).sort().map((f) => join(dir, f)) : []);
+
+// Source fingerprint of the toxiproxy build, so an edited toxic or patch triggers a rebuild.
 function toxiproxySourceHash() {
   const h = createHash('sha256');
-  for (const f of readdirSync(TOXIPROXY_SRC).sort()) {
-    if (/\.(go|mod|sum)$/.test(f)) h.update(f).update(readFileSync(join(TOXIPROXY_SRC, f)));
-  }
+  const { src, patches } = toxiproxySources();
+  for (const f of [...src, ...patches]) h.update(relative(TOXIPROXY_SRC, f)).update(readFileSync(f));
   return h.digest('hex').slice(0, 16);
+}
+
+function requireGit() {
+  if (!versionOf('git', ['--version'])) {
+    throw new ToolError("git is needed to apply tools/toxiproxy/patches to toxiproxy's source: install git (e.g. 'apt-get install git') and run 'npx k6pack tools' again.");
+  }
+}
+
+// Applies one patch to the vendored toxiproxy module, or throws one line naming it.
+// git apply works as a plain patch tool here: GIT_CEILING_DIRECTORIES keeps it from
+// finding the pack's own repository above the build directory (inside a repository
+// it would skip files outside the current directory instead of patching them).
+function applyPatch(patch, moduleDir, buildDir) {
+  const env = { ...process.env, GIT_CEILING_DIRECTORIES: dirname(buildDir) };
+  delete env.GIT_DIR;
+  delete env.GIT_WORK_TREE;
+  const run = (args) =>
+    execFileSync('git', ['apply', '--whitespace=nowarn', ...args, patch], { cwd: moduleDir, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    run(['--check']);
+    run([]);
+  } catch (err) {
+    const why = String(err.stderr || err.message).trim().split('\n').join('; ');
+    const shown = patch.startsWith(ROOT + sep) ? relative(ROOT, patch) : patch;
+    throw new ToolError(`${shown} does not apply to toxiproxy ${TOXIPROXY_VERSION}: ${why}`);
+  }
+}
+
+// Prepares a toxiproxy build directory (a new one under .tools/build/ unless `dir`
+// is given; the caller removes it): a copy of tools/toxiproxy's sources,
+// `go mod vendor`, and every patch applied, in name order, to the vendored
+// toxiproxy module. `go build -mod=vendor` or `go test -mod=vendor` then runs
+// in the returned directory. `patchesDir` lets a test try another patch set.
+export function prepareToxiproxyBuild({ dir, patchesDir = TOXIPROXY_PATCHES } = {}) {
+  requireGo();
+  const patches = patchesIn(patchesDir);
+  if (patches.length) requireGit();
+  if (dir) {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+  } else {
+    mkdirSync(BUILD_ROOT, { recursive: true });
+    dir = mkdtempSync(join(BUILD_ROOT, 'toxiproxy-'));
+  }
+  try {
+    for (const f of toxiproxySources().src) copyFileSync(f, join(dir, basename(f)));
+    go(['mod', 'vendor'], { cwd: dir });
+    const moduleDir = join(dir, 'vendor', ...TOXIPROXY_MODULE.split('/'));
+    for (const patch of patches) applyPatch(patch, moduleDir, dir);
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  return dir;
 }
 
 const K6_LOCAL = join(TOOLS_BIN, 'k6');
@@ -86,17 +153,22 @@ export function installTools({ log = console.log } = {}) {
   }
   let toxiproxy = findToxiproxy();
   if (toxiproxy) {
-    log(`toxiproxy-server ${TOXIPROXY_VERSION} (+handshake toxic): ${toxiproxy}`);
+    log(`toxiproxy-server ${TOXIPROXY_VERSION} (+handshake toxic, patched): ${toxiproxy}`);
   } else {
     requireGo();
-    log(`building toxiproxy-server ${TOXIPROXY_VERSION} with the handshake toxic (tools/toxiproxy)...`);
-    go(['build', '-trimpath', '-ldflags', `-X github.com/Shopify/toxiproxy/v2.Version=${TOXIPROXY_VERSION}`, '-o', TOXIPROXY_LOCAL, '.'], {
-      cwd: TOXIPROXY_SRC,
-      env: { CGO_ENABLED: '0' },
-    });
+    log(`building toxiproxy-server ${TOXIPROXY_VERSION} with the handshake toxic and tools/toxiproxy/patches...`);
+    const dir = prepareToxiproxyBuild();
+    try {
+      go(['build', '-mod=vendor', '-trimpath', '-ldflags', `-X github.com/Shopify/toxiproxy/v2.Version=${TOXIPROXY_VERSION}`, '-o', TOXIPROXY_LOCAL, '.'], {
+        cwd: dir,
+        env: { CGO_ENABLED: '0' },
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     writeFileSync(TOXIPROXY_STAMP, toxiproxySourceHash() + '\n');
     toxiproxy = TOXIPROXY_LOCAL;
-    log(`toxiproxy-server ${TOXIPROXY_VERSION} (+handshake toxic): ${toxiproxy}`);
+    log(`toxiproxy-server ${TOXIPROXY_VERSION} (+handshake toxic, patched): ${toxiproxy}`);
   }
   return { k6, toxiproxy };
 }

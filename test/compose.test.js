@@ -263,9 +263,18 @@ describe('what compose mounts, builds and runs exists and is in the images', () 
       assert.ok(isCopied(`tools/toxiproxy/${f}`, copied), `tools/toxiproxy/${f} is not copied into the build`);
     }
 
+    // ... and so is every patch, applied with git apply to the vendored toxiproxy module.
+    for (const f of readdirSync(join(ROOT, 'tools', 'toxiproxy', 'patches')).filter((f) => f.endsWith('.patch'))) {
+      assert.ok(isCopied(`tools/toxiproxy/patches/${f}`, copied), `tools/toxiproxy/patches/${f} is not copied into the build`);
+    }
+    const vendor = instructions.find((i) => i.op === 'RUN' && /\bgo mod vendor\b/.test(i.args));
+    assert.ok(vendor, `${dockerfile} has no 'go mod vendor'`);
+    assert.match(vendor.args, /vendor\/github\.com\/Shopify\/toxiproxy\/v2\b.*\bgit apply\b/, `${dockerfile} must git apply the patches in vendor/github.com/Shopify/toxiproxy/v2`);
+
     const build = instructions.find((i) => i.op === 'RUN' && /go build .*-o \/out\/toxiproxy-server/.test(i.args));
     assert.ok(build, `${dockerfile} has no 'go build ... -o /out/toxiproxy-server'`);
     const toolsSrc = readRepo('lib/tools.js');
+    if (toolsSrc.includes("'-mod=vendor'")) assert.match(build.args, / -mod=vendor /);
     if (/CGO_ENABLED:\s*'0'/.test(toolsSrc)) assert.match(build.args, /\bCGO_ENABLED=0 /);
     if (toolsSrc.includes("'-trimpath'")) assert.match(build.args, / -trimpath /);
     const ldflags = /-ldflags "([^"]*)"/.exec(build.args)?.[1];

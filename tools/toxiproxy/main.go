@@ -1,12 +1,20 @@
-// toxiproxy-server v2.5.0 with one extra toxic, "handshake", compiled in.
+// toxiproxy-server v2.5.0 with one extra toxic, "handshake", compiled in, and
+// the pack's patches (patches/*.patch) applied to the vendored toxiproxy module.
 //
 // Stock Toxiproxy accepts the client's TCP connection at once and only then
 // dials upstream, so a fresh connection through it pays no TCP handshake:
 // a request on a new connection costs the same one RTT as on a kept-alive one.
-// The handshake toxic holds the first upstream chunk of every connection for
-// one RTT, which is what the SYN / SYN-ACK exchange costs on a real link.
-// See ../../shared/NETWORK.md ("It does not delay connection set-up") and
-// toxiproxy's CREATING_TOXICS.md for the build pattern used here.
+// Its toxics act only on the bytes that flow through a connection, none on
+// connection set-up. The handshake toxic (handshake.go) holds the first
+// upstream chunk of every connection for one RTT, which is what the SYN /
+// SYN-ACK exchange costs on a real link. The build follows toxiproxy's
+// CREATING_TOXICS.md: a main package that registers the toxic and runs the server.
+//
+// The patches make toxiproxy v2.5.0 survive profile changes (POST /reset, then
+// new toxics) while connections open and close: unpatched it panics in
+// ToxicLink.AddToxic, and with only that fixed it can deadlock. Each patch's
+// header says what it changes and why; lib/tools.js applies them (`k6pack
+// tools`), churn_test.go tests them.
 package main
 
 import (
@@ -38,7 +46,7 @@ func main() {
 	flag.Parse()
 
 	if *version {
-		fmt.Printf("toxiproxy-server version %s (k6pack build, +handshake toxic)\n", toxiproxy.Version)
+		fmt.Printf("toxiproxy-server version %s (k6pack build, +handshake toxic, patched for toxic changes under live traffic: tools/toxiproxy/patches)\n", toxiproxy.Version)
 		return
 	}
 
