@@ -115,6 +115,16 @@ test('the report of four runs draws every chart and series offline, without erro
       assert.ok(s.colourPixels >= 10, `${id}: "${s.label}" has ${s.colourPixels} pixels of its colour in the plot area`);
     }
   }
+  // The answer first: the verdict of every run opens the page, above every chart and table.
+  const answer = await page.evaluate(() => {
+    const box = document.getElementById('answer');
+    const first = document.querySelector('#report > *');
+    return { first: first && first.id, lines: [...(box ? box.querySelectorAll('p.verdict') : [])].map((p) => p.textContent) };
+  });
+  assert.equal(answer.first, 'answer', 'the report opens with the answer');
+  assert.ok(answer.lines.length >= 4, `verdict lines: ${answer.lines.join(' / ')}`);
+  assert.ok(answer.lines.some((l) => /p50 at c\d+: .+ ms/.test(l)), answer.lines.join('\n'));
+  assert.ok(answer.lines.some((l) => /^Held the budget up to: /.test(l)), answer.lines.join('\n'));
   assert.deepEqual(errors, [], 'console errors');
   assert.deepEqual(requests.filter((u) => !u.startsWith('file:')), [], 'requests beyond the file');
   await page.close();
