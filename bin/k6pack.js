@@ -117,6 +117,7 @@ program
   .option('--no-samples', 'keep no raw samples (samples.json.gz): such runs cannot be merged')
   .option('--dashboard', "k6's web dashboard on a free 127.0.0.1 port, saved as k6-dashboard.html in the run folder")
   .option('--wait', 'when another run holds the stack, wait for it to end (default: refuse, exit 4)')
+  .option('-w, --workload <kind>', 'closed (VUs in a loop, the default) or open (rising arrival rates from the model), passed as -e WORKLOAD')
   .addHelpText(
     'after',
     `
@@ -154,6 +155,7 @@ program
   .option('-t, --tolerance <pct>', 'with --baseline: latency p50/p95 change allowed, relative (default 10%)')
   .option('--dashboard', "k6's web dashboard per run, saved as k6-dashboard.html in its run folder")
   .option('--wait', 'when another run holds the stack, wait for it to end (default: refuse, exit 4)')
+  .option('-w, --workload <kind>', 'closed (VUs in a loop, the default) or open (rising arrival rates from the model)')
   .addHelpText(
     'after',
     `

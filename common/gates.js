@@ -5,7 +5,6 @@
 // thresholds, so plain `k6 run` exits 99 by itself; `k6pack thresholds` prints them
 // with the model term behind each. Plain ES module (k6 and Node).
 import { budget, FRESH, linkOf, measuredPhases, operation, setupOnly } from './model.js';
-import { stepVus } from './plan.js';
 import { cellKey as keyOf } from './results.js';
 import { overridesFor } from './thresholds.js';
 
@@ -54,7 +53,7 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
     const sc = plan.scenarios[name];
     const lane = laneOf(name);
     if (!lane) continue;
-    const vus = stepVus(sc);
+    const vus = plan.concurrency?.[name] ?? sc.vus ?? 1;
     const rowTags = { ...sc.tags, ...dims, lane: lane.name, profile: profile.name, network: profile.network.name };
     const expected = expectationsOf(lane, dims, link);
     const overrides = overridesFor(policy, scenario, rowTags, latencyMetric);
@@ -88,6 +87,19 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
 
 // { key: [thresholds] } for k6's options.thresholds.
 export const gateThresholds = (gates) => Object.fromEntries(gates.map((g) => [g.key, g.thresholds]));
+
+// An open step's gate on the arrivals it could not start (the VU pool was busy: the
+// system fell behind the rate): at most `share` of its planned iterations (policy.open).
+export function droppedGates(policy, plan) {
+  const share = policy.open?.droppedShare ?? 0.01;
+  const gates = {};
+  for (const [name, sc] of Object.entries(plan.scenarios)) {
+    if (sc.executor !== 'constant-arrival-rate' || !sc.tags.transport || plan.workload !== 'open') continue;
+    const planned = (sc.rate / 60) * (plan.durations[name] / 1000);
+    gates[`dropped_iterations{scenario:${name}}`] = [`count<=${Math.floor(planned * share)}`];
+  }
+  return gates;
+}
 
 // One line per gate, for `k6pack thresholds` and the tests.
 export function describeGate(g) {

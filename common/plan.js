@@ -32,6 +32,26 @@ export const LEVELS = {
   soak: { kind: 'mix', durationSeconds: 3600, rate: 2, gracefulSeconds: 30 },
 };
 
+// The open workload (WORKLOAD=open, `--workload open`): every lane steps through
+// rising arrival rates instead of VUs, each step a stated share of what `connections`
+// connections can do, one after another, when each does one iteration at a time
+// (a lane's iteration time comes from the round-trip model: common/scenario.js).
+// A closed model sends less when the server slows (each VU waits for its answer),
+// which hides the queue a real user would meet (coordinated omission); an open one
+// keeps arriving, so the queue shows in the latency and in dropped_iterations.
+export const OPEN = {
+  smoke: { connections: 1, shares: [50] },
+  ci: { connections: 4, shares: [50, 90] },
+  full: { connections: 50, shares: [10, 50, 90, 150] },
+};
+export const WORKLOADS = ['closed', 'open'];
+
+export function workloadOf(env) {
+  const w = env.WORKLOAD || 'closed';
+  if (!WORKLOADS.includes(w)) throw configError(`WORKLOAD=${w} is not a workload: use closed (VUs in a loop) or open (arrival rates)`);
+  return w;
+}
+
 // How long a mix runs at the stepped levels (soak.js is a mix at every level).
 const MIX_AT = {
   smoke: { durationSeconds: 12, rate: 2, gracefulSeconds: 2 },
@@ -55,8 +75,29 @@ export function byLevel(name, values, fallback) {
 const round1 = (x) => Math.round(x * 10) / 10;
 const ceil1 = (x) => Math.ceil(x * 10 - 1e-9) / 10;
 
-function steppedPlan(lanes, level, hints, env) {
-  const steps = envIntList(env, 'STEPS', hints.steps || level.steps, { min: 1, max: 5000 });
+// The k6 scenario of one open step: `share` % of `connections` connections' worth of
+// arrivals, a lane's iteration taking `iterationSeconds`. The VU pool is sized from
+// the same numbers: what is in flight at that rate (Little's law), with room for the
+// latency to grow fourfold before arrivals are dropped.
+export function openStep(share, connections, iterationSeconds, stepSeconds) {
+  const perSecond = ((share / 100) * connections) / Math.max(iterationSeconds, 0.001);
+  const perMinute = Math.max(1, Math.round(perSecond * 60));
+  const inFlight = (perMinute / 60) * iterationSeconds;
+  const preAllocatedVUs = Math.min(1000, Math.ceil(inFlight * 1.5) + 1);
+  return {
+    executor: 'constant-arrival-rate',
+    rate: perMinute,
+    timeUnit: '1m',
+    duration: `${stepSeconds}s`,
+    preAllocatedVUs,
+    maxVUs: Math.min(2000, Math.max(preAllocatedVUs, Math.ceil(inFlight * 4) + 2)),
+    concurrency: Math.max(1, inFlight),
+  };
+}
+
+function steppedPlan(lanes, level, hints, env, open) {
+  const steps = open ? open.shares : envIntList(env, 'STEPS', hints.steps || level.steps, { min: 1, max: 5000 });
+  const concurrency = {};
   const fixedStep = envInt(env, 'STEP_SECONDS', 0, { min: 0, max: 86400 });
   const perVu = envInt(env, 'STEP_ITERATIONS', 0, { min: 0, max: 1000000 });
   const durations = {};
@@ -79,11 +120,19 @@ function steppedPlan(lanes, level, hints, env) {
     const minIterations = Math.max(level.minIterations, hints.minIterations || 0);
     stepSeconds = fixedStep || Math.max(levelStep, ceil1(iterationSeconds * minIterations));
     for (const n of steps) {
-      const step = `c${n}`;
+      const step = open ? `o${n}` : `c${n}`;
       const name = `${lane.name}_${step}`;
-      const work = perVu
-        ? { executor: 'shared-iterations', vus: n, iterations: n * perVu, maxDuration: `${stepSeconds}s` }
-        : { executor: 'constant-vus', vus: n, duration: `${stepSeconds}s` };
+      let work;
+      if (open) {
+        const { concurrency: inFlight, ...rest } = openStep(n, open.connections, lane.openSeconds || iterationSeconds, stepSeconds);
+        work = rest;
+        concurrency[name] = inFlight;
+      } else {
+        work = perVu
+          ? { executor: 'shared-iterations', vus: n, iterations: n * perVu, maxDuration: `${stepSeconds}s` }
+          : { executor: 'constant-vus', vus: n, duration: `${stepSeconds}s` };
+        concurrency[name] = n;
+      }
       scenarios[name] = {
         ...work,
         exec: lane.exec,
@@ -95,7 +144,7 @@ function steppedPlan(lanes, level, hints, env) {
       start += stepSeconds + gracefulSeconds;
     }
   }
-  return { scenarios, durations, totalSeconds: start, stepSeconds, steps };
+  return { scenarios, durations, concurrency, totalSeconds: start, stepSeconds, steps: open ? steps.map((s) => `o${s}`) : steps };
 }
 
 function mixPlan(lanes, level, name, env) {
@@ -104,6 +153,7 @@ function mixPlan(lanes, level, name, env) {
   const rate = envInt(env, 'SOAK_RATE', level.rate, { min: 1, max: 10000 });
   const scenarios = {};
   const durations = {};
+  const concurrency = {};
   for (const lane of lanes) {
     const laneRate = lane.rate !== undefined ? lane.rate : rate;
     const name = `${lane.name}_mix`;
@@ -120,8 +170,9 @@ function mixPlan(lanes, level, name, env) {
       tags: { ...lane.tags, step: 'mix' },
     };
     durations[name] = seconds * 1000;
+    concurrency[name] = 1; // rates far below any step's concurrency
   }
-  return { scenarios, durations, totalSeconds: seconds + level.gracefulSeconds, stepSeconds: seconds, steps: ['mix'] };
+  return { scenarios, durations, concurrency, totalSeconds: seconds + level.gracefulSeconds, stepSeconds: seconds, steps: ['mix'] };
 }
 
 // lanes: [{ name, exec, tags: { transport, tls, ... }, iterationSeconds?,
@@ -133,17 +184,27 @@ function mixPlan(lanes, level, name, env) {
 // Soak-level mixes run every lane at once: that is the point of a mix.
 // hints.mix: run the lanes as a mix at every level (soak.js).
 // The plan's durations ({ k6 scenario: ms }) let an iteration stop its own loop
-// before its step ends (scenarios/lib/load.js remainingMs()).
+// before its step ends (scenarios/lib/load.js remainingMs()); its concurrency
+// ({ k6 scenario: VUs, or what an open step keeps in flight }) sizes the budgets.
+// hints.open: false for a scenario an open workload does not apply to (its lanes
+// stay open for their whole step: push's subscriptions); a mix is open already.
 export function plan(lanes, hints, name, env) {
   const level = LEVELS[name];
+  const workload = workloadOf(env);
+  const open = workload === 'open' && hints.open !== false && !hints.mix && level.kind !== 'mix' ? openSpec(name, env) : null;
   let built;
   if (level.kind === 'mix') built = mixPlan(lanes, level, name, env);
   else if (hints.mix) built = mixPlan(lanes, MIX_AT[name], name, env);
-  else built = steppedPlan(lanes, level, hints, env);
-  return { level: name, ...built };
+  else built = steppedPlan(lanes, level, hints, env, open);
+  return { level: name, workload: open ? 'open' : level.kind === 'mix' || hints.mix ? 'open (mix)' : 'closed', ...built };
 }
 
-// The concurrency of a step: its VUs, or for a mix its arrival rate's VUs (1: a mix
-// runs at rates far below any step's concurrency).
-export const stepVus = (sc) => sc.vus || 1;
+// The open steps of a level; OPEN_SHARES=10,50,90,150 (percent) and OPEN_CONNECTIONS=50 override.
+function openSpec(name, env) {
+  const base = OPEN[name];
+  return {
+    connections: envInt(env, 'OPEN_CONNECTIONS', base.connections, { min: 1, max: 5000 }),
+    shares: envIntList(env, 'OPEN_SHARES', base.shares, { min: 1, max: 1000 }),
+  };
+}
 

@@ -175,6 +175,7 @@ export function buildSummary(data, ctx, now = Date.now()) {
       network: ctx.profile.network ? pick(ctx.profile.network, ['name', 'rttMs', 'jitterMs', 'downKbps', 'upKbps']) : null,
       faults: (ctx.profile.faults || []).map((f) => f.name),
       load: ctx.level,
+      workload: ctx.plan.workload || 'closed',
       steps: ctx.plan.steps,
       stepSeconds: ctx.plan.stepSeconds,
       latencyMetric: latency,

@@ -16,8 +16,10 @@
 //   level (the scenario's LOAD fallback), mix (lanes at once, at constant arrival rates),
 //   verdict: { where: dims } the rows the verdict ranks (default: rows without dims),
 //   hints (for `k6pack report`, kept in summary.json's run.hints) }
-import { deriveGates, gateThresholds } from './gates.js';
+import { deriveGates, droppedGates, expectationsOf, gateThresholds } from './gates.js';
+import { linkOf, setupOnly, setupPhases } from './model.js';
 import { cellKey } from './results.js';
+import { envNames } from './env.js';
 import { levelName, plan as buildPlan } from './plan.js';
 import { policyGates } from './thresholds.js';
 
@@ -26,7 +28,9 @@ export const rttOf = (profile) => profile.network.rttMs;
 // One lane of a scenario: lane('http_keepalive', 'http-keepalive', false) runs
 // the scenario's exported httpKeepalive() tagged transport:http-keepalive, tls:false.
 // more: { exec, tags (more tags), dims, model(dims, link) (common/gates.js), setups
-// (set-up phases it measures apart: ws_upgrade, ws_init, grpc_connect), iterationSeconds,
+// (set-up phases it measures apart: ws_upgrade, ws_init, grpc_connect), opsPerIteration
+// (operations of each dim an iteration runs, default 1), session: { ops } (under an
+// open workload an iteration opens a socket for `ops` operations), iterationSeconds,
 // rate, timeUnit, maxVUs }.
 export function lane(name, transport, tls, more = {}) {
   const { tags = {}, ...rest } = more;
@@ -103,10 +107,18 @@ function laneKeys(plan, latencyMetric) {
 // options.thresholds but for the observers (k6's side adds them: they need metric types).
 export function buildScenario(decl, profile, env, policy) {
   const iterationSeconds = decl.iterationSeconds ? decl.iterationSeconds(profile) : 0;
-  const lanes = decl.laneSeconds ? decl.lanes.map((l) => ({ ...l, iterationSeconds: decl.laneSeconds(l.name, profile) })) : decl.lanes;
+  const link = linkOf(profile);
+  // LANES=ws,http2 runs only those lanes (names as the scenario's summary shows them).
+  const names = decl.lanes.filter((l) => l.tags.transport).map((l) => l.name);
+  const only = envNames(env, 'LANES', names, names);
+  const lanes = decl.lanes.filter((l) => !l.tags.transport || only.includes(l.name)).map((l) => ({
+    ...l,
+    ...(decl.laneSeconds ? { iterationSeconds: decl.laneSeconds(l.name, profile) } : {}),
+    openSeconds: modelIterationSeconds(l, link),
+  }));
   const closeSeconds = decl.closeSeconds ? decl.closeSeconds(profile) : undefined;
   const level = levelName(env, decl.level || 'ci');
-  const plan = buildPlan(lanes, { iterationSeconds, closeSeconds, minIterations: decl.minIterations, steps: decl.steps, mix: decl.mix }, level, env);
+  const plan = buildPlan(lanes, { iterationSeconds, closeSeconds, minIterations: decl.minIterations, steps: decl.steps, mix: decl.mix, open: decl.open }, level, env);
   // The profile tags go on every k6 scenario too: a command-line --tag (the
   // k6-operator always passes one) replaces options.tags, not scenario tags.
   for (const sc of Object.values(plan.scenarios)) sc.tags = { profile: profile.name, ...sc.tags };
@@ -114,7 +126,26 @@ export function buildScenario(decl, profile, env, policy) {
   const latencyMetric = latencyMetricOf(columns);
   const rows = summaryRows(plan, lanes);
   const gates = deriveGates({ policy, scenario: decl.name, profile, plan, lanes, rows, latencyMetric });
-  const observers = [...new Set([...observeKeys(rows, columns), ...laneKeys(plan, latencyMetric), ...(decl.observe || [])])].filter((k) => !gates.some((g) => g.key === k));
-  const thresholds = { ...policyGates(policy, decl.name, profile.name), ...gateThresholds(gates) };
+  const thresholds = { ...policyGates(policy, decl.name, profile.name), ...gateThresholds(gates), ...droppedGates(policy, plan) };
+  // Keys to report without gating them (a key with a gate is reported anyway).
+  const observers = [...new Set([...observeKeys(rows, columns), ...laneKeys(plan, latencyMetric), ...(decl.observe || [])])].filter((k) => !thresholds[k]);
   return { name: decl.name, profile, plan, lanes, rows, columns, latencyMetric, observers, gates, thresholds };
+}
+
+// k6's own time per operation beyond the model (building, recording, checking:
+// bench/overhead.js), and per byte it receives (decoding: a 1 MB gRPC message costs it
+// 14-19 ms, as HTTP/JSON 8-9 ms). They matter under lan, where the network costs nothing.
+const K6_OP_MS = 0.2;
+const K6_BYTE_MS = 1.5e-5;
+
+// One iteration of a lane under the model, in seconds: what an open step's rate is a
+// share of. An iteration runs each of the lane's dims once (a kept connection's are
+// warm); a session lane (a WebSocket for `session.ops` operations) also opens its socket.
+function modelIterationSeconds(lane, link) {
+  if (!lane.tags.transport) return 0;
+  const dims = (lane.dims || [{}]).filter((d) => d.conn !== 'cold' || (lane.dims || []).every((x) => x.conn === 'cold'));
+  const opMs = (lane.opsPerIteration || 1) * dims.reduce((s, d) => s + expectationsOf(lane, d, link).p50.ms + K6_OP_MS + K6_BYTE_MS * ((lane.model && lane.model(d, link).resBytes) || 0), 0);
+  if (!lane.session) return opMs / 1000;
+  const setup = setupOnly(link, setupPhases(lane.tags.transport, lane.tags.tls === 'true')).ms;
+  return (setup + lane.session.ops * opMs) / 1000;
 }

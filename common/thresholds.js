@@ -6,6 +6,7 @@
 // {
 //   "latency": { "p50": { "factor": 1.15, "plusMs": 20 }, "p95": { "factor": 1.5, "plusMs": 50 },
 //                "cpuFactor": 2, "stepMs": { "p50": 5, "p95": 10 }, "reason": "..." },
+//   "open": { "droppedShare": 0.01, "reason": "..." },        an open step's dropped arrivals
 //   "gates": { "op_failed": [{ "threshold": "rate<0.01", "abortOnFail": true, "delayAbortEval": "10s" }],
 //              "checks": ["rate>0.99"] },
 //   "scenarios": {
@@ -110,8 +111,12 @@ export function parsePolicy(text, file) {
     fail(file, `not valid JSON (${String(err.message || err).split('\n')[0]})`);
   }
   if (!isObject(doc)) fail(file, 'must be a JSON object with latency, gates and scenarios');
-  const extra = Object.keys(doc).find((k) => !isNote(k) && !['latency', 'gates', 'scenarios'].includes(k));
-  if (extra) fail(file, `unknown top-level field "${extra}" (allowed: latency, gates, scenarios; a file of the older layout keyed by scenario must be rewritten: see README "Thresholds and PR gating")`);
+  const extra = Object.keys(doc).find((k) => !isNote(k) && !['latency', 'open', 'gates', 'scenarios'].includes(k));
+  if (extra) fail(file, `unknown top-level field "${extra}" (allowed: latency, open, gates, scenarios; a file of the older layout keyed by scenario must be rewritten: see README "Thresholds and PR gating")`);
+  if (doc.open !== undefined) {
+    if (!isObject(doc.open) || !isNumber(doc.open.droppedShare) || doc.open.droppedShare < 0 || doc.open.droppedShare > 1) fail(file, 'open.droppedShare must be a number from 0 to 1 (the share of an open step\'s arrivals that may be dropped)');
+    needsReason(file, 'open', doc.open);
+  }
   const lat = doc.latency;
   if (!isObject(lat)) fail(file, 'latency must be an object with p50, p95, stepMs and a reason');
   checkMargin(file, 'latency.p50', lat.p50, ['factor', 'plusMs']);

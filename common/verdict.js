@@ -10,7 +10,9 @@
 // model's expectation and their gates' outcome. Plain ES module.
 
 const SAME = 0.05; // lanes within 5 % (and 2 ms) of each other are named together
-const stepVus = (step) => (step === 'mix' ? 1 : Number(String(step).replace(/^c/, '')) || 1);
+// A step's order: its VUs (c10), its share of the open workload (o90), or 1 (mix).
+const stepVus = (step) => (step === 'mix' ? 1 : Number(String(step).replace(/^[co]/, '')) || 1);
+const isOpen = (step) => /^o\d+$/.test(step);
 const label = (lane) => String(lane).replace(/_/g, ' ');
 const fmt = (ms) => (ms >= 100 ? `${Math.round(ms)} ms` : `${ms.toFixed(1)} ms`);
 const list = (names) => (names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
@@ -39,7 +41,16 @@ function stepHeld(doc, lane, step) {
   return !failed && gated.every((r) => r.gate.ok) && (doc.steps.find((s) => s.lane === lane && s.step === step)?.setupGateOk ?? true);
 }
 
-// { lane: highest VUs held (0 = not even the first step) } over the lanes' steps in order.
+// An open step's arrival rate, per second, from its k6 scenario.
+function ratePerSecond(doc, lane, step) {
+  const s = doc.steps.find((x) => x.lane === lane && x.step === step);
+  if (!s || !s.rate) return null;
+  return s.rate / (seconds(s.timeUnit) || 1);
+}
+const seconds = (unit) => ({ '1s': 1, '1m': 60, '1m0s': 60, '1h': 3600 })[unit] || Number(String(unit).replace(/s$/, '')) || 1;
+
+// { lane: highest VUs held (0 = not even the first step) } over the lanes' steps in order;
+// for an open workload the highest arrival rate held, per second.
 export function heldUpTo(doc) {
   const out = {};
   const lanes = [...new Set(doc.steps.map((s) => s.lane))];
@@ -52,7 +63,7 @@ export function heldUpTo(doc) {
       if (ok === null) continue;
       known = true;
       if (!ok) break;
-      held = stepVus(step);
+      held = isOpen(step) ? ratePerSecond(doc, lane, step) : stepVus(step);
     }
     if (known) out[lane] = held;
   }
@@ -92,8 +103,10 @@ export function verdictOf(doc) {
     lines.push(`Against ${list(slowest.rows.map((r) => label(r.lane)))}: ${parts.join('; ')}.`);
   }
   const heldLanes = Object.entries(held);
+  const open = doc.steps.some((s) => isOpen(s.step));
+  const amount = (v) => (open ? `${v >= 10 ? Math.round(v) : v.toFixed(1)} arrivals/s` : `${v} VU${v === 1 ? '' : 's'}`);
   if (heldLanes.length) {
-    lines.push(`Held the budget up to: ${heldLanes.map(([lane, vus]) => `${label(lane)} ${vus ? `${vus} VU${vus === 1 ? '' : 's'}` : 'none (failed at its first step)'}`).join(', ')}.`);
+    lines.push(`Held the budget up to: ${heldLanes.map(([lane, v]) => `${label(lane)} ${v ? amount(v) : 'none (failed at its first step)'}`).join(', ')}.`);
   }
   return { lines, ranking: groups.map((g) => ({ lanes: g.rows.map((r) => r.lane), p50: g.p50, setupMs: g.rows[0].model?.p50?.setupMs ?? null })), held };
 }

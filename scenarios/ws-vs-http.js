@@ -15,7 +15,7 @@
  *   k6 run -e PROFILE=lte -e LOAD=full scenarios/ws-vs-http.js
  */
 import exec from 'k6/execution';
-import declare from './plans/ws-vs-http.js';
+import declare, { WS_OPEN_OPS } from './plans/ws-vs-http.js';
 import { graphqlHttp } from './lib/http.js';
 import { bookOperation } from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';
@@ -44,9 +44,11 @@ export function http2() {
   httpOp('http2', true);
 }
 
-// One socket per VU for the whole step; operations one after another.
+// One socket per VU for the whole step, operations one after another; under an open
+// workload one socket per arrival, for WS_OPEN_OPS operations.
+const maxOps = s.plan.workload === 'open' ? WS_OPEN_OPS : undefined;
 function wsLane(tls) {
-  return wsSession({ tls, tags: {}, op: (socket, i) => socket.execute(operation(i)) });
+  return wsSession({ tls, tags: {}, maxOps, op: (socket, i) => socket.execute(operation(i)) });
 }
 
 export function ws() {

@@ -14,10 +14,10 @@ export default function declare(env) {
     name: 'faults',
     defaultProfile: '4g+flaky',
     lanes: [
-      lane('http_keepalive', 'http-keepalive', false, { model: op() }),
-      lane('http2', 'http2', true, { model: op() }),
-      lane('ws', 'ws', false, { model: op({ conn: 'warm' }) }),
-      lane('grpc', 'grpc', false, { model: op({ reqBytes: 20, resBytes: 120 }) }),
+      lane('http_keepalive', 'http-keepalive', false, { model: op(), opsPerIteration: CONN_OPS }),
+      lane('http2', 'http2', true, { model: op(), opsPerIteration: CONN_OPS }),
+      lane('ws', 'ws', false, { model: op({ conn: 'warm' }), session: { ops: CONN_OPS } }),
+      lane('grpc', 'grpc', false, { model: op({ reqBytes: 20, resBytes: 120 }), opsPerIteration: CONN_OPS }),
     ],
     // One connection's life (an operation that times out at a step's end is cut by gracefulStop).
     iterationSeconds: (profile) => ((CONN_OPS + 3) * rttOf(profile)) / 1000 + 0.5,

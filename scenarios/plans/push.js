@@ -25,6 +25,9 @@ export default function declare(env) {
     POLL_MS,
     name: 'push',
     defaultProfile: '4g',
+    // A subscription stays open for its step: arrival rates do not apply (events
+    // arrive at the server's rate, an open workload already).
+    open: false,
     lanes: [lane('ws', 'ws', false, { model: pushed }), lane('grpc_stream', 'grpc-stream', false, { model: pushed }), lane('http_poll', 'http-poll', false, { model: polled })],
     // A subscription fills its step; this only keeps the step long enough for set-up and a few events.
     iterationSeconds: (profile) => (4 * rttOf(profile) + 5 * Math.max(INTERVAL_MS, POLL_MS)) / 1000,

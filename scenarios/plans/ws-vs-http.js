@@ -3,6 +3,10 @@
 import { lane, rttOf } from '../../common/scenario.js';
 import { DEFAULT_COLUMNS } from '../../common/scenario.js';
 
+// Under an open workload a WebSocket lane's arrival is a client that connects, runs
+// this many operations and leaves (a socket lives inside one k6 iteration).
+export const WS_OPEN_OPS = 5;
+
 // One book query or rateBook mutation (scenarios/lib/queries.js bookOperation): the
 // JSON bodies each way, and the server's time (Server-Timing total, ~0.3-1 ms).
 export const BOOK_OP = { reqBytes: 150, resBytes: 170, serverMs: 1 };
@@ -16,10 +20,10 @@ export default function declare() {
       lane('http_fresh', 'http-fresh', false, { model: op() }),
       lane('http_keepalive', 'http-keepalive', false, { model: op() }),
       // An operation on an open socket: its set-up is measured apart (setup_duration).
-      lane('ws', 'ws', false, { model: op({ conn: 'warm' }), setups: ['ws_upgrade', 'ws_init'] }),
+      lane('ws', 'ws', false, { model: op({ conn: 'warm' }), setups: ['ws_upgrade', 'ws_init'], session: { ops: WS_OPEN_OPS } }),
       lane('https_fresh', 'http-fresh', true, { model: op() }),
       lane('http2', 'http2', true, { model: op() }),
-      lane('wss', 'ws', true, { model: op({ conn: 'warm' }), setups: ['ws_upgrade', 'ws_init'] }),
+      lane('wss', 'ws', true, { model: op({ conn: 'warm' }), setups: ['ws_upgrade', 'ws_init'], session: { ops: WS_OPEN_OPS } }),
     ],
     // An HTTP iteration is one request and a lane's first one pays the
     // connection set-up: under slow profiles a short (ci) step must still hold
