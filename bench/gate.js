@@ -13,44 +13,23 @@
  * temp dir; the rows per scenario are the gate's own timings (gate.json).
  * Appends its figures to bench/results.jsonl.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
-import { GATE_DEFAULTS, GATE_FILES } from '../lib/gate.js';
+import { GATE_DEFAULTS } from '../lib/gate.js';
 import { freePortMap } from '../dev/stack.js';
-import { BenchError, main, parseFlags, recordResult, round, ROOT, table, withTempDir } from './lib/common.js';
+import { main, parseFlags, recordResult, round, table, withTempDir } from './lib/common.js';
+import { runGate } from './lib/gate.js';
 
 const TARGET_SECONDS = 300;
-const CLI = join(ROOT, 'bin', 'k6pack.js');
 
 await main(async () => {
   const flags = parseFlags({ scenarios: '', profiles: GATE_DEFAULTS.profile, load: GATE_DEFAULTS.load, quick: false });
   if (flags.quick) Object.assign(flags, { scenarios: flags.scenarios || 'grpc-vs-graphql', profiles: 'lan', load: 'smoke' });
-  const k6Args = flags.quick ? ['--', '-e', 'STEP_SECONDS=1'] : [];
+  const k6Args = flags.quick ? ['-e', 'STEP_SECONDS=1'] : [];
 
   const started = Date.now();
   const gate = await withTempDir(async (dir) => {
     const ports = Object.fromEntries(Object.entries(await freePortMap()).map(([k, v]) => [k, String(v)]));
-    const folder = join(dir, 'gate');
-    const args = ['gate', '--profile', flags.profiles, '--load', flags.load, '--results', folder, ...(flags.scenarios ? ['--scenarios', flags.scenarios] : []), ...k6Args];
-    const child = execa(process.execPath, [CLI, ...args], {
-      env: { ...ports, K6PACK_RUN_DIR: join(dir, 'run') },
-      reject: false,
-      timeout: 60 * 60 * 1000,
-      stdin: 'ignore',
-    });
-    // The gate's own progress lines, as they come.
-    let rest = '';
-    child.stdout.on('data', (chunk) => {
-      const lines = (rest + chunk).split('\n');
-      rest = lines.pop();
-      for (const l of lines) if (/^== gate/.test(l)) console.log(l);
-    });
-    const r = await child;
-    const record = join(folder, GATE_FILES.record);
-    if (!existsSync(record)) throw new BenchError(`k6pack gate exited ${r.exitCode} and wrote no ${GATE_FILES.record}: ${r.stderr.trim().split('\n').at(-1)}`);
-    if (r.exitCode !== 0 && r.exitCode !== 99) console.log(r.stderr.slice(-1000));
-    return { exitCode: r.exitCode, ...JSON.parse(readFileSync(record, 'utf8')) };
+    return runGate({ profiles: flags.profiles, load: flags.load, scenarios: flags.scenarios, folder: join(dir, 'gate'), env: { ...ports, K6PACK_RUN_DIR: join(dir, 'run') }, k6Args });
   }, 'k6pack-gate-');
   const total = round((Date.now() - started) / 1000, 0);
 

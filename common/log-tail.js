@@ -19,7 +19,8 @@ export function deathLines(text, max = 3) {
   }
   const error = lines.findLast((l) => /^[\w.]*Error(\s*\[[\w_]+\])?: /.test(l));
   if (error) return [error];
-  return lines.slice(-max);
+  // Routine log lines (toxiproxy's JSON at trace/debug/info) say nothing about a death.
+  return lines.filter((l) => !/^\{.*"level":"(trace|debug|info)"/.test(l)).slice(-max);
 }
 
 // The same as one line, for one-line errors.

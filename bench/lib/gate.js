@@ -1,0 +1,51 @@
+// One `k6pack gate` as CI runs it, for the benches: on its own stack (free ports,
+// its own run dir) or on one already up (env with its ports and K6PACK_RUN_DIR),
+// its progress lines printed as they come. Resolves the gate's gate.json with its
+// exit code.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { GATE_FILES } from '../../lib/gate.js';
+import { BenchError, ROOT } from './common.js';
+
+export const CLI = join(ROOT, 'bin', 'k6pack.js');
+
+// opts: { profiles, load, scenarios, folder (the gate folder), baseline, tolerance, env, k6Args }
+export async function runGate({ profiles, load, scenarios, folder, baseline, tolerance, env, k6Args = [] }) {
+  const args = [
+    'gate',
+    '--profile', profiles,
+    '--load', load,
+    '--results', folder,
+    ...(scenarios ? ['--scenarios', scenarios] : []),
+    ...(baseline ? ['--baseline', baseline, '--tolerance', tolerance || '10%'] : []),
+    ...(k6Args.length ? ['--', ...k6Args] : []),
+  ];
+  const child = execa(process.execPath, [CLI, ...args], { env, reject: false, timeout: 60 * 60 * 1000, stdin: 'ignore' });
+  let rest = '';
+  child.stdout.on('data', (chunk) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop();
+    for (const l of lines) if (/^== (gate|compare)/.test(l)) console.log(l);
+  });
+  const r = await child;
+  const record = join(folder, GATE_FILES.record);
+  if (!existsSync(record)) throw new BenchError(`k6pack gate exited ${r.exitCode} and wrote no ${GATE_FILES.record}: ${r.stderr.trim().split('\n').at(-1)}`);
+  if (r.exitCode !== 0 && r.exitCode !== 99 && r.exitCode !== 3) console.log(r.stderr.slice(-1000));
+  return { exitCode: r.exitCode, stdout: r.stdout, ...JSON.parse(readFileSync(record, 'utf8')) };
+}
+
+// The thresholds a gate's runs failed: ['ws-vs-http lte: op_duration{scenario:ws_c1} p(50)<105 (p(50)=120.1)'].
+export function failedGates(gate, folder) {
+  const out = [];
+  for (const s of gate.runs) {
+    for (const run of s.runs) {
+      if (!run.dir) continue;
+      const file = join(folder, run.dir, 'summary.json');
+      if (!existsSync(file)) continue;
+      const doc = JSON.parse(readFileSync(file, 'utf8'));
+      for (const t of doc.thresholds.filter((x) => !x.ok)) out.push(`${s.scenario} ${run.profile}: ${t.key} ${t.threshold} (${t.stat}=${t.observed === null ? '-' : Number(t.observed).toFixed(1)})`);
+    }
+  }
+  return out;
+}
