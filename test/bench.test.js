@@ -67,6 +67,21 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 2000
       assert.ok([0, 99].includes(entry.rows[0]['k6pack exit']), output);
       assert.match(entry.rows[0]['k6 exits'], /^lan:(0|99)$/, output);
     }),
+    t.test('profile-switch: switches under churn, a dead toxiproxy named', async () => {
+      const { entry, output } = await bench('profile-switch');
+      assert.ok(entry.switches > 20 && entry.perMinute > 100, output);
+      assert.ok(entry.apiMs.p50 > 0 && entry.cliMs.p50 > entry.apiMs.p50, output);
+      assert.equal(entry.errors, 0, output);
+      assert.equal(entry.toxiproxyAlive, true, output);
+      assert.ok(entry.deadNamedMs > 0 && entry.deadNamedMs < 10000, output);
+    }),
+    t.test('gate-trust: a clean gate and a drifted one against it', async () => {
+      const { entry, output } = await bench('gate-trust');
+      assert.equal(entry.cleanRuns, 1, output);
+      assert.equal(entry.driftRuns, 1, output);
+      // The drifted servers are 14 ms slower a request: the comparison must see it.
+      assert.equal(entry.detected, 1, output);
+    }),
     t.test('soak: RSS and heap-after-GC slopes, p50 drift', async () => {
       const { entry, output } = await bench('soak', ['--duration', '30s']);
       assert.equal(entry.k6Exit, 0, output);
