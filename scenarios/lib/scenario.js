@@ -10,6 +10,7 @@ import { networkProfile, profileTags, toxiproxyUrl } from './network.js';
 import { levelName, plan as buildPlan } from './load.js';
 import { trackSteps } from './progress.js';
 import { prepareNetwork, releaseNetwork } from './segments.js';
+import { settleSilentVus, silentVuNotes, watchedKeys, watchVus } from './silent-vus.js';
 import { DEFAULT_COLUMNS, latencyMetricOf, makeHandleSummary, observeKeys, summaryRows } from './summary.js';
 import { DEFAULT_FILE, loadThresholds, thresholdsPath } from './thresholds.js';
 
@@ -17,7 +18,8 @@ export const rttOf = (profile) => profile.network.rttMs;
 
 // One lane of a scenario: lane('http_keepalive', 'http-keepalive', false) runs
 // the scenario's exported httpKeepalive() tagged transport:http-keepalive, tls:false.
-// more: { exec, tags (more tags), dims, iterationSeconds, rate, timeUnit, maxVUs }.
+// more: { exec, tags (more tags), dims, iterationSeconds, rate, timeUnit, maxVUs,
+//   vuCheck (every VU must record an operation in every step: silent-vus.js) }.
 export function lane(name, transport, tls, more = {}) {
   const { tags = {}, ...rest } = more;
   return {
@@ -57,7 +59,8 @@ export function defineScenario(name, spec) {
   const plan = buildPlan(lanes, { iterationSeconds, closeSeconds, minIterations: spec.minIterations, steps: spec.steps, mix: spec.mix }, levelFor(spec));
   const columns = spec.columns || DEFAULT_COLUMNS;
   const rows = summaryRows(plan, lanes);
-  const observers = [...observeKeys(rows, columns), ...laneKeys(plan, latencyMetricOf(columns)), ...(spec.observe || [])];
+  watchVus(plan, lanes);
+  const observers = [...observeKeys(rows, columns), ...laneKeys(plan, latencyMetricOf(columns)), ...watchedKeys(), ...(spec.observe || [])];
   trackSteps(plan, `${name} (${profile.name})`);
   // The profile tags go on every k6 scenario too: a command-line --tag (the
   // k6-operator always passes one) replaces options.tags, not scenario tags.
@@ -80,10 +83,12 @@ export function defineScenario(name, spec) {
     const before = spec.beforeNetwork ? spec.beforeNetwork() : {};
     const network = prepareNetwork(profile);
     const extra = spec.setup ? spec.setup() : {};
-    return { network, ...before, ...extra, k6pack };
+    // The scenarios' startTimes count from here (silent-vus.js).
+    return { network, ...before, ...extra, k6pack, stepsFrom: Date.now() };
   }
 
-  function teardown() {
+  function teardown(data) {
+    settleSilentVus(data && data.stepsFrom);
     releaseNetwork();
   }
 
@@ -96,7 +101,7 @@ export function defineScenario(name, spec) {
     rows,
     columns,
     observers,
-    notes: spec.notes,
+    notes: (data) => [...(spec.notes ? spec.notes(data) : []), ...silentVuNotes(data)],
     thresholdsFile: thresholdsPath() === DEFAULT_FILE ? 'thresholds.json' : thresholdsPath(),
   });
 
