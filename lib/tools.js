@@ -142,10 +142,10 @@ export function installTools({ log = console.log } = {}) {
   mkdirSync(TOOLS_BIN, { recursive: true });
   let k6 = findK6();
   if (k6) {
-    log(`k6 ${K6_VERSION}: ${k6}`);
+    log(k6 === K6_LOCAL ? `k6 ${K6_VERSION}: ${k6}` : `k6 ${K6_VERSION} on PATH: ${k6} (used as it is; no k6 is built)`);
   } else {
     requireGo();
-    log(`building k6 ${K6_VERSION} from the Go module proxy (about 2 minutes on a cold cache)...`);
+    log(`no k6 ${K6_VERSION} on PATH: building the stock k6 ${K6_VERSION} (AGPL-3.0, github.com/grafana/k6) from the Go module proxy into .tools/bin (about 2 minutes on a cold cache)...`);
     go(['install', `go.k6.io/k6@${K6_VERSION}`], { env: { GOBIN: TOOLS_BIN, CGO_ENABLED: '0' } });
     if (!k6Matches(K6_LOCAL)) throw new ToolError(`built ${K6_LOCAL} but it does not report k6 ${K6_VERSION}`);
     k6 = K6_LOCAL;
@@ -156,7 +156,7 @@ export function installTools({ log = console.log } = {}) {
     log(`toxiproxy-server ${TOXIPROXY_VERSION} (+handshake toxic, patched): ${toxiproxy}`);
   } else {
     requireGo();
-    log(`building toxiproxy-server ${TOXIPROXY_VERSION} with the handshake toxic and tools/toxiproxy/patches...`);
+    log(`building toxiproxy-server ${TOXIPROXY_VERSION} (MIT, github.com/Shopify/toxiproxy) with the pack's toxics and patches (tools/toxiproxy) from the Go module proxy into .tools/bin...`);
     const dir = prepareToxiproxyBuild();
     try {
       go(['build', '-mod=vendor', '-trimpath', '-ldflags', `-X github.com/Shopify/toxiproxy/v2.Version=${TOXIPROXY_VERSION}`, '-o', TOXIPROXY_LOCAL, '.'], {

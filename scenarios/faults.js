@@ -10,12 +10,16 @@
  * new connections (flaky, stall, truncate) keep hitting. Every operation has a
  * FAULT_TIMEOUT_MS deadline (default 5000), so a stalled connection fails an
  * operation instead of the test; the run ends normally and failures are
- * counted in op_failed.
+ * counted in op_failed. On the WebSocket lane every wait (connect, operation,
+ * close) also ends before its step does (sessions.js): what is still in flight
+ * then is counted in op_abandoned, not op_failed, and every VU must record an
+ * operation in every step (silent_vus, gated at 0: a VU k6 wedged fails the
+ * run instead of showing as fewer operations).
  * Servers: the GraphQL and gRPC servers behind Toxiproxy.
  * Default profile: 4g+flaky (10 % of new connections reset by the peer);
  * try 3g+stall, lte+truncate, 4g+jitter.
  * Look at: op_failed per lane (success rate), recovery_duration (first failure
- * -> next success on the same VU), reconnects.
+ * -> next success on the same VU), reconnects; the VUs-per-step line.
  *
  *   npx k6pack up && k6 run scenarios/faults.js
  *   k6 run -e PROFILE=3g+stall scenarios/faults.js

@@ -29,7 +29,7 @@ import { LIMITS } from '../common/defaults.js';
 import { Channel, newClient, serverStream } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { remainingMs } from './lib/load.js';
-import { pushEvents, pushLatency, recordOp } from './lib/metrics.js';
+import { pushEvents, pushLatency, recordAbandoned, recordOp } from './lib/metrics.js';
 import { EVENTS_SUBSCRIPTION, SERVER_STATS } from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';
 import { pause, wsSession } from './lib/sessions.js';
@@ -114,6 +114,11 @@ export function ws() {
           timeoutMs: count * INTERVAL_MS + 30000,
         });
       } catch (err) {
+        // Its step ended first (ws.js): in flight, neither delivered nor failed.
+        if (err.abandoned) {
+          recordAbandoned();
+          return { ok: false, abandoned: true, done: true };
+        }
         error = String(err.message || err);
       }
       recordStream('subscription', count, state.received, state.lastSeq, error);

@@ -12,6 +12,9 @@ import { loadRun, ResultsError } from './runs.js';
 
 // chart.js exports no path to its UMD build: it sits beside the main entry, dist/chart.cjs.
 const chartJsFile = () => join(dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js');
+// Chart.js is MIT: its copyright and permission notice (the package's LICENSE.md;
+// the build's own banner names the licence only) go with every copy inlined in a report.
+const chartJsLicence = () => readFileSync(join(dirname(chartJsFile()), '..', 'LICENSE.md'), 'utf8').trim().replace(/\*\//g, '* /').replace(/<\/script/gi, '<\\/script');
 const PAGE_JS = new URL('./page.js', import.meta.url);
 
 // Run folders -> [{ doc, runs }] with one document per scenario/profile/load.
@@ -102,7 +105,10 @@ export function renderReport(groups, runs, now = new Date()) {
 <h1>${title}</h1>
 <main id="report"></main>
 <script type="application/json" id="k6pack-data">${json}</script>
-<script>${inline(chartJsFile())}</script>
+<script>/*! Chart.js licence (chart.js/LICENSE.md):
+${chartJsLicence()}
+*/
+${inline(chartJsFile())}</script>
 <script>${inline(PAGE_JS)}</script>
 </body>
 </html>

@@ -13,6 +13,11 @@
 //   push_events      Counter events received (throughput)
 //   recovery_duration Trend  first failure of a streak -> next successful operation
 //   reconnects       Counter a socket or channel opened again after a failure
+//   op_abandoned     Counter a WebSocket operation (or connect) still in flight when
+//                            its step ended: neither completed nor failed (ws.js)
+//   silent_vus       Counter VUs of a step whose WebSocket lane recorded nothing:
+//                            k6 wedged them (silent-vus.js); vus_completing: VUs that
+//                            completed at least one operation in the step
 //
 // Tags: transport (http-fresh, http-keepalive, http2, ws, grpc, grpc-fresh,
 // grpc-stream, http-poll), tls ('true'/'false') and step come from the k6
@@ -31,6 +36,7 @@ export const pushLatency = new Trend('push_latency', true);
 export const pushEvents = new Counter('push_events');
 export const recoveryDuration = new Trend('recovery_duration', true);
 export const reconnects = new Counter('reconnects');
+export const opAbandoned = new Counter('op_abandoned');
 // Soak: server memory, and latency drift against the run's own start.
 export const serverRss = new Gauge('server_rss_bytes');
 export const serverHeap = new Gauge('server_heap_bytes');
@@ -60,6 +66,12 @@ export function recordOp({ ok, ms, tags = NO_TAGS, checks, reason }) {
     }
   }
   return passed;
+}
+
+// An operation its step's end cut short (ws.js): not an outcome of the transport.
+export function recordAbandoned(tags = NO_TAGS) {
+  stepStarted();
+  opAbandoned.add(1, tags);
 }
 
 export function recordSetup(phase, ms, tags = {}) {

@@ -13,6 +13,7 @@ import { registerPlan } from './load.js';
 import { fatal, networkProfile, profileTags, toxiproxyUrl } from './network.js';
 import { trackSteps } from './progress.js';
 import { prepareNetwork, releaseNetwork } from './segments.js';
+import { settleSilentVus, silentVuNotes, watchedKeys, watchVus } from './silent-vus.js';
 import { makeHandleSummary } from './summary.js';
 import { DEFAULT_FILE, readPolicy, thresholdsPath, withObservers } from './thresholds.js';
 
@@ -24,9 +25,10 @@ export function defineScenario(decl, extra = {}) {
   const { plan } = built;
   registerPlan(plan);
   trackSteps(plan, `${decl.name} (${profile.name})`);
+  watchVus(plan, built.lanes);
   const options = {
     scenarios: plan.scenarios,
-    thresholds: withObservers(built.thresholds, built.observers),
+    thresholds: withObservers(built.thresholds, [...built.observers, ...watchedKeys()]),
     // The servers use a self-signed certificate; this covers https, wss and gRPC over TLS.
     insecureSkipTLSVerify: true,
     summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'],
@@ -44,10 +46,12 @@ export function defineScenario(decl, extra = {}) {
     const k6pack = runMeta();
     const { network, hold } = prepareNetwork(profile, holdInfo, fatal);
     const more = extra.setup ? extra.setup() : {};
-    return { network, ...more, k6pack: { ...k6pack, hold } };
+    // The scenarios' startTimes count from here (silent-vus.js).
+    return { network, ...more, k6pack: { ...k6pack, hold }, stepsFrom: Date.now() };
   }
 
   function teardown(data) {
+    settleSilentVus(data && data.stepsFrom);
     releaseNetwork({ network: data && data.network, hold: data && data.k6pack && data.k6pack.hold });
   }
 
@@ -57,7 +61,7 @@ export function defineScenario(decl, extra = {}) {
     level: plan.level,
     hints: decl.hints,
     verdict: decl.verdict,
-    notes: extra.notes,
+    notes: (data) => [...(extra.notes ? extra.notes(data) : []), ...silentVuNotes(data)],
     thresholdsFile: thresholdsPath() === DEFAULT_FILE ? 'thresholds.json' : thresholdsPath(),
   });
 

@@ -20,9 +20,20 @@
 // operations and closes the socket with 4400 (as graphql-ws does). An
 // unexpected close or a transport error rejects every pending operation, so
 // nothing waits forever; every wait also has a timeout.
+//
+// Deadline: `ws.deadline` (epoch ms; sessions.js sets it from the step's end)
+// caps the open and every operation, and sessions.js bounds close() by the
+// step's end, so nothing is still pending when k6 ends the step: k6 v1.8.1 can wedge a VU whose iteration it cuts
+// while a socket and a timer are pending (README, Known limits). A wait that
+// the deadline shortens and that runs out is abandoned, not failed: the
+// operation was in flight when its step ended (op_abandoned). One thing no
+// script can end is a socket whose upgrade stalls: k6 has no way to cancel a
+// connecting socket (its handshake timeout is a fixed 60 s), so open() gives up
+// on it and the caller moves on; the iteration then ends when the socket does
+// (or k6 cuts it with nothing else pending).
 import { WebSocket } from 'k6/websockets';
 import { TARGETS } from './config.js';
-import { recordOp, recordServerTiming, recordSetup } from './metrics.js';
+import { recordAbandoned, recordOp, recordServerTiming, recordSetup } from './metrics.js';
 
 export const SUBPROTOCOL = 'graphql-transport-ws';
 export const wsUrl = (tls) => (tls ? TARGETS.GRAPHQL_WSS_URL : TARGETS.GRAPHQL_WS_URL);
@@ -32,7 +43,16 @@ export const WS_TIMEOUT_MS = Number(__ENV.WS_TIMEOUT_MS || 30000);
 const CONNECTING = 0;
 const OPEN = 1;
 
-export class WsError extends Error {}
+// abandoned: the step's deadline ended the wait (not the operation's own timeout).
+export class WsError extends Error {
+  constructor(message, abandoned = false) {
+    super(message);
+    this.abandoned = abandoned;
+  }
+}
+
+// Longest close() waits for the server's close frame.
+const CLOSE_WAIT_MS = 5000;
 
 export class GraphqlWs {
   constructor(url, { tags = {}, timeoutMs = WS_TIMEOUT_MS } = {}) {
@@ -47,22 +67,32 @@ export class GraphqlWs {
     this.closed = false;
     this.closeInfo = null;
     this.waiters = []; // { resolve, reject, timer } for open() and close()
+    this.deadline = Infinity; // epoch ms no wait may outlast (see the header)
+  }
+
+  // A wait of `timeoutMs` cut to the deadline: { ms, byDeadline }.
+  budget(timeoutMs) {
+    const left = this.deadline - Date.now();
+    return left < timeoutMs ? { ms: Math.max(0, left), byDeadline: true } : { ms: timeoutMs, byDeadline: false };
   }
 
   // Opens the socket and completes connection_init/ack. Resolves true, or
-  // rejects with a WsError saying what went wrong.
+  // rejects with a WsError saying what went wrong (abandoned when the deadline
+  // ended the wait).
   open() {
     const t0 = Date.now();
     let tOpen = null;
+    const { ms, byDeadline } = this.budget(this.timeoutMs);
     return new Promise((resolve, reject) => {
-      const fail = (msg) => {
+      const fail = (msg, abandoned = false) => {
         clearTimeout(timer);
-        reject(new WsError(msg));
+        reject(new WsError(msg, abandoned));
       };
       const timer = setTimeout(() => {
-        fail(`no connection_ack within ${this.timeoutMs} ms`);
+        if (byDeadline) fail(`the step ended before connection_ack (${ms} ms)`, true);
+        else fail(`no connection_ack within ${ms} ms`);
         this.abort(4408, 'Connection initialisation timeout');
-      }, this.timeoutMs);
+      }, ms);
       this.ackWaiter = {
         resolve: (ev) => {
           clearTimeout(timer);
@@ -185,10 +215,12 @@ export class GraphqlWs {
   // Starts an operation; resolves { results, endedAt } on complete, rejects on error.
   start({ query, variables = {}, onNext, timeoutMs = this.timeoutMs }) {
     if (!this.isOpen) return Promise.reject(new WsError('socket is not open'));
+    const { ms, byDeadline } = this.budget(timeoutMs);
+    if (ms <= 0) return Promise.reject(new WsError('the step ended before the operation started', true));
     const id = String(this.nextId++);
     return new Promise((resolve, reject) => {
-      const deadline = Date.now() + timeoutMs;
-      this.pending[id] = { onNext, resolve, reject, deadline, timeoutMs, results: [] };
+      const deadline = Date.now() + ms;
+      this.pending[id] = { onNext, resolve, reject, deadline, timeoutMs: ms, byDeadline, results: [] };
       this.arm(deadline);
       this.socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables } }));
     });
@@ -223,15 +255,17 @@ export class GraphqlWs {
       const op = this.pending[id];
       if (op.deadline <= now) {
         this.send({ id, type: 'complete' });
-        this.settle(id, new WsError(`no complete within ${op.timeoutMs} ms`));
+        if (op.byDeadline) this.settle(id, new WsError(`the step ended with the operation in flight (${op.timeoutMs} ms)`, true));
+        else this.settle(id, new WsError(`no complete within ${op.timeoutMs} ms`));
       } else if (op.deadline < next) next = op.deadline;
     }
     if (next !== Infinity && !this.closed) this.arm(next);
   }
 
   // One query or mutation, recorded as an operation: op_duration from sending
-  // subscribe to complete; op_failed on errors, wrong shape, timeout or a broken socket.
-  // Returns { ok, ms, data }.
+  // subscribe to complete; op_failed on errors, wrong shape, timeout or a broken
+  // socket; op_abandoned when the deadline ended it first.
+  // Returns { ok, ms, data, abandoned }.
   async execute({ query, variables, validate, tags = this.tags, timeoutMs }) {
     const t0 = Date.now();
     let ok = false;
@@ -256,10 +290,14 @@ export class GraphqlWs {
       recordServerTiming(timingOf(first), tags);
       ok = true;
     } catch (err) {
+      if (err.abandoned) {
+        recordAbandoned(tags);
+        return { ok: false, ms: null, data: null, abandoned: true };
+      }
       reason = String(err.message || err);
     }
     ok = recordOp({ ok, ms, tags, checks, reason });
-    return { ok, ms, data };
+    return { ok, ms, data, abandoned: false };
   }
 
   // A subscription until the server completes it; onNext(payload, receivedAt) per event.
@@ -285,12 +323,13 @@ export class GraphqlWs {
     }
   }
 
-  // Closes normally and waits for the close event (bounded).
-  close() {
+  // Closes normally and waits for the close event, at most CLOSE_WAIT_MS or
+  // `timeoutMs` (sessions.js: until the step ends); null if it did not come.
+  close({ timeoutMs = CLOSE_WAIT_MS } = {}) {
     this.disarm();
     if (!this.socket || this.closed) return Promise.resolve(this.closeInfo);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(null), 5000);
+      const timer = setTimeout(() => resolve(null), Math.max(0, Math.min(CLOSE_WAIT_MS, timeoutMs)));
       this.waiters.push({ resolve, timer });
       this.abort(1000, 'done');
     });

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The gRPC reference server: books.v1.Books (servers/proto/books.proto) in
 // plaintext on one port and over TLS on another, with the standard health
-// service and server reflection.
+// service and server reflection (of all three: see reflection.js).
 //
 //   node servers/grpc/server.js          # 127.0.0.1:50051 plaintext, :50052 TLS
 //   HOST=0.0.0.0 GRPC_PORT=6000 GRPC_TLS_PORT=6001 TLS_CERT_FILE=c.pem TLS_KEY_FILE=k.pem node servers/grpc/server.js
@@ -12,14 +12,14 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import grpc from '@grpc/grpc-js';
-import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
 import { DEFAULT_HOST, LIMITS } from '../../common/defaults.js';
 import { exitOnSignals, fatal, hostFromEnv, listenErrorMessage, portFromEnv } from '../shared/lifecycle.js';
 import { SLOW_CLIENT_MS, requirePrefaceWithin } from '../shared/slow-clients.js';
 import { loadTlsMaterial } from '../shared/tls.js';
 import { MAX_METADATA_BYTES, booksHandlers } from './books-service.js';
-import { SERVICE_NAME, packageDefinition, serverBooksService } from './proto.js';
+import { SERVICE_NAME, serverBooksService } from './proto.js';
+import { addReflection } from './reflection.js';
 
 // How long close() lets calls in flight finish before cutting connections;
 // well under lifecycle's 5 s grace so SIGTERM always exits 0.
@@ -85,7 +85,7 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
   server.addService(serverBooksService, booksHandlers(streams));
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
-  new ReflectionService(packageDefinition).addToServer(server);
+  addReflection(server);
 
   const tlsCredentials = hardenCredentials(
     grpc.ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(material.cert), private_key: Buffer.from(material.key) }], false),
