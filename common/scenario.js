@@ -28,7 +28,8 @@ export const rttOf = (profile) => profile.network.rttMs;
 // One lane of a scenario: lane('http_keepalive', 'http-keepalive', false) runs
 // the scenario's exported httpKeepalive() tagged transport:http-keepalive, tls:false.
 // more: { exec, tags (more tags), dims, model(dims, link) (common/gates.js), setups
-// (set-up phases it measures apart: ws_upgrade, ws_init, grpc_connect), opsPerIteration
+// (set-up phases it measures apart: ws_upgrade, ws_init, grpc_connect), vuCheck (every
+// VU must record an outcome in every step: scenarios/lib/silent-vus.js), opsPerIteration
 // (operations of each dim an iteration runs, default 1), session: { ops } (under an
 // open workload an iteration opens a socket for `ops` operations), iterationSeconds,
 // rate, timeUnit, maxVUs }.

@@ -9,7 +9,7 @@
 // in a step makes k6 exit 99 on silent_vus. Real servers, toxiproxy and k6.
 // About 2.5 minutes.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,7 +65,8 @@ describe('faults: every WebSocket VU works in every step', () => {
 describe('the session\'s edges (probe)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'k6pack-ws-probe-'));
   const thresholds = join(dir, 'thresholds.json');
-  writeFileSync(thresholds, JSON.stringify({ 'ws-probe': { default: { silent_vus: ['count==0'] } } }));
+  const policy = JSON.parse(readFileSync(join(ROOT, 'thresholds.json'), 'utf8'));
+  writeFileSync(thresholds, JSON.stringify({ ...policy, scenarios: { 'ws-probe': { gates: { silent_vus: ['count==0'] } } } }));
   // A listener that accepts connections and never answers: a WebSocket upgrade to it stalls.
   const sockets = new Set();
   let accepted = 0;

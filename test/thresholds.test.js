@@ -154,7 +154,7 @@ describe('the policy file', () => {
     const r = await runCli(['thresholds', 'ws-vs-http', '--profile', '5g']);
     assert.equal(r.exitCode, 0, r.stderr);
     assert.match(r.stdout, /^ws-vs-http under 5g \(R 31 ms, down 111070 \/ up 11120 kbit\/s\), load ci: 20 latency gates/);
-    assert.match(r.stdout, /op_duration\{scenario:https_fresh_c1\} p\(50\)<\d+ p\(95\)<\d+ {2}\(model 3R \+ \d+ B\/Bu \+ \d+ B\/Bd \+ server = 9\d\.\d ms\)/);
+    assert.match(r.stdout, /op_duration\{scenario:https_fresh_c1\} p\(50\)<\d+ p\(95\)<\d+ {2}\(model 3R \+ \d+ B\/Bu \+ \d+ B\/Bd \+ server \+ k6 = 9\d\.\d ms\)/);
     assert.match(r.stdout, /op_duration\{scenario:ws_c4\} .*4 VUs\)/);
     assert.match(r.stdout, /op_failed rate<0\.01 \(aborts the run\)/);
     const bad = await runCli(['thresholds', 'ws-vs-http', '--profile', '6g']);

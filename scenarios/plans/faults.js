@@ -16,10 +16,12 @@ export default function declare(env) {
     lanes: [
       lane('http_keepalive', 'http-keepalive', false, { model: op(), opsPerIteration: CONN_OPS }),
       lane('http2', 'http2', true, { model: op(), opsPerIteration: CONN_OPS }),
-      lane('ws', 'ws', false, { model: op({ conn: 'warm' }), session: { ops: CONN_OPS } }),
+      // Every VU of the WebSocket lane must record an outcome in every step (silent_vus).
+      lane('ws', 'ws', false, { model: op({ conn: 'warm' }), session: { ops: CONN_OPS }, vuCheck: true }),
       lane('grpc', 'grpc', false, { model: op({ reqBytes: 20, resBytes: 120 }), opsPerIteration: CONN_OPS }),
     ],
-    // One connection's life (an operation that times out at a step's end is cut by gracefulStop).
+    // One connection's life (an HTTP or gRPC operation that times out at a step's end is
+    // cut by gracefulStop; the WebSocket lane ends its own waits in time).
     iterationSeconds: (profile) => ((CONN_OPS + 3) * rttOf(profile)) / 1000 + 0.5,
     // HTTP connections (HTTP/2 included) close at the end of each iteration.
     options: { noVUConnectionReuse: true },

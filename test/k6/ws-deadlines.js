@@ -1,7 +1,7 @@
 // Probe for test/faults-ws.test.js: the WebSocket session's deadlines and the
 // silent-VU gate (scenarios/lib/sessions.js, silent-vus.js), with the pack's own
-// scenario plumbing (defineScenario; THRESHOLDS must name a file with a
-// "ws-probe" entry). One VU per step unless STEPS says otherwise.
+// scenario plumbing (defineScenario; THRESHOLDS must name a policy file with a
+// "ws-probe" scenario). One VU per step unless STEPS says otherwise.
 //   -e MODE=stall   lane stall: a session against STALL_WS_URL (a listener that
 //                   never answers the upgrade), so its iteration holds a
 //                   connecting socket when the step ends; then lane ws, on the
@@ -15,7 +15,8 @@ import { sleep } from 'k6';
 import { Counter } from 'k6/metrics';
 import { remainingMs } from '../../scenarios/lib/load.js';
 import { bookOperation } from '../../scenarios/lib/queries.js';
-import { defineScenario, lane } from '../../scenarios/lib/scenario.js';
+import { lane } from '../../common/scenario.js';
+import { defineScenario } from '../../scenarios/lib/scenario.js';
 import { wsSession } from '../../scenarios/lib/sessions.js';
 
 const MODE = __ENV.MODE || 'stall';
@@ -24,7 +25,7 @@ const lanes = [
   lane('ws', 'ws', false, { vuCheck: true }),
 ];
 
-const s = defineScenario('ws-probe', { defaultProfile: 'lan', lanes, iterationSeconds: () => 1, level: 'smoke' });
+const s = defineScenario({ name: 'ws-probe', defaultProfile: 'lan', lanes, iterationSeconds: () => 1, level: 'smoke' });
 export const { options, setup, teardown, handleSummary } = s;
 const stallSessionsDone = new Counter('stall_sessions_done');
 // How long the stall iteration really lasted (k6 reports a sub-metric only with a threshold).
