@@ -31,15 +31,17 @@
  *   node bench/server-cost.js --lanes h1,ws --ops book --rounds 5
  *   node bench/server-cost.js --profile              # also: where the GraphQL server's time goes
  *   node bench/server-cost.js --quick                # one short round (a check that it runs)
- * --profile runs the GraphQL server under `node --cpu-prof` and splits the samples
+ * --profile runs the servers under V8's sampling profiler (bench/lib/cpu-profile-preload.js,
+ * the profiler `node --cpu-prof` uses) and splits the GraphQL server's samples
  * of each slot into phases (bench/lib/cpu-profile.js): parse, validate, cost,
  * execute, serialize, timing, framing, ... in microseconds per operation. The
  * profiler slows the server down: compare phases within a profile run, not with
  * an ordinary run.
  * Appends its figures to bench/results.jsonl (BENCH_RESULTS moves it).
  */
-import { readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { monotonicMicros, readProfile, splitProfile } from './lib/cpu-profile.js';
 import { processCpuMs } from './lib/process-cpu.js';
 import { BenchError, main, median, parseFlags, recordResult, round, ROOT, runK6, table, withStack, withTempDir } from './lib/common.js';
@@ -155,10 +157,16 @@ function profileReport(profile, slots, { lanes, ops }) {
   return rows;
 }
 
+// Servers started with this environment write <dir>/<pid>.cpuprofile as they exit.
+const profileEnv = (dir) => ({
+  NODE_OPTIONS: `--import=${pathToFileURL(join(ROOT, 'bench', 'lib', 'cpu-profile-preload.js')).href}`,
+  CPU_PROFILE_DIR: dir,
+});
+
 function profileOf(dir, pid) {
-  const file = readdirSync(dir).find((f) => f.includes(`.${pid}.`) && f.endsWith('.cpuprofile'));
-  if (!file) throw new BenchError(`no CPU profile of the GraphQL server (pid ${pid}) in ${dir}`);
-  return readProfile(join(dir, file));
+  const file = join(dir, `${pid}.cpuprofile`);
+  if (!existsSync(file)) throw new BenchError(`no CPU profile of the GraphQL server (pid ${pid}) in ${dir}`);
+  return readProfile(file);
 }
 
 await main(async () => {
@@ -174,7 +182,7 @@ await main(async () => {
     : { lanes, ops, rounds: flags.rounds, seconds: flags.seconds, warmupSeconds: 2, vus: flags.vus };
   const started = Date.now();
   const figures = await withTempDir(async (dir) => {
-    const serverEnv = flags.profile ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir} --cpu-prof-interval=250` } : {};
+    const serverEnv = flags.profile ? profileEnv(dir) : {};
     let slots;
     const pids = {};
     await withStack(
