@@ -1,20 +1,27 @@
 // Server-side timing, so a client can split server time from network time (study 002).
+// The same parts on every transport (the format: common/server-timing.js):
 //
-// exec: GraphQL execution, resolvers included (parsing and validation are not).
-// ser:  serializing the result to JSON.
+// exec:  GraphQL execution, resolvers included.
+// ser:   serializing the result to JSON.
+// total: from the request being in (an HTTP request's body read, a WebSocket
+//        message received) to its answer being serialized: decoding the request,
+//        the document's shape checks, parsing, validation and the cost check
+//        (or their cache hits, documents.js), exec and ser, and what lies between.
 //
 // HTTP: one record per request lives in an AsyncLocalStorage, so Apollo's hooks
 // reach it without threading it through: the plugin times execution from
 // executionDidStart to executionDidEnd, and `stringifyResult` (Apollo's hook for
 // turning the result into the body) times JSON.stringify itself. The handler then
-// writes `Server-Timing: exec;dur=..., ser;dur=..., total;dur=...` (total: from the
-// request body being read to the response being ready to write).
+// writes `Server-Timing: exec;dur=..., ser;dur=..., total;dur=...` as the
+// response is about to be written.
 //
-// WebSocket: the numbers travel inside the message (extensions.timing), but the
-// message cannot contain the time it takes to serialize itself. So onNext puts a
-// placeholder carrying its own start time in serMs, graphql-ws serializes the
-// message, and the socket's send (wrapped in ws.js) swaps the placeholder for the
-// elapsed time: the data is serialized once, and serMs is that serialization.
+// WebSocket: the numbers travel inside the result, extensions.timing {execMs,
+// serMs, totalMs}, which cannot contain the time it takes to serialize itself.
+// So the timing goes last in the message as an object whose toJSON JSON.stringify
+// calls when it gets there, after the data: serMs runs from the result being
+// handed over (onNext) to that moment, and totalMs ends there too. The message is
+// serialized once and sent as serialized. For a subscription, each event's
+// totalMs runs from the event leaving its stream (exec start).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import { GraphQLError } from 'graphql';
@@ -80,20 +87,25 @@ export function serverTimingHeader(timing) {
 
 // --- WebSocket ---
 
-const SER_MARK = '__k6pack_serMs_since_';
-
-// { execMs, serMs placeholder } for a result whose execution started at execStart.
-export function wsTimingExtension(execStart) {
-  return { execMs: round(performance.now() - execStart), serMs: SER_MARK + performance.now() };
+// The record of one WebSocket operation whose message arrived at `start`
+// (performance.now()); execution.js marks execStart.
+export function newOperationTiming(start, operationType) {
+  return { start, execStart: start, subscription: operationType === 'subscription' };
 }
 
-// Replace the placeholder in a serialized message with the milliseconds since it
-// was made. The placeholder is the message's last value (extensions come last), so
-// lastIndexOf finds it within a few bytes of the end; slicing keeps it O(1) in V8.
-export function fillSerPlaceholder(message) {
-  const at = message.lastIndexOf(`"${SER_MARK}`);
-  if (at === -1) return message;
-  const end = message.indexOf('"', at + 1);
-  const since = Number(message.slice(at + 1 + SER_MARK.length, end));
-  return message.slice(0, at) + round(performance.now() - since) + message.slice(end + 1);
+class WsTiming {
+  constructor(record) {
+    this.serStart = performance.now();
+    this.execMs = this.serStart - record.execStart;
+    this.start = record.subscription ? record.execStart : record.start;
+  }
+
+  toJSON() {
+    const now = performance.now();
+    return { execMs: round(this.execMs), serMs: round(now - this.serStart), totalMs: round(now - this.start) };
+  }
 }
+
+// extensions.timing for a result of the operation `record` times, made as the
+// result is handed over for sending; it must be the last value of the message.
+export const wsTiming = (record) => new WsTiming(record);
