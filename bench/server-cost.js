@@ -30,6 +30,7 @@
  *   node bench/server-cost.js                        # 3 rounds of 5 s slots, ~5 min
  *   node bench/server-cost.js --lanes h1,ws --ops book --rounds 5
  *   node bench/server-cost.js --profile              # also: where the GraphQL server's time goes
+ *   node bench/server-cost.js --keep-profile f.cpuprofile   # --profile, and keep the profile (+ f.cpuprofile.slots.json)
  *   node bench/server-cost.js --quick                # one short round (a check that it runs)
  * --profile runs the servers under V8's sampling profiler (bench/lib/cpu-profile-preload.js,
  * the profiler `node --cpu-prof` uses) and splits the GraphQL server's samples
@@ -39,7 +40,7 @@
  * an ordinary run.
  * Appends its figures to bench/results.jsonl (BENCH_RESULTS moves it).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { monotonicMicros, readProfile, splitProfile } from './lib/cpu-profile.js';
@@ -141,17 +142,23 @@ function report(slots, { lanes, ops }) {
   return { rows, comparisons };
 }
 
-// --profile: each slot's share of the GraphQL server's CPU profile, by phase, in us/op.
+// --profile: each slot's share of the GraphQL server's CPU profile, by phase, in
+// us/op. The profiler samples wall time on the main thread, so a phase's share of
+// a slot's samples is scaled to the slot's CPU time (/proc: every thread, user
+// and system): the parts add up to the measured CPU per operation.
 function profileReport(profile, slots, { lanes, ops }) {
   const rows = [];
   for (const op of ops) {
     for (const lane of lanes.filter((l) => LANES[l].server === 'graphql')) {
       const s = slots[`${op} ${lane}`];
-      const totals = {};
-      for (const x of s) for (const [k, ms] of Object.entries(splitProfile(profile, x))) totals[k] = (totals[k] ?? 0) + ms;
+      const cpuMs = {};
+      for (const x of s) {
+        const split = splitProfile(profile, x);
+        for (const [k, ms] of Object.entries(split)) if (k !== 'total' && split.total > 0) cpuMs[k] = (cpuMs[k] ?? 0) + (ms / split.total) * x.cpuMs;
+      }
       const n = s.reduce((sum, x) => sum + x.ops, 0);
-      const perOp = Object.fromEntries(Object.entries(totals).map(([k, ms]) => [k, round((ms * 1000) / n, 1)]));
-      rows.push({ op, lane, ...perOp });
+      const perOp = Object.entries(cpuMs).sort((a, b) => b[1] - a[1]).map(([k, ms]) => [k, round((ms * 1000) / n, 1)]);
+      rows.push({ op, lane, 'CPU us/op': round((s.reduce((sum, x) => sum + x.cpuMs, 0) * 1000) / n, 0), ...Object.fromEntries(perOp) });
     }
   }
   return rows;
@@ -170,7 +177,8 @@ function profileOf(dir, pid) {
 }
 
 await main(async () => {
-  const flags = parseFlags({ lanes: Object.keys(LANES).join(','), ops: OPS.join(','), rounds: 3, seconds: 5, vus: 8, profile: false, quick: false });
+  const flags = parseFlags({ lanes: Object.keys(LANES).join(','), ops: OPS.join(','), rounds: 3, seconds: 5, vus: 8, profile: false, keepProfile: '', quick: false });
+  if (flags.keepProfile) flags.profile = true;
   const lanes = flags.lanes.split(',').map((l) => l.trim());
   const ops = flags.ops.split(',').map((o) => o.trim());
   for (const l of lanes) if (!LANES[l]) throw new BenchError(`unknown lane ${l}: use ${Object.keys(LANES).join(', ')}`);
@@ -201,7 +209,14 @@ await main(async () => {
     }
     const out = { rows, comparisons };
     if (flags.profile) {
-      const phases = profileReport(profileOf(dir, pids.graphql), slots, opts);
+      const profile = profileOf(dir, pids.graphql);
+      if (flags.keepProfile) {
+        writeFileSync(flags.keepProfile, JSON.stringify(profile));
+        const windows = Object.fromEntries(Object.entries(slots).map(([k, s]) => [k, s.map(({ from, to, ops }) => ({ from, to, ops }))]));
+        writeFileSync(`${flags.keepProfile}.slots.json`, JSON.stringify(windows));
+        console.log(`\nprofile: ${flags.keepProfile} (open in Chrome DevTools > Performance); slot windows (monotonic us): ${flags.keepProfile}.slots.json`);
+      }
+      const phases = profileReport(profile, slots, opts);
       const columns = [...new Set(phases.flatMap((r) => Object.keys(r)))];
       console.log('\nGraphQL server CPU profile, us per operation by phase (profiler on: compare within this table):');
       console.log(table(phases, columns));

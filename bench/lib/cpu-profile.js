@@ -21,9 +21,9 @@ export const PHASES = [
   ['parse', (f) => inGraphql('language/')(f)],
   ['validate', (f) => inGraphql('validation/')(f) || inPack('rules.js', 'QueryDepthLimit', 'OperationDefinition', 'selectionDepth', 'fragmentDepth')(f)],
   ['cost', inPack('cost.js')],
-  ['execute', (f) => inGraphql('execution/')(f) || inPack('resolvers.js')(f) || f.url.includes('/servers/shared/data.js')],
+  ['execute', (f) => inGraphql('execution/')(f) || inPack('resolvers.js')(f) || inPack('execution.js', 'executeOperation', 'subscribeOperation')(f) || f.url.includes('/servers/shared/data.js')],
   ['serialize', (f) => fn('stringify', 'toJSON', 'timedStringifyResult', 'stringifyMessage')(f)],
-  ['timing', (f) => inPack('timing.js', 'fillSerPlaceholder', 'wsTimingExtension', 'serverTimingHeader', 'newRequestTiming', 'executionDidStart', 'executionDidEnd')(f) || f.url.endsWith('/common/server-timing.js')],
+  ['timing', (f) => inPack('timing.js', 'fillSerPlaceholder', 'wsTimingExtension', 'serverTimingHeader', 'newRequestTiming', 'executionDidStart', 'executionDidEnd', 'newOperationTiming', 'wsTiming', 'WsTiming')(f) || inPack('execution.js', 'markStart')(f) || f.url.endsWith('/common/server-timing.js')],
   ['documents', inPack('documents.js')],
 ];
 
@@ -39,7 +39,9 @@ export const OWNERS = [
   ['HTTP/2 framing', (u) => u.includes('http2')],
   ['HTTP/1.1 framing', (u) => u.startsWith('node:_http') || u.includes('internal/http') || u.startsWith('node:http')],
   ['TLS', (u) => u.includes('tls')],
-  ['socket I/O', (u) => u.startsWith('node:net') || u.includes('stream') || u.includes('internal/timers') || u.includes('process/task_queues')],
+  ['promises, ticks', (u) => u.includes('process/task_queues')],
+  ['timers', (u) => u.includes('internal/timers') || u === 'node:timers'],
+  ['socket I/O', (u) => u.startsWith('node:net') || u.includes('stream')],
   ['node other', (u) => u.startsWith('node:')],
   ['other JS', () => true],
 ];

@@ -13,7 +13,7 @@ import { parseOnOff, responseCacheKey } from './responseCache.js';
 import { nestingError } from './rules.js';
 import { SLOW_CLIENT_MS } from '../shared/slow-clients.js';
 import { processStats } from '../shared/stats.js';
-import { newRequestTiming, runWithTiming, serverTimingHeader } from './timing.js';
+import { newTiming, serverTimingHeader } from './timing.js';
 
 export const GRAPHQL_PATH = '/graphql';
 export const HEALTH_PATH = '/healthz';
@@ -234,7 +234,7 @@ export function createHttpHandler({ apollo, documents, cache, cacheByDefault }) 
     if (read.tooSlow) {
       return sendError(res, 408, `request body not complete within ${SLOW_CLIENT_MS / 1000} s of its headers: send the whole request at once`, 'REQUEST_TIMEOUT', endConnection(req));
     }
-    const timing = newRequestTiming();
+    const timing = newTiming();
     let body;
     if (req.method === 'POST') {
       const type = mediaType(req.headers['content-type']);
@@ -260,12 +260,10 @@ export function createHttpHandler({ apollo, documents, cache, cacheByDefault }) 
     const hit = key === null ? undefined : cache.get(key);
     if (hit) return sendGraphQL(req, res, hit, { timing, xCache: 'HIT' });
 
-    const response = await runWithTiming(timing, () =>
-      apollo.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method: req.method.toUpperCase(), headers: apolloHeaders(req), search, body },
-        context: async () => ({}),
-      }),
-    );
+    const response = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: { method: req.method.toUpperCase(), headers: apolloHeaders(req), search, body },
+      context: async () => ({ timing }),
+    });
     const isQuery = timing.operation === 'query';
     const xCache = useCache && (isQuery || timing.operation === null) ? 'MISS' : 'BYPASS';
     if (response.body.kind === 'chunked') {

@@ -38,6 +38,7 @@ import { SLOW_CLIENT_MS, TIMEOUT_CHECK_MS, requirePrefaceWithin } from '../share
 import { loadTlsMaterial } from '../shared/tls.js';
 import { createDocumentCache } from './documents.js';
 import { drainSecureServerPlugin } from './drain.js';
+import { executionGateway } from './execution.js';
 import { GRAPHQL_PATH, HEALTH_PATH, createHttpHandler, onClientError } from './http.js';
 import { createResponseCache, parseOnOff } from './responseCache.js';
 import { explainValidationError } from './rules.js';
@@ -98,7 +99,7 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
   const ws = createWebSocketEndpoint({ schema, documents });
 
   const apollo = new ApolloServer({
-    schema,
+    gateway: executionGateway(schema), // the schema, and execution through execution.js
     introspection: true,
     csrfPrevention: false,
     includeStacktraceInErrorResponses: false,

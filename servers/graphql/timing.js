@@ -8,12 +8,17 @@
 //        the document's shape checks, parsing, validation and the cost check
 //        (or their cache hits, documents.js), exec and ser, and what lies between.
 //
-// HTTP: one record per request lives in an AsyncLocalStorage, so Apollo's hooks
-// reach it without threading it through: the plugin times execution from
-// executionDidStart to executionDidEnd, and `stringifyResult` (Apollo's hook for
-// turning the result into the body) times JSON.stringify itself. The handler then
-// writes `Server-Timing: exec;dur=..., ser;dur=..., total;dur=...` as the
-// response is about to be written.
+// One record per operation, the same on both transports, travels as
+// contextValue.timing; execution.js times execution on it (exec).
+//
+// HTTP: Apollo gets the record in its context, so its hooks reach it: the plugin
+// notes the operation type and, as the response is about to be serialized, tags
+// the result's data (or its errors, when it has no data) with the record, so that
+// `stringifyResult` (Apollo's hook for turning the result into the body, which is
+// given nothing else) can time JSON.stringify itself. The handler then writes
+// `Server-Timing: exec;dur=..., ser;dur=..., total;dur=...` as the response is
+// about to be written. (No AsyncLocalStorage: on Node 20 it hooks every promise
+// in the process, on every transport.)
 //
 // WebSocket: the numbers travel inside the result, extensions.timing {execMs,
 // serMs, totalMs}, which cannot contain the time it takes to serialize itself.
@@ -21,42 +26,39 @@
 // calls when it gets there, after the data: serMs runs from the result being
 // handed over (onNext) to that moment, and totalMs ends there too. The message is
 // serialized once and sent as serialized. For a subscription, each event's
-// totalMs runs from the event leaving its stream (exec start).
-import { AsyncLocalStorage } from 'node:async_hooks';
+// execMs and totalMs run from the event leaving its stream.
 import { performance } from 'node:perf_hooks';
 import { GraphQLError } from 'graphql';
 import { formatServerTiming, roundMs as round } from '../../common/server-timing.js';
 
-const requestTiming = new AsyncLocalStorage();
-
-
-// A fresh record; `operation` (query | mutation | subscription) and `hasErrors` let
-// the HTTP layer decide what may be cached.
-export function newRequestTiming() {
-  return { start: performance.now(), execMs: 0, serMs: 0, operation: null, hasErrors: false };
+// A fresh record for an operation whose request was in at `start`; execution.js
+// sets execStart and execMs. `operation` (query | mutation | subscription) and
+// `hasErrors` let the HTTP layer decide what may be cached.
+export function newTiming(start = performance.now(), operation = null) {
+  return { start, execStart: start, execMs: null, serMs: 0, operation, hasErrors: false };
 }
 
-export function runWithTiming(timing, fn) {
-  return requestTiming.run(timing, fn);
-}
+// --- HTTP ---
+
+// JSON.stringify leaves symbol keys out: the tag never reaches the body.
+const RECORD = Symbol('k6pack.timing');
+const carrierOf = (result) => result.data ?? result.errors;
 
 // Apollo's `stringifyResult`, timed; same output as Apollo's default.
 export function timedStringifyResult(result) {
   const t0 = performance.now();
   const body = JSON.stringify(result) + '\n';
-  const timing = requestTiming.getStore();
-  if (timing) {
-    timing.serMs += performance.now() - t0;
-    timing.hasErrors = Boolean(result.errors?.length);
-  }
+  const timing = carrierOf(result)?.[RECORD];
+  if (timing) timing.serMs += performance.now() - t0;
   return body;
 }
 
-// Apollo plugin: records the operation type and the execution time. Subscriptions
-// are refused here with a sentence pointing at the WebSocket endpoint.
+// Apollo plugin: records the operation type and whether the answer has errors,
+// and tags the result for timedStringifyResult. Subscriptions are refused here
+// with a sentence pointing at the WebSocket endpoint.
 export const timingPlugin = {
-  async requestDidStart() {
-    const timing = requestTiming.getStore();
+  async requestDidStart({ contextValue }) {
+    const timing = contextValue?.timing;
     if (!timing) return undefined;
     return {
       async didResolveOperation({ operation }) {
@@ -69,35 +71,30 @@ export const timingPlugin = {
           });
         }
       },
-      async executionDidStart() {
-        const t0 = performance.now();
-        return {
-          async executionDidEnd() {
-            timing.execMs = performance.now() - t0;
-          },
-        };
+      async willSendResponse({ response }) {
+        if (response.body.kind !== 'single') return;
+        const result = response.body.singleResult;
+        timing.hasErrors = Boolean(result.errors?.length);
+        const carrier = carrierOf(result);
+        if (carrier && typeof carrier === 'object') carrier[RECORD] = timing;
       },
     };
   },
 };
 
 export function serverTimingHeader(timing) {
-  return formatServerTiming({ exec: timing.execMs, ser: timing.serMs, total: performance.now() - timing.start });
+  return formatServerTiming({ exec: timing.execMs ?? 0, ser: timing.serMs, total: performance.now() - timing.start });
 }
 
 // --- WebSocket ---
 
-// The record of one WebSocket operation whose message arrived at `start`
-// (performance.now()); execution.js marks execStart.
-export function newOperationTiming(start, operationType) {
-  return { start, execStart: start, subscription: operationType === 'subscription' };
-}
-
 class WsTiming {
   constructor(record) {
     this.serStart = performance.now();
-    this.execMs = this.serStart - record.execStart;
-    this.start = record.subscription ? record.execStart : record.start;
+    // A query's or mutation's execution was timed as it ended; a subscription
+    // event's runs from leaving the stream to here.
+    this.execMs = record.operation === 'subscription' || record.execMs === null ? this.serStart - record.execStart : record.execMs;
+    this.start = record.operation === 'subscription' ? record.execStart : record.start;
   }
 
   toJSON() {
@@ -107,5 +104,5 @@ class WsTiming {
 }
 
 // extensions.timing for a result of the operation `record` times, made as the
-// result is handed over for sending; it must be the last value of the message.
+// result is handed over for sending; it must be the message's last value.
 export const wsTiming = (record) => new WsTiming(record);

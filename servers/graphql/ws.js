@@ -23,7 +23,7 @@ import { LIMITS } from '../../common/defaults.js';
 import { costLimitError } from './cost.js';
 import { executeOperation, subscribeOperation } from './execution.js';
 import { explainValidationError } from './rules.js';
-import { newOperationTiming, wsTiming } from './timing.js';
+import { newTiming, wsTiming } from './timing.js';
 
 export const WS_PATH = '/graphql';
 const BAD_REQUEST = 4400; // graphql-ws CloseCode.BadRequest
@@ -111,7 +111,7 @@ export function createWebSocketEndpoint({ schema, documents }) {
           document,
           operationName: payload.operationName,
           variableValues: payload.variables,
-          contextValue: { timing: newOperationTiming(start, operation.operation) },
+          contextValue: { timing: newTiming(start, operation.operation) },
         };
       },
       onNext(_ctx, _id, _payload, args, result) {
