@@ -38,7 +38,6 @@ import { SLOW_CLIENT_MS, TIMEOUT_CHECK_MS, requirePrefaceWithin } from '../share
 import { loadTlsMaterial } from '../shared/tls.js';
 import { createDocumentCache } from './documents.js';
 import { drainSecureServerPlugin } from './drain.js';
-import { executionGateway } from './execution.js';
 import { GRAPHQL_PATH, HEALTH_PATH, createHttpHandler, onClientError } from './http.js';
 import { createResponseCache, parseOnOff } from './responseCache.js';
 import { explainValidationError } from './rules.js';
@@ -99,7 +98,7 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
   const ws = createWebSocketEndpoint({ schema, documents });
 
   const apollo = new ApolloServer({
-    gateway: executionGateway(schema), // the schema, and execution through execution.js
+    schema,
     introspection: true,
     csrfPrevention: false,
     includeStacktraceInErrorResponses: false,

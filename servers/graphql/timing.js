@@ -9,10 +9,11 @@
 //        (or their cache hits, documents.js), exec and ser, and what lies between.
 //
 // One record per operation, the same on both transports, travels as
-// contextValue.timing; execution.js times execution on it (exec).
+// contextValue.timing.
 //
 // HTTP: Apollo gets the record in its context, so its hooks reach it: the plugin
-// notes the operation type and, as the response is about to be serialized, tags
+// notes the operation type, times execution from executionDidStart to
+// executionDidEnd and, as the response is about to be serialized, tags
 // the result's data (or its errors, when it has no data) with the record, so that
 // `stringifyResult` (Apollo's hook for turning the result into the body, which is
 // given nothing else) can time JSON.stringify itself. The handler then writes
@@ -20,8 +21,9 @@
 // about to be written. (No AsyncLocalStorage: on Node 20 it hooks every promise
 // in the process, on every transport.)
 //
-// WebSocket: the numbers travel inside the result, extensions.timing {execMs,
-// serMs, totalMs}, which cannot contain the time it takes to serialize itself.
+// WebSocket: execution.js times execution on the record. The numbers travel
+// inside the result, extensions.timing {execMs, serMs, totalMs}, which cannot
+// contain the time it takes to serialize itself.
 // So the timing goes last in the message as an object whose toJSON JSON.stringify
 // calls when it gets there, after the data: serMs runs from the result being
 // handed over (onNext) to that moment, and totalMs ends there too. The message is
@@ -31,8 +33,8 @@ import { performance } from 'node:perf_hooks';
 import { GraphQLError } from 'graphql';
 import { formatServerTiming, roundMs as round } from '../../common/server-timing.js';
 
-// A fresh record for an operation whose request was in at `start`; execution.js
-// sets execStart and execMs. `operation` (query | mutation | subscription) and
+// A fresh record for an operation whose request was in at `start`; execStart
+// and execMs are set as it executes. `operation` (query | mutation | subscription) and
 // `hasErrors` let the HTTP layer decide what may be cached.
 export function newTiming(start = performance.now(), operation = null) {
   return { start, execStart: start, execMs: null, serMs: 0, operation, hasErrors: false };
@@ -53,8 +55,8 @@ export function timedStringifyResult(result) {
   return body;
 }
 
-// Apollo plugin: records the operation type and whether the answer has errors,
-// and tags the result for timedStringifyResult. Subscriptions are refused here
+// Apollo plugin: records the operation type, the execution time and whether the
+// answer has errors, and tags the result for timedStringifyResult. Subscriptions are refused here
 // with a sentence pointing at the WebSocket endpoint.
 export const timingPlugin = {
   async requestDidStart({ contextValue }) {
@@ -70,6 +72,14 @@ export const timingPlugin = {
             extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
           });
         }
+      },
+      async executionDidStart() {
+        timing.execStart = performance.now();
+        return {
+          async executionDidEnd() {
+            timing.execMs = performance.now() - timing.execStart;
+          },
+        };
       },
       async willSendResponse({ response }) {
         if (response.body.kind !== 'single') return;
