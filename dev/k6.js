@@ -1,19 +1,22 @@
-// runK6(script, { env, args, timeoutMs }): the real k6 on a script, its summary
-// exported as JSON to a temp file. Resolves { code, stdout, stderr, summary, timedOut };
-// k6 is killed (SIGTERM, then SIGKILL) if it outlives timeoutMs.
+// runK6(script, { env, args, timeoutMs, processEnv }): the real k6 on a script, its
+// summary exported as JSON to a temp file. `env` goes to the script (-e flags);
+// `processEnv` to k6's own process (e.g. GODEBUG). Resolves { code, stdout,
+// stderr, summary, timedOut }; k6 is killed (SIGTERM, then SIGKILL) if it
+// outlives timeoutMs.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { k6RunArgs, requireK6 } from '../lib/k6.js';
 
-export async function runK6(script, { env = {}, args = [], timeoutMs = 60000 } = {}) {
+export async function runK6(script, { env = {}, args = [], timeoutMs = 60000, processEnv = {} } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'k6pack-k6-'));
   const summaryFile = join(dir, 'summary.json');
   try {
     // --address '' turns off k6's REST API, whose fixed port would collide between parallel runs.
     const extra = ['--no-color', '--quiet', '--address', '', '--summary-export', summaryFile, ...args];
     const result = await execa(requireK6(), k6RunArgs(script, { env, args: extra }), {
+      env: processEnv,
       reject: false,
       timeout: timeoutMs,
       forceKillAfterDelay: 5000,

@@ -15,8 +15,9 @@ const dir = mkdtempSync(join(tmpdir(), 'k6pack-bench-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 // Runs `node bench/<name>.js --quick ...args`; resolves { stdout, entry } (its results line).
-async function bench(name, args = []) {
-  const results = join(dir, `${name}.jsonl`);
+// `label` names the results file when one bench runs twice.
+async function bench(name, args = [], { label = name } = {}) {
+  const results = join(dir, `${label}.jsonl`);
   const r = await execa(process.execPath, [join(ROOT, 'bench', `${name}.js`), '--quick', ...args], {
     env: { BENCH_RESULTS: results },
     reject: false,
@@ -81,6 +82,22 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 2000
       assert.equal(entry.driftRuns, 1, output);
       // The drifted servers are 14 ms slower a request: the comparison must see it.
       assert.equal(entry.detected, 1, output);
+    }),
+    t.test('server-cost: CPU per operation on every transport, and where it goes', async () => {
+      const { entry, output } = await bench('server-cost');
+      assert.equal(entry.load, 'k6');
+      const lanes = ['h1', 'h1-fresh', 'h1-tls', 'h2', 'ws', 'wss', 'grpc'];
+      assert.deepEqual(entry.rows.map((r) => `${r.op} ${r.lane}`), ['book', 'payload'].flatMap((op) => lanes.map((l) => `${op} ${l}`)), output);
+      for (const row of entry.rows) {
+        // Every lane answered right (the bench fails on a wrong answer) and cost the server some CPU.
+        assert.ok(row['ops/s'] > 10 && row['CPU us/op'] > 1 && row['CPU us/op'] < 100000, `${JSON.stringify(row)}\n${output}`);
+        assert.ok(row['x h1'] > 0, `${JSON.stringify(row)}\n${output}`);
+      }
+      assert.equal(entry.comparisons.length, 12, output);
+      const { entry: profiled, output: profileOutput } = await bench('server-cost', ['--profile', '--lanes', 'h1,ws', '--ops', 'book'], { label: 'server-cost-profile' });
+      assert.deepEqual(profiled.profile.map((r) => r.lane), ['h1', 'ws'], profileOutput);
+      for (const row of profiled.profile) assert.ok(row.execute > 0 && row.serialize > 0, `${JSON.stringify(row)}\n${profileOutput}`);
+      assert.ok(profiled.profile[0]['Apollo pipeline'] > 0 && profiled.profile[1]['graphql-ws'] > 0, profileOutput);
     }),
     t.test('soak: RSS and heap-after-GC slopes, p50 drift', async () => {
       const { entry, output } = await bench('soak', ['--duration', '30s']);

@@ -336,7 +336,8 @@ export class GraphqlWs {
   }
 }
 
-// extensions.timing { execMs, serMs } -> { exec, ser, total }.
+// extensions.timing { execMs, serMs, totalMs } -> { exec, ser, total } (total:
+// exec + ser from servers that send no totalMs).
 export function timingOf(result) {
   const t = result && result.extensions && result.extensions.timing;
   if (!t) return null;

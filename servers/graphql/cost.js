@@ -15,7 +15,14 @@
 // twice; fields that GraphQL would merge are not merged), computed in one pass
 // over the document: fragment totals are memoized, so no spread pattern makes the
 // computation itself expensive. A subscription's totals are per event.
-import { GraphQLError, Kind, getArgumentValues, getNamedType, getVariableValues } from 'graphql';
+//
+// What a verdict depends on (so documents.js can keep it): the document, the
+// operation, and the values of costVariables(document), the variables used in the
+// arguments of the fields below. Other variables only ever lower the totals: a
+// field whose arguments do not resolve counts nothing, and variables that do not
+// coerce make the verdict null. A verdict reached with neither (`cacheable`)
+// therefore holds for every request with the same values of costVariables.
+import { GraphQLError, Kind, getArgumentValues, getNamedType, getVariableValues, visit } from 'graphql';
 import { LIMITS } from '../../common/defaults.js';
 import { MAX_AUTHOR_BOOKS } from './rules.js';
 
@@ -49,9 +56,24 @@ const FIELDS = {
 };
 
 const ZERO = { items: 0, values: 0, bytes: 0 };
+const PRICED_FIELD_NAMES = new Set(Object.keys(FIELDS).map((key) => key.split('.')[1]));
 
-// { items, values, bytes } of `operation` with raw `variables`, or null when the
-// variables do not coerce (execution reports that, and runs nothing).
+// Names of the variables used in the arguments of fields named like a priced
+// field (FIELDS) anywhere in the document, sorted: a superset of those a cost
+// verdict depends on.
+export function costVariables(document) {
+  const names = new Set();
+  visit(document, {
+    Field(node) {
+      if (!PRICED_FIELD_NAMES.has(node.name.value)) return;
+      for (const arg of node.arguments ?? []) visit(arg.value, { Variable: (v) => void names.add(v.name.value) });
+    },
+  });
+  return [...names].sort();
+}
+
+// { items, values, bytes, argumentErrors } of `operation` with raw `variables`, or
+// null when the variables do not coerce (execution reports that, and runs nothing).
 export function operationCost(schema, document, operation, variables) {
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 1 });
   if (coerced.errors) return null;
@@ -59,6 +81,7 @@ export function operationCost(schema, document, operation, variables) {
   const fragments = new Map();
   for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
   const memo = new Map();
+  let argumentErrors = 0;
 
   function fieldCost(parentType, node) {
     const name = node.name.value;
@@ -69,6 +92,7 @@ export function operationCost(schema, document, operation, variables) {
     try {
       args = getArgumentValues(def, node, vars);
     } catch {
+      argumentErrors += 1;
       return ZERO; // a bad argument: the field errors and produces nothing
     }
     const rule = FIELDS[`${parentType.name}.${name}`] ?? {};
@@ -108,13 +132,26 @@ export function operationCost(schema, document, operation, variables) {
   }
 
   const root = schema.getRootType(operation.operation);
-  return root ? selectionCost(operation.selectionSet, root) : ZERO;
+  const total = root ? selectionCost(operation.selectionSet, root) : ZERO;
+  return { ...total, argumentErrors };
 }
 
 // A sentence naming the first total over its limit, else null.
 export function costError(schema, document, operation, variables) {
+  return costVerdict(schema, document, operation, variables).error;
+}
+
+// { error: sentence or null, cacheable }: cacheable when the operation fits and
+// the verdict holds for every request with the same values of costVariables
+// (the variables coerced and every argument resolved; see the top of this file).
+export function costVerdict(schema, document, operation, variables) {
   const cost = operationCost(schema, document, operation, variables);
-  if (!cost) return null;
+  if (!cost) return { error: null, cacheable: false };
+  const error = overLimitSentence(cost, operation);
+  return { error, cacheable: error === null && cost.argumentErrors === 0 };
+}
+
+function overLimitSentence(cost, operation) {
   const what = operation.name ? `Operation "${operation.name.value}"` : 'The operation';
   if (cost.items > LIMITS.MAX_BOOKS) {
     return `${what} asks for up to ${cost.items} list items (books, events); the limit is ${LIMITS.MAX_BOOKS} per operation (LIMITS.MAX_BOOKS): use fewer aliases or smaller counts, or split it into several requests`;
@@ -134,17 +171,3 @@ export const COST_ERROR_CODE = 'COST_LIMIT_EXCEEDED';
 export function costLimitError(message, { http = false } = {}) {
   return new GraphQLError(message, { extensions: { code: COST_ERROR_CODE, ...(http ? { http: { status: 400 } } : {}) } });
 }
-
-// Apollo plugin: refuses an operation over the limits once Apollo knows which
-// operation of the document runs, before it executes.
-export const costLimitPlugin = {
-  async requestDidStart() {
-    return {
-      async didResolveOperation({ schema, document, operation, request }) {
-        if (!operation) return; // Apollo answers "unknown operation" itself
-        const problem = costError(schema, document, operation, request.variables);
-        if (problem) throw costLimitError(problem, { http: true });
-      },
-    };
-  },
-};

@@ -10,10 +10,10 @@ import http2 from 'node:http2';
 import { HeaderMap } from '@apollo/server';
 import { LIMITS } from '../../common/defaults.js';
 import { parseOnOff, responseCacheKey } from './responseCache.js';
-import { documentSizeError, nestingError } from './rules.js';
+import { nestingError } from './rules.js';
 import { SLOW_CLIENT_MS } from '../shared/slow-clients.js';
 import { processStats } from '../shared/stats.js';
-import { newRequestTiming, runWithTiming, serverTimingHeader } from './timing.js';
+import { newTiming, serverTimingHeader } from './timing.js';
 
 export const GRAPHQL_PATH = '/graphql';
 export const HEALTH_PATH = '/healthz';
@@ -136,8 +136,15 @@ function etagMatches(ifNoneMatch, etag) {
   return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-// What a GET (search string) or POST (parsed body) asks for; variables as JSON text.
-// Apollo reads the request itself; this is for the size check and the cache key.
+// The document a GET (search string) or POST (parsed body) sends, for the shape
+// checks; Apollo reads the request itself.
+function queryOf(method, search, body) {
+  if (method === 'GET') return new URLSearchParams(search).get('query');
+  if (method === 'POST' && body && typeof body === 'object' && !Array.isArray(body)) return body.query;
+  return undefined;
+}
+
+// What a GET or POST asks for, variables as JSON text: the response cache's key.
 function operationParams(method, search, body) {
   if (method === 'GET') {
     const params = new URLSearchParams(search);
@@ -214,9 +221,10 @@ function sendGraphQL(req, res, entry, { timing, xCache }) {
   res.end(entry.body);
 }
 
-// Returns the (req, res) listener. `cache` is an LRU from createResponseCache();
-// `cacheByDefault` is the server-wide RESPONSE_CACHE switch.
-export function createHttpHandler({ apollo, cache, cacheByDefault }) {
+// Returns the (req, res) listener. `documents` is the shared document cache
+// (documents.js); `cache` is an LRU from createResponseCache(); `cacheByDefault`
+// is the server-wide RESPONSE_CACHE switch.
+export function createHttpHandler({ apollo, documents, cache, cacheByDefault }) {
   async function graphql(req, res, search) {
     const read = await readBody(req, LIMITS.MAX_BODY_BYTES);
     if (read.aborted) return;
@@ -226,7 +234,7 @@ export function createHttpHandler({ apollo, cache, cacheByDefault }) {
     if (read.tooSlow) {
       return sendError(res, 408, `request body not complete within ${SLOW_CLIENT_MS / 1000} s of its headers: send the whole request at once`, 'REQUEST_TIMEOUT', endConnection(req));
     }
-    const timing = newRequestTiming();
+    const timing = newTiming();
     let body;
     if (req.method === 'POST') {
       const type = mediaType(req.headers['content-type']);
@@ -246,19 +254,16 @@ export function createHttpHandler({ apollo, cache, cacheByDefault }) {
     if (useCache === null) {
       return sendError(res, 400, `x-response-cache must be "on" or "off" (got "${req.headers['x-response-cache']}")`, 'BAD_REQUEST');
     }
-    const operation = operationParams(req.method, search, body);
-    const shapeError = documentSizeError(operation.query) ?? nestingError(operation.query);
+    const shapeError = documents.shapeError(queryOf(req.method, search, body));
     if (shapeError) return sendError(res, 400, shapeError, 'BAD_REQUEST');
-    const key = useCache ? responseCacheKey(operation, req.headers.accept) : null;
+    const key = useCache ? responseCacheKey(operationParams(req.method, search, body), req.headers.accept) : null;
     const hit = key === null ? undefined : cache.get(key);
     if (hit) return sendGraphQL(req, res, hit, { timing, xCache: 'HIT' });
 
-    const response = await runWithTiming(timing, () =>
-      apollo.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method: req.method.toUpperCase(), headers: apolloHeaders(req), search, body },
-        context: async () => ({}),
-      }),
-    );
+    const response = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: { method: req.method.toUpperCase(), headers: apolloHeaders(req), search, body },
+      context: async () => ({ timing }),
+    });
     const isQuery = timing.operation === 'query';
     const xCache = useCache && (isQuery || timing.operation === null) ? 'MISS' : 'BYPASS';
     if (response.body.kind === 'chunked') {

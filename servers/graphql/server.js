@@ -10,7 +10,9 @@
  *   TLS_KEY_FILE, else self-signed for localhost/127.0.0.1/::1.
  *
  * Every answer says how long the server spent: `Server-Timing: exec, ser, total` over
- * HTTP, extensions.timing {execMs, serMs} on WebSocket results (timing.js).
+ * HTTP, extensions.timing {execMs, serMs, totalMs} on WebSocket results (timing.js).
+ * Documents are parsed, validated and priced once, in one cache for every
+ * transport (documents.js).
  * GET queries are HTTP-cacheable (ETag, 304); RESPONSE_CACHE=on (or the header
  * `x-response-cache: on`) turns on the server-side response cache (x-cache header).
  * Bounds come from LIMITS in common/defaults.js (rules.js, resolvers.js).
@@ -34,7 +36,7 @@ import { DEFAULT_HOST } from '../../common/defaults.js';
 import { exitOnSignals, fatal, hostFromEnv, listenErrorMessage, portFromEnv } from '../shared/lifecycle.js';
 import { SLOW_CLIENT_MS, TIMEOUT_CHECK_MS, requirePrefaceWithin } from '../shared/slow-clients.js';
 import { loadTlsMaterial } from '../shared/tls.js';
-import { costLimitPlugin } from './cost.js';
+import { createDocumentCache } from './documents.js';
 import { drainSecureServerPlugin } from './drain.js';
 import { GRAPHQL_PATH, HEALTH_PATH, createHttpHandler, onClientError } from './http.js';
 import { createResponseCache, parseOnOff } from './responseCache.js';
@@ -91,7 +93,9 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
   }
   tlsServer.setTimeout(KEEP_ALIVE_MS);
   requirePrefaceWithin(tlsServer);
-  const ws = createWebSocketEndpoint({ schema, validationRules: extraValidationRules });
+  // One cache of parsed, validated and priced documents for every transport.
+  const documents = createDocumentCache({ schema, validationRules: extraValidationRules });
+  const ws = createWebSocketEndpoint({ schema, documents });
 
   const apollo = new ApolloServer({
     schema,
@@ -99,6 +103,7 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
     csrfPrevention: false,
     includeStacktraceInErrorResponses: false,
     validationRules: extraValidationRules,
+    documentStore: null, // documents.apolloPlugin keeps Apollo's documents, in the cache the WebSocket shares
     stringifyResult: timedStringifyResult,
     formatError: (formatted) => ({ ...formatted, message: explainValidationError(formatted.message) }),
     plugins: [
@@ -106,14 +111,14 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
       drainSecureServerPlugin(tlsServer, { graceMs: DRAIN_GRACE_MS }),
       ws.drainPlugin,
       timingPlugin,
-      costLimitPlugin,
+      documents.apolloPlugin,
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginCacheControlDisabled(), // http.js sets Cache-Control itself
     ],
   });
   await apollo.start();
 
-  const onRequest = createHttpHandler({ apollo, cache: createResponseCache(), cacheByDefault: responseCache });
+  const onRequest = createHttpHandler({ apollo, documents, cache: createResponseCache(), cacheByDefault: responseCache });
   for (const server of [httpServer, tlsServer]) {
     server.on('request', onRequest);
     server.on('upgrade', ws.handleUpgrade);

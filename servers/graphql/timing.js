@@ -1,55 +1,66 @@
 // Server-side timing, so a client can split server time from network time (study 002).
+// The same parts on every transport (the format: common/server-timing.js):
 //
-// exec: GraphQL execution, resolvers included (parsing and validation are not).
-// ser:  serializing the result to JSON.
+// exec:  GraphQL execution, resolvers included.
+// ser:   serializing the result to JSON.
+// total: from the request being in (an HTTP request's body read, a WebSocket
+//        message received) to its answer being serialized: decoding the request,
+//        the document's shape checks, parsing, validation and the cost check
+//        (or their cache hits, documents.js), exec and ser, and what lies between.
 //
-// HTTP: one record per request lives in an AsyncLocalStorage, so Apollo's hooks
-// reach it without threading it through: the plugin times execution from
-// executionDidStart to executionDidEnd, and `stringifyResult` (Apollo's hook for
-// turning the result into the body) times JSON.stringify itself. The handler then
-// writes `Server-Timing: exec;dur=..., ser;dur=..., total;dur=...` (total: from the
-// request body being read to the response being ready to write).
+// One record per operation, the same on both transports, travels as
+// contextValue.timing.
 //
-// WebSocket: the numbers travel inside the message (extensions.timing), but the
-// message cannot contain the time it takes to serialize itself. So onNext puts a
-// placeholder carrying its own start time in serMs, graphql-ws serializes the
-// message, and the socket's send (wrapped in ws.js) swaps the placeholder for the
-// elapsed time: the data is serialized once, and serMs is that serialization.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// HTTP: Apollo gets the record in its context, so its hooks reach it: the plugin
+// notes the operation type, times execution from executionDidStart to
+// executionDidEnd and, as the response is about to be serialized, tags
+// the result's data (or its errors, when it has no data) with the record, so that
+// `stringifyResult` (Apollo's hook for turning the result into the body, which is
+// given nothing else) can time JSON.stringify itself. The handler then writes
+// `Server-Timing: exec;dur=..., ser;dur=..., total;dur=...` as the response is
+// about to be written. (No AsyncLocalStorage: on Node 20 it hooks every promise
+// in the process, on every transport.)
+//
+// WebSocket: execution.js times execution on the record. The numbers travel
+// inside the result, extensions.timing {execMs, serMs, totalMs}, which cannot
+// contain the time it takes to serialize itself.
+// So the timing goes last in the message as an object whose toJSON JSON.stringify
+// calls when it gets there, after the data: serMs runs from the result being
+// handed over (onNext) to that moment, and totalMs ends there too. The message is
+// serialized once and sent as serialized. For a subscription, each event's
+// execMs and totalMs run from the event leaving its stream.
 import { performance } from 'node:perf_hooks';
 import { GraphQLError } from 'graphql';
 import { formatServerTiming, roundMs as round } from '../../common/server-timing.js';
 
-const requestTiming = new AsyncLocalStorage();
-
-
-// A fresh record; `operation` (query | mutation | subscription) and `hasErrors` let
-// the HTTP layer decide what may be cached.
-export function newRequestTiming() {
-  return { start: performance.now(), execMs: 0, serMs: 0, operation: null, hasErrors: false };
+// A fresh record for an operation whose request was in at `start`; execStart
+// and execMs are set as it executes. `operation` (query | mutation | subscription) and
+// `hasErrors` let the HTTP layer decide what may be cached.
+export function newTiming(start = performance.now(), operation = null) {
+  return { start, execStart: start, execMs: null, serMs: 0, operation, hasErrors: false };
 }
 
-export function runWithTiming(timing, fn) {
-  return requestTiming.run(timing, fn);
-}
+// --- HTTP ---
+
+// JSON.stringify leaves symbol keys out: the tag never reaches the body.
+const RECORD = Symbol('k6pack.timing');
+const carrierOf = (result) => result.data ?? result.errors;
 
 // Apollo's `stringifyResult`, timed; same output as Apollo's default.
 export function timedStringifyResult(result) {
   const t0 = performance.now();
   const body = JSON.stringify(result) + '\n';
-  const timing = requestTiming.getStore();
-  if (timing) {
-    timing.serMs += performance.now() - t0;
-    timing.hasErrors = Boolean(result.errors?.length);
-  }
+  const timing = carrierOf(result)?.[RECORD];
+  if (timing) timing.serMs += performance.now() - t0;
   return body;
 }
 
-// Apollo plugin: records the operation type and the execution time. Subscriptions
-// are refused here with a sentence pointing at the WebSocket endpoint.
+// Apollo plugin: records the operation type, the execution time and whether the
+// answer has errors, and tags the result for timedStringifyResult. Subscriptions are refused here
+// with a sentence pointing at the WebSocket endpoint.
 export const timingPlugin = {
-  async requestDidStart() {
-    const timing = requestTiming.getStore();
+  async requestDidStart({ contextValue }) {
+    const timing = contextValue?.timing;
     if (!timing) return undefined;
     return {
       async didResolveOperation({ operation }) {
@@ -63,37 +74,45 @@ export const timingPlugin = {
         }
       },
       async executionDidStart() {
-        const t0 = performance.now();
+        timing.execStart = performance.now();
         return {
           async executionDidEnd() {
-            timing.execMs = performance.now() - t0;
+            timing.execMs = performance.now() - timing.execStart;
           },
         };
+      },
+      async willSendResponse({ response }) {
+        if (response.body.kind !== 'single') return;
+        const result = response.body.singleResult;
+        timing.hasErrors = Boolean(result.errors?.length);
+        const carrier = carrierOf(result);
+        if (carrier && typeof carrier === 'object') carrier[RECORD] = timing;
       },
     };
   },
 };
 
 export function serverTimingHeader(timing) {
-  return formatServerTiming({ exec: timing.execMs, ser: timing.serMs, total: performance.now() - timing.start });
+  return formatServerTiming({ exec: timing.execMs ?? 0, ser: timing.serMs, total: performance.now() - timing.start });
 }
 
 // --- WebSocket ---
 
-const SER_MARK = '__k6pack_serMs_since_';
+class WsTiming {
+  constructor(record) {
+    this.serStart = performance.now();
+    // A query's or mutation's execution was timed as it ended; a subscription
+    // event's runs from leaving the stream to here.
+    this.execMs = record.operation === 'subscription' || record.execMs === null ? this.serStart - record.execStart : record.execMs;
+    this.start = record.operation === 'subscription' ? record.execStart : record.start;
+  }
 
-// { execMs, serMs placeholder } for a result whose execution started at execStart.
-export function wsTimingExtension(execStart) {
-  return { execMs: round(performance.now() - execStart), serMs: SER_MARK + performance.now() };
+  toJSON() {
+    const now = performance.now();
+    return { execMs: round(this.execMs), serMs: round(now - this.serStart), totalMs: round(now - this.start) };
+  }
 }
 
-// Replace the placeholder in a serialized message with the milliseconds since it
-// was made. The placeholder is the message's last value (extensions come last), so
-// lastIndexOf finds it within a few bytes of the end; slicing keeps it O(1) in V8.
-export function fillSerPlaceholder(message) {
-  const at = message.lastIndexOf(`"${SER_MARK}`);
-  if (at === -1) return message;
-  const end = message.indexOf('"', at + 1);
-  const since = Number(message.slice(at + 1 + SER_MARK.length, end));
-  return message.slice(0, at) + round(performance.now() - since) + message.slice(end + 1);
-}
+// extensions.timing for a result of the operation `record` times, made as the
+// result is handed over for sending; it must be the message's last value.
+export const wsTiming = (record) => new WsTiming(record);

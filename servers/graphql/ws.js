@@ -3,23 +3,27 @@
 // 'upgrade' events, with graphql-ws's useServer on top.
 //
 // Beyond graphql-ws's defaults:
-// - onSubscribe parses and validates itself, so syntax errors, oversized or too
-//   deeply nested documents, too-deep or too costly queries (cost.js) and unknown
-//   operation names come back as `error` messages (graphql-ws would otherwise
-//   let a parse error escape and close the socket with 4500); at most
+// - onSubscribe takes the document from the cache every transport shares
+//   (documents.js: shape checks, parse and validation once per document text, the
+//   cost verdict once per document and cost variables), so syntax errors,
+//   oversized or too deeply nested documents, too-deep or too costly queries and
+//   unknown operation names come back as `error` messages (graphql-ws would
+//   otherwise let a parse error escape and close the socket with 4500); at most
 //   MAX_OPERATIONS_PER_SOCKET operations run at once on one socket;
+// - operations run through execution.js, as over HTTP;
 // - a connection_init payload over MAX_INIT_PAYLOAD_BYTES closes with 4400;
 // - messages only a server sends (connection_ack, next, error) and binary frames are
 //   refused with 4400, frames over LIMITS.MAX_BODY_BYTES with 1009 (ws's maxPayload);
-// - every `next` carries extensions.timing {execMs, serMs} (see timing.js).
+// - every `next` carries extensions.timing {execMs, serMs, totalMs} (timing.js).
 import { performance } from 'node:perf_hooks';
-import { GraphQLError, execute, getOperationAST, parse, specifiedRules, subscribe, validate } from 'graphql';
+import { GraphQLError, getOperationAST } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { LIMITS } from '../../common/defaults.js';
-import { costError, costLimitError } from './cost.js';
-import { documentSizeError, explainValidationError, nestingError } from './rules.js';
-import { fillSerPlaceholder, wsTimingExtension } from './timing.js';
+import { costLimitError } from './cost.js';
+import { executeOperation, subscribeOperation } from './execution.js';
+import { explainValidationError } from './rules.js';
+import { newTiming, wsTiming } from './timing.js';
 
 export const WS_PATH = '/graphql';
 const BAD_REQUEST = 4400; // graphql-ws CloseCode.BadRequest
@@ -35,24 +39,19 @@ const badRequest = (message) => new GraphQLError(message, { extensions: { code: 
 const withCode = (error, code) =>
   new GraphQLError(explainValidationError(error.message), { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions: { ...error.extensions, code } });
 
-// Time execution from here; for subscription events the stream restamps execStart
-// as each event leaves it (resolvers.js).
-const timed = (run) => (args) => {
-  args.contextValue.timing.execStart = performance.now();
-  return run(args);
-};
-
 // Reject an upgrade with a plain HTTP response and close the socket.
 function refuseUpgrade(socket, status, reason, message) {
   socket.on('error', () => {});
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
 }
 
-// Per connection, before graphql-ws sees it: refuse binary frames, and fill in
-// serMs as each message is handed to the socket.
+// When the message being handled arrived: a WebSocket operation's timing starts
+// there, as an HTTP request's starts once its body is in.
+const RECEIVED_AT = Symbol('receivedAt');
+
+// Per connection, before graphql-ws sees it (this listener runs before its own):
+// refuse binary frames, and note when each message arrives.
 function guardConnection(socket) {
-  const send = socket.send.bind(socket);
-  socket.send = (data, ...rest) => send(typeof data === 'string' ? fillSerPlaceholder(data) : data, ...rest);
   // A frame that breaks the WebSocket protocol (invalid UTF-8, over maxPayload, bad
   // opcode) is answered by `ws` with its close code (1007, 1009, 1002) and then
   // emitted as an 'error', which graphql-ws would log with a stack trace: one
@@ -61,19 +60,20 @@ function guardConnection(socket) {
   socket.emit = (event, ...args) => (event === 'error' && String(args[0]?.code).startsWith('WS_ERR_') ? false : emit(event, ...args));
   socket.on('message', (_data, isBinary) => {
     if (isBinary) socket.close(BAD_REQUEST, 'Binary frames are not supported; send messages as text frames');
+    else socket[RECEIVED_AT] = performance.now();
   });
 }
 
-export function createWebSocketEndpoint({ schema, validationRules }) {
-  const rules = [...specifiedRules, ...validationRules];
+// `documents`: the shared document cache (documents.js).
+export function createWebSocketEndpoint({ schema, documents }) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.MAX_BODY_BYTES });
   wss.on('connection', guardConnection);
 
   const serverCleanup = useServer(
     {
       schema,
-      execute: timed(execute),
-      subscribe: timed(subscribe),
+      execute: executeOperation,
+      subscribe: subscribeOperation,
       // Runs while each incoming message is parsed; refusing here makes graphql-ws
       // close with 4400 "Invalid message received" instead of failing with 4500.
       jsonMessageReviver(key, value) {
@@ -88,41 +88,39 @@ export function createWebSocketEndpoint({ schema, validationRules }) {
         return false;
       },
       onSubscribe(ctx, _id, payload) {
+        const start = ctx.extra.socket[RECEIVED_AT] ?? performance.now();
         const running = Object.keys(ctx.subscriptions).length; // this one included
         if (running > MAX_OPERATIONS_PER_SOCKET) {
           return [badRequest(`this connection already runs ${running - 1} operations; the limit is ${MAX_OPERATIONS_PER_SOCKET}: complete some first or open another connection`)];
         }
-        const shapeError = documentSizeError(payload.query) ?? nestingError(payload.query);
+        const shapeError = documents.shapeError(payload.query);
         if (shapeError) return [badRequest(shapeError)];
-        let document;
-        try {
-          document = parse(payload.query);
-        } catch (err) {
-          return [withCode(err, 'GRAPHQL_PARSE_FAILED')];
-        }
-        const errors = validate(schema, document, rules);
-        if (errors.length > 0) return errors.map((err) => withCode(err, 'GRAPHQL_VALIDATION_FAILED'));
+        const prepared = documents.prepare(payload.query);
+        if (prepared.syntaxError) return [withCode(prepared.syntaxError, 'GRAPHQL_PARSE_FAILED')];
+        if (prepared.validationErrors) return prepared.validationErrors.map((err) => withCode(err, 'GRAPHQL_VALIDATION_FAILED'));
+        const { document } = prepared;
         const operation = getOperationAST(document, payload.operationName);
         if (!operation) {
           const named = payload.operationName ? `no operation named "${payload.operationName}" in the document` : 'the document has several operations: name one in operationName';
           return [badRequest(named)];
         }
-        const tooCostly = costError(schema, document, operation, payload.variables);
+        const tooCostly = documents.costError(payload.query, document, operation, payload.variables);
         if (tooCostly) return [costLimitError(tooCostly)];
         return {
           schema,
           document,
           operationName: payload.operationName,
           variableValues: payload.variables,
-          contextValue: { timing: { execStart: performance.now() } },
+          contextValue: { timing: newTiming(start, operation.operation) },
         };
       },
       onNext(_ctx, _id, _payload, args, result) {
-        // Same shape graphql-ws would send, with the timing last (see fillSerPlaceholder).
+        // Same shape graphql-ws would send (errors serialize through their toJSON),
+        // with the timing last (see wsTiming).
         const message = {};
-        if (result.errors) message.errors = result.errors.map((err) => err.toJSON());
+        if (result.errors) message.errors = result.errors;
         if ('data' in result) message.data = result.data;
-        message.extensions = { ...result.extensions, timing: wsTimingExtension(args.contextValue.timing.execStart) };
+        message.extensions = { ...result.extensions, timing: wsTiming(args.contextValue.timing) };
         return message;
       },
     },
