@@ -23,6 +23,7 @@ import { findToxiproxy, ROOT } from '../lib/tools.js';
 import { DEFAULT_PORTS, K6_VERSION, PROXY_ROUTES, SERVER_PORTS, TOXIPROXY_PORTS, targetsFor } from '../common/defaults.js';
 import { parseDockerfile } from './helpers/compose.js';
 import { freePorts, startTestStack } from '../dev/stack.js';
+import { segmentFlags } from '../dev/segments.js';
 
 const K8S_DIR = join(ROOT, 'deploy', 'k8s');
 const CRD = process.env.K6_OPERATOR_CRD;
@@ -202,13 +203,6 @@ describe("deploy/k8s: the operator's runner model, run locally", () => {
     await Promise.allSettled(procs);
     await stack?.stop();
   });
-
-  // The operator's flags for runner `index` of `total` (its pkg/segmentation).
-  const segmentFlags = (index, total) => {
-    const cut = (i) => (i === 0 ? '0' : i === total ? '1' : `${i}/${total}`);
-    const seq = ['0', ...Array.from({ length: total - 1 }, (_, i) => `${i + 1}/${total}`), '1'].join(',');
-    return [`--execution-segment=${cut(index - 1)}:${cut(index)}`, `--execution-segment-sequence=${seq}`];
-  };
 
   async function waitFor(fn, what, timeoutMs = 30000) {
     const deadline = Date.now() + timeoutMs;
