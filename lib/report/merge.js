@@ -62,10 +62,13 @@ export function planMerge(runs, method = 'auto') {
   return { method: 'hdr', parts: runs.map((run) => ({ run, source: run.histograms ? 'histograms' : 'samples' })) };
 }
 
-// A run's samples.json.gz -> its SeriesSet of the given metrics, built in a worker thread.
-function seriesInWorker(file, metrics) {
+// A run's samples.json.gz -> its SeriesSet of the given metrics, built in a worker
+// thread (added to `live` while it runs, so a failure elsewhere can stop it).
+function seriesInWorker(file, metrics, live) {
   return new Promise((resolve, reject) => {
     const worker = new Worker(WORKER, { workerData: { file, metrics: [...metrics] } });
+    live.add(worker);
+    worker.once('exit', () => live.delete(worker));
     let result = null;
     worker.once('message', (doc) => (result = doc));
     worker.once('error', (err) => reject(new ResultsError(err.message)));
@@ -93,13 +96,21 @@ async function fillFromHistograms(cells, parts) {
   // Samples files are read in parallel, one worker per core, and folded in as they come.
   const queue = [...fromSamples];
   const metrics = cells.metrics();
+  const live = new Set();
   const lane = async () => {
     for (let part = queue.shift(); part; part = queue.shift()) {
-      const set = await seriesInWorker(part.run.samples, metrics);
+      const set = await seriesInWorker(part.run.samples, metrics, live);
       used += cells.addSeries(set, part.run.samples);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(availableParallelism(), queue.length) }, lane));
+  try {
+    await Promise.all(Array.from({ length: Math.min(availableParallelism(), queue.length) }, lane));
+  } catch (err) {
+    // One bad file is the answer: the other readers stop now, not after their files.
+    queue.length = 0;
+    await Promise.all([...live].map((w) => w.terminate()));
+    throw err;
+  }
   return used;
 }
 
