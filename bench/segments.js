@@ -13,7 +13,7 @@
  *
  *   node bench/segments.js                              # ws-vs-http, lan, 4 VUs a step, 10 s steps
  *   node bench/segments.js --profile lte --step-seconds 20
- *   node bench/segments.js --quick                      # serialization, 1 s steps: a check that it runs
+ *   node bench/segments.js --quick                      # serialization under lte, 1 s steps: a check that it runs
  * Appends its figures to bench/results.jsonl.
  */
 import { join } from 'node:path';
@@ -34,7 +34,8 @@ function figures(doc, seconds) {
 
 await main(async () => {
   const flags = parseFlags({ scenario: 'ws-vs-http', profile: 'lan', steps: '4', stepSeconds: 10, segments: 4, quick: false });
-  if (flags.quick) Object.assign(flags, { scenario: 'serialization', stepSeconds: 1 });
+  // Quick: under lte, so five k6 processes stay light beside the other benches test/bench.test.js runs at once.
+  if (flags.quick) Object.assign(flags, { scenario: 'serialization', profile: 'lte', stepSeconds: 1 });
   if (!Number.isInteger(flags.segments) || flags.segments < 2) throw new BenchError('--segments needs a whole number of at least 2');
   const env = { LOAD: 'smoke', PROFILE: flags.profile, STEPS: flags.steps, STEP_SECONDS: String(flags.stepSeconds), ...(flags.scenario === 'serialization' ? { NS: '100' } : {}) };
   const timeoutMs = 20 * 60 * 1000;
