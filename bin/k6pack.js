@@ -114,7 +114,7 @@ program
   .option('-p, --profile <names>', "comma-separated profiles, one k6 run each (default: the scenario's own)")
   .option('-l, --load <level>', 'load level, passed to k6 as -e LOAD=<level>')
   .option('--results <dir>', 'where run folders go (default: ./results, or K6PACK_RESULTS_DIR)')
-  .option('--no-samples', 'keep no raw samples (samples.json.gz): such runs cannot be merged')
+  .option('--no-samples', 'keep no raw samples (samples.json.gz); the histograms (histograms.json.gz) still merge')
   .option('--dashboard', "k6's web dashboard on a free 127.0.0.1 port, saved as k6-dashboard.html in the run folder")
   .option('--wait', 'when another run holds the stack, wait for it to end (default: refuse, exit 4)')
   .option('-w, --workload <kind>', 'closed (VUs in a loop, the default) or open (rising arrival rates from the model), passed as -e WORKLOAD')
@@ -130,9 +130,10 @@ failed); with several profiles, the first non-zero one; 1 if a server or
 toxiproxy died during the run (named with the end of its log; later profiles
 do not run); 4 if another run holds the stack.
 Each k6 run gets a run folder, results/<scenario>-<profile>-<UTC time>/, with
-summary.json, junit.xml, summary.md and samples.json.gz (-e RESULTS_DIR=<dir>
-after -- picks the folder, RESULTS_DIR=none keeps nothing); the scenarios log
-a line as each step starts.
+summary.json, junit.xml, summary.md, histograms.json.gz (built while k6's
+samples stream in) and samples.json.gz (-e RESULTS_DIR=<dir> after -- picks
+the folder, RESULTS_DIR=none keeps nothing); the scenarios log a line as each
+step starts.
 Ctrl-C stops k6 gracefully (teardown runs), removes the toxics and stops what
 this command started.
 
@@ -183,11 +184,12 @@ program
   .description('one self-contained HTML report (charts, tables) from run folders; opens offline')
   .argument('<runs...>', 'run folders (results/<scenario>-<profile>-<time>/) or summary.json files')
   .option('-o, --out <file>', 'where to write it (default: <first run folder>/report.html)')
+  .option('--method <m>', 'how runs of one test are merged: auto, exact or hdr (as merge)', 'auto')
   .addHelpText(
     'after',
     `
 Runs of the same scenario, profile and load (e.g. --execution-segment halves)
-are merged from their raw samples first. Pictures: latency vs concurrency per
+are merged first, as \`k6pack merge\` merges them. Pictures: latency vs concurrency per
 lane, latency vs message size, the serialization ratio vs N, push latency, and
 measured vs the round-trip model of the profile.
 
@@ -222,14 +224,20 @@ Examples:
 
 program
   .command('merge')
-  .description('merge runs of one scenario and profile (segments, k6-operator runners) from their raw samples')
-  .argument('<runs...>', 'two or more run folders with samples.json.gz')
+  .description('merge runs of one scenario and profile (segments, k6-operator runners) from their samples or histograms')
+  .argument('<runs...>', 'two or more run folders with samples.json.gz or histograms.json.gz')
   .requiredOption('-o, --out <dir>', 'a new (or empty) folder for the merged summary.json, junit.xml, summary.md')
+  .option('--method <m>', 'auto, exact (pool every raw sample) or hdr (merge histograms)', 'auto')
   .addHelpText(
     'after',
     `
-Every statistic is computed again from the pooled samples (exact percentiles),
-and the thresholds are evaluated on the pooled data: exit 99 if one fails.
+Every statistic is computed again from the runs' samples, and the thresholds
+are evaluated on the merged data: exit 99 if one fails. auto pools the raw
+samples exactly when every run has samples.json.gz and they add up to at most
+32 MiB; otherwise it merges the runs' HdrHistograms (histograms.json.gz, or
+built from samples.json.gz while reading it): percentiles within 0.1 %
+(3 significant digits), counts, rates, min, max and avg exact. summary.json's
+run.merged.method says which.
 
 Example:
   $ npx k6pack merge results/run-a results/run-b --out results/merged`,

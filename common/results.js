@@ -19,6 +19,7 @@ export const FILES = {
   junit: 'junit.xml',
   markdown: 'summary.md',
   samples: 'samples.json.gz',
+  histograms: 'histograms.json.gz',
   dashboard: 'k6-dashboard.html',
   report: 'report.html',
 };
@@ -88,7 +89,7 @@ function gateOf(gate, metrics) {
 // summary.json from k6's handleSummary data.
 // ctx: { scenario, profile: { name, network, faults }, level, plan, rows, columns,
 //        observers, latencyMetric, gates (common/gates.js), verdict ({ where }),
-//        failureLimit, thresholdsFile, hints, meta: { k6Version, gitCommit, samples,
+//        failureLimit, thresholdsFile, hints, meta: { k6Version, gitCommit, samples, histograms,
 //        executionSegment, executionSegmentSequence, startedAt } }
 export function buildSummary(data, ctx, now = Date.now()) {
   const metrics = data.metrics;
@@ -188,6 +189,7 @@ export function buildSummary(data, ctx, now = Date.now()) {
       executionSegment: meta.executionSegment || null,
       executionSegmentSequence: meta.executionSegmentSequence || null,
       samples: meta.samples || null,
+      histograms: meta.histograms || null,
       hints: ctx.hints || {},
       verdict: ctx.verdict || null,
       failureLimit: ctx.failureLimit ?? null,
@@ -299,7 +301,7 @@ export function toMarkdown(doc) {
     r.k6Version && `k6 ${r.k6Version}`,
     r.gitCommit && `commit ${String(r.gitCommit).slice(0, 12)}`,
     r.executionSegment && `segment ${r.executionSegment}`,
-    r.merged && `merged from ${r.merged.parts.length} runs (${r.merged.kind})`,
+    r.merged && `merged from ${r.merged.parts.length} runs (${r.merged.kind}; percentiles ${r.merged.method || 'exact'})`,
     r.startedAt && `${r.startedAt} → ${r.endedAt}`,
     `thresholds: ${r.thresholdsFile}`,
   ].filter(Boolean);

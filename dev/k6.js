@@ -3,7 +3,9 @@
 // `processEnv` to k6's own process (e.g. GODEBUG). Resolves { code, stdout,
 // stderr, summary, timedOut }; k6 is killed (SIGTERM, then SIGKILL) if it
 // outlives timeoutMs.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// runToFolder(dir, script, ...): the same into a run folder (created), as plain
+// `k6 run` keeps one: RESULTS_DIR plus the raw samples (--out json=samples.json.gz).
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -32,4 +34,14 @@ export async function runK6(script, { env = {}, args = [], timeoutMs = 60000, pr
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+export async function runToFolder(dir, script, { env = {}, args = [], timeoutMs } = {}) {
+  mkdirSync(dir, { recursive: true });
+  const r = await runK6(script, {
+    env: { RESULTS_DIR: dir, K6PACK_SAMPLES: 'samples.json.gz', ...env },
+    args: ['--out', `json=${join(dir, 'samples.json.gz')}`, ...args],
+    timeoutMs,
+  });
+  return { ...r, dir };
 }

@@ -130,10 +130,16 @@ export async function runProfiles(stack, scenario, script, profiles, { k6, root,
       toxics = `: ${prof.toxics.map(describeToxic).join('; ') || 'no toxics'}`;
     }
     out(`== ${scenario}, ${name}${load ? `, load ${load}` : ''}${workload ? `, ${workload} workload` : ''}${toxics}`);
-    const res = await prepareRunResults(script, prof?.name || plan?.profile, k6Args, { root, samples, dashboard, plan });
+    const res = await prepareRunResults(script, prof?.name || plan?.profile, k6Args, { root, samples, dashboard, plan, warn });
     if (res.dir) out(`== results: ${showPath(res.dir)}/${plan?.steps ? ` (${describePlan(plan)})` : ''}`);
     if (res.dashboardUrl) out(`== dashboard: ${res.dashboardUrl} while k6 runs; saved as ${showPath(join(res.dir, 'k6-dashboard.html'))}`);
-    const c = await runK6Forwarding(k6, k6RunArgs(script, { env: { ...env, ...res.env }, args: [...res.args, ...k6Args] }), trap, res.processEnv, (pid) => hold?.child(pid));
+    let c;
+    try {
+      c = await runK6Forwarding(k6, k6RunArgs(script, { env: { ...env, ...res.env }, args: [...res.args, ...k6Args] }), trap, res.processEnv, (pid) => hold?.child(pid));
+    } finally {
+      // The last of k6's samples, then histograms.json.gz (also when k6 could not start).
+      await res.finish();
+    }
     runs.push({ scenario, profile: prof?.name || plan?.profile || null, dir: res.dir, exitCode: c, seconds: (Date.now() - started) / 1000 });
     // A server or toxiproxy that died (a crash, the OOM killer, a kill) made
     // this run's numbers meaningless: say which, with what its log says, and stop.

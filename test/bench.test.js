@@ -99,6 +99,23 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 2000
       for (const row of profiled.profile) assert.ok(row.execute > 0 && row.serialize > 0, `${JSON.stringify(row)}\n${profileOutput}`);
       assert.ok(profiled.profile[0]['Apollo pipeline'] > 0 && profiled.profile[1]['graphql-ws'] > 0, profileOutput);
     }),
+    t.test('merge-scale: 8 runner folders merged from samples and from histograms, percentiles checked', async () => {
+      const { entry, output } = await bench('merge-scale');
+      assert.equal(entry.runners, 8);
+      assert.deepEqual(entry.rows.map((r) => [r.from, r.method]), [['samples', 'hdr (3 significant digits)'], ['histograms', 'hdr (3 significant digits)']], output);
+      for (const row of entry.rows) {
+        assert.equal(row['within precision'], true, `${JSON.stringify(row)}\n${output}`);
+        assert.equal(row['p50/p95/p99 checked'], 3 * (32 + 16), output);
+        assert.ok(row.seconds > 0 && row['peak RSS MB'] > 10, output);
+      }
+    }),
+    t.test('segments: four execution segments at once vs one process, merged', async () => {
+      const { entry, output } = await bench('segments');
+      assert.equal(entry.segments, 4);
+      assert.deepEqual(entry.rows.map((r) => r.run), ['one process', 'segment 0:1/4', 'segment 1/4:1/2', 'segment 1/2:3/4', 'segment 3/4:1', 'merged (exact)'], output);
+      assert.equal(entry.iterationsAdd, true, output);
+      assert.ok(entry.ratio > 0 && entry.thresholds > 0, output);
+    }),
     t.test('soak: RSS and heap-after-GC slopes, p50 drift', async () => {
       const { entry, output } = await bench('soak', ['--duration', '30s']);
       assert.equal(entry.k6Exit, 0, output);

@@ -23,6 +23,7 @@ import { findToxiproxy, ROOT } from '../lib/tools.js';
 import { DEFAULT_PORTS, K6_VERSION, PROXY_ROUTES, SERVER_PORTS, TOXIPROXY_PORTS, targetsFor } from '../common/defaults.js';
 import { parseDockerfile } from './helpers/compose.js';
 import { freePorts, startTestStack } from '../dev/stack.js';
+import { segmentFlags } from '../dev/segments.js';
 
 const K8S_DIR = join(ROOT, 'deploy', 'k8s');
 const CRD = process.env.K6_OPERATOR_CRD;
@@ -203,13 +204,6 @@ describe("deploy/k8s: the operator's runner model, run locally", () => {
     await stack?.stop();
   });
 
-  // The operator's flags for runner `index` of `total` (its pkg/segmentation).
-  const segmentFlags = (index, total) => {
-    const cut = (i) => (i === 0 ? '0' : i === total ? '1' : `${i}/${total}`);
-    const seq = ['0', ...Array.from({ length: total - 1 }, (_, i) => `${i + 1}/${total}`), '1'].join(',');
-    return [`--execution-segment=${cut(index - 1)}:${cut(index)}`, `--execution-segment-sequence=${seq}`];
-  };
-
   async function waitFor(fn, what, timeoutMs = 30000) {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -333,6 +327,22 @@ describe("deploy/k8s: the operator's runner model, run locally", () => {
     assert.ok([0, 99].includes(r.exitCode), r.stderr);
     const doc = JSON.parse(readFileSync(join(merged, 'summary.json'), 'utf8'));
     assert.equal(doc.run.merged.samples > 0, true);
+    assert.equal(doc.run.merged.method, 'exact');
+    // The runners run stock k6: raw samples, no histograms. At scale (or with --method hdr)
+    // the merge builds each runner's histograms from its samples: the same counts, rates
+    // and verdicts, percentiles within the histograms' precision.
+    const viaHdr = join(work, 'merged-hdr');
+    const h = await execa(process.execPath, [join(ROOT, 'bin', 'k6pack.js'), 'merge', ...dirs, '--out', viaHdr, '--method', 'hdr'], { reject: false, timeout: 50000 });
+    assert.equal(h.exitCode, r.exitCode, h.stderr);
+    const hdr = JSON.parse(readFileSync(join(viaHdr, 'summary.json'), 'utf8'));
+    assert.equal(hdr.run.merged.method, 'hdr (3 significant digits)');
+    assert.deepEqual(hdr.run.merged.parts.map((p) => p.source), ['samples.json.gz', 'samples.json.gz']);
+    for (const [i, row] of doc.rows.entries()) {
+      assert.equal(hdr.rows[i].latency.count, row.latency.count, row.id);
+      assert.equal(hdr.rows[i].failures.rate, row.failures.rate, row.id);
+      for (const stat of ['p50', 'p95', 'p99']) assert.ok(Math.abs(hdr.rows[i].latency[stat] - row.latency[stat]) <= 1e-3 * row.latency.max, `${row.id} ${stat}`);
+    }
+    assert.deepEqual(hdr.thresholds.map((t) => t.ok), doc.thresholds.map((t) => t.ok));
   });
 
   // k6 replaces the script's options.tags with the CLI's --tag flags, and the

@@ -5,11 +5,15 @@
 // `k6 run` without RESULTS_DIR writes nothing and says so; `k6pack compare`
 // on real runs and on a synthetic regression.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { CellSet } from '../lib/report/samples.js';
+import { SeriesSet } from '../lib/report/series.js';
+import { RELATIVE_PRECISION } from '../lib/report/histograms.js';
+import { streamSamples } from '../lib/report/sample-stream.js';
 import { ROOT } from '../lib/tools.js';
 import { K6_VERSION } from '../common/defaults.js';
 import { cliEnv, runCli } from './helpers/cli.js';
@@ -39,8 +43,10 @@ describe('k6pack run: the run folder', () => {
   let run;
   before(async () => {
     const root = join(tmp, 'results');
+    // Its own temp dir, where the samples' named pipe goes (and must not stay).
+    mkdirSync(join(tmp, 'cli-tmp'));
     const r = await runCli(['run', 'ws-vs-http', '--profile', 'lte', '--load', 'smoke', '--results', root, '--dashboard', '--', '-e', 'STEP_SECONDS=1', '--quiet'], {
-      env: cli.env,
+      env: { ...cli.env, TMPDIR: join(tmp, 'cli-tmp') },
       timeoutMs: 120000,
     });
     const folders = readdirSync(root);
@@ -50,8 +56,10 @@ describe('k6pack run: the run folder', () => {
 
   test('results/<scenario>-<profile>-<UTC time>/ with every file', () => {
     assert.match(run.name, /^ws-vs-http-lte-\d{8}T\d{6}Z$/);
-    assert.deepEqual(readdirSync(run.dir).sort(), ['junit.xml', 'k6-dashboard.html', 'samples.json.gz', 'summary.json', 'summary.md']);
-    assert.match(run.stdout, new RegExp(`== results in .*${run.name}/: junit.xml, k6-dashboard.html, samples.json.gz, summary.json, summary.md`));
+    assert.deepEqual(readdirSync(run.dir).sort(), ['histograms.json.gz', 'junit.xml', 'k6-dashboard.html', 'samples.json.gz', 'summary.json', 'summary.md']);
+    assert.match(run.stdout, new RegExp(`== results in .*${run.name}/: histograms.json.gz, junit.xml, k6-dashboard.html, samples.json.gz, summary.json, summary.md`));
+    // No named pipe left behind: k6 wrote its samples into one under the temp dir.
+    assert.deepEqual(readdirSync(join(tmp, 'cli-tmp')), [], 'nothing left in the CLI\'s temp dir');
     assert.match(run.stdout, /== dashboard: http:\/\/127\.0\.0\.1:\d+ while k6 runs/);
     // k6's single-file dashboard report, exported at the end of the run.
     const dash = readFileSync(join(run.dir, 'k6-dashboard.html'), 'utf8');
@@ -69,6 +77,7 @@ describe('k6pack run: the run folder', () => {
     assert.equal(doc.run.k6Version, K6_VERSION.replace(/^v/, ''));
     assert.match(doc.run.gitCommit, /^[0-9a-f]{40}$/);
     assert.equal(doc.run.samples, 'samples.json.gz');
+    assert.equal(doc.run.histograms, 'histograms.json.gz');
     assert.equal(doc.run.thresholdsFile, 'thresholds.json');
     assert.ok(Date.parse(doc.run.endedAt) > Date.parse(doc.run.startedAt));
     assert.deepEqual(doc.steps.map((s) => s.scenario), ['http_fresh_c1', 'http_keepalive_c1', 'ws_c1', 'https_fresh_c1', 'http2_c1', 'wss_c1']);
@@ -94,6 +103,31 @@ describe('k6pack run: the run folder', () => {
       const mine = cells.get(row.latency.key).stats();
       for (const stat of ['count', 'min', 'max', 'p50', 'p90', 'p95', 'p99']) assert.equal(mine[stat], row.latency[stat], `${row.id} ${stat}`);
       assert.ok(Math.abs(mine.avg - row.latency.avg) < 1e-9 * row.latency.avg, `${row.id} avg`);
+    }
+  });
+
+  test("histograms.json.gz, built while the samples streamed in: k6's counts, min, max and rates exactly, percentiles within 0.1 %", () => {
+    const doc = readSummary(run.dir);
+    const set = SeriesSet.read(join(run.dir, 'histograms.json.gz'));
+    const cells = new CellSet('hdr');
+    for (const row of doc.rows) [row.latency, row.failures, ...Object.values(row.metrics)].forEach((c) => cells.want(c.key, c.type));
+    for (const t of doc.thresholds) cells.want(t.key, doc.rows.find((r) => r.latency.key === t.key)?.latency.type || (t.stat === 'rate' ? 'rate' : 'trend'));
+    assert.ok(cells.addSeries(set, 'histograms.json.gz') > 0);
+    // The raw samples and the histograms saw the same lines.
+    assert.equal(set.samples, gunzipSync(readFileSync(join(run.dir, 'samples.json.gz'))).toString('utf8').split('\n').filter((l) => l.startsWith('{"metric"')).length);
+    for (const row of doc.rows) {
+      for (const c of [row.latency, ...Object.values(row.metrics).filter((m) => m.type === 'trend' && !m.empty)]) {
+        const mine = cells.get(c.key).stats();
+        for (const stat of ['count', 'min', 'max']) assert.equal(mine[stat], c[stat], `${c.key} ${stat}`);
+        assert.ok(Math.abs(mine.avg - c.avg) < 1e-9 * c.avg, `${c.key} avg`);
+        for (const stat of ['p50', 'p90', 'p95', 'p99']) assert.ok(Math.abs(mine[stat] - c[stat]) <= RELATIVE_PRECISION * c.max, `${c.key} ${stat}: ${mine[stat]} from the histograms, k6 ${c[stat]}`);
+      }
+      assert.deepEqual(cells.get(row.failures.key).stats(), { rate: row.failures.rate, count: row.failures.count, total: row.failures.total }, row.failures.key);
+    }
+    for (const t of doc.thresholds) {
+      const mine = cells.get(t.key).stat(t.stat);
+      if (t.stat === 'rate') assert.equal(mine, t.observed, `${t.key} ${t.threshold}`);
+      else assert.ok(Math.abs(mine - t.observed) <= RELATIVE_PRECISION * cells.get(t.key).max, `${t.key} ${t.threshold}: ${mine} vs k6 ${t.observed}`);
     }
   });
 
@@ -180,4 +214,99 @@ describe('k6pack compare', () => {
     assert.equal(r.exitCode, 1);
     assert.match(r.stderr.trim(), /^k6pack: no run folder or summary file at .*nope$/);
   });
+});
+
+describe('runs kept as histograms only (--no-samples): merged and reported from them', () => {
+  const runs = [];
+  before(async () => {
+    const root = join(tmp, 'no-samples');
+    for (let i = 0; i < 2; i++) {
+      const r = await runCli(['run', 'serialization', '--profile', 'lan', '--load', 'smoke', '--results', root, '--no-samples', '--', '-e', 'STEP_SECONDS=1', '-e', 'NS=100', '--quiet'], { env: cli.env, timeoutMs: 90000 });
+      assert.ok([0, 99].includes(r.exitCode), r.stdout.slice(-2000) + r.stderr.slice(-2000));
+    }
+    for (const name of readdirSync(root).sort()) runs.push(join(root, name));
+  });
+
+  test('each run folder has histograms.json.gz and no samples.json.gz', () => {
+    assert.equal(runs.length, 2);
+    for (const dir of runs) {
+      assert.deepEqual(readdirSync(dir).sort(), ['histograms.json.gz', 'junit.xml', 'summary.json', 'summary.md']);
+      const doc = validSummary(readSummary(dir));
+      assert.equal(doc.run.samples, null);
+      assert.equal(doc.run.histograms, 'histograms.json.gz');
+    }
+  });
+
+  test('merge: method hdr from the histograms, counts and iterations the sum of the runs', async () => {
+    const out = join(tmp, 'merged-hist');
+    const r = await runCli(['merge', ...runs, '--out', out], { timeoutMs: 30000 });
+    const doc = validSummary(readSummary(out), 'merged summary.json');
+    assert.equal(r.exitCode, doc.thresholds.some((t) => !t.ok) ? 99 : 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /percentiles hdr \(3 significant digits\) from the runs' histograms\.json\.gz/);
+    assert.equal(doc.run.merged.method, 'hdr (3 significant digits)');
+    assert.deepEqual(doc.run.merged.parts.map((p) => p.source), ['histograms.json.gz', 'histograms.json.gz']);
+    const parts = runs.map(readSummary);
+    for (const row of doc.rows) {
+      const mine = parts.map((p) => p.rows.find((x) => x.id === row.id).latency);
+      assert.equal(row.latency.count, mine[0].count + mine[1].count, row.id);
+      assert.equal(row.latency.min, Math.min(mine[0].min, mine[1].min), row.id);
+      assert.equal(row.latency.max, Math.max(mine[0].max, mine[1].max), row.id);
+      assert.ok(row.latency.p50 >= Math.min(mine[0].p50, mine[1].p50) * (1 - RELATIVE_PRECISION) && row.latency.p50 <= Math.max(mine[0].p50, mine[1].p50) * (1 + RELATIVE_PRECISION), row.id);
+    }
+    for (const s of doc.steps) assert.equal(s.iterations, parts[0].steps.find((x) => x.scenario === s.scenario).iterations + parts[1].steps.find((x) => x.scenario === s.scenario).iterations, s.scenario);
+    assert.equal(doc.totals.iterations, parts[0].totals.iterations + parts[1].totals.iterations);
+    assert.match(readFileSync(join(out, 'summary.md'), 'utf8'), /merged from 2 runs \(runs; percentiles hdr \(3 significant digits\)\)/);
+    // Exact pooling needs the raw samples: one line, exit 1.
+    const exact = await runCli(['merge', ...runs, '--out', join(tmp, 'merged-exact'), '--method', 'exact'], { timeoutMs: 30000 });
+    assert.equal(exact.exitCode, 1);
+    assert.match(exact.stderr.trim(), /^k6pack: .* has no samples\.json\.gz: exact pooling needs every run's raw samples .*--method hdr merges its histograms\.json\.gz$/);
+  });
+
+  test('report: the merged section names its method', async () => {
+    const out = join(tmp, 'hist-report.html');
+    const r = await runCli(['report', ...runs, '--out', out], { timeoutMs: 30000 });
+    assert.equal(r.exitCode, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /merged 2 runs of serialization \(lan\): runs, percentiles hdr \(3 significant digits\) from the runs' histograms\.json\.gz/);
+    assert.match(readFileSync(out, 'utf8'), /percentiles hdr \(3 significant digits\) from the runs' histograms\.json\.gz/);
+  });
+
+  test('bad input: a broken histograms file, a cut samples file, an unknown method: one line each', async () => {
+    const broken = join(tmp, 'broken');
+    cpSync(runs[0], broken, { recursive: true });
+    writeFileSync(join(broken, 'histograms.json.gz'), gzipSync('{"format":"something else"}'));
+    let r = await runCli(['merge', runs[1], broken, '--out', join(tmp, 'm-broken')], { timeoutMs: 30000 });
+    assert.equal(r.exitCode, 1);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /^k6pack: .*broken\/histograms\.json\.gz is not a k6pack-histograms document of version 1/);
+    writeFileSync(join(broken, 'histograms.json.gz'), 'not gzip');
+    r = await runCli(['merge', runs[1], broken, '--out', join(tmp, 'm-broken2')], { timeoutMs: 30000 });
+    assert.equal(r.exitCode, 1);
+    assert.match(r.stderr.trim(), /^k6pack: .*broken\/histograms\.json\.gz cannot be read \(/);
+    // A samples file cut in the middle of a line (k6 killed), read for histograms in a worker.
+    const cut = join(tmp, 'cut');
+    cpSync(runs[0], cut, { recursive: true });
+    rmSync(join(cut, 'histograms.json.gz'));
+    const lines = '{"metric":"op_duration","type":"Point","data":{"time":"2026-01-01T00:00:00Z","value":1,"tags":{"scenario":"typed_c1"}}}\n{"metric":"op_duration","type":"Point","data":{"time":"2026-01-01T00:0';
+    writeFileSync(join(cut, 'samples.json.gz'), gzipSync(lines));
+    r = await runCli(['merge', runs[1], cut, '--out', join(tmp, 'm-cut'), '--method', 'hdr'], { timeoutMs: 30000 });
+    assert.equal(r.exitCode, 1, r.stdout + r.stderr);
+    assert.match(r.stderr.trim(), /^k6pack: .*cut\/samples\.json\.gz line 2: not JSON \(a truncated file\?/);
+    r = await runCli(['merge', ...runs, '--out', join(tmp, 'm-x'), '--method', 'approx'], { timeoutMs: 30000 });
+    assert.equal(r.exitCode, 2);
+    assert.match(r.stderr.trim(), /^k6pack: --method approx: choose one of auto, exact, hdr$/);
+  });
+});
+
+test('the sample stream of a k6 that never started: finish() returns at once and leaves no file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'k6pack-stream-'));
+  try {
+    const stream = streamSamples(dir, { keepSamples: true });
+    assert.match(stream.args[1], /^json=.*k6pack-samples-.*\/samples\.json$/);
+    const started = Date.now();
+    await stream.finish();
+    assert.ok(Date.now() - started < 5000, 'finish() did not wait for a writer');
+    assert.deepEqual(readdirSync(dir), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

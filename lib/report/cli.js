@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { compareDocs, DEFAULTS, parseShare, renderComparison } from './compare.js';
 import { writeReport } from './html.js';
-import { mergeRuns, writeRunFiles } from './merge.js';
+import { describeMethod, mergeRuns, METHODS, writeRunFiles } from './merge.js';
 import { showPath } from './run-folder.js';
 import { UsageError } from '../cli-support.js';
 import { loadRun, ResultsError } from './runs.js';
@@ -14,10 +14,15 @@ import { loadRun, ResultsError } from './runs.js';
 export const REGRESSION_EXIT = 3;
 export const THRESHOLDS_FAILED = 99;
 
+const checkMethod = (method) => {
+  if (method !== undefined && !METHODS.includes(method)) throw new UsageError(`--method ${method}: choose one of ${METHODS.join(', ')}`);
+};
+
 export async function report(runArgs, opts, { out }) {
-  const { file, groups } = await writeReport(runArgs, { out: opts.out && resolve(opts.out) });
+  checkMethod(opts.method);
+  const { file, groups } = await writeReport(runArgs, { out: opts.out && resolve(opts.out), method: opts.method });
   const merged = groups.filter((g) => g.runs.length > 1);
-  for (const g of merged) out(`merged ${g.runs.length} runs of ${g.doc.run.scenario} (${g.doc.run.profile}): ${g.doc.run.merged.kind}`);
+  for (const g of merged) out(`merged ${g.runs.length} runs of ${g.doc.run.scenario} (${g.doc.run.profile}): ${g.doc.run.merged.kind}, percentiles ${describeMethod(g.doc.run.merged)}`);
   out(`report: ${showPath(file)} (${groups.length} run${groups.length === 1 ? '' : 's'}; opens offline)`);
   return 0;
 }
@@ -49,12 +54,14 @@ export async function compare(baseArg, currentArg, opts, { out }) {
 
 export async function merge(runArgs, opts, { out }) {
   if (runArgs.length < 2) throw new UsageError('merge needs at least two run folders');
+  checkMethod(opts.method);
   const target = resolve(opts.out);
   if (existsSync(target) && readdirSync(target).length) throw new ResultsError(`${opts.out} is not empty: merge into a new folder`);
-  const doc = await mergeRuns(runArgs.map(loadRun));
+  const doc = await mergeRuns(runArgs.map(loadRun), { method: opts.method });
   mkdirSync(target, { recursive: true });
   writeRunFiles(target, doc);
   const failed = doc.thresholds.filter((t) => !t.ok).length;
-  out(`merged ${runArgs.length} runs (${doc.run.merged.kind}, ${doc.run.merged.samples} samples) into ${showPath(target)}/: summary.json, junit.xml, summary.md; thresholds on the pooled data: ${doc.thresholds.length - failed} passed, ${failed} failed`);
+  const m = doc.run.merged;
+  out(`merged ${runArgs.length} runs (${m.kind}, ${m.samples} samples) into ${showPath(target)}/: summary.json, junit.xml, summary.md; percentiles ${describeMethod(m)}; thresholds on the merged data: ${doc.thresholds.length - failed} passed, ${failed} failed`);
   return failed ? THRESHOLDS_FAILED : 0;
 }

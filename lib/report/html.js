@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { formatMs, formatRate, formatValue, rowLabel, FILES } from '../../common/results.js';
 import { chartsFor, modelRows } from './charts.js';
-import { groupKey, mergeRuns } from './merge.js';
+import { describeMethod, groupKey, mergeRuns } from './merge.js';
 import { loadRun, ResultsError } from './runs.js';
 
 // chart.js exports no path to its UMD build: it sits beside the main entry, dist/chart.cjs.
@@ -18,7 +18,8 @@ const chartJsLicence = () => readFileSync(join(dirname(chartJsFile()), '..', 'LI
 const PAGE_JS = new URL('./page.js', import.meta.url);
 
 // Run folders -> [{ doc, runs }] with one document per scenario/profile/load.
-export async function groupRuns(runs) {
+// method: merge.js's ('auto' by default).
+export async function groupRuns(runs, { method } = {}) {
   const groups = new Map();
   for (const r of runs) {
     const key = groupKey(r.doc);
@@ -27,7 +28,7 @@ export async function groupRuns(runs) {
   }
   const out = [];
   for (const parts of groups.values()) {
-    out.push({ doc: parts.length === 1 ? parts[0].doc : await mergeRuns(parts), runs: parts });
+    out.push({ doc: parts.length === 1 ? parts[0].doc : await mergeRuns(parts, { method }), runs: parts });
   }
   return out;
 }
@@ -43,7 +44,8 @@ function section(group, index) {
     r.faults.length && `faults ${r.faults.join('+')}`,
     r.k6Version && `k6 ${r.k6Version}`,
     r.gitCommit && `commit ${r.gitCommit.slice(0, 12)}`,
-    r.merged ? `merged from ${r.merged.parts.length} runs (${r.merged.kind}), every statistic from ${r.merged.samples} pooled samples` : r.executionSegment && `segment ${r.executionSegment}`,
+    r.merged ? `merged from ${r.merged.parts.length} runs (${r.merged.kind}), every statistic from ${r.merged.samples} samples, percentiles ${describeMethod(r.merged)}` : r.executionSegment && `segment ${r.executionSegment}`,
+    !r.merged && "percentiles k6's own (exact)",
     r.startedAt && `${r.startedAt} → ${r.endedAt}`,
     `latency metric ${r.latencyMetric}`,
   ].filter(Boolean);
@@ -116,10 +118,10 @@ ${inline(chartJsFile())}</script>
 }
 
 // `k6pack report`: writes the file; returns { file, groups }.
-export async function writeReport(args, { out } = {}) {
+export async function writeReport(args, { out, method } = {}) {
   if (!args.length) throw new ResultsError('give at least one run folder (results/<scenario>-<profile>-<time>/)');
   const runs = args.map(loadRun);
-  const groups = await groupRuns(runs);
+  const groups = await groupRuns(runs, { method });
   const file = out || join(runs[0].dir, FILES.report);
   try {
     writeFileSync(file, renderReport(groups, runs));

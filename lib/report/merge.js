@@ -1,14 +1,32 @@
 // Several runs of one scenario under one profile -> one summary document, every
-// statistic computed again from the pooled raw samples (samples.js): the
-// k6-operator's runners or `--execution-segment` instances of one test (kind
-// 'segments': disjoint segments covering 0..1), or repeated runs (kind 'runs').
-// Thresholds are evaluated again on the pooled data, which k6 itself cannot do
-// across instances.
-import { writeFileSync } from 'node:fs';
+// statistic computed again from the runs' samples: the k6-operator's runners or
+// `--execution-segment` instances of one test (kind 'segments': disjoint
+// segments covering 0..1), or repeated runs (kind 'runs'). Thresholds are
+// evaluated again on the merged data, which k6 itself cannot do across instances.
+//
+// Two methods (run.merged.method says which produced every percentile):
+//   exact  the pooled raw samples (samples.json.gz), every trend value kept;
+//   hdr    the runs' histograms (histograms.json.gz, or built from samples.json.gz
+//          while reading it, in worker threads): bounded memory, percentiles within
+//          the histograms' precision (histograms.js); counters, rates, gauges,
+//          counts, min, max and avg stay exact.
+// 'auto' pools exactly when every run has its raw samples and they add up to at
+// most EXACT_LIMIT_BYTES, and merges histograms otherwise.
+import { writeFileSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { coversWhole, FILES, parseKey, parseThreshold, refreshGates, segmentRange, thresholdHolds, toJunit, toMarkdown } from '../../common/results.js';
+import { HDR_METHOD } from './histograms.js';
 import { ResultsError } from './runs.js';
-import { CellSet } from './samples.js';
+import { CellSet, SamplesError } from './samples.js';
+import { SeriesSet } from './series.js';
+
+export const METHODS = ['auto', 'exact', 'hdr'];
+// 32 MiB of gzipped samples: about 3 million samples (k6 writes ~10 bytes a sample), at
+// most ~100 MB of kept values and well under a minute to read.
+export const EXACT_LIMIT_BYTES = 32 * 1024 * 1024;
+const WORKER = new URL('./series-worker.js', import.meta.url);
 
 const identity = (doc) => `${doc.run.scenario}/${doc.run.profile}/${doc.run.load}`;
 export const groupKey = identity;
@@ -29,20 +47,87 @@ function union(docs, field, id) {
 
 const withStats = (c, cell) => ({ key: c.key, type: c.type, ...(cell.stats() || { empty: true }) });
 
-// runs: [{ dir, doc, samples }] from runs.js loadRun. Resolves the merged document
-// (one run gives its own summary again, computed from its samples).
-export async function mergeRuns(runs) {
+// Which method, and what to read of each run: [{ run, source: 'samples' | 'histograms' }].
+export function planMerge(runs, method = 'auto') {
+  if (!METHODS.includes(method)) throw new ResultsError(`--method ${method}: choose one of ${METHODS.join(', ')}`);
+  const bytes = runs.reduce((sum, r) => sum + (r.samples ? statSync(r.samples).size : 0), 0);
+  const exact = method === 'exact' || (method === 'auto' && runs.every((r) => r.samples) && bytes <= EXACT_LIMIT_BYTES);
+  if (exact) {
+    const missing = runs.find((r) => !r.samples);
+    if (missing) throw new ResultsError(`${missing.dir} has no ${FILES.samples}: exact pooling needs every run's raw samples (\`npx k6pack run\` keeps them unless --no-samples); --method hdr merges its ${FILES.histograms}`);
+    return { method: 'exact', parts: runs.map((run) => ({ run, source: 'samples' })) };
+  }
+  const none = runs.find((r) => !r.samples && !r.histograms);
+  if (none) throw new ResultsError(`${none.dir} has neither ${FILES.samples} nor ${FILES.histograms}: merging needs one of them from every run`);
+  return { method: 'hdr', parts: runs.map((run) => ({ run, source: run.histograms ? 'histograms' : 'samples' })) };
+}
+
+// A run's samples.json.gz -> its SeriesSet of the given metrics, built in a worker
+// thread (added to `live` while it runs, so a failure elsewhere can stop it).
+function seriesInWorker(file, metrics, live) {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER, { workerData: { file, metrics: [...metrics] } });
+    live.add(worker);
+    worker.once('exit', () => live.delete(worker));
+    let result = null;
+    worker.once('message', (doc) => (result = doc));
+    worker.once('error', (err) => reject(new ResultsError(err.message)));
+    worker.once('exit', (code) => (result ? resolve(SeriesSet.fromDocument(result, file)) : reject(new ResultsError(`reading ${file} stopped (worker exit ${code})`))));
+  });
+}
+
+// Fills the cells from every part with histograms; resolves the samples used.
+async function fillFromHistograms(cells, parts) {
+  let used = 0;
+  const fromSamples = [];
+  for (const part of parts) {
+    if (part.source === 'histograms') {
+      const set = SeriesSet.read(part.run.histograms);
+      const why = [...cells.byKey.keys()].map((k) => set.cannotAnswer(k)).find(Boolean);
+      if (!why) {
+        used += cells.addSeries(set, part.run.histograms);
+        continue;
+      }
+      if (!part.run.samples) throw new ResultsError(`${part.run.histograms} cannot be merged: ${why}; its raw samples are not there either`);
+      part.source = 'samples';
+    }
+    fromSamples.push(part);
+  }
+  // Samples files are read in parallel, one worker per core, and folded in as they come.
+  const queue = [...fromSamples];
+  const metrics = cells.metrics();
+  const live = new Set();
+  const lane = async () => {
+    for (let part = queue.shift(); part; part = queue.shift()) {
+      const set = await seriesInWorker(part.run.samples, metrics, live);
+      used += cells.addSeries(set, part.run.samples);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(availableParallelism(), queue.length) }, lane));
+  } catch (err) {
+    // One bad file is the answer: the other readers stop now, not after their files.
+    queue.length = 0;
+    await Promise.all([...live].map((w) => w.terminate()));
+    throw err;
+  }
+  return used;
+}
+
+// runs: [{ dir, doc, samples, histograms }] from runs.js loadRun; opts.method: 'auto'
+// (default), 'exact' or 'hdr'. Resolves the merged document (one run gives its own
+// summary again, computed from its samples).
+export async function mergeRuns(runs, { method = 'auto' } = {}) {
   if (!runs.length) throw new ResultsError('nothing to merge');
   const twice = runs.find((r, i) => runs.findIndex((x) => x.file === r.file) !== i);
   if (twice) throw new ResultsError(`${twice.dir} is given twice: its samples would count twice`);
   const id = identity(runs[0].doc);
   const odd = runs.find((r) => identity(r.doc) !== id);
   if (odd) throw new ResultsError(`cannot merge ${odd.dir} (${identity(odd.doc)}) with ${runs[0].dir} (${id}): merge runs of one scenario, profile and load`);
-  const missing = runs.find((r) => !r.samples);
-  if (missing) throw new ResultsError(`${missing.dir} has no ${FILES.samples}: merging needs every run's raw samples (\`npx k6pack run\` keeps them unless --no-samples)`);
+  const plan = planMerge(runs, method);
 
   const docs = runs.map((r) => r.doc);
-  const cells = new CellSet();
+  const cells = new CellSet(plan.method);
   const want = (c) => c && cells.want(c.key, c.type);
   const rows = union(docs, 'rows', (r) => r.id);
   const steps = union(docs, 'steps', (s) => s.scenario);
@@ -62,7 +147,13 @@ export async function mergeRuns(runs) {
   cells.want('checks', 'rate');
 
   let used = 0;
-  for (const r of runs) used += await cells.read(r.samples);
+  try {
+    if (plan.method === 'exact') for (const r of runs) used += await cells.read(r.samples);
+    else used = await fillFromHistograms(cells, plan.parts);
+  } catch (err) {
+    if (err instanceof SamplesError) throw new ResultsError(err.message);
+    throw err;
+  }
   if (!used) throw new ResultsError(`the samples of ${runs.map((r) => r.dir).join(', ')} hold none of the summary's metrics`);
 
   const count = (key) => cells.get(key).stat('count');
@@ -84,9 +175,11 @@ export async function mergeRuns(runs) {
       executionSegment: null,
       executionSegmentSequence: null,
       samples: null,
+      histograms: null,
       merged: {
         kind: mergeKind(docs),
-        parts: runs.map((r) => ({ dir: r.dir, executionSegment: r.doc.run.executionSegment, startedAt: r.doc.run.startedAt, endedAt: r.doc.run.endedAt })),
+        method: plan.method === 'exact' ? 'exact' : HDR_METHOD,
+        parts: plan.parts.map(({ run: r, source }) => ({ dir: r.dir, executionSegment: r.doc.run.executionSegment, startedAt: r.doc.run.startedAt, endedAt: r.doc.run.endedAt, source: FILES[source] })),
         samples: used,
       },
     },
@@ -124,6 +217,13 @@ export async function mergeRuns(runs) {
       bytesReceived: count('data_received'),
     },
   });
+}
+
+// 'exact (pooled samples)' / 'hdr (3 significant digits) from histograms of 8 runs': what produced a merge's percentiles.
+export function describeMethod(merged) {
+  if (merged.method === 'exact') return 'exact (pooled raw samples)';
+  const read = new Set(merged.parts.map((p) => p.source));
+  return `${merged.method} from the runs' ${[...read].join(' and ')}`;
 }
 
 // Writes a document's three files into an existing folder.

@@ -1,8 +1,9 @@
 // What `k6pack run` adds to each k6 run for its results: a run folder
 // (results/<scenario>-<profile>-<UTC time>/, git-ignored) passed as RESULTS_DIR,
-// the raw samples (--out json=<folder>/samples.json.gz: what `k6pack merge` and
-// `report` pool), k6's web dashboard with --dashboard, and the plan (k6 inspect)
-// for the header line.
+// k6's samples read as they stream in (sample-stream.js: histograms.json.gz, and
+// the raw samples.json.gz unless --no-samples: what `k6pack merge` and `report`
+// pool), k6's web dashboard with --dashboard, and the plan (k6 inspect) for the
+// header line.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -11,6 +12,7 @@ import { execa } from 'execa';
 import { clock, FILES, seconds } from '../../common/results.js';
 import { ROOT } from '../tools.js';
 import { createRunFolder } from './runs.js';
+import { streamSamples } from './sample-stream.js';
 
 // The results root: --results, else K6PACK_RESULTS_DIR, else ./results.
 export const resultsRoot = (option) => resolve(option || process.env.K6PACK_RESULTS_DIR || 'results');
@@ -68,11 +70,12 @@ export async function inspectPlan(k6, script, envFlags) {
 export const describePlan = (plan) => (plan && plan.steps ? `${plan.steps} steps, about ${clock(plan.totalSeconds)}` : '');
 
 // Sets up one k6 run's results. Returns { dir, env (for -e), args (for k6 run),
-// processEnv (for k6's own environment), dashboardUrl } or a folder-less setup when
-// RESULTS_DIR=none. opts: { root, samples, dashboard, plan (inspectPlan's) }.
+// processEnv (for k6's own environment), dashboardUrl, finish() (to await once k6
+// has exited: the last samples, histograms.json.gz) } or a folder-less setup when
+// RESULTS_DIR=none. opts: { root, samples, dashboard, plan (inspectPlan's), warn }.
 export async function prepareRunResults(script, profileName, k6Args, opts) {
   const given = givenResultsDir(k6Args);
-  if (given === 'none') return { dir: null, env: {}, args: [], processEnv: {} };
+  if (given === 'none') return { dir: null, env: {}, args: [], processEnv: {}, finish: async () => {} };
   let dir;
   if (given !== undefined) {
     dir = resolve(given);
@@ -80,12 +83,11 @@ export async function prepareRunResults(script, profileName, k6Args, opts) {
   } else {
     dir = createRunFolder(opts.root, basename(script, '.js'), profileName || 'default');
   }
-  const env = { RESULTS_DIR: dir, K6PACK_GIT_COMMIT: gitCommit() };
-  const args = [];
-  if (opts.samples !== false) {
-    args.push('--out', `json=${join(dir, FILES.samples)}`);
-    env.K6PACK_SAMPLES = FILES.samples;
-  }
+  const keepSamples = opts.samples !== false;
+  const stream = streamSamples(dir, { keepSamples, warn: opts.warn });
+  const env = { RESULTS_DIR: dir, K6PACK_GIT_COMMIT: gitCommit(), K6PACK_HISTOGRAMS: FILES.histograms };
+  if (keepSamples) env.K6PACK_SAMPLES = FILES.samples;
+  const args = [...stream.args];
   const processEnv = {};
   if (opts.dashboard) {
     const port = await freeLoopbackPort();
@@ -100,7 +102,7 @@ export async function prepareRunResults(script, profileName, k6Args, opts) {
       K6_WEB_DASHBOARD_PERIOD: `${Math.max(1, Math.min(10, Math.floor((opts.plan?.totalSeconds || 300) / 30)))}s`,
     });
   }
-  return { dir, env, args, processEnv, dashboardUrl: opts.dashboard ? `http://127.0.0.1:${processEnv.K6_WEB_DASHBOARD_PORT}` : null };
+  return { dir, env, args, processEnv, dashboardUrl: opts.dashboard ? `http://127.0.0.1:${processEnv.K6_WEB_DASHBOARD_PORT}` : null, finish: stream.finish };
 }
 
 export const showPath = (p) => relative(process.cwd(), p) || '.';

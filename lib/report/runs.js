@@ -6,7 +6,8 @@ import { FILES, SCHEMA_VERSION } from '../../common/results.js';
 
 export class ResultsError extends Error {}
 
-// A run folder or a summary.json path -> { dir, name, doc, samples (path or null) }.
+// A run folder or a summary.json path -> { dir, name, doc, samples (path or null),
+// histograms (path or null) }.
 export function loadRun(arg) {
   const path = resolve(arg);
   if (!existsSync(path)) throw new ResultsError(`no run folder or summary file at ${arg}`);
@@ -24,8 +25,8 @@ export function loadRun(arg) {
     throw new ResultsError(`${file} is not a k6pack summary of schema version ${SCHEMA_VERSION} (found schemaVersion ${doc && doc.schemaVersion})`);
   }
   const dir = dirname(file);
-  const samplesFile = join(dir, doc.run.samples || FILES.samples);
-  return { dir, name: basename(dir), file, doc, samples: existsSync(samplesFile) ? samplesFile : null };
+  const beside = (name) => (existsSync(join(dir, name)) ? join(dir, name) : null);
+  return { dir, name: basename(dir), file, doc, samples: beside(doc.run.samples || FILES.samples), histograms: beside(doc.run.histograms || FILES.histograms) };
 }
 
 // 20260101T120000Z: run and gate folder names.

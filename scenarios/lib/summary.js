@@ -94,6 +94,7 @@ export function makeHandleSummary(ctx) {
       ...setupMeta,
       gitCommit: __ENV.K6PACK_GIT_COMMIT || __ENV.GITHUB_SHA || __ENV.GIT_COMMIT || null,
       samples: __ENV.K6PACK_SAMPLES || null,
+      histograms: __ENV.K6PACK_HISTOGRAMS || null,
     };
     const doc = buildSummary(data, { ...ctx, columns, failureLimit: failureLimitOf(ctx.thresholds || {}), meta });
     const gates = gateLines(doc);

@@ -3,11 +3,11 @@
 // the raw samples, as `k6pack run` does), validSummary() checks a document
 // against docs/results-schema.json.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import { ROOT } from '../../lib/tools.js';
-import { runK6 } from '../../dev/k6.js';
+import { runToFolder } from '../../dev/k6.js';
 
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
 ajv.addFormat('date-time', (s) => !Number.isNaN(Date.parse(s)) && /^\d{4}-\d\d-\d\dT/.test(s));
@@ -22,13 +22,8 @@ export const readSummary = (dir) => JSON.parse(readFileSync(join(dir, 'summary.j
 
 // scenarios/<name>.js into `dir` (created); resolves { ...runK6 result, dir, doc }.
 export async function runInto(dir, name, env, { args = [], timeoutMs = 120000, allowThresholdFailure = true } = {}) {
-  mkdirSync(dir, { recursive: true });
-  const r = await runK6(join(ROOT, 'scenarios', `${name}.js`), {
-    env: { RESULTS_DIR: dir, K6PACK_SAMPLES: 'samples.json.gz', ...env },
-    args: ['--out', `json=${join(dir, 'samples.json.gz')}`, ...args],
-    timeoutMs,
-  });
+  const r = await runToFolder(dir, join(ROOT, 'scenarios', `${name}.js`), { env, args, timeoutMs });
   const ok = r.code === 0 || (allowThresholdFailure && r.code === 99);
   assert.ok(ok, `k6 ${name} exited ${r.code} (timed out: ${r.timedOut})\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`);
-  return { ...r, dir, doc: validSummary(readSummary(dir), `${name} summary.json`) };
+  return { ...r, doc: validSummary(readSummary(dir), `${name} summary.json`) };
 }
