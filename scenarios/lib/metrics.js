@@ -27,6 +27,7 @@ import { check } from 'k6';
 import exec from 'k6/execution';
 import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
 import { stepStarted } from './progress.js';
+import { FIRST_ERROR_CHECK } from '../../common/results.js';
 
 export const opDuration = new Trend('op_duration', true);
 export const opFailed = new Rate('op_failed');
@@ -50,6 +51,14 @@ export const opDrift = new Trend('op_drift');
 // building objects and closures; see bench/overhead.js part b).
 const logged = {};
 const NO_TAGS = {};
+// The api scenario keeps each operation's first error for the summary: a failed check
+// named FIRST_ERROR_CHECK + '<op>: <reason>', once per VU and operation (common/results.js
+// reads them back from the end-of-test data). Off for the studies, whose errors are logged.
+let keepErrors = false;
+const kept = {};
+export function keepFirstErrors() {
+  keepErrors = true;
+}
 export function recordOp({ ok, ms, tags = NO_TAGS, checks, reason }) {
   stepStarted();
   // k6's check() takes plain values as well as functions: { name: boolean } as it is.
@@ -63,6 +72,11 @@ export function recordOp({ ok, ms, tags = NO_TAGS, checks, reason }) {
     if (!logged[key]) {
       logged[key] = true;
       console.warn(`operation failed in ${exec.scenario.name} ${JSON.stringify(tags)}: ${why} [logged once per reason]`);
+    }
+    const op = tags.op || tags.transport || 'operation';
+    if (keepErrors && !kept[op]) {
+      kept[op] = true;
+      check(null, { [`${FIRST_ERROR_CHECK}${op}: ${String(why).replace(/::/g, ': ').slice(0, 300)}`]: false }, tags);
     }
   }
   return passed;
