@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { PROXY_NAMES, targetsFor } from '../common/defaults.js';
+import { ALL_PROXY_NAMES, targetsFor } from '../common/defaults.js';
 import { describeGate } from '../common/gates.js';
 import { buildScenario } from '../common/scenario.js';
 import { parsePolicy } from '../common/thresholds.js';
@@ -152,7 +152,7 @@ export async function status(_opts, { runDir, out }) {
   try {
     const proxies = await toxiproxy.proxies();
     out('toxics:');
-    for (const p of PROXY_NAMES.map((n) => proxies[n]).filter(Boolean)) {
+    for (const p of ALL_PROXY_NAMES.map((n) => proxies[n]).filter(Boolean)) {
       out(`  ${p.name} ${p.listen} -> ${p.upstream}${p.enabled ? '' : ' (DISABLED)'}${p.toxics.length ? '' : ': none'}`);
       for (const t of p.toxics) out(`    ${describeToxic(t)}`);
     }
