@@ -171,11 +171,11 @@ them (Toxiproxy alone is started when no stack runs). Bad input: one line, exit 
 
 program
   .command('gate')
-  .description('the PR gate in one command: every scenario but soak, per profile; HTML report, JUnit and Markdown in one folder')
+  .description('the PR gate in one command: every scenario but soak and api, per profile; HTML report, JUnit and Markdown in one folder')
   .argument('[k6args...]', 'extra arguments for every `k6 run`, after --')
   .option('-p, --profile <names>', 'comma-separated profiles, one k6 run each per scenario', GATE_DEFAULTS.profile)
   .option('-l, --load <level>', 'load level, passed to k6 as -e LOAD=<level>', GATE_DEFAULTS.load)
-  .option('-s, --scenarios <names>', 'comma-separated scenarios (default: every one but soak)')
+  .option('-s, --scenarios <names>', 'comma-separated scenarios (default: every one but soak and api)')
   .option('--results <dir>', 'the gate folder for its run folders and files (default: results/gate-<UTC time>/, or under K6PACK_RESULTS_DIR)')
   .option('--baseline <path>', 'compare each run with the baseline run of its scenario and profile: a gate folder, a folder of run folders, or a summary.json')
   .option('-t, --tolerance <pct>', 'with --baseline: latency p50/p95 change allowed, relative (default 10%)')

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseApiPlan } from '../common/api.js';
 import { ALL_PROXY_NAMES, targetsFor } from '../common/defaults.js';
 import { describeGate } from '../common/gates.js';
 import { buildScenario } from '../common/scenario.js';
@@ -227,7 +228,10 @@ export async function thresholds(scenario, { profile: spec, load, file }, { out 
   if (!names.includes(scenario)) throw new UsageError(`unknown scenario '${scenario}': choose one of ${names.join(', ')}`);
   const { default: declare } = await import(pathToFileURL(join(ROOT, 'scenarios', 'plans', `${scenario}.js`)).href);
   const env = { ...process.env, ...(load ? { LOAD: load } : {}) };
-  const decl = withUsage(() => declare(env));
+  // api: the plan file `k6pack up --api` wrote (API=path), else the nominal API.
+  const api = scenario === 'api' && env.API ? withUsage(() => parseApiPlan(readFileSync(resolve(env.API), 'utf8'), env.API, env)) : null;
+  if (scenario === 'api' && !api) out('(no API=<plan file> given: the gates of a nominal API, one operation of 200 B up, 500 B down and 5 ms of server time)');
+  const decl = withUsage(() => declare(env, api));
   const profile = profileOrUsage(spec || decl.defaultProfile);
   const policyFile = file || process.env.THRESHOLDS || join(ROOT, 'thresholds.json');
   const policy = withUsage(() => parsePolicy(readFileSync(policyFile, 'utf8'), show(resolve(policyFile))));

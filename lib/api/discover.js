@@ -85,7 +85,7 @@ export async function discoverApi(cfg, input, { signal }) {
       },
     });
   }
-  const r = cfg.grpc ? await discoverGrpc(cfg, input.method) : null;
+  const r = cfg.grpc ? await discoverGrpc(cfg, input.method, { signal }) : null;
   const { lanes, skipped } = lanesFor(cfg, g, r, input.method);
   const warnings = [];
   const graphql = g && {

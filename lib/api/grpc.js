@@ -7,7 +7,7 @@ import grpc from '@grpc/grpc-js';
 import { parseServerTiming, serverTotal } from '../../common/server-timing.js';
 import { UsageError } from '../cli-support.js';
 import { CALLS } from './graphql.js';
-import { median, PROBE_TIMEOUT_MS, round3, tlsProbe } from './probe.js';
+import { median, PROBE_TIMEOUT_MS, round3, tcpProbe, tlsProbe } from './probe.js';
 import { encodeRequest } from './proto.js';
 
 const MEASURE_BOUND_MS = 15000;
@@ -50,8 +50,9 @@ function callOnce(client, m, message) {
 }
 
 // -> { addr, tls, alpn, reqBytes, resBytes, messages, serverMs, serverFrom, calls, error }
-export async function discoverGrpc(cfg, m) {
+export async function discoverGrpc(cfg, m, { signal } = {}) {
   const addr = cfg.grpc;
+  await tcpProbe(addr, { what: 'gRPC endpoint', target: addr, flag: '--grpc' });
   if (cfg.tls) await tlsProbe(addr, { what: 'gRPC endpoint', target: addr, flag: '--grpc', insecure: cfg.insecure, offer: ['h2'] });
   const credentials = cfg.tls ? grpc.credentials.createSsl(null, null, null, { rejectUnauthorized: !cfg.insecure, ...(cfg.insecure ? { checkServerIdentity: () => undefined } : {}) }) : grpc.credentials.createInsecure();
   const { message, bytes: reqBytes } = encodeRequest(cfg.request, m);
@@ -70,6 +71,7 @@ export async function discoverGrpc(cfg, m) {
     let error = null;
     const deadline = Date.now() + MEASURE_BOUND_MS;
     for (let i = 0; i <= CALLS && Date.now() < deadline; i++) {
+      signal?.throwIfAborted();
       seen.bytes = 0;
       const r = await callOnce(client, m, message);
       if (r.status === grpc.status.UNIMPLEMENTED) {

@@ -1,7 +1,7 @@
 // What discovery needs from the network, Node side: a TLS handshake that says which
 // protocols the server offers by ALPN and whether its certificate is trusted, one-line
 // reasons for a connection that fails, and the median of a series of measurements.
-import { isIP } from 'node:net';
+import { connect as tcpConnect, isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { UsageError } from '../cli-support.js';
 
@@ -63,6 +63,23 @@ export async function tlsProbe(hostport, { what, target, flag, insecure, offer =
     if (!insecure) throw new UsageError(`${what} ${target}: the server's certificate is not trusted (${err.code}): add --insecure to accept it (k6 then skips verifying this API's certificates)`);
     return attempt(false);
   }
+}
+
+// A TCP connection to `hostport`, or one line saying it cannot be reached.
+export async function tcpProbe(hostport, { what, target, flag }) {
+  const { host, port } = splitHostPort(hostport);
+  await new Promise((resolve, reject) => {
+    const sock = tcpConnect({ host, port, timeout: PROBE_TIMEOUT_MS });
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve();
+    });
+    sock.once('timeout', () => {
+      sock.destroy();
+      reject(unreachable(what, target, flag, { code: 'ETIMEDOUT' }));
+    });
+    sock.once('error', (err) => reject(unreachable(what, target, flag, err)));
+  });
 }
 
 export function median(values) {

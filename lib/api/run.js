@@ -7,7 +7,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_PLAN_VERSION } from '../../common/api.js';
 import { targetsFor } from '../../common/defaults.js';
-import { profileList, profileOrUsage, show } from '../cli-support.js';
+import { levelName } from '../../common/plan.js';
+import { profileList, profileOrUsage, show, UsageError } from '../cli-support.js';
 import { describeToxic } from '../commands.js';
 import { takeHold } from '../hold.js';
 import { resultsRoot } from '../report/run-folder.js';
@@ -52,6 +53,11 @@ const describeRoutes = (routes) => routes.map((r) => `${r.name} ${r.listen} -> $
 export async function runApi(opts, ctx) {
   const { k6Args = [], load, results, samples = true, dashboard = false, wait = false } = opts;
   const profiles = opts.profile === undefined ? [null] : profileList(opts.profile);
+  try {
+    levelName({ LOAD: load });
+  } catch (err) {
+    throw new UsageError(String(err.message || err));
+  }
   const { routes, api } = await prepare(opts, ctx);
   const { k6 } = ensureTools({ log: ctx.out });
   const root = resultsRoot(results);
