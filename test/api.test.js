@@ -148,11 +148,14 @@ describe('discovery, lanes and the verdict', () => {
     const { env, runDir, cleanup } = await cliEnv({ api: true });
     t.after(cleanup);
     const ops = file('ref.graphql', 'query Book($id: ID!) { book(id: $id) { id name } }\nquery TooMany { allBooks(nrOfBooks: 600000) { id } }\n');
+    // op_failed without abortOnFail, so every lane runs to the end despite the failures.
+    const policy = JSON.parse(readFileSync(join(ROOT, 'thresholds.json'), 'utf8'));
+    policy.gates.op_failed = ['rate<0.01'];
     const r = await runCli(
       ['run', 'api', '--graphql', `http://127.0.0.1:${stack.ports.GRAPHQL_PORT}/graphql`, '--operations', ops, '--variables', file('ref.json', { Book: { id: 'book-3' } }),
         '--grpc', `127.0.0.1:${stack.ports.GRPC_PORT}`, '--proto', join(ROOT, 'servers', 'proto', 'books.proto'), '--call', 'books.v1.Books/GetBook', '--request', '{"id": "book-999999999"}',
         '--profile', 'lan', '--load', 'smoke'],
-      { env, timeoutMs: 150000 },
+      { env: { ...env, THRESHOLDS: file('no-abort.json', policy) }, timeoutMs: 150000 },
     );
     assert.equal(r.exitCode, 99, r.stdout + r.stderr);
     assert.match(r.stderr, /TooMany failed before the run \(GraphQL error: nrOfBooks must be an integer from 0 to 500000/);
@@ -231,7 +234,7 @@ describe('bad input: one line naming what is at fault, exit 2, nothing left runn
     t.after(() => blocker.close());
     const r = await runCli(['run', 'api', '--graphql', yoga.url, '--operations', OPS, '--variables', VARS], { env });
     assert.equal(r.exitCode, 2, r.stderr);
-    assert.equal(r.stderr, `k6pack: port ${ports.PROXY_API_GRAPHQL_PORT} (PROXY_API_GRAPHQL_PORT) is already in use: stop what holds it or set PROXY_API_GRAPHQL_PORT to a free port\n`);
+    assert.equal(r.stderr, `k6pack: port ${ports.PROXY_API_GRAPHQL_PORT} (PROXY_API_GRAPHQL_PORT) is already in use: stop what holds it or set PROXY_API_GRAPHQL_PORT to a free port`);
     blocker.close();
     await nothingLeft(env, ports);
   });
@@ -287,18 +290,18 @@ test('up --api, then plain k6 with the plan file, then down', { timeout: 150000 
   const { env, ports, runDir, cleanup } = await cliEnv({ api: true });
   t.after(cleanup);
   const config = file('up.json', { graphql: yoga.url, operations: OPS, variables: VARS, grpc: routeGuide.addr, proto: PROTO, call: 'routeguide.RouteGuide/GetFeature', request: { latitude: 1, longitude: 2 } });
-  const up = await runCli(['up', '--api', config, '--profile', 'lte'], { env, timeoutMs: 60000 });
+  const up = await runCli(['up', '--api', config, '--profile', '3g'], { env, timeoutMs: 60000 });
   assert.equal(up.exitCode, 0, up.stdout + up.stderr);
   const plan = join(runDir, 'api-plan.json');
   assert.ok(up.stdout.includes(`-e API=${plan}`), up.stdout);
   const status = await runCli(['status'], { env });
   assert.match(status.stdout, new RegExp(`api_graphql 127\\.0\\.0\\.1:${ports.PROXY_API_GRAPHQL_PORT} -> 127\\.0\\.0\\.1:${yoga.port}`));
-  assert.match(status.stdout, /api_grpc .*\n\s+handshake_upstream: handshake upstream delay=70/);
-  const k6 = await runK6(SCRIPT, { env: { API: plan, PROFILE: '3g', LOAD: 'smoke', STEP_SECONDS: '2' }, timeoutMs: 120000 });
+  assert.match(status.stdout, /api_grpc .*\n\s+handshake_upstream: handshake upstream delay=300/);
+  const k6 = await runK6(SCRIPT, { env: { API: plan, PROFILE: 'lte', LOAD: 'smoke' }, timeoutMs: 120000 });
   assert.equal(k6.code, 0, k6.stdout + k6.stderr.slice(-3000));
-  assert.match(k6.stdout, /3g \(R 300 ms\) p50 at c1: /);
-  // teardown put back what up applied (lte)
-  assert.match((await runCli(['status'], { env })).stdout, /api_graphql .*\n\s+handshake_upstream: handshake upstream delay=70/);
+  assert.match(k6.stdout, /lte \(R 70 ms\) p50 at c1: /);
+  // teardown put back what up applied (3g)
+  assert.match((await runCli(['status'], { env })).stdout, /api_graphql .*\n\s+handshake_upstream: handshake upstream delay=300/);
   const down = await runCli(['down'], { env });
   assert.equal(down.exitCode, 0, down.stderr);
   assert.ok(!existsSync(plan), 'down removes the plan file');

@@ -43,7 +43,13 @@ export function newClient(importPaths = [PROTO_DIR], file = 'books.proto') {
 
 // gRPC status codes by number (k6 gives the number), so a failure names its code.
 const STATUS_NAMES = ['OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS', 'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED', 'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED'];
-export const statusText = (code, message) => `gRPC status ${STATUS_NAMES[code] || 'code'} (${code})${message ? `: ${message}` : ''}`;
+// k6 hands a status over as Go's code, which prints as Go names it ('NotFound').
+const GO_NAMES = ['OK', 'Canceled', 'Unknown', 'InvalidArgument', 'DeadlineExceeded', 'NotFound', 'AlreadyExists', 'PermissionDenied', 'ResourceExhausted', 'FailedPrecondition', 'Aborted', 'OutOfRange', 'Unimplemented', 'Internal', 'Unavailable', 'DataLoss', 'Unauthenticated'];
+export function statusText(code, message) {
+  let n = Number(code);
+  if (!Number.isInteger(n)) n = GO_NAMES.indexOf(String(code));
+  return `gRPC status ${STATUS_NAMES[n] || String(code)} (${n >= 0 ? n : '?'})${message ? `: ${message}` : ''}`;
+}
 
 // One gRPC channel: a k6 client and whether it is connected.
 //   addr: another endpoint than the reference server's; service: the methods' service

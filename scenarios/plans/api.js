@@ -59,8 +59,9 @@ export default function declare(env, api = null) {
     laneSeconds,
     iterationSeconds: (profile) => Math.max(...lanes.map((l) => laneSeconds(l.name, profile))),
     // An HTTP iteration is one operation (the operations take turns) and a lane's first
-    // one pays the connection set-up: every step holds each operation at least twice.
-    minIterations: Math.max(4, 2 * ops.length),
+    // one pays the connection set-up: every step holds each operation at least three
+    // times, so the first operation's median is a warm one.
+    minIterations: Math.max(4, 3 * ops.length),
     columns: [
       ...DEFAULT_COLUMNS,
       { title: 'ws upgrade p50', metric: 'setup_duration', tags: { phase: 'ws_upgrade' }, stat: 'med', unit: 'ms', laneOnly: true },
