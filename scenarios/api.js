@@ -57,7 +57,8 @@ function notes() {
   const h = apiHints(API);
   return [
     `server time measured before the run (lan, 1 VU, ${(API.measured && API.measured.calls) || '?'} calls each): ${h.serverTime.map((t) => `${t.op} ${formatMs(t.ms)} (${t.from})`).join(', ')}`,
-    ...h.skipped.map((sk) => `not run: ${sk.lane}: ${sk.reason}`),
+    // Lanes not run, grouped by reason.
+    ...[...new Set(h.skipped.map((sk) => sk.reason))].map((reason) => `not run: ${h.skipped.filter((sk) => sk.reason === reason).map((sk) => sk.lane).join(', ')}: ${reason}`),
   ];
 }
 
