@@ -124,21 +124,26 @@ describe('discovery, lanes and the verdict', () => {
     assert.match(doc.verdict.lines[1], /Against http fresh: .* save/);
   });
 
-  test('TLS: an untrusted certificate is refused without --insecure; with it, https fresh and keep-alive (no h2 offered) and wss run', { timeout: 180000 }, async (t) => {
-    const tls = await startYoga({ TLS: 'on' });
-    t.after(() => tls.stop());
+  test('TLS: an untrusted certificate is refused without --insecure; with it, https fresh and keep-alive (no h2 offered), wss and gRPC over TLS run', { timeout: 180000 }, async (t) => {
+    const [tls, grpcTls] = await Promise.all([startYoga({ TLS: 'on' }), startRouteGuide({ TLS: 'on' })]);
+    t.after(() => Promise.all([tls.stop(), grpcTls.stop()]));
     const { env, runDir, cleanup } = await cliEnv({ api: true });
     t.after(cleanup);
-    const args = ['run', 'api', '--graphql', tls.url, '--operations', OPS, '--variables', VARS, '--profile', 'lan', '--load', 'smoke'];
-    const refused = await runCli(args, { env });
+    const graphql = ['--graphql', tls.url, '--operations', OPS, '--variables', VARS];
+    const grpc = ['--grpc', grpcTls.addr, '--tls', ...GET_FEATURE];
+    const common = ['--profile', 'lan', '--load', 'smoke'];
+    const refused = await runCli(['run', 'api', ...graphql, ...common], { env });
     assert.equal(refused.exitCode, 2, refused.stderr);
     assert.match(refused.stderr, /^k6pack: GraphQL endpoint https:\/\/127\.0\.0\.1:\d+\/graphql: the server's certificate is not trusted \(\w+\): add --insecure to accept it/);
-    const r = await runCli([...args, '--insecure'], { env, timeoutMs: 150000 });
+    const refusedGrpc = await runCli(['run', 'api', ...grpc, ...common], { env });
+    assert.equal(refusedGrpc.exitCode, 2, refusedGrpc.stderr);
+    assert.match(refusedGrpc.stderr, /^k6pack: gRPC endpoint 127\.0\.0\.1:\d+: the server's certificate is not trusted \(\w+\): add --insecure to accept it/);
+    const r = await runCli(['run', 'api', ...graphql, ...grpc, ...common, '--insecure'], { env, timeoutMs: 150000 });
     assert.equal(r.exitCode, 0, r.stdout + r.stderr);
-    assert.match(r.stdout, /== lanes: https_fresh, https_keepalive, wss\n/);
+    assert.match(r.stdout, /== lanes: https_fresh, https_keepalive, wss, grpc, grpc_fresh\n/);
     assert.match(r.stdout, /== not run: http2: the endpoint's TLS does not offer h2 by ALPN \(it chose http\/1\.1\)/);
     const doc = summaries(runDir).lan;
-    assert.deepEqual(lanesOf(doc).sort(), ['https_fresh', 'https_keepalive', 'wss']);
+    assert.deepEqual(lanesOf(doc).sort(), ['grpc', 'grpc_fresh', 'https_fresh', 'https_keepalive', 'wss']);
     assert.ok(doc.steps.every((s) => s.tls === true));
   });
 
