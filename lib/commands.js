@@ -62,6 +62,9 @@ export async function up({ profile: spec, wait }, ctx) {
   const { runDir, out, warn, trap } = ctx;
   const profile = profileOrUsage(spec || 'lan');
   const found = readState(runDir);
+  if (found && found.reference === false) {
+    throw new StackError(`the stack in ${show(runDir)} is Toxiproxy alone, for your API (\`up --api\`): \`npx k6pack down\`, then \`npx k6pack up\` for the reference servers (or set K6PACK_RUN_DIR and the port variables for a second stack)`);
+  }
   if (found) {
     const dead = deadOf(found);
     if (!dead.length) {
@@ -145,7 +148,8 @@ export async function status(_opts, { runDir, out }) {
     const answering = p.alive && (await svc.ready());
     const health = !p.alive ? 'NOT RUNNING' : answering ? 'running' : 'running, NOT ANSWERING';
     ok &&= answering;
-    const ports = svc.ports.map((v) => `${state.ports[v]} (${v})`).join(', ');
+    // A Toxiproxy started alone for a team's API (`up --api`) has no reference proxies.
+    const ports = svc.ports.filter((v) => state.reference !== false || !v.startsWith('PROXY_')).map((v) => `${state.ports[v]} (${v})`).join(', ');
     out(`  ${p.name.padEnd(9)} pid ${String(p.pid).padEnd(7)} ${health}; ports ${ports}`);
     if (dead[p.name]?.said) out(`    its log (${show(dead[p.name].log)}) ends: ${dead[p.name].said}`);
   }

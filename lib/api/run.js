@@ -97,7 +97,7 @@ export async function upApi(opts, ctx) {
   let started = null;
   if (!state) {
     started = await startStack({ runDir, detached: true, log: out, signal: trap.signal, ...START });
-    state = { ports: started.ports, pids: started.pids, markers: started.markers, logs: started.logs, startedAt: new Date().toISOString(), profile: null };
+    state = { ports: started.ports, pids: started.pids, markers: started.markers, logs: started.logs, startedAt: new Date().toISOString(), profile: null, reference: false };
     writeState(runDir, state);
   }
   const tp = started ? started.toxiproxy : new Toxiproxy(targetsFor(state.ports).TOXIPROXY_URL);
