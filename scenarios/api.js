@@ -20,7 +20,7 @@ import { parseApiPlan } from '../common/api.js';
 import { configError } from '../common/env.js';
 import { resolveFrom } from '../common/paths.js';
 import { formatMs } from '../common/results.js';
-import declare, { apiHints } from './plans/api.js';
+import declare, { apiHints, WS_OPEN_OPS } from './plans/api.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { keepFirstErrors } from './lib/metrics.js';
@@ -91,9 +91,11 @@ export function http2() {
   httpOp('http2', true);
 }
 
-// One socket per VU for the whole step; operations one after another.
+// One socket per VU for the whole step, operations one after another; under an open
+// workload one socket per arrival, for WS_OPEN_OPS operations.
+const maxOps = s.plan.workload === 'open' ? WS_OPEN_OPS : undefined;
 function wsLane(tls) {
-  return wsSession({ tls, url: WS_URL, tags: {}, op: (socket, i) => socket.execute(OPS[i % OPS.length]) });
+  return wsSession({ tls, url: WS_URL, tags: {}, maxOps, op: (socket, i) => socket.execute(OPS[i % OPS.length]) });
 }
 export function ws() {
   return wsLane(false);

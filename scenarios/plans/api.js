@@ -10,6 +10,11 @@
 import { API_LANES, nominalPlan } from '../../common/api.js';
 import { linkOf, operation } from '../../common/model.js';
 import { DEFAULT_COLUMNS, lane } from '../../common/scenario.js';
+import { WS_OPEN_OPS } from './ws-vs-http.js';
+
+// Under an open workload a WebSocket lane's arrival is a client that connects, runs
+// WS_OPEN_OPS operations (the same as study 000's) and leaves.
+export { WS_OPEN_OPS };
 
 const kindOf = (name) => API_LANES.find((l) => l.name === name).kind;
 const EXEC = { grpc: 'grpcWarm' };
@@ -39,8 +44,10 @@ export default function declare(env, api = null) {
     return lane(l.name, l.transport, l.tls, {
       ...more,
       dims: ops.map((o) => ({ op: o.name })),
+      // An iteration runs one of the operations: they take turns.
+      opsPerIteration: 1 / ops.length,
       model: (dims) => ({ ...bytesOf(byName[dims.op]), ...(ws ? { conn: 'warm' } : {}) }),
-      ...(ws ? { setups: ['ws_upgrade', 'ws_init'] } : {}),
+      ...(ws ? { setups: ['ws_upgrade', 'ws_init'], session: { ops: WS_OPEN_OPS } } : {}),
     });
   });
   // The longest iteration of a lane: its slowest operation on a new connection.
