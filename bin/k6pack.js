@@ -12,6 +12,9 @@ import * as commands from '../lib/commands.js';
 import { GATE_DEFAULTS, GATE_FILES, runGate } from '../lib/gate.js';
 import * as results from '../lib/report/cli.js';
 import { runScenario } from '../lib/run.js';
+import { addApiOptions, apiFlagsIn } from '../lib/api/config.js';
+import { runApi, upApi } from '../lib/api/run.js';
+import { UsageError as Usage } from '../lib/cli-support.js';
 import { defaultRunDir } from '../lib/stack.js';
 import { installTools } from '../lib/tools.js';
 import { DEFAULT_PORTS } from '../common/defaults.js';
@@ -66,24 +69,32 @@ program
   .description('install k6 v1.8.1 and toxiproxy-server v2.5.0 (+handshake toxic) into .tools/bin')
   .action(action(() => (installTools(), 0)));
 
-program
-  .command('up')
-  .description('start both servers and toxiproxy in the background, populate the proxies, apply a profile')
-  .option('-p, --profile <name>', 'network profile, optionally +fault (default: lan)')
-  .option('--wait', 'when a run holds the stack, wait for it before changing the profile')
+addApiOptions(
+  program
+    .command('up')
+    .description('start both servers and toxiproxy in the background, populate the proxies, apply a profile; with --api/--graphql/--grpc: proxies in front of your own API')
+    .option('-p, --profile <name>', 'network profile, optionally +fault (default: lan)')
+    .option('--wait', 'when a run holds the stack, wait for it before changing the profile'),
+)
   .addHelpText(
     'after',
     `
 Installs the tools if missing. If the stack already runs, says so and applies
 --profile (not while a run holds the stack: exit 4, or --wait); if one of its
 processes died, names it with the end of its log and restarts just what died.
+With your own API (the same flags as \`run api\`): checks and discovers it, puts
+Toxiproxy proxies in front of its endpoints (PROXY_API_GRAPHQL_PORT=16000,
+PROXY_API_WS_PORT=16001, PROXY_API_GRPC_PORT=16051, on 127.0.0.1; starting
+Toxiproxy alone when no stack runs) and writes .run/api-plan.json for
+\`k6 run -e API=.run/api-plan.json scenarios/api.js\`.
 
 Examples:
   $ npx k6pack up
   $ npx k6pack up --profile 3g+flaky
-  $ GRAPHQL_PORT=5000 PROXY_GRAPHQL_PORT=15000 npx k6pack up`,
+  $ GRAPHQL_PORT=5000 PROXY_GRAPHQL_PORT=15000 npx k6pack up
+  $ npx k6pack up --api ./api.json --profile 3g`,
   )
-  .action(action((opts) => commands.up(opts, ctx)));
+  .action(action((opts) => (apiFlagsIn(opts).length ? upApi(opts, ctx) : commands.up(opts, ctx))));
 
 program
   .command('down')
@@ -106,9 +117,9 @@ program
   .addHelpText('after', '\nRefuses (exit 4) while a run holds the stack, naming it, unless --wait.\n\nExamples:\n  $ npx k6pack profile 3g\n  $ npx k6pack profile lan')
   .action(action((name, opts) => commands.profile(name, opts, ctx)));
 
-program
+addApiOptions(program
   .command('run')
-  .description('run a scenario once per profile; starts (and afterwards stops) the stack if it is not up')
+  .description('run a scenario once per profile; starts (and afterwards stops) the stack if it is not up; `run api` runs your own API')
   .argument('<scenario>', "scenario name from scenarios/ (e.g. ws-vs-http) or a path to a k6 script")
   .argument('[k6args...]', 'extra arguments for `k6 run`, after --')
   .option('-p, --profile <names>', "comma-separated profiles, one k6 run each (default: the scenario's own)")
@@ -117,7 +128,7 @@ program
   .option('--no-samples', 'keep no raw samples (samples.json.gz); the histograms (histograms.json.gz) still merge')
   .option('--dashboard', "k6's web dashboard on a free 127.0.0.1 port, saved as k6-dashboard.html in the run folder")
   .option('--wait', 'when another run holds the stack, wait for it to end (default: refuse, exit 4)')
-  .option('-w, --workload <kind>', 'closed (VUs in a loop, the default) or open (rising arrival rates from the model), passed as -e WORKLOAD')
+  .option('-w, --workload <kind>', 'closed (VUs in a loop, the default) or open (rising arrival rates from the model), passed as -e WORKLOAD'))
   .addHelpText(
     'after',
     `
@@ -140,17 +151,32 @@ this command started.
 Examples:
   $ npx k6pack run ws-vs-http
   $ npx k6pack run ws-vs-http --profile lan,3g --load smoke
-  $ npx k6pack run ./my-test.js --profile 3g -- --vus 5 --duration 30s`,
+  $ npx k6pack run ./my-test.js --profile 3g -- --vus 5 --duration 30s
+
+Your own API (README "Your own API"): \`run api\` checks the operations, variables,
+.proto and request, discovers what the endpoints speak, measures their server time
+under lan at one VU, and runs every lane that applies through proxies in front of
+them (Toxiproxy alone is started when no stack runs). Bad input: one line, exit 2.
+  $ npx k6pack run api --graphql http://127.0.0.1:4100/graphql --operations ./ops.graphql --profile lan,3g
+  $ npx k6pack run api --grpc 127.0.0.1:9090 --proto ./svc.proto --call pkg.Service/Method --request '{"id": 1}'
+  $ npx k6pack run api --api ./api.json --profile lan,3g --load ci`,
   )
-  .action(action((scenario, k6Args, opts) => runScenario(scenario, { ...opts, k6Args }, ctx)));
+  .action(
+    action((scenario, k6Args, opts) => {
+      const given = apiFlagsIn(opts);
+      if (scenario === 'api') return runApi({ ...opts, k6Args }, ctx);
+      if (given.length) throw new Usage(`${given.join(', ')} belong${given.length === 1 ? 's' : ''} to \`run api\` (your own API), not to ${scenario}`);
+      return runScenario(scenario, { ...opts, k6Args }, ctx);
+    }),
+  );
 
 program
   .command('gate')
-  .description('the PR gate in one command: every scenario but soak, per profile; HTML report, JUnit and Markdown in one folder')
+  .description('the PR gate in one command: every scenario but soak and api, per profile; HTML report, JUnit and Markdown in one folder')
   .argument('[k6args...]', 'extra arguments for every `k6 run`, after --')
   .option('-p, --profile <names>', 'comma-separated profiles, one k6 run each per scenario', GATE_DEFAULTS.profile)
   .option('-l, --load <level>', 'load level, passed to k6 as -e LOAD=<level>', GATE_DEFAULTS.load)
-  .option('-s, --scenarios <names>', 'comma-separated scenarios (default: every one but soak)')
+  .option('-s, --scenarios <names>', 'comma-separated scenarios (default: every one but soak and api)')
   .option('--results <dir>', 'the gate folder for its run folders and files (default: results/gate-<UTC time>/, or under K6PACK_RESULTS_DIR)')
   .option('--baseline <path>', 'compare each run with the baseline run of its scenario and profile: a gate folder, a folder of run folders, or a summary.json')
   .option('-t, --tolerance <pct>', 'with --baseline: latency p50/p95 change allowed, relative (default 10%)')

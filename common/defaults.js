@@ -65,6 +65,24 @@ export function targetsFor(ports = DEFAULT_PORTS, host = DEFAULT_HOST) {
 
 export const TARGET_DEFAULTS = targetsFor();
 
+// The proxies in front of a team's own endpoints (the `api` scenario: common/api.js),
+// each listening on 127.0.0.1 at the port of its variable: [name, listen port var].
+// The WebSocket one is used only when --ws names another host:port than --graphql.
+export const API_PROXY_PORTS = {
+  PROXY_API_GRAPHQL_PORT: 16000, // -> the GraphQL endpoint (cleartext or TLS)
+  PROXY_API_WS_PORT: 16001, // -> the WebSocket endpoint, when not the GraphQL one's host:port
+  PROXY_API_GRPC_PORT: 16051, // -> the gRPC endpoint (plaintext or TLS)
+};
+export const API_PROXY_ROUTES = [
+  ['api_graphql', 'PROXY_API_GRAPHQL_PORT'],
+  ['api_ws', 'PROXY_API_WS_PORT'],
+  ['api_grpc', 'PROXY_API_GRPC_PORT'],
+];
+export const API_PROXY_NAMES = API_PROXY_ROUTES.map(([name]) => name);
+
+// Every proxy a profile shapes (each where it exists).
+export const ALL_PROXY_NAMES = [...PROXY_NAMES, ...API_PROXY_NAMES];
+
 // Pinned tool versions (tools/install is the one place that builds them).
 export const K6_VERSION = 'v1.8.1';
 export const TOXIPROXY_VERSION = 'v2.5.0';

@@ -24,6 +24,27 @@ export const FILES = {
   report: 'report.html',
 };
 
+// A failed check whose name starts with this carries an operation's first error
+// (scenarios/lib/metrics.js keepFirstErrors): '<prefix><op>: <reason>'.
+export const FIRST_ERROR_CHECK = 'first error · ';
+
+// [{ op, message }] from k6's end-of-test groups: the first error kept for each operation.
+export function firstErrorsOf(group) {
+  const out = [];
+  const walk = (g) => {
+    for (const c of (g && g.checks) || []) {
+      if (!c.name.startsWith(FIRST_ERROR_CHECK)) continue;
+      const text = c.name.slice(FIRST_ERROR_CHECK.length);
+      const at = text.indexOf(': ');
+      const op = at === -1 ? text : text.slice(0, at);
+      if (!out.some((e) => e.op === op)) out.push({ op, message: at === -1 ? '' : text.slice(at + 2) });
+    }
+    for (const sub of (g && g.groups) || []) walk(sub);
+  };
+  walk(group);
+  return out;
+}
+
 // k6's sub-metric keys: 'op_duration{scenario:ws_c1,payload:small}' <-> { metric, tags }.
 const tagText = (tags) => Object.entries(tags).map(([k, v]) => `${k}:${v}`).join(',');
 export const cellKey = (metric, tags = {}) => (Object.keys(tags).length ? `${metric}{${tagText(tags)}}` : metric);
@@ -205,6 +226,8 @@ export function buildSummary(data, ctx, now = Date.now()) {
       bytesReceived: count('data_received'),
     },
   };
+  const errors = firstErrorsOf(data.root_group);
+  if (errors.length) doc.errors = errors;
   doc.verdict = verdictOf(doc);
   return doc;
 }
@@ -307,6 +330,7 @@ export function toMarkdown(doc) {
   ].filter(Boolean);
   const lines = [`### k6pack ${r.scenario}: profile ${r.profile}, load ${r.load} — ${verdict}`, ''];
   if (doc.verdict) lines.push(...doc.verdict.lines.map((l) => `> ${mdEscape(l)}`), '');
+  if (doc.errors) lines.push(...errorLines(doc).map((l) => `> ${mdEscape(l)}`), '');
   lines.push(facts.join(' · '), '');
   lines.push(`| lane | step | ops | p50 | p95 | p99 | failed | model p50 | budget p50 / p95 |`, '|---|---|--:|--:|--:|--:|--:|--:|--:|');
   for (const row of doc.rows) {
@@ -323,6 +347,9 @@ export function toMarkdown(doc) {
   if (passed.length) lines.push('', `<details><summary>${passed.length} passed thresholds</summary>`, '', ...table(passed), '', '</details>');
   return `${lines.join('\n')}\n`;
 }
+
+// The first error of each operation that failed, one line each.
+export const errorLines = (doc) => (doc.errors || []).map((e) => `First error of ${e.op}: ${e.message}`);
 
 const xmlEscape = (s) => String(s).replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]);
 

@@ -46,3 +46,13 @@ function lastDur(text, from, end) {
   }
   return -1;
 }
+
+// The server's whole time from a parsed Server-Timing: its `total`, else the longest
+// entry (a server of the team's own may name its parts otherwise: db, app, ...; entries
+// may nest, so they are not added up). null when there is none.
+export function serverTotal(timing) {
+  if (!timing) return null;
+  if (typeof timing.total === 'number') return timing.total;
+  const values = Object.values(timing).filter((v) => typeof v === 'number');
+  return values.length ? Math.max(...values) : null;
+}

@@ -27,8 +27,9 @@ export async function freePorts(count) {
 }
 
 // Every port variable mapped to a free port, for a stack or a CLI child's env.
-export async function freePortMap() {
-  const names = Object.keys(DEFAULT_PORTS);
+// more: other port variables to include (e.g. the api scenario's PROXY_API_* ones).
+export async function freePortMap(more = []) {
+  const names = [...Object.keys(DEFAULT_PORTS), ...more];
   const ports = await freePorts(names.length);
   return Object.fromEntries(names.map((name, i) => [name, ports[i]]));
 }

@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { PROXY_NAMES, targetsFor } from '../common/defaults.js';
+import { parseApiPlan } from '../common/api.js';
+import { ALL_PROXY_NAMES, targetsFor } from '../common/defaults.js';
 import { describeGate } from '../common/gates.js';
 import { buildScenario } from '../common/scenario.js';
 import { parsePolicy } from '../common/thresholds.js';
@@ -61,6 +62,9 @@ export async function up({ profile: spec, wait }, ctx) {
   const { runDir, out, warn, trap } = ctx;
   const profile = profileOrUsage(spec || 'lan');
   const found = readState(runDir);
+  if (found && found.reference === false) {
+    throw new StackError(`the stack in ${show(runDir)} is Toxiproxy alone, for your API (\`up --api\`): \`npx k6pack down\`, then \`npx k6pack up\` for the reference servers (or set K6PACK_RUN_DIR and the port variables for a second stack)`);
+  }
   if (found) {
     const dead = deadOf(found);
     if (!dead.length) {
@@ -144,7 +148,8 @@ export async function status(_opts, { runDir, out }) {
     const answering = p.alive && (await svc.ready());
     const health = !p.alive ? 'NOT RUNNING' : answering ? 'running' : 'running, NOT ANSWERING';
     ok &&= answering;
-    const ports = svc.ports.map((v) => `${state.ports[v]} (${v})`).join(', ');
+    // A Toxiproxy started alone for a team's API (`up --api`) has no reference proxies.
+    const ports = svc.ports.filter((v) => state.reference !== false || !v.startsWith('PROXY_')).map((v) => `${state.ports[v]} (${v})`).join(', ');
     out(`  ${p.name.padEnd(9)} pid ${String(p.pid).padEnd(7)} ${health}; ports ${ports}`);
     if (dead[p.name]?.said) out(`    its log (${show(dead[p.name].log)}) ends: ${dead[p.name].said}`);
   }
@@ -152,7 +157,7 @@ export async function status(_opts, { runDir, out }) {
   try {
     const proxies = await toxiproxy.proxies();
     out('toxics:');
-    for (const p of PROXY_NAMES.map((n) => proxies[n]).filter(Boolean)) {
+    for (const p of ALL_PROXY_NAMES.map((n) => proxies[n]).filter(Boolean)) {
       out(`  ${p.name} ${p.listen} -> ${p.upstream}${p.enabled ? '' : ' (DISABLED)'}${p.toxics.length ? '' : ': none'}`);
       for (const t of p.toxics) out(`    ${describeToxic(t)}`);
     }
@@ -227,7 +232,10 @@ export async function thresholds(scenario, { profile: spec, load, file }, { out 
   if (!names.includes(scenario)) throw new UsageError(`unknown scenario '${scenario}': choose one of ${names.join(', ')}`);
   const { default: declare } = await import(pathToFileURL(join(ROOT, 'scenarios', 'plans', `${scenario}.js`)).href);
   const env = { ...process.env, ...(load ? { LOAD: load } : {}) };
-  const decl = withUsage(() => declare(env));
+  // api: the plan file `k6pack up --api` wrote (API=path), else the nominal API.
+  const api = scenario === 'api' && env.API ? withUsage(() => parseApiPlan(readFileSync(resolve(env.API), 'utf8'), env.API, env)) : null;
+  if (scenario === 'api' && !api) out('(no API=<plan file> given: the gates of a nominal API, one operation of 200 B up, 500 B down and 5 ms of server time)');
+  const decl = withUsage(() => declare(env, api));
   const profile = profileOrUsage(spec || decl.defaultProfile);
   const policyFile = file || process.env.THRESHOLDS || join(ROOT, 'thresholds.json');
   const policy = withUsage(() => parsePolicy(readFileSync(policyFile, 'utf8'), show(resolve(policyFile))));

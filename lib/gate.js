@@ -1,4 +1,4 @@
-// `k6pack gate`: the PR gate in one command. Every scenario but soak (or
+// `k6pack gate`: the PR gate in one command. Every scenario but soak and api (or
 // --scenarios), one after another, under each gate profile at the gate's load
 // level, on one stack (started for the gate if it is not up, as `run` does),
 // then one gate folder with:
@@ -28,13 +28,15 @@ import { ensureTools, ROOT } from './tools.js';
 export const GATE_DEFAULTS = { profile: 'lan,lte', load: 'ci' };
 export const GATE_FILES = { report: FILES.report, junit: FILES.junit, markdown: 'gate.md', record: 'gate.json' };
 
-// The gate's scenarios: all but the soak, or the --scenarios list (checked).
+// The gate's scenarios: all but the soak and api (which runs a team's own API, given
+// with `k6pack run api`), or the --scenarios list (checked).
 export function gateScenarios(list) {
   const known = scenarioNames();
-  if (list === undefined) return known.filter((s) => s !== 'soak');
+  if (list === undefined) return known.filter((s) => s !== 'soak' && s !== 'api');
   const names = [...new Set(String(list).split(',').map((s) => s.trim()).filter(Boolean))];
   if (!names.length) throw new UsageError('--scenarios needs at least one scenario name');
   for (const n of names) if (!known.includes(n)) throw new UsageError(`unknown scenario '${n}' in --scenarios: choose from ${known.join(', ')}`);
+  if (names.includes('api')) throw new UsageError('api in --scenarios: the api scenario needs your API: gate it with `npx k6pack run api … --load ci` (exit 99 when a threshold fails)');
   return names;
 }
 

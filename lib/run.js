@@ -23,7 +23,8 @@ const K6_STOP_BOUND_MS = 95000;
 
 // The stack to run against: the one `up` recorded, another already answering
 // on the configured ports (e.g. docker compose), or a new one owned by this run.
-async function attachStack({ runDir, out, trap }) {
+// start: startStack's options for a new one (the api scenario's: Toxiproxy only).
+async function attachStack({ runDir, out, trap }, start = {}) {
   const state = readState(runDir);
   if (state) {
     const dead = deadOf(state);
@@ -33,8 +34,8 @@ async function attachStack({ runDir, out, trap }) {
   const ports = resolvePorts();
   const toxiproxy = new Toxiproxy(targetsFor(ports).TOXIPROXY_URL, { timeoutMs: 2000 });
   if (await toxiproxy.isReachable()) return { ports, toxiproxy: new Toxiproxy(toxiproxy.url), stop: null };
-  out('the stack is not running: starting it for this run (stopped afterwards)');
-  const stack = await startStack({ runDir: join(runDir, 'run'), detached: true, log: out, signal: trap.signal });
+  out(`the stack is not running: starting ${start.only ? start.only.join(' and ') : 'it'} for this run (stopped afterwards)`);
+  const stack = await startStack({ runDir: join(runDir, 'run'), detached: true, log: out, signal: trap.signal, ...start });
   return { ports: stack.ports, toxiproxy: stack.toxiproxy, stop: stack.stop, pids: Object.values(stack.pids), processes: stack };
 }
 
@@ -73,9 +74,9 @@ async function runK6Forwarding(k6, args, trap, env = {}, onStart = () => {}) {
 // profile change on it is refused, or waits with --wait). A stack found running
 // gets its toxics back afterwards (only what differs is changed), and a crash of
 // this process does not leave a stack it started behind.
-// hold: { kind, what, profile, wait }.
-export async function withRunStack(fn, { runDir, out, warn, trap }, hold) {
-  const stack = await attachStack({ runDir, out, trap });
+// hold: { kind, what, profile, wait }; start: how to start a stack (attachStack).
+export async function withRunStack(fn, { runDir, out, warn, trap }, hold, start = {}) {
+  const stack = await attachStack({ runDir, out, trap }, start);
   const killStack = () => {
     for (const pid of stack.pids || []) {
       try {
@@ -110,8 +111,10 @@ export async function withRunStack(fn, { runDir, out, warn, trap }, hold) {
 // scenario's own). Returns { code, runs: [{ scenario, profile, dir, exitCode,
 // seconds }] }: code is the first non-zero k6 exit, 1 if a server or toxiproxy
 // died (later profiles do not run).
-// opts: { k6, root (the results root), load, workload, k6Args, samples, dashboard, hold }.
-export async function runProfiles(stack, scenario, script, profiles, { k6, root, load, workload, k6Args = [], samples = true, dashboard = false, hold }, { out, warn, trap }) {
+// opts: { k6, root (the results root), load, workload, k6Args, samples, dashboard, hold,
+// env (more -e variables), endpointsGone() -> lines naming endpoints outside the stack
+// that stopped answering (the api scenario's: the team's own servers) }.
+export async function runProfiles(stack, scenario, script, profiles, { k6, root, load, workload, k6Args = [], samples = true, dashboard = false, hold, env: more = {}, endpointsGone }, { out, warn, trap }) {
   let code = 0;
   const runs = [];
   const targets = targetsFor(stack.ports);
@@ -120,7 +123,7 @@ export async function runProfiles(stack, scenario, script, profiles, { k6, root,
     const started = Date.now();
     const name = prof ? `profile ${prof.name}` : "the scenario's default profile";
     // The run's k6 proceeds under this command's hold (scenarios/lib/hold.js).
-    const env = { ...targets, PROFILE: prof?.spec, LOAD: load, WORKLOAD: workload, K6PACK_HOLD: hold?.token };
+    const env = { ...targets, PROFILE: prof?.spec, LOAD: load, WORKLOAD: workload, K6PACK_HOLD: hold?.token, ...more };
     // k6 inspect first: a script or setting k6 refuses (a broken thresholds file, a
     // bad -e value) stops here, before the network is touched.
     const plan = await inspectPlan(k6, script, [...k6RunArgs(script, { env }).slice(1, -1), ...envFlagsOf(k6Args)]);
@@ -145,9 +148,11 @@ export async function runProfiles(stack, scenario, script, profiles, { k6, root,
     // this run's numbers meaningless: say which, with what its log says, and stop.
     const dead = deadProcesses(stack);
     if (dead.length) warn(`${deadLine(dead)} (it died during the run)`);
+    const gone = dead.length || !endpointsGone || trap.received ? [] : await endpointsGone();
+    for (const line of gone) warn(`${line} (it stopped during the run: this run's numbers are not valid)`);
     out(`== ${scenario}, ${name}: k6 exited ${c}`);
-    if (dead.length) {
-      if (!stack.stop) warn('the stack `up` started is not fully running: `npx k6pack up` restarts what died');
+    if (dead.length || gone.length) {
+      if (dead.length && !stack.stop) warn('the stack `up` started is not fully running: `npx k6pack up` restarts what died');
       code = 1;
       break;
     }
@@ -166,6 +171,7 @@ export async function runProfiles(stack, scenario, script, profiles, { k6, root,
 // (--no-samples) keeps no raw samples; opts.dashboard: k6's web dashboard,
 // exported into the run folder.
 export async function runScenario(scenario, { profile, load, workload, k6Args = [], results, samples = true, dashboard = false, wait = false }, ctx) {
+  if (scenario === 'api') throw new UsageError('the api scenario runs your own API: give --graphql URL --operations FILE and/or --grpc ADDR --proto FILE --call pkg.Service/Method, or --api ./api.json (README "Your own API")');
   const script = resolveScenario(scenario);
   checkWorkload(workload);
   const profiles = profile === undefined ? [null] : profileList(profile);

@@ -25,6 +25,7 @@ export function writeState(runDir, state) {
 
 export function clearState(runDir, state) {
   for (const name of Object.keys(state?.pids || {})) rmSync(join(runDir, `${name}.pid`), { force: true });
+  if (state?.api?.plan) rmSync(state.api.plan, { force: true }); // `up --api`'s plan file
   rmSync(join(runDir, STATE_FILE), { force: true });
 }
 

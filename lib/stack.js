@@ -208,8 +208,10 @@ async function waitReady(started, timeoutMs, signal) {
 // `detached`: the processes get their own process group (a Ctrl-C in the
 // terminal does not reach them) and outlive this one; stop() still works.
 // `only`: start just these services (names: graphql, grpc, toxiproxy), e.g. the
-// ones of a recorded stack that died. Aborting `signal` stops what has started
-// and rejects with its reason.
+// ones of a recorded stack that died. `reference: false` leaves the reference
+// servers' proxies out (the api scenario's stack: Toxiproxy for the team's own
+// endpoints, whose proxies it adds itself). Aborting `signal` stops what has
+// started and rejects with its reason.
 export async function startStack({
   ports: overrides = {},
   runDir = defaultRunDir(),
@@ -218,11 +220,13 @@ export async function startStack({
   timeoutMs = START_TIMEOUT_MS,
   signal,
   only = null,
+  reference = true,
 } = {}) {
   const ports = resolvePorts(overrides);
   const pick = (list) => list.filter((s) => !only || only.includes(s.name));
   // Ports first: a port in use is said at once, before any tool is built.
-  await checkPortsFree(Object.fromEntries(pick(services(ports)).flatMap((s) => s.ports).map((v) => [v, ports[v]])));
+  const needed = pick(services(ports)).flatMap((s) => s.ports).filter((v) => reference || !v.startsWith('PROXY_'));
+  await checkPortsFree(Object.fromEntries(needed.map((v) => [v, ports[v]])));
   const { toxiproxy: toxiproxyBin } = ensureTools({ log });
   const wanted = pick(services(ports, { toxiproxyBin }));
   mkdirSync(runDir, { recursive: true });
@@ -246,7 +250,7 @@ export async function startStack({
     }
     await waitReady(started, timeoutMs, signal);
     const toxiproxy = new Toxiproxy(targetsFor(ports).TOXIPROXY_URL);
-    if (wanted.some((s) => s.name === 'toxiproxy')) await populate(toxiproxy, ports);
+    if (reference && wanted.some((s) => s.name === 'toxiproxy')) await populate(toxiproxy, ports);
     return {
       ports,
       targets: targetsFor(ports),

@@ -1,7 +1,7 @@
 // A small client for Toxiproxy's HTTP API (v2.5.0): the calls the stack, the
 // CLI and tests need. Proxies use Toxiproxy's populate format and toxics its
 // API shape {name, type, stream, toxicity, attributes} (STYLE.md item 8).
-import { PROXY_NAMES, TARGET_DEFAULTS } from '../common/defaults.js';
+import { ALL_PROXY_NAMES, TARGET_DEFAULTS } from '../common/defaults.js';
 import { HOLD_PROXY, holdProxy, holderOf } from '../common/hold.js';
 import { changeRequest, snapshotOf, toxicChanges } from '../common/toxics.js';
 
@@ -78,13 +78,22 @@ export class Toxiproxy {
     return this.request('GET', '/proxies');
   }
 
+  async deleteProxy(name) {
+    try {
+      await this.request('DELETE', `/proxies/${encodeURIComponent(name)}`);
+    } catch (err) {
+      if (err.status !== 404) throw err;
+    }
+  }
+
   async addToxic(proxy, toxic) {
     return this.request('POST', `/proxies/${encodeURIComponent(proxy)}/toxics`, toxic);
   }
 
   // Gives each proxy the toxics `wantedFor(name)` returns, changing only what
-  // differs (common/toxics.js). Returns { proxyName: number of changes }.
-  async setToxics(wantedFor, names = PROXY_NAMES) {
+  // differs (common/toxics.js): every pack proxy there is (the reference servers' and
+  // those in front of a team's own API). Returns { proxyName: number of changes }.
+  async setToxics(wantedFor, names = ALL_PROXY_NAMES) {
     const proxies = await this.proxies();
     const changed = {};
     for (const name of names.filter((n) => proxies[n]).sort()) {
@@ -102,7 +111,7 @@ export class Toxiproxy {
 
   // { proxy: [toxic...] } now, to put back with restore().
   async snapshot() {
-    return snapshotOf(await this.proxies(), PROXY_NAMES);
+    return snapshotOf(await this.proxies(), ALL_PROXY_NAMES);
   }
 
   restore(snapshot) {

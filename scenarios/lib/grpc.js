@@ -34,19 +34,32 @@ function paramsFor(timeout, discard) {
   return invokeParams[key] || (invokeParams[key] = { timeout, discardResponseMessage: discard });
 }
 
-// Init context only (k6 restriction).
-export function newClient() {
+// Init context only (k6 restriction). Another API's proto: newClient([dir], 'svc.proto').
+export function newClient(importPaths = [PROTO_DIR], file = 'books.proto') {
   const client = new grpc.Client();
-  client.load([PROTO_DIR], 'books.proto');
+  client.load(importPaths, file);
   return client;
 }
 
+// gRPC status codes by number (k6 gives the number), so a failure names its code.
+const STATUS_NAMES = ['OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS', 'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED', 'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED'];
+// k6 hands a status over as Go's code, which prints as Go names it ('NotFound').
+const GO_NAMES = ['OK', 'Canceled', 'Unknown', 'InvalidArgument', 'DeadlineExceeded', 'NotFound', 'AlreadyExists', 'PermissionDenied', 'ResourceExhausted', 'FailedPrecondition', 'Aborted', 'OutOfRange', 'Unimplemented', 'Internal', 'Unavailable', 'DataLoss', 'Unauthenticated'];
+export function statusText(code, message) {
+  let n = Number(code);
+  if (!Number.isInteger(n)) n = GO_NAMES.indexOf(String(code));
+  return `gRPC status ${STATUS_NAMES[n] || String(code)} (${n >= 0 ? n : '?'})${message ? `: ${message}` : ''}`;
+}
+
 // One gRPC channel: a k6 client and whether it is connected.
+//   addr: another endpoint than the reference server's; service: the methods' service
 export class Channel {
-  constructor(client, { tls = false, tags = {} } = {}) {
+  constructor(client, { tls = false, tags = {}, addr = null, service = SERVICE } = {}) {
     this.client = client;
     this.tls = tls;
     this.tags = tags;
+    this.addr = addr;
+    this.service = service;
     this.connected = false;
   }
 
@@ -54,7 +67,7 @@ export class Channel {
   // or throws an Error saying why it could not connect.
   connect(timeout = GRPC_TIMEOUT) {
     const t0 = Date.now();
-    this.client.connect(grpcAddr(this.tls), {
+    this.client.connect(this.addr || grpcAddr(this.tls), {
       plaintext: !this.tls,
       timeout,
       maxReceiveSize: MAX_MESSAGE,
@@ -92,7 +105,7 @@ export class Channel {
     let reason = null;
     try {
       if (!this.connected) this.connect(timeout);
-      res = this.client.invoke(`${SERVICE}/${method}`, request, paramsFor(timeout, discard));
+      res = this.client.invoke(`${this.service}/${method}`, request, paramsFor(timeout, discard));
     } catch (err) {
       reason = String(err.message || err);
     }
@@ -100,7 +113,7 @@ export class Channel {
     if (fresh) this.close();
     const statusOk = Boolean(res) && res.status === grpc.StatusOK;
     const checks = { 'gRPC status OK': statusOk };
-    if (res && !statusOk) reason = `status ${res.status}: ${res.error ? res.error.message : ''}`;
+    if (res && !statusOk) reason = statusText(res.status, res.error ? res.error.message : '');
     if (statusOk) {
       recordServerTiming(parseServerTiming(res.trailers && res.trailers['server-timing']), opTags);
       if (validate) {
@@ -111,7 +124,20 @@ export class Channel {
     }
     const ok = record ? recordOp({ ok: statusOk, ms, tags: opTags, checks, reason }) : check(null, checks, opTags);
     if (!ok && !fresh) this.reset();
-    return { ok, ms, message: res && res.message };
+    return { ok, ms, message: res && res.message, reason };
+  }
+
+  // One server-streaming call, recorded as one operation: from the request to the
+  // stream's end (every message received); a status other than OK fails it. The call
+  // that opens the channel is tagged conn:cold. Returns a promise of { ok, ms, count, reason }.
+  async stream(method, request, { tags = NO_TAGS, timeout = GRPC_TIMEOUT } = {}) {
+    const t0 = Date.now();
+    const opTags = withTag(tags === NO_TAGS ? this.tags : { ...this.tags, ...tags }, 'conn', this.connected ? 'warm' : 'cold');
+    const r = await serverStream(this, method, request, { timeout });
+    const reason = r.error;
+    const ok = recordOp({ ok: !reason, ms: r.endedAt - t0, tags: opTags, checks: { 'gRPC status OK': !reason }, reason });
+    if (!ok) this.reset();
+    return { ok, ms: r.endedAt - t0, count: r.count, reason };
   }
 }
 
@@ -125,7 +151,7 @@ export function serverStream(channel, method, request, { onData, timeout = GRPC_
     let stream;
     try {
       if (!channel.connected) channel.connect();
-      stream = new grpc.Stream(channel.client, `${SERVICE}/${method}`, { timeout });
+      stream = new grpc.Stream(channel.client, `${channel.service}/${method}`, { timeout });
     } catch (err) {
       resolve({ count, endedAt: Date.now(), error: String(err.message || err) });
       return;
@@ -135,7 +161,7 @@ export function serverStream(channel, method, request, { onData, timeout = GRPC_
       if (onData) onData(msg, Date.now());
     });
     stream.on('error', (err) => {
-      error = `status ${err.code}: ${err.message}`;
+      error = statusText(err.code, err.message);
     });
     stream.on('end', () => resolve({ count, endedAt: Date.now(), error }));
     stream.write(request);

@@ -26,8 +26,9 @@ export const HTTP_TIMEOUT = __ENV.HTTP_TIMEOUT || '30s';
 // One GraphQL request as k6 http.batch() / http.request() arguments.
 //   method: POST (default) or GET (cacheable: ETag, If-None-Match -> 304)
 //   headers: extra request headers (x-response-cache, If-None-Match, ...); timeout: '30s'
-export function graphqlRequest({ transport, tls, query, variables = {}, method = 'POST', headers = {}, name = 'graphql', timeout = HTTP_TIMEOUT }) {
-  const url = graphqlUrl(tls || transport === 'http2');
+//   url: another endpoint than the reference server's (the api scenario's)
+export function graphqlRequest({ transport, tls, query, variables = {}, method = 'POST', headers = {}, name = 'graphql', timeout = HTTP_TIMEOUT, url: given }) {
+  const url = given || graphqlUrl(tls || transport === 'http2');
   const h = { ...headers };
   if (transport === 'http-fresh') h.Connection = 'close';
   const params = { headers: h, tags: { name }, timeout };
@@ -80,8 +81,14 @@ export function judge(res, { transport, validate, expectStatus = 200, rawBody = 
       const clean = Boolean(body) && !errors;
       checks['no GraphQL errors'] = clean;
       if (!clean) ok = false;
-      if (errors) reason = reason || `GraphQL errors: ${JSON.stringify(errors).slice(0, 200)}`;
+      if (errors) reason = reason || graphqlErrorText(errors);
       data = body && body.data;
+      // A 200 without data answered nothing (GraphQL over HTTP: data or errors).
+      if (clean && (data === undefined || data === null)) {
+        ok = false;
+        checks['no GraphQL errors'] = false;
+        reason = reason || 'the answer has no data';
+      }
     }
     if (validate) {
       const problem = validate(rawBody ? raw : data, res);
@@ -93,6 +100,15 @@ export function judge(res, { transport, validate, expectStatus = 200, rawBody = 
     }
   }
   return { checks, reason, data, ok };
+}
+
+// A GraphQL errors list as one line: the first error's message (and where), then how many more.
+export function graphqlErrorText(errors) {
+  const list = Array.isArray(errors) ? errors : [errors];
+  const first = list[0] || {};
+  const message = typeof first.message === 'string' ? first.message : JSON.stringify(first).slice(0, 200);
+  const path = Array.isArray(first.path) ? ` (at ${first.path.join('.')})` : '';
+  return `GraphQL error: ${message.slice(0, 300)}${path}${list.length > 1 ? ` (+${list.length - 1} more)` : ''}`;
 }
 
 // Records set-up time and the server's own time of one response.
@@ -119,7 +135,7 @@ export function graphqlHttp(opts) {
   const ms = opMs(res);
   if (res.status !== 0) recordResponseTimings(res, tags);
   const ok = recordOp({ ok: verdict.ok, ms, tags, checks: verdict.checks, reason: verdict.reason });
-  return { ok, ms, res, data: verdict.data };
+  return { ok, ms, res, data: verdict.data, reason: verdict.reason };
 }
 
 // Several GraphQL requests at once, recorded as ONE operation whose duration

@@ -58,7 +58,12 @@ export function networkProfile(defaultSpec = 'lan') {
 // Tags to put on metrics so results from different profiles never mix.
 export const profileTags = (profile) => ({ profile: profile.name });
 
-export const toxiproxyUrl = () => (__ENV.TOXIPROXY_URL || TARGET_DEFAULTS.TOXIPROXY_URL).replace(/\/+$/, '');
+// A scenario may name the stack it needs (the api scenario's plan file does); -e TOXIPROXY_URL wins.
+let stackUrl = null;
+export function useToxiproxy(url) {
+  stackUrl = url || null;
+}
+export const toxiproxyUrl = () => (__ENV.TOXIPROXY_URL || stackUrl || TARGET_DEFAULTS.TOXIPROXY_URL).replace(/\/+$/, '');
 
 // The stack `npx k6pack up` recorded (.run/stack.json, or K6PACK_RUN_DIR), and the end
 // of its toxiproxy's log, read once in the init context of setup's VU (__VU 0: k6 reads
@@ -121,16 +126,16 @@ function fail(url, what, res) {
   fatal(`Toxiproxy at ${url} refused ${what}: ${res.status} ${detail}`);
 }
 
-// GET /proxies, checked: every pack proxy is there.
-export function proxiesAt(url = toxiproxyUrl()) {
+// GET /proxies, checked: every proxy the scenario shapes (`names`: the reference
+// servers' by default) is there.
+export function proxiesAt(url = toxiproxyUrl(), names = PROXY_NAMES) {
   const list = call('GET', url, '/proxies');
   if (list.status !== 200) fail(url, 'GET /proxies', list);
   const proxies = list.json() || {};
-  const missing = PROXY_NAMES.filter((p) => !proxies[p]);
+  const missing = names.filter((p) => !proxies[p]);
   if (missing.length > 0) {
-    fatal(
-      `Toxiproxy at ${url} has no proxy ${missing.join(', ')} (it has: ${Object.keys(proxies).join(', ') || 'none'}): run \`npx k6pack up\` (or \`docker compose up -d\`) to create them`,
-    );
+    const how = names === PROXY_NAMES ? '`npx k6pack up` (or `docker compose up -d`)' : '`npx k6pack up --api …` (the same flags as the plan file\'s)';
+    fatal(`Toxiproxy at ${url} has no proxy ${missing.join(', ')} (it has: ${Object.keys(proxies).join(', ') || 'none'}): run ${how} to create them`);
   }
   return proxies;
 }
@@ -138,8 +143,8 @@ export function proxiesAt(url = toxiproxyUrl()) {
 // Gives each proxy the toxics wantedFor(proxy) returns, changing only what differs.
 // Proxies are independent, so each round of changes goes to all four in one batch;
 // on one proxy the changes go in order (the order of toxics is part of the model).
-function setToxics(url, proxies, wantedFor) {
-  const plans = PROXY_NAMES.map((p) => [p, toxicChanges(proxies[p].toxics, wantedFor(p))]);
+function setToxics(url, proxies, wantedFor, names = PROXY_NAMES) {
+  const plans = names.map((p) => [p, toxicChanges(proxies[p].toxics, wantedFor(p))]);
   const rounds = Math.max(0, ...plans.map(([, changes]) => changes.length));
   for (let i = 0; i < rounds; i++) {
     const batch = plans.filter(([, changes]) => changes[i]).map(([p, changes]) => [p, changes[i]]);
@@ -159,11 +164,11 @@ function setToxics(url, proxies, wantedFor) {
 
 // For setup(): every proxy carries exactly the profile's toxics. Returns what the
 // proxies carried before (for restoreNetwork) and a small summary (setup data must be JSON).
-export function applyNetwork(profile, url = toxiproxyUrl()) {
-  const proxies = proxiesAt(url);
-  const before = snapshotOf(proxies, PROXY_NAMES);
-  setToxics(url, proxies, () => profile.toxics);
-  return { profile: profile.name, toxics: profile.toxics.map((t) => t.name), toxiproxy: url, before };
+export function applyNetwork(profile, url = toxiproxyUrl(), names = PROXY_NAMES) {
+  const proxies = proxiesAt(url, names);
+  const before = snapshotOf(proxies, names);
+  setToxics(url, proxies, () => profile.toxics, names);
+  return { profile: profile.name, toxics: profile.toxics.map((t) => t.name), toxiproxy: url, proxies: names, before };
 }
 
 // For teardown(): the toxics setup() found, back on every proxy (none when it found
@@ -171,7 +176,8 @@ export function applyNetwork(profile, url = toxiproxyUrl()) {
 export function restoreNetwork(applied, url = toxiproxyUrl()) {
   try {
     const before = (applied && applied.before) || {};
-    setToxics(url, proxiesAt(url), (p) => before[p] || []);
+    const names = (applied && applied.proxies) || PROXY_NAMES;
+    setToxics(url, proxiesAt(url, names), (p) => before[p] || [], names);
   } catch (err) {
     console.warn(`${err.message || err} (the toxics of this run may remain until the next run's setup)`);
   }

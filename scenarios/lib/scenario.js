@@ -44,7 +44,8 @@ export function defineScenario(decl, extra = {}) {
   const holdInfo = { what: decl.name, profile: profile.name, script: `${decl.name}.js`, seconds: plan.totalSeconds };
   function setup() {
     const k6pack = runMeta();
-    const { network, hold } = prepareNetwork(profile, holdInfo, fatal);
+    if (decl.refuse) fatal(decl.refuse);
+    const { network, hold } = prepareNetwork(profile, holdInfo, fatal, decl.proxies);
     const more = extra.setup ? extra.setup() : {};
     // The scenarios' startTimes count from here (silent-vus.js).
     return { network, ...more, k6pack: { ...k6pack, hold }, stepsFrom: Date.now() };

@@ -57,16 +57,17 @@ function deleteMarkers(url) {
 // For setup(): takes the hold (instance 0 only), then applies the profile.
 // holdInfo: { what, profile, script, seconds } (hold.js). Returns { network (what
 // applyNetwork returns, and the segment), hold }.
-export function prepareNetwork(profile, holdInfo, fatal) {
+// names: the proxies the scenario shapes (default: the reference servers').
+export function prepareNetwork(profile, holdInfo, fatal, names = PROXY_NAMES) {
   const seg = currentSegment();
   const url = toxiproxyUrl();
   if (!seg || seg.from === 0) {
     if (seg) deleteMarkers(url);
     const hold = takeHold(url, holdInfo, fatal);
-    return { network: { ...applyNetwork(profile, url), segment: seg && seg.text }, hold };
+    return { network: { ...applyNetwork(profile, url, names), segment: seg && seg.text }, hold };
   }
   const deadline = Date.now() + READY_WAIT_MS;
-  while (!carries(proxyNames(url), PROXY_NAMES, profile.toxics)) {
+  while (!carries(proxyNames(url), names, profile.toxics)) {
     if (Date.now() > deadline) {
       throw `segment ${seg.text}: the proxies at ${url} did not get profile ${profile.name}'s toxics within ${READY_WAIT_MS / 1000} s: start the segment 0:... instance too, with the same PROFILE`;
     }

@@ -11,7 +11,7 @@
 // sub-metric, which k6 only reports when it has a threshold, so the cells are
 // also the `observe` list given to thresholds.js.
 import { DEFAULT_COLUMNS, cellKeyOf } from '../../common/scenario.js';
-import { buildSummary, FILES, toJunit, toMarkdown } from '../../common/results.js';
+import { buildSummary, errorLines, FILES, toJunit, toMarkdown } from '../../common/results.js';
 import { expressionOf, parseThreshold } from '../../common/thresholds.js';
 
 // p50 of a reported sub-metric, null when it has no samples (for notes under the table).
@@ -103,6 +103,7 @@ export function makeHandleSummary(ctx) {
       `k6pack ${ctx.scenario}: profile ${ctx.profile.name}, load ${ctx.level}`,
       '',
       ...(doc.verdict ? [...doc.verdict.lines, ''] : []),
+      ...(doc.errors ? [...errorLines(doc), ''] : []),
       table(data, ctx.rows, columns),
       '',
       `checks passed: ${checks}    dropped_iterations: ${dropped}    interrupted iterations end the step, not the test`,

@@ -33,6 +33,7 @@
 // (or k6 cuts it with nothing else pending).
 import { WebSocket } from 'k6/websockets';
 import { TARGETS } from './config.js';
+import { graphqlErrorText } from './http.js';
 import { recordAbandoned, recordOp, recordServerTiming, recordSetup } from './metrics.js';
 
 export const SUBPROTOCOL = 'graphql-transport-ws';
@@ -163,7 +164,7 @@ export class GraphqlWs {
         return;
       case 'error':
         if (!op) return;
-        this.settle(msg.id, new WsError(`GraphQL errors: ${JSON.stringify(msg.payload).slice(0, 200)}`));
+        this.settle(msg.id, new WsError(graphqlErrorText(msg.payload)));
         return;
       case 'complete':
         if (!op) return;
@@ -286,7 +287,11 @@ export class GraphqlWs {
         reason = problem;
       }
       if (results.length !== 1) reason = `expected one result, got ${results.length}`;
-      if (first.errors) reason = `GraphQL errors: ${JSON.stringify(first.errors).slice(0, 200)}`;
+      if (first.errors) reason = graphqlErrorText(first.errors);
+      else if (results.length === 1 && !data) {
+        checks['no GraphQL errors'] = false;
+        reason = 'the answer has no data';
+      }
       recordServerTiming(timingOf(first), tags);
       ok = true;
     } catch (err) {

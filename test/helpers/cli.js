@@ -9,14 +9,16 @@ import { isAlive } from '../../lib/processes.js';
 import { portIsFree } from '../../lib/stack.js';
 import { ROOT } from '../../lib/tools.js';
 import { freePortMap } from '../../dev/stack.js';
+import { API_PROXY_PORTS } from '../../common/defaults.js';
 
 export const CLI = join(ROOT, 'bin', 'k6pack.js');
 
 // An env for CLI children: every port variable on a free port, a temp K6PACK_RUN_DIR
 // (and the run folders of `run` inside it, not in the repo's results/).
 // cleanup() stops whatever a failed test left recorded there and removes the dir.
-export async function cliEnv() {
-  const ports = await freePortMap();
+// api: true adds the api scenario's proxy ports (PROXY_API_*).
+export async function cliEnv({ api = false } = {}) {
+  const ports = await freePortMap(api ? Object.keys(API_PROXY_PORTS) : []);
   const runDir = mkdtempSync(join(tmpdir(), 'k6pack-cli-'));
   const env = { ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), K6PACK_RUN_DIR: runDir, K6PACK_RESULTS_DIR: join(runDir, 'results') };
   const cleanup = async () => {

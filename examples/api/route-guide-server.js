@@ -1,0 +1,70 @@
+// "Your gRPC service" for the README's "Your own API" example and the api tests:
+// routeguide.RouteGuide from grpc-node's examples (route_guide.proto beside this file,
+// Apache-2.0, copied with its header), served by @grpc/grpc-js with @grpc/proto-loader,
+// after the example's own server (examples/routeguide/dynamic_codegen/route_guide_server.js):
+// GetFeature (unary) and ListFeatures (server streaming) over a small feature list.
+// RecordRoute and RouteChat (client and bidirectional streams) answer UNIMPLEMENTED.
+//
+//   node examples/api/route-guide-server.js            127.0.0.1:50151, plaintext
+//   PORT=50200 TLS=on node examples/api/route-guide-server.js   TLS, self-signed certificate
+//
+// Stops on SIGINT/SIGTERM. Listens on 127.0.0.1 only.
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import grpc from '@grpc/grpc-js';
+import protoLoader from '@grpc/proto-loader';
+import selfsigned from 'selfsigned';
+
+const PORT = Number(process.env.PORT || 50151);
+const TLS = process.env.TLS === 'on';
+const PROTO = join(dirname(fileURLToPath(import.meta.url)), 'route_guide.proto');
+
+const definition = protoLoader.loadSync(PROTO, { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true });
+const routeguide = grpc.loadPackageDefinition(definition).routeguide;
+
+// A few features on a grid (E7 coordinates, as the example's database).
+const features = [];
+for (let i = 0; i < 20; i++) features.push({ name: `Feature ${i}`, location: { latitude: 400000000 + i * 1000000, longitude: -740000000 - i * 1000000 } });
+
+const at = (point) => features.find((f) => f.location.latitude === point.latitude && f.location.longitude === point.longitude) || { name: '', location: point };
+
+function inside(rect, p) {
+  const [lo, hi] = [rect.lo || {}, rect.hi || {}];
+  const between = (v, a, b) => v >= Math.min(a || 0, b || 0) && v <= Math.max(a || 0, b || 0);
+  return between(p.latitude, lo.latitude, hi.latitude) && between(p.longitude, lo.longitude, hi.longitude);
+}
+
+const server = new grpc.Server();
+server.addService(routeguide.RouteGuide.service, {
+  getFeature: (call, callback) => callback(null, at(call.request)),
+  listFeatures: (call) => {
+    for (const f of features) if (inside(call.request, f.location)) call.write(f);
+    call.end();
+  },
+});
+
+async function credentials() {
+  if (!TLS) return grpc.ServerCredentials.createInsecure();
+  const notBeforeDate = new Date(Date.now() - 60_000);
+  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate,
+    notAfterDate: new Date(notBeforeDate.getTime() + 24 * 3600 * 1000),
+    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+  });
+  return grpc.ServerCredentials.createSsl(null, [{ private_key: Buffer.from(pems.private), cert_chain: Buffer.from(pems.cert) }], false);
+}
+
+server.bindAsync(`127.0.0.1:${PORT}`, await credentials(), (err) => {
+  if (err) {
+    console.error(`route-guide-server: ${err.message}`);
+    process.exit(1);
+  }
+  console.log(`route-guide-server: routeguide.RouteGuide on 127.0.0.1:${PORT} (${TLS ? 'TLS' : 'plaintext'})`);
+});
+
+const stop = () => server.tryShutdown(() => process.exit(0));
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

@@ -1,0 +1,115 @@
+// "Your server" for the README's "Your own API" example and the api tests: a small
+// GraphQL API of its own (a bookshelf), served by graphql-yoga (a third-party server
+// from npm), with graphql-ws on the same port for graphql-transport-ws unless WS=off.
+//
+//   node examples/api/yoga-server.js                  http://127.0.0.1:4100/graphql (+ ws://)
+//   PORT=4200 WS=off node examples/api/yoga-server.js  HTTP only: the pack skips the ws lane
+//   TLS=on node examples/api/yoga-server.js            https:// (HTTP/1.1) with a self-signed certificate
+//
+// Stops on SIGINT/SIGTERM. Listens on 127.0.0.1 only.
+import { createServer as createHttp } from 'node:http';
+import { createServer as createHttps } from 'node:https';
+import { createSchema, createYoga } from 'graphql-yoga';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import selfsigned from 'selfsigned';
+
+const PORT = Number(process.env.PORT || 4100);
+const WS = process.env.WS !== 'off';
+const TLS = process.env.TLS === 'on';
+
+const books = Array.from({ length: 50 }, (_, i) => ({ id: String(i + 1), title: `Book ${i + 1}`, year: 1950 + i, reviews: [] }));
+
+const schema = createSchema({
+  typeDefs: /* GraphQL */ `
+    type Book {
+      id: ID!
+      title: String!
+      year: Int!
+      reviews: [Review!]!
+    }
+    type Review {
+      stars: Int!
+      text: String
+    }
+    type Query {
+      book(id: ID!): Book
+      books(first: Int!): [Book!]!
+      broken: String!
+    }
+    type Mutation {
+      review(bookId: ID!, stars: Int!, text: String): Review!
+    }
+  `,
+  resolvers: {
+    Query: {
+      book: (_, { id }) => books.find((b) => b.id === id) || null,
+      books: (_, { first }) => books.slice(0, Math.max(0, Math.min(first, books.length))),
+      // An operation that always fails, as a resolver error: GraphQL answers 200 with `errors`.
+      broken: () => {
+        throw new Error('the shelf is locked');
+      },
+    },
+    Mutation: {
+      review: (_, { bookId, stars, text }) => {
+        const book = books.find((b) => b.id === bookId);
+        if (!book) throw new Error(`no book ${bookId}`);
+        const review = { stars, text };
+        book.reviews = [review, ...book.reviews].slice(0, 10);
+        return review;
+      },
+    },
+  },
+});
+
+const yoga = createYoga({ schema, logging: false, maskedErrors: false, graphiql: false });
+
+async function tlsOptions() {
+  const notBeforeDate = new Date(Date.now() - 60_000);
+  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate,
+    notAfterDate: new Date(notBeforeDate.getTime() + 24 * 3600 * 1000),
+    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+  });
+  return { key: pems.private, cert: pems.cert };
+}
+
+const server = TLS ? createHttps(await tlsOptions(), yoga) : createHttp(yoga);
+let wsCleanup = null;
+if (WS) {
+  // The graphql-ws recipe from yoga's documentation: yoga parses, validates and executes.
+  const wsServer = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
+  wsCleanup = useServer(
+    {
+      execute: (args) => args.rootValue.execute(args),
+      subscribe: (args) => args.rootValue.subscribe(args),
+      onSubscribe: async (ctx, _id, params) => {
+        const { schema: s, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, socket: ctx.extra.socket, params });
+        const args = { schema: s, operationName: params.operationName, document: parse(params.query), variableValues: params.variables, contextValue: await contextFactory(), rootValue: { execute, subscribe } };
+        const errors = validate(args.schema, args.document);
+        return errors.length ? errors : args;
+      },
+    },
+    wsServer,
+  );
+}
+
+server.listen(PORT, '127.0.0.1', () => {
+  console.log(`yoga-server: ${TLS ? 'https' : 'http'}://127.0.0.1:${PORT}/graphql${WS ? ` and ${TLS ? 'wss' : 'ws'}://127.0.0.1:${PORT}/graphql (graphql-ws)` : ' (no WebSocket)'}`);
+});
+server.on('error', (err) => {
+  console.error(`yoga-server: ${err.message}`);
+  process.exit(1);
+});
+
+const stop = async () => {
+  await wsCleanup?.dispose();
+  server.closeAllConnections?.();
+  server.close(() => process.exit(0));
+  setTimeout(() => process.exit(0), 2000).unref();
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

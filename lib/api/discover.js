@@ -1,0 +1,145 @@
+// From the API config (config.js) to what the scenario runs: the static checks (the
+// operations and their variables, the .proto, the method and the request), then
+// discovery against the endpoints (graphql.js, grpc.js), then the lanes that apply and
+// one reason for each that does not (common/api.js API_LANES), and the lines that say so.
+import { API_LANES } from '../../common/api.js';
+import { formatMs } from '../../common/results.js';
+import { show } from '../cli-support.js';
+import { discoverGraphql } from './graphql.js';
+import { discoverGrpc } from './grpc.js';
+import { checkVariables, readOperations, readVariables, validateOperations } from './operations.js';
+import { checkRequest, loadMethod } from './proto.js';
+
+// Everything that can be checked without the network. -> { ops, variables, method }
+export function checkApiInput(cfg) {
+  const out = { ops: [], variables: {}, method: null };
+  if (cfg.graphql) {
+    out.ops = readOperations(cfg.operations, show(cfg.operations));
+    const vars = readVariables(cfg.variables, out.ops, show);
+    out.varsLabel = typeof cfg.variables === 'string' ? show(cfg.variables) : cfg.variables ? 'the config file\'s "variables"' : null;
+    out.variables = checkVariables(out.ops, vars, null, out.varsLabel);
+  }
+  if (cfg.grpc) {
+    out.method = loadMethod(cfg.proto, cfg.call, show(cfg.proto));
+    checkRequest(cfg.request, out.method, cfg.source ? `the request in ${show(cfg.source)}` : '--request');
+  }
+  return out;
+}
+
+const lane = (name) => API_LANES.find((l) => l.name === name);
+
+// Which lanes run, and why the others do not. -> { lanes: [{ name, transport, tls }], skipped: [{ lane, reason }] }
+export function lanesFor(cfg, g, r, method) {
+  const run = new Map();
+  const skipped = [];
+  const skip = (name, reason) => skipped.push({ lane: name, reason });
+  if (!g) for (const l of API_LANES.filter((x) => x.kind !== 'grpc')) skip(l.name, 'no GraphQL endpoint given (--graphql)');
+  else {
+    const cleartext = ['http_fresh', 'http_keepalive'];
+    const tls = ['https_fresh', 'https_keepalive', 'http2'];
+    if (!g.tls) {
+      for (const n of cleartext) run.set(n, false);
+      for (const n of tls) skip(n, `the GraphQL endpoint is cleartext (${g.url}): the TLS lanes need an https:// URL`);
+    } else {
+      for (const n of cleartext) skip(n, `the GraphQL endpoint is TLS (${g.url}): the cleartext lanes need an http:// URL`);
+      run.set('https_fresh', true);
+      if (g.h2) {
+        run.set('http2', true);
+        skip('https_keepalive', 'the endpoint offers h2 by ALPN, so its kept TLS connection is the http2 lane');
+      } else {
+        run.set('https_keepalive', true);
+        skip('http2', `the endpoint's TLS does not offer h2 by ALPN (it chose ${g.alpn || 'nothing'})`);
+      }
+    }
+    const secure = g.wsUrl.startsWith('wss:');
+    const [mine, other] = secure ? ['wss', 'ws'] : ['ws', 'wss'];
+    if (g.ws.ok) run.set(mine, secure);
+    else skip(mine, g.ws.reason);
+    skip(other, `the WebSocket endpoint is ${secure ? 'TLS' : 'cleartext'} (${g.wsUrl})`);
+  }
+  if (!r) for (const l of API_LANES.filter((x) => x.kind === 'grpc')) skip(l.name, 'no gRPC endpoint given (--grpc)');
+  else if (method.stream) {
+    run.set('grpc_stream', r.tls);
+    for (const n of ['grpc', 'grpc_fresh']) skip(n, `${method.method} streams its answer: the unary lanes do not apply`);
+  } else {
+    run.set('grpc', r.tls);
+    run.set('grpc_fresh', r.tls);
+    skip('grpc_stream', `${method.method} is unary: no server stream`);
+  }
+  const lanes = API_LANES.filter((l) => run.has(l.name)).map((l) => ({ name: l.name, transport: l.transport, tls: run.get(l.name) }));
+  const order = (n) => API_LANES.findIndex((l) => l.name === n);
+  return { lanes, skipped: skipped.sort((a, b) => order(a.lane) - order(b.lane)) };
+}
+
+// Discovery against the endpoints. -> the plan's API part (common/api.js), with
+// warnings: operations that already failed before the run.
+export async function discoverApi(cfg, input, { signal }) {
+  let g = null;
+  if (cfg.graphql) {
+    g = await discoverGraphql(cfg, input.ops, input.variables, {
+      signal,
+      checkOperations: (schema) => {
+        if (!schema) return;
+        validateOperations(input.ops, schema);
+        checkVariables(input.ops, input.variables, schema, input.varsLabel);
+      },
+    });
+  }
+  const r = cfg.grpc ? await discoverGrpc(cfg, input.method, { signal }) : null;
+  const { lanes, skipped } = lanesFor(cfg, g, r, input.method);
+  const warnings = [];
+  const graphql = g && {
+    url: g.url,
+    wsUrl: g.ws.ok ? g.wsUrl : null,
+    introspection: Boolean(g.schema),
+    alpn: g.alpn,
+    operations: input.ops.map((op) => {
+      const m = g.measured[op.name];
+      if (m.error) warnings.push(`${op.name} failed before the run (${m.error}): it will count in op_failed`);
+      return { name: op.name, kind: op.kind, query: op.query, variables: input.variables[op.name] || {}, reqBytes: m.reqBytes, resBytes: m.resBytes, serverMs: m.serverMs, serverFrom: m.serverFrom, calls: m.calls };
+    }),
+  };
+  const m = input.method;
+  if (r && r.error) warnings.push(`${m.method} failed before the run (${r.error}): it will count in op_failed`);
+  const grpc = r && {
+    addr: r.addr,
+    tls: r.tls,
+    importPaths: m.importPaths,
+    file: m.file,
+    method: m.method,
+    service: m.service,
+    name: m.name,
+    stream: m.stream,
+    request: cfg.request,
+    reqBytes: r.reqBytes,
+    resBytes: r.resBytes,
+    messages: r.messages,
+    serverMs: r.serverMs,
+    serverFrom: r.serverFrom,
+    calls: r.calls,
+  };
+  const calls = Math.min(...[...(graphql ? graphql.operations.map((o) => o.calls) : []), ...(grpc ? [grpc.calls] : [])]);
+  return { graphql, grpc, lanes, skipped, insecure: cfg.insecure, measured: { profile: 'lan', vus: 1, calls }, source: cfg.source ? show(cfg.source) : 'flags', warnings };
+}
+
+// The lines discovery prints (k6pack run api, k6pack up --api).
+export function describeApi(api) {
+  const lines = [];
+  const parts = [];
+  if (api.graphql) {
+    const g = api.graphql;
+    const tls = g.url.startsWith('https:') ? `TLS, ALPN ${g.alpn || 'none'}` : 'cleartext';
+    parts.push(`GraphQL ${g.url} (${tls}; introspection ${g.introspection ? 'on: operations checked against its schema' : 'off'}), ${g.operations.length} operation${g.operations.length === 1 ? '' : 's'}: ${g.operations.map((o) => o.name).join(', ')}`);
+  }
+  if (api.grpc) parts.push(`gRPC ${api.grpc.addr} ${api.grpc.method} (${api.grpc.tls ? 'TLS' : 'plaintext, no TLS'}; ${api.grpc.stream ? 'server streaming' : 'unary'})`);
+  lines.push(`== your API: ${parts.join('; ')}`);
+  lines.push(`== lanes: ${api.lanes.map((l) => l.name).join(', ')}`);
+  for (const s of api.skipped) lines.push(`== not run: ${s.lane}: ${s.reason}`);
+  const all = [...(api.graphql ? api.graphql.operations : []), ...(api.grpc ? [api.grpc] : [])];
+  lines.push(
+    `== server time under lan at 1 VU (median of ${api.measured.calls} calls each; the budgets add it to the model): ${all
+      .map((o) => `${o.name} ${formatMs(o.serverMs)} (${o.serverFrom}; ${o.reqBytes} B up, ${o.resBytes} B down)`)
+      .join(', ')}`,
+  );
+  return lines;
+}

@@ -1,0 +1,184 @@
+// Discovery of a GraphQL endpoint, Node side, before any k6 run: does it answer
+// GraphQL, does it answer introspection (then the operations are validated against
+// its schema), does its TLS offer h2, does it accept graphql-transport-ws; then every
+// operation's bytes and server time under lan at one VU: the median of CALLS calls on
+// one kept-alive connection, from the Server-Timing header when the server sends one,
+// else from the round trip.
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { buildClientSchema, getIntrospectionQuery } from 'graphql';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { hostPort } from '../../common/api.js';
+import { parseServerTiming, serverTotal } from '../../common/server-timing.js';
+import { UsageError } from '../cli-support.js';
+import { isUnreachable, median, PROBE_TIMEOUT_MS, round3, tlsProbe, unreachable } from './probe.js';
+
+export const CALLS = 20;
+const MEASURE_BOUND_MS = 15000; // per operation: a slow API gets fewer calls, never a long wait
+const SUBPROTOCOL = 'graphql-transport-ws';
+
+// One POST of a JSON body. -> { status, type, headers, body (text), ms }; rejects on a transport error.
+function post(url, payload, agent, signal) {
+  const u = new URL(url);
+  const body = Buffer.from(JSON.stringify(payload));
+  const request = u.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const req = request(u, { method: 'POST', agent, signal, timeout: PROBE_TIMEOUT_MS * 2, headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': body.length } }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+        resolve({ status: res.statusCode, type: String(res.headers['content-type'] || ''), headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), ms });
+      });
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(Object.assign(new Error('no answer'), { code: 'ETIMEDOUT' })));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const json = (text) => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+};
+const answersGraphql = (doc) => doc !== null && typeof doc === 'object' && ('data' in doc || Array.isArray(doc.errors));
+
+// The endpoint answers GraphQL, or one line saying what it answered instead.
+async function checkAnswersGraphql(url, agent, signal) {
+  let r;
+  try {
+    r = await post(url, { query: '{ __typename }' }, agent, signal);
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    if (isUnreachable(err)) throw unreachable('GraphQL endpoint', url, '--graphql', err);
+    throw new UsageError(`GraphQL endpoint ${url}: ${err.code || err.message}`);
+  }
+  if (!answersGraphql(json(r.body))) {
+    throw new UsageError(`GraphQL endpoint ${url}: does not answer GraphQL (POST {"query":"{ __typename }"} got HTTP ${r.status}${r.type ? `, ${r.type.split(';')[0]}` : ''}): give the URL of the GraphQL endpoint itself (--graphql), e.g. http://127.0.0.1:4000/graphql`);
+  }
+}
+
+// The endpoint's schema, or null when introspection is off.
+async function introspect(url, agent, signal) {
+  const r = await post(url, { query: getIntrospectionQuery() }, agent, signal);
+  const doc = json(r.body);
+  if (!doc || !doc.data || !doc.data.__schema) return null;
+  try {
+    return buildClientSchema(doc.data);
+  } catch {
+    return null;
+  }
+}
+
+const errorText = (errors) => `GraphQL error: ${(errors[0] && errors[0].message) || JSON.stringify(errors[0])}`;
+
+// One operation CALLS times on one connection. -> { reqBytes, resBytes, serverMs, serverFrom, calls, error }
+async function measure(url, op, variables, agent, signal) {
+  const payload = { query: op.query, variables };
+  const reqBytes = Buffer.byteLength(JSON.stringify(payload));
+  const rounds = [];
+  const timings = [];
+  let resBytes = 0;
+  let error = null;
+  const deadline = Date.now() + MEASURE_BOUND_MS;
+  // The first call opens the connection (and warms the server): not measured.
+  for (let i = 0; i <= CALLS && Date.now() < deadline; i++) {
+    const r = await post(url, payload, agent, signal);
+    const doc = json(r.body);
+    if (!error) {
+      if (r.status !== 200) error = `HTTP ${r.status}: ${r.body.slice(0, 200)}`;
+      else if (!doc) error = 'the answer is not JSON';
+      else if (doc.errors) error = errorText(doc.errors);
+      else if (doc.data === undefined || doc.data === null) error = 'the answer has no data';
+    }
+    if (i === 0) continue;
+    resBytes = Buffer.byteLength(r.body);
+    rounds.push(r.ms);
+    const t = serverTotal(parseServerTiming(r.headers['server-timing']));
+    if (t !== null) timings.push(t);
+  }
+  const fromHeader = timings.length >= rounds.length / 2 && timings.length > 0;
+  return { reqBytes, resBytes, serverMs: round3(median(fromHeader ? timings : rounds)), serverFrom: fromHeader ? 'Server-Timing' : 'round trip', calls: rounds.length, error };
+}
+
+// Does the endpoint accept graphql-transport-ws? -> { ok } or { reason }. The upgrade
+// with `ws` (so a refusal shows its HTTP status), then connection_init/ack and the
+// first operation with graphql-ws's own client.
+async function probeWs(url, op, variables, insecure) {
+  const upgrade = await new Promise((resolve) => {
+    const sock = new WebSocket(url, SUBPROTOCOL, { rejectUnauthorized: !insecure, handshakeTimeout: PROBE_TIMEOUT_MS });
+    sock.on('unexpected-response', (req, res) => {
+      res.resume();
+      req.destroy();
+      resolve({ reason: `the endpoint refused the ${SUBPROTOCOL} subprotocol (HTTP ${res.statusCode})` });
+    });
+    sock.on('error', (err) => {
+      const said = String(err.message || err.code);
+      resolve({ reason: /subprotocol/i.test(said) ? `the endpoint did not accept the ${SUBPROTOCOL} subprotocol (${said})` : `the endpoint does not upgrade to WebSocket (${err.code || said})` });
+    });
+    sock.on('open', () => {
+      const chosen = sock.protocol;
+      sock.close();
+      resolve(chosen === SUBPROTOCOL ? { ok: true } : { reason: `the endpoint accepted the WebSocket without the ${SUBPROTOCOL} subprotocol` });
+    });
+  });
+  if (!upgrade.ok) return upgrade;
+  const Impl = class extends WebSocket {
+    constructor(u, protocols) {
+      super(u, protocols, { rejectUnauthorized: !insecure });
+    }
+  };
+  const client = createClient({ url, webSocketImpl: Impl, retryAttempts: 0, lazy: true, connectionAckWaitTimeout: PROBE_TIMEOUT_MS });
+  let timer;
+  try {
+    await Promise.race([
+      new Promise((resolve, reject) => {
+        client.subscribe({ query: op.query, variables }, { next: () => {}, error: reject, complete: resolve });
+      }),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer to ${op.name} within ${PROBE_TIMEOUT_MS / 1000} s`)), PROBE_TIMEOUT_MS);
+      }),
+    ]);
+    return { ok: true };
+  } catch (err) {
+    // GraphQL errors come back as a list: the endpoint speaks the protocol (they count at run time).
+    if (Array.isArray(err)) return { ok: true };
+    const why = err && err.code !== undefined && err.reason !== undefined ? `closed ${err.code}${err.reason ? ` ${err.reason}` : ''}` : String((err && err.message) || err);
+    return { reason: `the endpoint upgraded with ${SUBPROTOCOL} but did not run ${op.name} (${why})` };
+  } finally {
+    clearTimeout(timer);
+    await client.dispose();
+  }
+}
+
+// -> { url, tls, alpn, h2, schema, wsUrl, ws: { ok } | { reason }, measured: { op: measure() } }
+// hooks: { checkOperations(schema) } runs once the schema is known, before anything is measured.
+export async function discoverGraphql(cfg, ops, variables, { signal, checkOperations }) {
+  const url = cfg.graphql;
+  const tls = url.startsWith('https:');
+  let alpn = null;
+  if (tls) alpn = (await tlsProbe(hostPort(url), { what: 'GraphQL endpoint', target: url, flag: '--graphql', insecure: cfg.insecure })).alpn;
+  const Agent = tls ? HttpsAgent : HttpAgent;
+  const agent = new Agent({ keepAlive: true, maxSockets: 1, ...(tls ? { rejectUnauthorized: !cfg.insecure } : {}) });
+  try {
+    await checkAnswersGraphql(url, agent, signal);
+    const schema = await introspect(url, agent, signal);
+    checkOperations(schema);
+    const measured = {};
+    for (const op of ops) measured[op.name] = await measure(url, op, variables[op.name], agent, signal);
+    const wsUrl = cfg.ws || url.replace(/^http/, 'ws');
+    if (cfg.ws && !cfg.ws.startsWith(tls ? 'wss:' : 'ws:') && hostPort(cfg.ws) === hostPort(url)) {
+      throw new UsageError(`--ws ${cfg.ws}: the same host:port as --graphql ${url} but ${tls ? 'cleartext' : 'TLS'}: one port speaks one of them`);
+    }
+    const ws = await probeWs(wsUrl, ops[0], variables[ops[0].name], cfg.insecure);
+    return { url, tls, alpn, h2: alpn === 'h2', schema, wsUrl, ws, measured };
+  } finally {
+    agent.destroy();
+  }
+}

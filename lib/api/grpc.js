@@ -1,0 +1,92 @@
+// Discovery of a gRPC endpoint, Node side, before any k6 run: it answers (plaintext, or
+// TLS with --tls and a trusted certificate or --insecure), it serves the method, and the
+// method's bytes and server time under lan at one VU: the median of CALLS calls on one
+// warm channel, from a `server-timing` trailer when the server sends one, else from
+// the round trip. A server-streaming call counts until its stream ends.
+import grpc from '@grpc/grpc-js';
+import { parseServerTiming, serverTotal } from '../../common/server-timing.js';
+import { UsageError } from '../cli-support.js';
+import { CALLS } from './graphql.js';
+import { median, PROBE_TIMEOUT_MS, round3, tcpProbe, tlsProbe } from './probe.js';
+import { encodeRequest } from './proto.js';
+
+const MEASURE_BOUND_MS = 15000;
+const STATUS = Object.fromEntries(Object.entries(grpc.status).map(([k, v]) => [v, k]));
+export const statusText = (code, details) => `gRPC status ${STATUS[code] || code} (${code})${details ? `: ${details}` : ''}`;
+
+// A client for the one method whose response deserializer counts the bytes it decodes.
+function clientFor(m, addr, credentials) {
+  const seen = { bytes: 0 };
+  const def = { ...m.def, responseDeserialize: (buf) => ((seen.bytes += buf.length), m.def.responseDeserialize(buf)) };
+  const Client = grpc.makeGenericClientConstructor({ call: def }, m.service);
+  return { client: new Client(addr, credentials, { 'grpc.max_receive_message_length': 64 * 1024 * 1024 }), seen };
+}
+
+// One call. -> { ms, status, details, timing (server-timing), messages }
+function callOnce(client, m, message) {
+  return new Promise((resolve) => {
+    const t0 = process.hrtime.bigint();
+    const deadline = new Date(Date.now() + PROBE_TIMEOUT_MS * 2);
+    let messages = 0;
+    let timing = null;
+    const done = (status) => resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, status: status.code, details: status.details, timing, messages });
+    if (m.stream) {
+      const call = client.call(message, { deadline });
+      call.on('data', () => (messages += 1));
+      call.on('error', () => {});
+      call.on('status', (s) => {
+        timing = serverTotal(parseServerTiming(s.metadata.get('server-timing').join(',')));
+        done(s);
+      });
+    } else {
+      const call = client.call(message, new grpc.Metadata(), { deadline }, () => {});
+      call.on('status', (s) => {
+        timing = serverTotal(parseServerTiming(s.metadata.get('server-timing').join(',')));
+        messages = s.code === grpc.status.OK ? 1 : 0;
+        done(s);
+      });
+    }
+  });
+}
+
+// -> { addr, tls, alpn, reqBytes, resBytes, messages, serverMs, serverFrom, calls, error }
+export async function discoverGrpc(cfg, m, { signal } = {}) {
+  const addr = cfg.grpc;
+  await tcpProbe(addr, { what: 'gRPC endpoint', target: addr, flag: '--grpc' });
+  if (cfg.tls) await tlsProbe(addr, { what: 'gRPC endpoint', target: addr, flag: '--grpc', insecure: cfg.insecure, offer: ['h2'] });
+  const credentials = cfg.tls ? grpc.credentials.createSsl(null, null, null, { rejectUnauthorized: !cfg.insecure, ...(cfg.insecure ? { checkServerIdentity: () => undefined } : {}) }) : grpc.credentials.createInsecure();
+  const { message, bytes: reqBytes } = encodeRequest(cfg.request, m);
+  const { client, seen } = clientFor(m, addr, credentials);
+  try {
+    await new Promise((resolve, reject) => {
+      client.waitForReady(new Date(Date.now() + PROBE_TIMEOUT_MS), (err) => (err ? reject(err) : resolve()));
+    }).catch((err) => {
+      const hint = cfg.tls ? 'is it a TLS port? (--tls)' : 'a TLS port needs --tls';
+      throw new UsageError(`gRPC endpoint ${addr}: cannot connect (${String(err.message || err).split('\n')[0]}): start your server, or fix --grpc (${hint})`);
+    });
+    const rounds = [];
+    const timings = [];
+    let resBytes = 0;
+    let messages = 0;
+    let error = null;
+    const deadline = Date.now() + MEASURE_BOUND_MS;
+    for (let i = 0; i <= CALLS && Date.now() < deadline; i++) {
+      signal?.throwIfAborted();
+      seen.bytes = 0;
+      const r = await callOnce(client, m, message);
+      if (r.status === grpc.status.UNIMPLEMENTED) {
+        throw new UsageError(`gRPC endpoint ${addr}: does not serve ${m.method} (${statusText(r.status, r.details)}): check --call and --grpc`);
+      }
+      if (r.status !== grpc.status.OK && !error) error = statusText(r.status, r.details);
+      if (i === 0) continue; // the first call warms the channel: not measured
+      rounds.push(r.ms);
+      if (r.timing !== null) timings.push(r.timing);
+      resBytes = seen.bytes;
+      messages = r.messages;
+    }
+    const fromTrailer = timings.length > 0 && timings.length >= rounds.length / 2;
+    return { addr, tls: cfg.tls, reqBytes, resBytes, messages, serverMs: round3(median(fromTrailer ? timings : rounds)), serverFrom: fromTrailer ? 'server-timing trailer' : 'round trip', calls: rounds.length, error };
+  } finally {
+    client.close();
+  }
+}

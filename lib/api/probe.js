@@ -1,0 +1,92 @@
+// What discovery needs from the network, Node side: a TLS handshake that says which
+// protocols the server offers by ALPN and whether its certificate is trusted, one-line
+// reasons for a connection that fails, and the median of a series of measurements.
+import { connect as tcpConnect, isIP } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { UsageError } from '../cli-support.js';
+
+export const PROBE_TIMEOUT_MS = 5000;
+
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ECONNRESET', 'EAI_AGAIN', 'EPIPE']);
+const CERT = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+export const isUnreachable = (err) => UNREACHABLE.has(err && err.code);
+export const isCertError = (err) => CERT.has(err && err.code);
+
+// 'host:port' -> { host, port } (IPv6 in brackets).
+export function splitHostPort(hostport) {
+  const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(hostport);
+  return { host: m[1], port: Number(m[2]) };
+}
+
+// The one line for an endpoint that cannot be reached.
+export function unreachable(what, target, flag, err) {
+  return new UsageError(`${what} ${target}: cannot connect (${err.code || err.message}): start your server, or fix ${flag}`);
+}
+
+// A TLS handshake with `hostport`. -> { alpn: the protocol the server chose from `offer`
+// (null: none), trusted }. An untrusted certificate throws (one line saying to add
+// --insecure) unless insecure; a refused connection or a server that does not speak TLS throws too.
+export async function tlsProbe(hostport, { what, target, flag, insecure, offer = ['h2', 'http/1.1'] }) {
+  const { host, port } = splitHostPort(hostport);
+  const attempt = (rejectUnauthorized) =>
+    new Promise((resolve, reject) => {
+      const sock = tlsConnect({ host, port, servername: isIP(host) ? undefined : host, ALPNProtocols: offer, rejectUnauthorized, timeout: PROBE_TIMEOUT_MS });
+      sock.once('secureConnect', () => {
+        const alpn = sock.alpnProtocol || null;
+        sock.destroy();
+        resolve({ alpn, trusted: rejectUnauthorized });
+      });
+      sock.once('timeout', () => {
+        sock.destroy();
+        reject(Object.assign(new Error('no TLS handshake'), { code: 'ETIMEDOUT' }));
+      });
+      sock.once('error', (err) => {
+        sock.destroy();
+        reject(err);
+      });
+    });
+  try {
+    return await attempt(true);
+  } catch (err) {
+    if (isUnreachable(err)) throw unreachable(what, target, flag, err);
+    if (!isCertError(err)) throw new UsageError(`${what} ${target}: no TLS handshake (${err.code || err.message}): is it a TLS port?`);
+    if (!insecure) throw new UsageError(`${what} ${target}: the server's certificate is not trusted (${err.code}): add --insecure to accept it (k6 then skips verifying this API's certificates)`);
+    return attempt(false);
+  }
+}
+
+// A TCP connection to `hostport`, or one line saying it cannot be reached.
+export async function tcpProbe(hostport, { what, target, flag }) {
+  const { host, port } = splitHostPort(hostport);
+  await new Promise((resolve, reject) => {
+    const sock = tcpConnect({ host, port, timeout: PROBE_TIMEOUT_MS });
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve();
+    });
+    sock.once('timeout', () => {
+      sock.destroy();
+      reject(unreachable(what, target, flag, { code: 'ETIMEDOUT' }));
+    });
+    sock.once('error', (err) => reject(unreachable(what, target, flag, err)));
+  });
+}
+
+export function median(values) {
+  const v = [...values].sort((a, b) => a - b);
+  if (!v.length) return null;
+  const mid = Math.floor(v.length / 2);
+  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+export const round3 = (x) => Math.round(x * 1000) / 1000;

@@ -1,0 +1,122 @@
+/*
+ * Your own API: which transport should carry it, on which network, at which concurrency.
+ * Your named GraphQL operations on every lane your endpoint speaks (HTTP/1.1 with a
+ * fresh connection per request and keep-alive; over TLS fresh connections, and HTTP/2
+ * when ALPN offers h2; graphql-transport-ws when the endpoint accepts it) and your gRPC
+ * method (a warm channel, a new channel per call, or server streaming), all through
+ * Toxiproxy proxies in front of your endpoints, so every network profile applies.
+ * The CLI finds out what the endpoint speaks and measures its server time and bytes
+ * under lan at one VU before the run (k6's init context cannot make requests), and hands
+ * k6 the result as a plan file (-e API): the gates follow from the same round-trip model
+ * as the studies', with your server's own time in it.
+ * Look at: the verdict; op_duration p50 per lane and operation; op_failed and the first
+ * error of each failing operation (a GraphQL `errors` answer or a gRPC status counts).
+ *
+ *   npx k6pack run api --graphql http://127.0.0.1:4100/graphql --operations ./ops.graphql --profile lan,3g
+ *   npx k6pack up --api ./api.json && k6 run -e API=.run/api-plan.json -e PROFILE=3g scenarios/api.js
+ */
+import exec from 'k6/execution';
+import { parseApiPlan } from '../common/api.js';
+import { configError } from '../common/env.js';
+import { resolveFrom } from '../common/paths.js';
+import { formatMs } from '../common/results.js';
+import declare, { apiHints, WS_OPEN_OPS } from './plans/api.js';
+import { Channel, newClient } from './lib/grpc.js';
+import { graphqlHttp } from './lib/http.js';
+import { keepFirstErrors } from './lib/metrics.js';
+import { useToxiproxy } from './lib/network.js';
+import { defineScenario } from './lib/scenario.js';
+import { wsSession } from './lib/sessions.js';
+
+// The plan file the CLI wrote (-e API=path, relative to the directory k6 runs in).
+function readPlan() {
+  if (!__ENV.API) return null;
+  const file = resolveFrom(__ENV.PWD, __ENV.API);
+  let text;
+  try {
+    text = open(file);
+  } catch (err) {
+    throw configError(`API plan ${__ENV.API}: cannot read it (${String(err.message || err).split('\n')[0]}): give the file \`npx k6pack up --api …\` wrote`);
+  }
+  return parseApiPlan(text, file, __ENV);
+}
+
+const API = readPlan();
+if (API) useToxiproxy(API.toxiproxy);
+keepFirstErrors();
+
+const decl = declare(__ENV, API);
+if (!API) {
+  decl.refuse =
+    'scenarios/api.js runs your own API: give -e API=<plan file> (`npx k6pack up --api …` writes one and prints the command), or run `npx k6pack run api --graphql URL --operations FILE` (README "Your own API")';
+}
+
+// Under the table: what the budgets were built on, and what did not run.
+function notes() {
+  if (!API) return [];
+  const h = apiHints(API);
+  return [
+    `server time measured before the run (lan, 1 VU, ${(API.measured && API.measured.calls) || '?'} calls each): ${h.serverTime.map((t) => `${t.op} ${formatMs(t.ms)} (${t.from})`).join(', ')}`,
+    // Lanes not run, grouped by reason.
+    ...[...new Set(h.skipped.map((sk) => sk.reason))].map((reason) => `not run: ${h.skipped.filter((sk) => sk.reason === reason).map((sk) => sk.lane).join(', ')}: ${reason}`),
+  ];
+}
+
+const s = defineScenario(decl, { notes });
+export const { options, setup, teardown, handleSummary } = s;
+
+// ---- GraphQL: the operations take turns, the same on every lane ----
+const OPS = API && API.graphql ? API.graphql.operations.map((o) => ({ query: o.query, variables: o.variables, tags: { op: o.name } })) : [];
+const GRAPHQL_URL = API && API.graphql ? API.graphql.url : null;
+const WS_URL = API && API.graphql ? API.graphql.wsUrl : null;
+
+function httpOp(transport, tls) {
+  const op = OPS[exec.vu.iterationInScenario % OPS.length];
+  graphqlHttp({ transport, tls, url: GRAPHQL_URL, query: op.query, variables: op.variables, tags: op.tags });
+}
+
+export function httpFresh() {
+  httpOp('http-fresh', false);
+}
+export function httpKeepalive() {
+  httpOp('http-keepalive', false);
+}
+export function httpsFresh() {
+  httpOp('http-fresh', true);
+}
+export function httpsKeepalive() {
+  httpOp('http-keepalive', true);
+}
+export function http2() {
+  httpOp('http2', true);
+}
+
+// One socket per VU for the whole step, operations one after another; under an open
+// workload one socket per arrival, for WS_OPEN_OPS operations.
+const maxOps = s.plan.workload === 'open' ? WS_OPEN_OPS : undefined;
+function wsLane(tls) {
+  return wsSession({ tls, url: WS_URL, tags: {}, maxOps, op: (socket, i) => socket.execute(OPS[i % OPS.length]) });
+}
+export function ws() {
+  return wsLane(false);
+}
+export function wss() {
+  return wsLane(true);
+}
+
+// ---- gRPC: init context loads the proto, one client per channel kind ----
+const G = API && API.grpc;
+const channel = () => new Channel(newClient(G.importPaths, G.file), { tls: G.tls, addr: G.addr, service: G.service });
+const warm = G ? channel() : null;
+const fresh = G && API.lanes.some((l) => l.name === 'grpc_fresh') ? channel() : null;
+const GRPC_TAGS = G ? { op: G.name } : null;
+
+export function grpcWarm() {
+  warm.call(G.name, G.request, { tags: GRPC_TAGS });
+}
+export function grpcFresh() {
+  fresh.call(G.name, G.request, { tags: GRPC_TAGS, fresh: true });
+}
+export async function grpcStream() {
+  await warm.stream(G.name, G.request, { tags: GRPC_TAGS });
+}

@@ -1,0 +1,101 @@
+// Your own API's plan (scenarios/api.js runs it): the lanes discovery found for the
+// endpoints (common/api.js), each operation a row of every lane that applies, and
+// each row's model from what was measured before the run: the bodies' bytes and the
+// API's own server time under lan at one VU. So the same derived gates
+// (common/gates.js) fit any API. Plain ES module: k6 and Node read it.
+//
+// declare(env, api): api is the plan file's content (common/api.js parseApiPlan);
+// without one, the nominal API (common/api.js nominalPlan), so the plan builds for
+// `k6 inspect`, `k6pack thresholds api` and the tests over every plan.
+import { API_LANES, nominalPlan } from '../../common/api.js';
+import { linkOf, operation } from '../../common/model.js';
+import { DEFAULT_COLUMNS, lane } from '../../common/scenario.js';
+import { WS_OPEN_OPS } from './ws-vs-http.js';
+
+// Under an open workload a WebSocket lane's arrival is a client that connects, runs
+// WS_OPEN_OPS operations (the same as study 000's) and leaves.
+export { WS_OPEN_OPS };
+
+const kindOf = (name) => API_LANES.find((l) => l.name === name).kind;
+const EXEC = { grpc: 'grpcWarm' };
+
+// The model of one operation: its bodies and the API's server time.
+const bytesOf = (o) => ({ reqBytes: o.reqBytes, resBytes: o.resBytes, serverMs: o.serverMs });
+
+export default function declare(env, api = null) {
+  const plan = api || nominalPlan();
+  const ops = plan.graphql ? plan.graphql.operations : [];
+  const byName = Object.fromEntries(ops.map((o) => [o.name, o]));
+  const g = plan.grpc;
+  const lanes = plan.lanes.map((l) => {
+    const kind = kindOf(l.name);
+    const more = EXEC[l.name] ? { exec: EXEC[l.name] } : {};
+    if (kind === 'grpc') {
+      const stream = l.name === 'grpc_stream';
+      return lane(l.name, l.transport, l.tls, {
+        ...more,
+        dims: [{ op: g.name }],
+        model: () => ({ ...bytesOf(g), ...(stream ? { messages: Math.max(1, g.messages) } : {}) }),
+        setups: l.name === 'grpc_fresh' ? [] : ['grpc_connect'],
+      });
+    }
+    // An operation on an open socket: its set-up is measured apart (setup_duration).
+    const ws = kind === 'ws';
+    return lane(l.name, l.transport, l.tls, {
+      ...more,
+      dims: ops.map((o) => ({ op: o.name })),
+      // An iteration runs one of the operations: they take turns.
+      opsPerIteration: 1 / ops.length,
+      model: (dims) => ({ ...bytesOf(byName[dims.op]), ...(ws ? { conn: 'warm' } : {}) }),
+      ...(ws ? { setups: ['ws_upgrade', 'ws_init'], session: { ops: WS_OPEN_OPS } } : {}),
+    });
+  });
+  // The longest iteration of a lane: its slowest operation on a new connection.
+  const laneSeconds = (name, profile) => {
+    const l = lanes.find((x) => x.name === name);
+    const link = linkOf(profile);
+    const tls = l.tags.tls === 'true';
+    const worst = Math.max(...l.dims.map((d) => operation(link, { transport: l.tags.transport, tls, ...l.model(d), conn: 'cold' }).ms));
+    return worst / 1000 + 0.1;
+  };
+  return {
+    name: 'api',
+    defaultProfile: 'lan',
+    api: plan,
+    lanes,
+    laneSeconds,
+    iterationSeconds: (profile) => Math.max(...lanes.map((l) => laneSeconds(l.name, profile))),
+    // An HTTP iteration is one operation (the operations take turns) and a lane's first
+    // one pays the connection set-up: every step holds each operation at least three
+    // times, so the first operation's median is a warm one.
+    minIterations: Math.max(4, 3 * ops.length),
+    columns: [
+      ...DEFAULT_COLUMNS,
+      { title: 'ws upgrade p50', metric: 'setup_duration', tags: { phase: 'ws_upgrade' }, stat: 'med', unit: 'ms', laneOnly: true },
+      { title: 'ws init p50', metric: 'setup_duration', tags: { phase: 'ws_init' }, stat: 'med', unit: 'ms', laneOnly: true },
+      { title: 'grpc connect p50', metric: 'setup_duration', tags: { phase: 'grpc_connect' }, stat: 'med', unit: 'ms', laneOnly: true },
+    ],
+    // The network profile shapes this API's proxies only (the reference servers' are left alone).
+    proxies: plan.proxies,
+    // k6 reaches every endpoint through its proxy; an untrusted certificate only with --insecure.
+    options: { hosts: { ...plan.hosts }, insecureSkipTLSVerify: Boolean(plan.insecure) },
+    hints: { api: apiHints(plan) },
+  };
+}
+
+// What summary.json keeps about the API (run.hints.api): endpoints, lanes run and
+// skipped with the reasons, and the server time the budgets were built on.
+export function apiHints(plan) {
+  const ops = plan.graphql ? plan.graphql.operations : [];
+  return {
+    graphql: plan.graphql ? { url: plan.graphql.url, wsUrl: plan.graphql.wsUrl || null } : null,
+    grpc: plan.grpc ? { addr: plan.grpc.addr, tls: plan.grpc.tls, method: plan.grpc.method, stream: plan.grpc.stream } : null,
+    lanes: plan.lanes.map((l) => l.name),
+    skipped: plan.skipped || [],
+    serverTime: [
+      ...ops.map((o) => ({ op: o.name, ms: o.serverMs, from: o.serverFrom, reqBytes: o.reqBytes, resBytes: o.resBytes })),
+      ...(plan.grpc ? [{ op: plan.grpc.name, ms: plan.grpc.serverMs, from: plan.grpc.serverFrom, reqBytes: plan.grpc.reqBytes, resBytes: plan.grpc.resBytes }] : []),
+    ],
+    nominal: Boolean(plan.nominal),
+  };
+}
