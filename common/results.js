@@ -8,6 +8,7 @@
 // read, merge and render the same documents (lib/report/).
 import { parseThreshold } from './thresholds.js';
 import { verdictOf } from './verdict.js';
+import { describeRecording } from './recording.js';
 
 export { parseThreshold, thresholdHolds } from './thresholds.js';
 
@@ -43,6 +44,40 @@ export function firstErrorsOf(group) {
   };
   walk(group);
   return out;
+}
+
+// [{ name, fails }] from k6's end-of-test groups: the checks that failed, and how often.
+// The pack records a check only when it fails (scenarios/lib/metrics.js): its name says
+// what failed. The api scenario's first errors are listed apart (firstErrorsOf).
+export function failedChecksOf(group) {
+  const byName = new Map();
+  const walk = (g) => {
+    for (const c of (g && g.checks) || []) {
+      if (!c.fails || c.name.startsWith(FIRST_ERROR_CHECK)) continue;
+      byName.set(c.name, (byName.get(c.name) || 0) + c.fails);
+    }
+    for (const sub of (g && g.groups) || []) walk(sub);
+  };
+  walk(group);
+  return [...byName].map(([name, fails]) => ({ name, fails }));
+}
+
+// The failed checks summed by name over several documents' lists (merge).
+export function addFailedChecks(lists) {
+  const byName = new Map();
+  for (const list of lists) for (const c of list || []) byName.set(c.name, (byName.get(c.name) || 0) + c.fails);
+  return [...byName].map(([name, fails]) => ({ name, fails }));
+}
+
+// 'operations 2890, failed 3 (0.10%): status 200 x2, right shape and count x1': the
+// outcome line of the summaries (op_failed is every operation's outcome).
+export function outcomeLine(doc) {
+  const t = doc.totals;
+  if (t.operations === undefined) return `checks ${formatRate(doc.checks.rate)} of ${doc.checks.passes + doc.checks.fails}`;
+  const failed = t.failedOperations || 0;
+  const share = t.operations ? ` (${formatRate(failed / t.operations)})` : '';
+  const checks = (doc.failedChecks || []).map((c) => `${c.name} x${c.fails}`).join(', ');
+  return `operations ${t.operations}, failed ${failed}${share}${checks ? `; failed checks: ${checks}` : ''}`;
 }
 
 // k6's sub-metric keys: 'op_duration{scenario:ws_c1,payload:small}' <-> { metric, tags }.
@@ -109,7 +144,8 @@ function gateOf(gate, metrics) {
 
 // summary.json from k6's handleSummary data.
 // ctx: { scenario, profile: { name, network, faults }, level, plan, rows, columns,
-//        observers, latencyMetric, gates (common/gates.js), verdict ({ where }),
+//        observers, latencyMetric, gates (common/gates.js), verdict ({ where }), recording
+//        (common/recording.js),
 //        failureLimit, thresholdsFile, hints, meta: { k6Version, gitCommit, samples, histograms,
 //        executionSegment, executionSegmentSequence, startedAt } }
 export function buildSummary(data, ctx, now = Date.now()) {
@@ -187,6 +223,8 @@ export function buildSummary(data, ctx, now = Date.now()) {
   thresholds.sort((a, b) => (a.key + a.threshold).localeCompare(b.key + b.threshold));
 
   const checks = metrics.checks ? { passes: metrics.checks.values.passes, fails: metrics.checks.values.fails, rate: metrics.checks.values.rate } : { passes: 0, fails: 0, rate: null };
+  // op_failed: a Rate whose non-zero samples ("passes" in k6's data) are the failures.
+  const outcomes = metrics.op_failed ? metrics.op_failed.values : { passes: 0, fails: 0 };
   const endedAt = new Date(now).toISOString();
   const startedAt = meta.startedAt || (durationMs !== null ? new Date(now - durationMs).toISOString() : null);
   const doc = {
@@ -214,6 +252,7 @@ export function buildSummary(data, ctx, now = Date.now()) {
       hints: ctx.hints || {},
       verdict: ctx.verdict || null,
       failureLimit: ctx.failureLimit ?? null,
+      recording: ctx.recording || null,
     },
     steps,
     rows,
@@ -224,7 +263,10 @@ export function buildSummary(data, ctx, now = Date.now()) {
       droppedIterations: count('dropped_iterations'),
       bytesSent: count('data_sent'),
       bytesReceived: count('data_received'),
+      operations: outcomes.passes + outcomes.fails,
+      failedOperations: outcomes.passes,
     },
+    failedChecks: failedChecksOf(data.root_group),
   };
   const errors = firstErrorsOf(data.root_group);
   if (errors.length) doc.errors = errors;
@@ -340,7 +382,8 @@ export function toMarkdown(doc) {
     const budget = row.budget ? `${row.gate && !row.gate.ok ? '❌ ' : ''}${row.budget.p50} / ${row.budget.p95} ms` : '-';
     lines.push(`| ${mdEscape(rowLabel(row))} | ${row.step} | ${l.count || 0} | ${formatMs(l.p50)} | ${formatMs(l.p95)} | ${formatMs(l.p99)} | ${formatRate(row.failures && row.failures.rate)} | ${model} | ${budget} |`);
   }
-  lines.push('', `latency: ${r.latencyMetric}; checks ${formatRate(doc.checks.rate)} of ${doc.checks.passes + doc.checks.fails}; dropped iterations ${doc.totals.droppedIterations}`);
+  lines.push('', `latency: ${r.latencyMetric}; ${outcomeLine(doc)}; dropped iterations ${doc.totals.droppedIterations}`);
+  if (r.recording) lines.push('', describeRecording(r.recording));
   const table = (list) => ['| | metric | threshold | observed |', '|---|---|---|--:|', ...list.map((t) => `| ${t.ok ? '✅' : '❌'} | \`${mdEscape(t.key)}\` | \`${mdEscape(t.threshold)}\` | ${formatValue(t.observed)} |`)];
   if (failed.length) lines.push('', '**Failed thresholds**', '', ...table(failed));
   const passed = doc.thresholds.filter((t) => t.ok);

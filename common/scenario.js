@@ -15,6 +15,8 @@
 //   columns, observe (more sub-metrics to report), options (merged into k6 options),
 //   level (the scenario's LOAD fallback), mix (lanes at once, at constant arrival rates),
 //   verdict: { where: dims } the rows the verdict ranks (default: rows without dims),
+//   serverTimingEvery: server time from every Nth operation of each VU (common/recording.js;
+//     1 where server time is the study's question),
 //   hints (for `k6pack report`, kept in summary.json's run.hints) }
 import { deriveGates, droppedGates, expectationsOf, gateThresholds } from './gates.js';
 import { linkOf, setupOnly, setupPhases } from './model.js';
@@ -22,6 +24,7 @@ import { cellKey } from './results.js';
 import { envNames } from './env.js';
 import { levelName, plan as buildPlan } from './plan.js';
 import { policyGates } from './thresholds.js';
+import { recordingOf, serverPartsOf } from './recording.js';
 
 export const rttOf = (profile) => profile.network.rttMs;
 
@@ -104,7 +107,7 @@ function laneKeys(plan, latencyMetric) {
 
 // decl: a declaration; profile: resolveProfile's result; env: k6's __ENV or
 // process.env; policy: parsePolicy's result. -> { name, profile, plan, lanes, rows,
-// columns, latencyMetric, observers, gates, thresholds }: thresholds is
+// columns, latencyMetric, observers, gates, thresholds, recording }: thresholds is
 // options.thresholds but for the observers (k6's side adds them: they need metric types).
 export function buildScenario(decl, profile, env, policy) {
   const iterationSeconds = decl.iterationSeconds ? decl.iterationSeconds(profile) : 0;
@@ -126,11 +129,17 @@ export function buildScenario(decl, profile, env, policy) {
   const columns = decl.columns || DEFAULT_COLUMNS;
   const latencyMetric = latencyMetricOf(columns);
   const rows = summaryRows(plan, lanes);
-  const gates = deriveGates({ policy, scenario: decl.name, profile, plan, lanes, rows, latencyMetric });
+  const reported = [...observeKeys(rows, columns), ...(decl.observe || [])];
+  // What the clients record (common/recording.js): the server-timing parts are the ones
+  // the scenario reports; METRICS=lean records neither server time nor set-up phases,
+  // so it neither gates nor observes them.
+  const recording = recordingOf(env, { serverTimingEvery: decl.serverTimingEvery, serverParts: serverPartsOf(reported) });
+  const recorded = (key) => recording.metrics !== 'lean' || !/^(server_duration|setup_duration)(\{|$)/.test(key);
+  const gates = deriveGates({ policy, scenario: decl.name, profile, plan, lanes, rows, latencyMetric }).filter((g) => recorded(g.key));
   const thresholds = { ...policyGates(policy, decl.name, profile.name), ...gateThresholds(gates), ...droppedGates(policy, plan) };
   // Keys to report without gating them (a key with a gate is reported anyway).
-  const observers = [...new Set([...observeKeys(rows, columns), ...laneKeys(plan, latencyMetric), ...(decl.observe || [])])].filter((k) => !thresholds[k]);
-  return { name: decl.name, profile, plan, lanes, rows, columns, latencyMetric, observers, gates, thresholds };
+  const observers = [...new Set([...reported, ...laneKeys(plan, latencyMetric)])].filter((k) => !thresholds[k] && recorded(k));
+  return { name: decl.name, profile, plan, lanes, rows, columns, latencyMetric, observers, gates, thresholds, recording };
 }
 
 // k6's own time per operation beyond the model (building, recording, checking:

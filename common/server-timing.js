@@ -47,6 +47,23 @@ function lastDur(text, from, end) {
   return -1;
 }
 
+// The server's whole time straight from a header's text, without parsing every entry:
+// the value of a `total;dur=N` entry, else (another entry layout, a server of the team's
+// own) serverTotal of the parsed header. null when there is none.
+export function serverTotalOf(header) {
+  if (typeof header === 'string') {
+    for (let at = header.indexOf('total;dur='); at !== -1; at = header.indexOf('total;dur=', at + 10)) {
+      // An entry of its own: at the start, or after a comma and spaces.
+      let k = at - 1;
+      while (k >= 0 && (header[k] === ' ' || header[k] === '\t')) k--;
+      if (k >= 0 && header[k] !== ',') continue;
+      const value = parseFloat(header.slice(at + 10));
+      if (value >= 0) return value;
+    }
+  }
+  return serverTotal(parseServerTiming(header));
+}
+
 // The server's whole time from a parsed Server-Timing: its `total`, else the longest
 // entry (a server of the team's own may name its parts otherwise: db, app, ...; entries
 // may nest, so they are not added up). null when there is none.

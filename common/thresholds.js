@@ -7,8 +7,7 @@
 //   "latency": { "p50": { "factor": 1.15, "plusMs": 20 }, "p95": { "factor": 1.5, "plusMs": 50 },
 //                "cpuFactor": 2, "stepMs": { "p50": 5, "p95": 10 }, "reason": "..." },
 //   "open": { "droppedShare": 0.01, "reason": "..." },        an open step's dropped arrivals
-//   "gates": { "op_failed": [{ "threshold": "rate<0.01", "abortOnFail": true, "delayAbortEval": "10s" }],
-//              "checks": ["rate>0.99"] },
+//   "gates": { "op_failed": [{ "threshold": "rate<0.01", "abortOnFail": true, "delayAbortEval": "10s" }] },
 //   "scenarios": {
 //     "<scenario>": {
 //       "gates": { "<metric{tags}>": [...] },              more or other non-latency gates

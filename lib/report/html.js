@@ -5,7 +5,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { formatMs, formatRate, formatValue, rowLabel, FILES } from '../../common/results.js';
+import { describeRecording } from '../../common/recording.js';
+import { formatMs, formatRate, formatValue, outcomeLine, rowLabel, FILES } from '../../common/results.js';
 import { chartsFor, modelRows } from './charts.js';
 import { describeMethod, groupKey, mergeRuns } from './merge.js';
 import { loadRun, ResultsError } from './runs.js';
@@ -48,6 +49,8 @@ function section(group, index) {
     !r.merged && "percentiles k6's own (exact)",
     r.startedAt && `${r.startedAt} → ${r.endedAt}`,
     `latency metric ${r.latencyMetric}`,
+    describeRecording(r.recording),
+    doc.totals.operations !== undefined && outcomeLine(doc),
   ].filter(Boolean);
   return {
     id: `run-${index}`,

@@ -16,7 +16,7 @@ import { writeFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { coversWhole, FILES, parseKey, parseThreshold, refreshGates, segmentRange, thresholdHolds, toJunit, toMarkdown } from '../../common/results.js';
+import { addFailedChecks, coversWhole, FILES, parseKey, parseThreshold, refreshGates, segmentRange, thresholdHolds, toJunit, toMarkdown } from '../../common/results.js';
 import { HDR_METHOD } from './histograms.js';
 import { ResultsError } from './runs.js';
 import { CellSet, SamplesError } from './samples.js';
@@ -145,6 +145,7 @@ export async function mergeRuns(runs, { method = 'auto' } = {}) {
   for (const t of thresholds) cells.want(t.key, typeOf(t));
   for (const m of ['iterations', 'dropped_iterations', 'data_sent', 'data_received']) cells.want(m, 'counter');
   cells.want('checks', 'rate');
+  cells.want('op_failed', 'rate');
 
   let used = 0;
   try {
@@ -158,6 +159,7 @@ export async function mergeRuns(runs, { method = 'auto' } = {}) {
 
   const count = (key) => cells.get(key).stat('count');
   const checks = cells.get('checks');
+  const outcomes = cells.get('op_failed');
   const first = docs[0].run;
   const times = (field) => docs.map((d) => d.run[field]).filter(Boolean).sort();
   const startedAt = times('startedAt')[0] || null;
@@ -176,6 +178,8 @@ export async function mergeRuns(runs, { method = 'auto' } = {}) {
       executionSegmentSequence: null,
       samples: null,
       histograms: null,
+      // How the parts recorded (common/recording.js): null when they differ.
+      recording: docs.every((d) => JSON.stringify(d.run.recording ?? null) === JSON.stringify(first.recording ?? null)) ? first.recording ?? null : null,
       merged: {
         kind: mergeKind(docs),
         method: plan.method === 'exact' ? 'exact' : HDR_METHOD,
@@ -215,7 +219,10 @@ export async function mergeRuns(runs, { method = 'auto' } = {}) {
       droppedIterations: count('dropped_iterations'),
       bytesSent: count('data_sent'),
       bytesReceived: count('data_received'),
+      operations: outcomes.count,
+      failedOperations: outcomes.nonZero,
     },
+    failedChecks: addFailedChecks(docs.map((d) => d.failedChecks)),
   });
 }
 

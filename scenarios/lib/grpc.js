@@ -10,11 +10,9 @@
 // k6's connect() blocks until the channel is ready (TCP, TLS, HTTP/2
 // preface), so setup_duration{phase:grpc_connect} is the whole channel set-up.
 // TLS uses k6's TLS config: insecureSkipTLSVerify covers the self-signed cert.
-import { check } from 'k6';
 import grpc from 'k6/net/grpc';
 import { TARGETS } from './config.js';
-import { parseServerTiming } from '../../common/server-timing.js';
-import { reconnects, recordOp, recordServerTiming, recordSetup, withTag } from './metrics.js';
+import { reconnects, recordFailedCheck, recordOp, recordOutcome, recordServerTimingText, recordSetup, serverTimingDue, withTag } from './metrics.js';
 import { stepStarted } from './progress.js';
 
 export const SERVICE = 'books.v1.Books';
@@ -27,11 +25,11 @@ const MAX_MESSAGE = 256 * 1024 * 1024;
 export const grpcAddr = (tls) => (tls ? TARGETS.GRPC_TLS_ADDR : TARGETS.GRPC_ADDR);
 
 const NO_TAGS = {};
-// invoke() params, made once per (timeout, discard): call() runs per operation.
-const invokeParams = {};
+// invoke() params, made once per (discard, timeout): call() runs per operation.
+const invokeParams = [{}, {}];
 function paramsFor(timeout, discard) {
-  const key = `${discard ? 'd' : 'm'}${timeout}`;
-  return invokeParams[key] || (invokeParams[key] = { timeout, discardResponseMessage: discard });
+  const byTimeout = invokeParams[discard ? 1 : 0];
+  return byTimeout[timeout] || (byTimeout[timeout] = { timeout, discardResponseMessage: discard });
 }
 
 // Init context only (k6 restriction). Another API's proto: newClient([dir], 'svc.proto').
@@ -95,34 +93,41 @@ export class Channel {
   // connect; with fresh: true the channel is opened and closed around the call.
   //   validate(message) -> null | sentence;  discard: skip converting the reply to JS
   // Returns { ok, ms, message }.
-  // record: false checks the reply (k6 checks) without counting an operation.
+  // record: false checks the reply without timing an operation: a reply that fails
+  // its check still counts in op_failed (metrics.js recordFailedCheck).
   call(method, request, { validate, discard = false, fresh = false, tags = NO_TAGS, record = true, timeout = GRPC_TIMEOUT } = {}) {
     const t0 = Date.now();
     const cold = fresh || !this.connected;
     // The same tags object per channel and conn when the call adds none (metrics.js withTag).
     const opTags = withTag(tags === NO_TAGS ? this.tags : { ...this.tags, ...tags }, 'conn', cold ? 'cold' : 'warm');
+    const methods = this.methods || (this.methods = {});
+    const path = methods[method] || (methods[method] = `${this.service}/${method}`);
     let res = null;
     let reason = null;
     try {
       if (!this.connected) this.connect(timeout);
-      res = this.client.invoke(`${this.service}/${method}`, request, paramsFor(timeout, discard));
+      res = this.client.invoke(path, request, paramsFor(timeout, discard));
     } catch (err) {
       reason = String(err.message || err);
     }
     const ms = Date.now() - t0;
     if (fresh) this.close();
-    const statusOk = Boolean(res) && res.status === grpc.StatusOK;
-    const checks = { 'gRPC status OK': statusOk };
+    const statusOk = res !== null && res.status === grpc.StatusOK;
+    let failedCheck = statusOk ? null : 'gRPC status OK';
     if (res && !statusOk) reason = statusText(res.status, res.error ? res.error.message : '');
     if (statusOk) {
-      recordServerTiming(parseServerTiming(res.trailers && res.trailers['server-timing']), opTags);
+      if (record && serverTimingDue()) recordServerTimingText(res.trailers && res.trailers['server-timing'], opTags);
       if (validate) {
         const problem = validate(discard ? null : res.message);
-        checks['right shape and count'] = !problem;
-        reason = reason || problem;
+        if (problem) {
+          failedCheck = 'right shape and count';
+          reason = problem;
+        }
       }
     }
-    const ok = record ? recordOp({ ok: statusOk, ms, tags: opTags, checks, reason }) : check(null, checks, opTags);
+    let ok = failedCheck === null;
+    if (record) ok = recordOutcome(ok, ms, opTags, reason, failedCheck);
+    else if (!ok) recordFailedCheck({ tags: opTags, reason, failedCheck });
     if (!ok && !fresh) this.reset();
     return { ok, ms, message: res && res.message, reason };
   }
@@ -135,7 +140,7 @@ export class Channel {
     const opTags = withTag(tags === NO_TAGS ? this.tags : { ...this.tags, ...tags }, 'conn', this.connected ? 'warm' : 'cold');
     const r = await serverStream(this, method, request, { timeout });
     const reason = r.error;
-    const ok = recordOp({ ok: !reason, ms: r.endedAt - t0, tags: opTags, checks: { 'gRPC status OK': !reason }, reason });
+    const ok = recordOp({ ok: !reason, ms: r.endedAt - t0, tags: opTags, reason, failedCheck: reason ? 'gRPC status OK' : null });
     if (!ok) this.reset();
     return { ok, ms: r.endedAt - t0, count: r.count, reason };
   }

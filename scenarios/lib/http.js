@@ -15,8 +15,7 @@
 // first chunk for one RTT) lands in `waiting`, since the proxy accepts at once.
 import http from 'k6/http';
 import { TARGETS } from './config.js';
-import { parseServerTiming } from '../../common/server-timing.js';
-import { recordOp, recordServerTiming, recordSetup, withTag } from './metrics.js';
+import { recordOp, recordOutcome, recordServerTimingText, recordSetup, serverTimingDue, withTag } from './metrics.js';
 
 export const graphqlUrl = (tls) => (tls ? TARGETS.GRAPHQL_HTTPS_URL : TARGETS.GRAPHQL_HTTP_URL);
 
@@ -27,17 +26,44 @@ export const HTTP_TIMEOUT = __ENV.HTTP_TIMEOUT || '30s';
 //   method: POST (default) or GET (cacheable: ETag, If-None-Match -> 304)
 //   headers: extra request headers (x-response-cache, If-None-Match, ...); timeout: '30s'
 //   url: another endpoint than the reference server's (the api scenario's)
-export function graphqlRequest({ transport, tls, query, variables = {}, method = 'POST', headers = {}, name = 'graphql', timeout = HTTP_TIMEOUT, url: given }) {
-  const url = given || graphqlUrl(tls || transport === 'http2');
-  const h = { ...headers };
+// Without extra headers the params object is made once per (transport, method,
+// name, timeout) and handed to k6 again: it is never changed after use.
+const paramsMade = {};
+function paramsOf(transport, method, name, timeout, headers) {
+  const plain = !headers || Object.keys(headers).length === 0;
+  const key = plain ? `${transport}|${method}|${name}|${timeout}` : null;
+  if (key !== null && paramsMade[key]) return paramsMade[key];
+  const h = plain ? {} : { ...headers };
   if (transport === 'http-fresh') h.Connection = 'close';
+  if (method !== 'GET') h['Content-Type'] = 'application/json';
   const params = { headers: h, tags: { name }, timeout };
+  if (key !== null) paramsMade[key] = params;
+  return params;
+}
+
+export function graphqlRequest({ transport, tls, query, variables = {}, method = 'POST', headers, name = 'graphql', timeout = HTTP_TIMEOUT, url: given }) {
+  const url = given || graphqlUrl(tls || transport === 'http2');
+  const params = paramsOf(transport, method, name, timeout, headers);
   if (method === 'GET') {
     const qs = `query=${encodeURIComponent(query)}&variables=${encodeURIComponent(JSON.stringify(variables))}`;
     return { method: 'GET', url: `${url}?${qs}`, body: null, params };
   }
-  h['Content-Type'] = 'application/json';
-  return { method: 'POST', url, body: JSON.stringify({ query, variables }), params };
+  return { method: 'POST', url, body: requestJson(query, variables), params };
+}
+
+// {"query":...,"variables":...}, as JSON.stringify({ query, variables }) writes it: the
+// POST body, and graphql-ws's subscribe payload (ws.js). The query's JSON text is kept
+// from the last call (a lane sends one or two documents over and over); the variables
+// are written every time.
+let lastQuery = null;
+let lastQueryJson = '';
+export function requestJson(query, variables = {}) {
+  if (typeof query !== 'string') return JSON.stringify({ query, variables });
+  if (query !== lastQuery) {
+    lastQueryJson = JSON.stringify(query);
+    lastQuery = query;
+  }
+  return `{"query":${lastQueryJson},"variables":${JSON.stringify(variables)}}`;
 }
 
 export function opMs(res) {
@@ -45,61 +71,76 @@ export function opMs(res) {
   return t.connecting + t.tls_handshaking + t.duration;
 }
 
-// Checks of one GraphQL response, as { name: boolean }, plus the parsed data.
+// The verdict on one GraphQL response: { ok, reason, data, failedCheck, checks }.
 //   validate(data, res) -> null when right, else a sentence (shape, count)
 //   expectStatus: 200 by default; 304 for revalidation (no body to check)
+//   rawBody: validate gets the body's text (megabytes are not parsed)
+// failedCheck names the first check that failed ('status 200', 'HTTP/2', 'no GraphQL
+// errors', 'right shape and count'); checks holds it as { name: false } ({} when all
+// passed). The body is parsed only when something reads the data: a validator, or the
+// caller (data is then parsed on first read); otherwise its text is checked for an
+// answer with data and no errors (parsed after all when the text leaves it in doubt).
 // Runs on every response: no per-call closures or template keys.
 const STATUS_CHECK = { 200: 'status 200', 304: 'status 304' };
+const PASSED = Object.freeze({});
+const failedWith = (name, reason, data = null) => ({ ok: false, reason, data, failedCheck: name, checks: { [name]: false } });
 export function judge(res, { transport, validate, expectStatus = 200, rawBody = false }) {
-  const checks = {};
-  let reason = null;
   const status = res.status;
-  let ok = status === expectStatus;
-  checks[STATUS_CHECK[expectStatus] || `status ${expectStatus}`] = ok;
-  if (!ok) {
-    reason = res.error ? `${res.error_code || ''} ${res.error}`.trim() : `status ${status}: ${String(res.body || '').slice(0, 160)}`;
+  if (status !== expectStatus) {
+    const reason = res.error ? `${res.error_code || ''} ${res.error}`.trim() : `status ${status}: ${String(res.body || '').slice(0, 160)}`;
+    return failedWith(STATUS_CHECK[expectStatus] || `status ${expectStatus}`, reason);
   }
-  if (transport === 'http2') {
-    const h2 = res.proto === 'HTTP/2.0';
-    checks['HTTP/2'] = h2;
-    if (!h2) {
-      ok = false;
-      if (!reason) reason = `protocol ${res.proto}, not HTTP/2.0`;
-    }
-  }
+  if (transport === 'http2' && res.proto !== 'HTTP/2.0') return failedWith('HTTP/2', `protocol ${res.proto}, not HTTP/2.0`);
+  if (expectStatus !== 200) return { ok: true, reason: null, data: null, failedCheck: null, checks: PASSED };
+  const raw = res.body;
   let data = null;
-  if (expectStatus === 200 && status === 200) {
-    const raw = res.body;
-    if (!rawBody) {
-      let body = null;
-      try {
-        body = JSON.parse(raw);
-      } catch (err) {
-        reason = reason || `body is not JSON: ${String(err)}`;
-      }
-      const errors = body && body.errors;
-      const clean = Boolean(body) && !errors;
-      checks['no GraphQL errors'] = clean;
-      if (!clean) ok = false;
-      if (errors) reason = reason || graphqlErrorText(errors);
-      data = body && body.data;
-      // A 200 without data answered nothing (GraphQL over HTTP: data or errors).
-      if (clean && (data === undefined || data === null)) {
-        ok = false;
-        checks['no GraphQL errors'] = false;
-        reason = reason || 'the answer has no data';
-      }
+  if (!rawBody) {
+    if (!validate && plainAnswer(raw)) return lazyAnswer(raw);
+    let body = null;
+    let reason = null;
+    try {
+      body = JSON.parse(raw);
+    } catch (err) {
+      reason = `body is not JSON: ${String(err)}`;
     }
-    if (validate) {
-      const problem = validate(rawBody ? raw : data, res);
-      checks['right shape and count'] = !problem;
-      if (problem) {
-        ok = false;
-        reason = reason || problem;
-      }
-    }
+    const errors = body && body.errors;
+    if (!body || errors) return failedWith('no GraphQL errors', reason || graphqlErrorText(errors));
+    data = body.data;
+    // A 200 without data answered nothing (GraphQL over HTTP: data or errors).
+    if (data === undefined || data === null) return failedWith('no GraphQL errors', 'the answer has no data');
   }
-  return { checks, reason, data, ok };
+  if (validate) {
+    const problem = validate(rawBody ? raw : data, res);
+    if (problem) return failedWith('right shape and count', problem, data);
+  }
+  return { ok: true, reason: null, data, failedCheck: null, checks: PASSED };
+}
+
+// A body that is an answer with data and no errors, by its text alone: {"data":{ or [
+// first, a closing brace last and no "errors" key anywhere (a quote inside a JSON string
+// is escaped, so an unescaped "errors" is a key; a field of that name sends it to JSON.parse).
+function plainAnswer(raw) {
+  if (typeof raw !== 'string' || !raw.startsWith('{"data":')) return false;
+  const first = raw[8];
+  if (first !== '{' && first !== '[') return false;
+  let end = raw.length - 1;
+  while (end > 0 && (raw[end] === '\n' || raw[end] === ' ' || raw[end] === '\r')) end--;
+  return raw[end] === '}' && raw.indexOf('"errors"') === -1;
+}
+
+// The verdict of a plain answer, its data parsed only if someone reads it.
+function lazyAnswer(raw) {
+  let parsed;
+  return {
+    ok: true,
+    reason: null,
+    failedCheck: null,
+    checks: PASSED,
+    get data() {
+      if (parsed === undefined) parsed = JSON.parse(raw).data;
+      return parsed;
+    },
+  };
 }
 
 // A GraphQL errors list as one line: the first error's message (and where), then how many more.
@@ -111,30 +152,37 @@ export function graphqlErrorText(errors) {
   return `GraphQL error: ${message.slice(0, 300)}${path}${list.length > 1 ? ` (+${list.length - 1} more)` : ''}`;
 }
 
-// Records set-up time and the server's own time of one response.
+// Records set-up time and (when its turn has come) the server's own time of one response.
 export function recordResponseTimings(res, tags) {
   const t = res.timings;
   if (t.connecting > 0) recordSetup('connect', t.connecting, tags);
   if (t.tls_handshaking > 0) recordSetup('tls', t.tls_handshaking, tags);
-  recordServerTiming(parseServerTiming(res.headers['Server-Timing']), tags);
+  if (serverTimingDue()) recordServerTimingText(res.headers['Server-Timing'], tags);
 }
 
-// One GraphQL operation over HTTP, recorded. Returns { ok, ms, res, data }.
+// One GraphQL operation over HTTP, recorded. Returns { ok, ms, res, data, reason }.
 // A response that opened its connection is tagged conn:cold, else conn:warm.
 export const connOf = (res) => (res.timings.connecting > 0 || res.timings.tls_handshaking > 0 ? 'cold' : 'warm');
 
 const NO_TAGS = {};
-// The operation's tags plus conn, the same object for the same tags (metrics.js withTag).
-const opTagsOf = (tags, res) => (tags && tags.conn !== undefined ? tags : withTag(tags || NO_TAGS, 'conn', connOf(res)));
 
 export function graphqlHttp(opts) {
   const req = graphqlRequest(opts);
   const res = http.request(req.method, req.url, req.body, req.params);
-  const tags = opTagsOf(opts.tags, res);
+  const t = res.timings;
+  const connecting = t.connecting;
+  const handshaking = t.tls_handshaking;
+  const ms = connecting + handshaking + t.duration;
+  // The operation's tags plus conn, the same object for the same tags (metrics.js withTag).
+  const given = opts.tags || NO_TAGS;
+  const tags = given.conn !== undefined ? given : withTag(given, 'conn', connecting > 0 || handshaking > 0 ? 'cold' : 'warm');
   const verdict = judge(res, opts);
-  const ms = opMs(res);
-  if (res.status !== 0) recordResponseTimings(res, tags);
-  const ok = recordOp({ ok: verdict.ok, ms, tags, checks: verdict.checks, reason: verdict.reason });
+  if (res.status !== 0) {
+    if (connecting > 0) recordSetup('connect', connecting, tags);
+    if (handshaking > 0) recordSetup('tls', handshaking, tags);
+    if (serverTimingDue()) recordServerTimingText(res.headers['Server-Timing'], tags);
+  }
+  const ok = recordOutcome(verdict.ok, ms, tags, verdict.reason, verdict.failedCheck);
   return { ok, ms, res, data: verdict.data, reason: verdict.reason };
 }
 
@@ -153,13 +201,21 @@ export async function graphqlParallel(requests, { transport, tags: opTags = {}, 
   const ms = Date.now() - t0;
   const tags = { conn: responses.some((r) => connOf(r) === 'cold') ? 'cold' : 'warm', ...opTags };
   let reason = null;
-  const checks = {};
+  let failedCheck = null;
+  // One operation: its server times are recorded (for every response) when its turn has come.
+  const serverDue = serverTimingDue();
   responses.forEach((res, i) => {
     const v = judge(res, { transport, expectStatus, validate: validate && ((data, r) => validate(data, r, i)) });
-    for (const [k, pass] of Object.entries(v.checks)) checks[k] = checks[k] !== false && pass;
-    if (!v.ok && !reason) reason = `request ${i + 1}/${responses.length}: ${v.reason}`;
-    if (res.status !== 0) recordResponseTimings(res, tags);
+    if (!v.ok && !reason) {
+      reason = `request ${i + 1}/${responses.length}: ${v.reason}`;
+      failedCheck = v.failedCheck;
+    }
+    if (res.status === 0) return;
+    const t = res.timings;
+    if (t.connecting > 0) recordSetup('connect', t.connecting, tags);
+    if (t.tls_handshaking > 0) recordSetup('tls', t.tls_handshaking, tags);
+    if (serverDue) recordServerTimingText(res.headers['Server-Timing'], tags);
   });
-  const ok = recordOp({ ok: !reason, ms, tags, checks, reason });
+  const ok = recordOp({ ok: !reason, ms, tags, reason, failedCheck });
   return { ok, ms, responses };
 }

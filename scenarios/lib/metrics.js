@@ -6,9 +6,14 @@
 //   op_failed        Rate    1 per failed operation (wrong status, GraphQL errors,
 //                            wrong shape or count, timeout, transport error), else 0
 //   setup_duration   Trend   connection set-up, tagged phase: connect | tls |
-//                            ws_upgrade | ws_init | grpc_connect
+//                            ws_upgrade | ws_init | grpc_connect (not under METRICS=lean)
 //   server_duration  Trend   the server's own time from Server-Timing / the gRPC
-//                            trailer / extensions.timing, tagged part: exec | ser | total
+//                            trailer / extensions.timing, tagged part: exec | ser | total;
+//                            only the parts the scenario reports, from every Nth
+//                            operation of each VU (common/recording.js; not under lean)
+//   checks           (k6's)  one failed check per failed operation, named after what
+//                            failed; checks that pass are not recorded (op_failed is
+//                            the outcome)
 //   push_latency     Trend   server send time (event sentAt) -> client receive time
 //   push_events      Counter events received (throughput)
 //   recovery_duration Trend  first failure of a streak -> next successful operation
@@ -27,8 +32,10 @@ import { check } from 'k6';
 import exec from 'k6/execution';
 import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
 import { stepStarted } from './progress.js';
+import { recordingOf } from '../../common/recording.js';
 import { FIRST_ERROR_CHECK } from '../../common/results.js';
-import { serverTotal } from '../../common/server-timing.js';
+import { parseServerTiming, serverTotal, serverTotalOf } from '../../common/server-timing.js';
+import { ENV } from './config.js';
 
 export const opDuration = new Trend('op_duration', true);
 export const opFailed = new Rate('op_failed');
@@ -45,11 +52,29 @@ export const serverHeap = new Gauge('server_heap_bytes');
 export const serverRssGrowth = new Trend('server_rss_growth');
 export const opDrift = new Trend('op_drift');
 
-// Records one operation: its duration (when it completed) and success.
-// `checks` is { 'name': boolean } and shows in k6's checks; a failure is
-// counted, logged once per reason and never thrown out of the iteration.
-// This runs once per operation: keep it lean (k6's JS runtime is slow at
-// building objects and closures; see bench/overhead.js part b).
+// What this run records per operation (common/recording.js): full or lean, and
+// which server-timing parts from every how many operations. defineScenario()
+// configures it from the scenario's keys; a script that only imports the clients
+// (the benches) gets the -e METRICS / SERVER_TIMING_EVERY defaults.
+let REC = recordingOf(ENV);
+let serverEvery = REC.serverTiming ? REC.serverTiming.every : 0;
+let serverParts = REC.serverTiming ? REC.serverTiming.parts : [];
+let totalOnly = serverParts.length === 1 && serverParts[0] === 'total';
+export function configureRecording(rec) {
+  REC = rec;
+  serverEvery = rec.serverTiming ? rec.serverTiming.every : 0;
+  serverParts = rec.serverTiming ? rec.serverTiming.parts : [];
+  totalOnly = serverParts.length === 1 && serverParts[0] === 'total';
+}
+export const recording = () => REC;
+
+// Records one operation: op_failed always, op_duration when it succeeded.
+// The outcome is op_failed alone: checks that pass are not recorded apart (each
+// would cost k6 a sample). A failed operation records k6's check named after what
+// failed (`failedCheck`, or every false entry of `checks`: { 'name': boolean }), so
+// the summary names it; it is logged once per reason and never thrown out of the
+// iteration. This runs once per operation: keep it lean (k6's JS runtime is slow
+// at building objects and closures; see bench/overhead.js part b).
 const logged = {};
 const NO_TAGS = {};
 // The api scenario keeps each operation's first error for the summary: a failed check
@@ -60,27 +85,64 @@ const kept = {};
 export function keepFirstErrors() {
   keepErrors = true;
 }
-export function recordOp({ ok, ms, tags = NO_TAGS, checks, reason }) {
-  stepStarted();
-  // k6's check() takes plain values as well as functions: { name: boolean } as it is.
-  const passed = (checks ? check(null, checks, tags) : true) && ok !== false;
-  opFailed.add(passed ? 0 : 1, tags);
-  if (passed && ms !== undefined && ms !== null) opDuration.add(ms, tags);
-  if (!passed) {
-    const why = reason || (checks ? Object.keys(checks).filter((k) => !checks[k]).join(', ') : 'failed');
-    // Ports and counts vary between otherwise identical failures.
-    const key = `${tags.transport || ''}:${why}`.replace(/\d+/g, '#').slice(0, 200);
-    if (!logged[key]) {
-      logged[key] = true;
-      console.warn(`operation failed in ${exec.scenario.name} ${JSON.stringify(tags)}: ${why} [logged once per reason]`);
-    }
-    const op = tags.op || tags.transport || 'operation';
-    if (keepErrors && !kept[op]) {
-      kept[op] = true;
-      check(null, { [`${FIRST_ERROR_CHECK}${op}: ${String(why).replace(/::/g, ': ').slice(0, 300)}`]: false }, tags);
+export function recordOp({ ok, ms, tags = NO_TAGS, checks, reason, failedCheck }) {
+  let passed = ok !== false;
+  if (checks && passed) {
+    for (const name in checks) {
+      if (!checks[name]) {
+        passed = false;
+        break;
+      }
     }
   }
-  return passed;
+  if (passed || !checks) return recordOutcome(passed, ms, tags, reason, failedCheck);
+  stepStarted();
+  opFailed.add(1, tags);
+  recordFailure(tags, checks, reason, failedCheck);
+  return false;
+}
+
+// recordOp for the clients' own per-operation path, without an arguments object:
+// ok (boolean), ms (null when it did not complete), tags, and for a failure its
+// reason and the name of the check that failed. Returns ok.
+export function recordOutcome(ok, ms, tags, reason, failedCheck) {
+  stepStarted();
+  if (ok) {
+    opFailed.add(0, tags);
+    if (ms !== undefined && ms !== null) opDuration.add(ms, tags);
+    return true;
+  }
+  opFailed.add(1, tags);
+  recordFailure(tags, null, reason, failedCheck);
+  return false;
+}
+
+// A check that failed outside a timed operation (a reply checked once, untimed): it
+// counts in op_failed as a failed operation, with its check; one that passes records nothing.
+export function recordFailedCheck({ tags = NO_TAGS, reason, failedCheck }) {
+  stepStarted();
+  opFailed.add(1, tags);
+  recordFailure(tags, null, reason, failedCheck);
+}
+
+// A failed operation: its failed checks, the log line (once per reason), the first error (api).
+function recordFailure(tags, checks, reason, failedCheck) {
+  const failedNames = [];
+  if (failedCheck) failedNames.push(failedCheck);
+  if (checks) for (const name of Object.keys(checks)) if (!checks[name] && name !== failedCheck) failedNames.push(name);
+  if (failedNames.length) check(null, Object.fromEntries(failedNames.map((n) => [n, false])), tags);
+  const why = reason || failedNames.join(', ') || 'failed';
+  // Ports and counts vary between otherwise identical failures.
+  const key = `${tags.transport || ''}:${why}`.replace(/\d+/g, '#').slice(0, 200);
+  if (!logged[key]) {
+    logged[key] = true;
+    console.warn(`operation failed in ${exec.scenario.name} ${JSON.stringify(tags)}: ${why} [logged once per reason]`);
+  }
+  const op = tags.op || tags.transport || 'operation';
+  if (keepErrors && !kept[op]) {
+    kept[op] = true;
+    check(null, { [`${FIRST_ERROR_CHECK}${op}: ${String(why).replace(/::/g, ': ').slice(0, 300)}`]: false }, tags);
+  }
 }
 
 // An operation its step's end cut short (ws.js): not an outcome of the transport.
@@ -89,8 +151,9 @@ export function recordAbandoned(tags = NO_TAGS) {
   opAbandoned.add(1, tags);
 }
 
-export function recordSetup(phase, ms, tags = {}) {
-  if (ms !== undefined && ms !== null && ms >= 0) setupDuration.add(ms, { ...tags, phase });
+// setup_duration{phase}; not recorded under METRICS=lean.
+export function recordSetup(phase, ms, tags = NO_TAGS) {
+  if (REC.setup && ms !== undefined && ms !== null && ms >= 0) setupDuration.add(ms, withTag(tags, 'phase', phase));
 }
 
 // A tags object extended by one tag, made once per (tags object, key, value):
@@ -103,23 +166,53 @@ export function withTag(tags, key, value) {
     byKey = {};
     derived.set(tags, byKey);
   }
-  const id = `${key}\u0000${value}`;
-  let out = byKey[id];
-  if (!out) {
-    out = { ...tags, [key]: value };
-    byKey[id] = out;
-  }
-  return out;
+  const byValue = byKey[key] || (byKey[key] = {});
+  return byValue[value] || (byValue[value] = { ...tags, [key]: value });
 }
 
-// Server time parts as server_duration{part:...}.
-export function recordServerTiming(timing, tags = NO_TAGS) {
+// Server time is read from every Nth operation of each VU (common/recording.js):
+// true when this operation's is due. Each call counts one operation.
+let serverCount = 0;
+export function serverTimingDue() {
+  if (serverEvery === 0) return false;
+  if (serverCount === 0) {
+    serverCount = serverEvery - 1;
+    return true;
+  }
+  serverCount--;
+  return false;
+}
+
+// Server time parts as server_duration{part:...}, for an operation whose turn it is
+// (the caller asked serverTimingDue()). Only the parts the run reports are recorded.
+export function recordServerTimingNow(timing, tags = NO_TAGS) {
   if (!timing) return;
-  if (typeof timing.exec === 'number') serverDuration.add(timing.exec, withTag(tags, 'part', 'exec'));
-  if (typeof timing.ser === 'number') serverDuration.add(timing.ser, withTag(tags, 'part', 'ser'));
-  // A server of the team's own may name its parts otherwise: its longest entry stands for the total.
-  const total = serverTotal(timing);
-  if (total !== null) serverDuration.add(total, withTag(tags, 'part', 'total'));
+  for (const part of serverParts) {
+    const v = part === 'total' ? serverTotal(timing) : timing[part];
+    if (typeof v === 'number' && v >= 0) serverDuration.add(v, withTag(tags, 'part', part));
+  }
+}
+
+// One operation's parsed server timing ({ exec, ser, total }, common/server-timing.js),
+// recorded when its turn has come (every Nth operation of the VU; never under lean).
+export function recordServerTiming(timing, tags = NO_TAGS) {
+  if (serverTimingDue()) recordServerTimingNow(timing, tags);
+}
+
+// The same from a Server-Timing header's text, for an operation whose turn it is
+// (the caller asked serverTimingDue(), so the header is read only then). When the
+// run reports `total` alone, only that entry is read.
+export function recordServerTimingText(header, tags = NO_TAGS) {
+  // A gRPC trailer is a list of values.
+  const text = Array.isArray(header) ? header.join(',') : header;
+  if (!text) return;
+  if (totalOnly) {
+    const total = serverTotalOf(text);
+    if (total !== null) serverDuration.add(total, withTag(tags, 'part', 'total'));
+    return;
+  }
+  const timing = parseServerTiming(text);
+  recordServerTimingNow(timing, tags);
 }
 
 // Per-VU failure streaks -> recovery_duration: the time from the first failed

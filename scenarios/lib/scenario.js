@@ -10,6 +10,7 @@ import exec from 'k6/execution';
 import http from 'k6/http';
 import { buildScenario } from '../../common/scenario.js';
 import { registerPlan } from './load.js';
+import { configureRecording } from './metrics.js';
 import { fatal, networkProfile, profileTags, toxiproxyUrl } from './network.js';
 import { trackSteps } from './progress.js';
 import { prepareNetwork, releaseNetwork } from './segments.js';
@@ -24,6 +25,7 @@ export function defineScenario(decl, extra = {}) {
   const built = buildScenario(decl, profile, __ENV, readPolicy());
   const { plan } = built;
   registerPlan(plan);
+  configureRecording(built.recording);
   trackSteps(plan, `${decl.name} (${profile.name})`);
   watchVus(plan, built.lanes);
   const options = {

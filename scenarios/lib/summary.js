@@ -11,7 +11,8 @@
 // sub-metric, which k6 only reports when it has a threshold, so the cells are
 // also the `observe` list given to thresholds.js.
 import { DEFAULT_COLUMNS, cellKeyOf } from '../../common/scenario.js';
-import { buildSummary, errorLines, FILES, toJunit, toMarkdown } from '../../common/results.js';
+import { describeRecording } from '../../common/recording.js';
+import { buildSummary, errorLines, FILES, outcomeLine, toJunit, toMarkdown } from '../../common/results.js';
 import { expressionOf, parseThreshold } from '../../common/thresholds.js';
 
 // p50 of a reported sub-metric, null when it has no samples (for notes under the table).
@@ -78,14 +79,13 @@ function failureLimitOf(thresholds) {
 }
 
 // handleSummary for a scenario. ctx: { scenario, profile, level, plan, rows, columns,
-// observers, gates, thresholds, verdict, notes(data), thresholdsFile, hints };
+// observers, gates, thresholds, verdict, notes(data), thresholdsFile, hints, recording };
 // setup() hands the run's metadata (k6 version, segment, start) over in
 // data.setup_data.k6pack.
 export function makeHandleSummary(ctx) {
   const columns = ctx.columns || DEFAULT_COLUMNS;
   return (data) => {
     const m = data.metrics;
-    const checks = m.checks ? `${(m.checks.values.rate * 100).toFixed(1)}% of ${m.checks.values.passes + m.checks.values.fails}` : '-';
     const dropped = m.dropped_iterations ? m.dropped_iterations.values.count : 0;
     // k6 cannot create directories: RESULTS_DIR must exist.
     const dir = __ENV.RESULTS_DIR ? __ENV.RESULTS_DIR.replace(/\/+$/, '') : '';
@@ -106,7 +106,8 @@ export function makeHandleSummary(ctx) {
       ...(doc.errors ? [...errorLines(doc), ''] : []),
       table(data, ctx.rows, columns),
       '',
-      `checks passed: ${checks}    dropped_iterations: ${dropped}    interrupted iterations end the step, not the test`,
+      `${outcomeLine(doc)}    dropped_iterations: ${dropped}    interrupted iterations end the step, not the test`,
+      describeRecording(doc.run.recording),
       ...(ctx.notes ? ctx.notes(data) : []),
       '',
       `thresholds (${ctx.thresholdsFile}): ${gates.lines.length - gates.failed} passed, ${gates.failed} failed`,

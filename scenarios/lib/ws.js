@@ -33,8 +33,8 @@
 // (or k6 cuts it with nothing else pending).
 import { WebSocket } from 'k6/websockets';
 import { TARGETS } from './config.js';
-import { graphqlErrorText } from './http.js';
-import { recordAbandoned, recordOp, recordServerTiming, recordSetup } from './metrics.js';
+import { graphqlErrorText, requestJson } from './http.js';
+import { recordAbandoned, recordOutcome, recordServerTimingNow, recordSetup, serverTimingDue } from './metrics.js';
 
 export const SUBPROTOCOL = 'graphql-transport-ws';
 export const wsUrl = (tls) => (tls ? TARGETS.GRAPHQL_WSS_URL : TARGETS.GRAPHQL_WS_URL);
@@ -159,7 +159,9 @@ export class GraphqlWs {
         return;
       case 'next':
         if (!op) return; // a late message for an operation already settled
-        op.results.push(msg.payload);
+        op.count++;
+        if (op.count === 1) op.first = msg.payload;
+        if (op.results) op.results.push(msg.payload);
         if (op.onNext) op.onNext(msg.payload, ev.timestamp);
         return;
       case 'error':
@@ -205,11 +207,14 @@ export class GraphqlWs {
     }
   }
 
+  // Ends an operation: an execute()'s is judged and recorded (finish), a
+  // subscription's promise resolves with its results or rejects.
   settle(id, err, timestamp) {
     const op = this.pending[id];
     if (!op) return;
     delete this.pending[id];
-    if (err) op.reject(err);
+    if (op.execute) finish(op, err, timestamp || Date.now());
+    else if (err) op.reject(err);
     else op.resolve({ results: op.results, endedAt: timestamp || Date.now() });
   }
 
@@ -218,13 +223,20 @@ export class GraphqlWs {
     if (!this.isOpen) return Promise.reject(new WsError('socket is not open'));
     const { ms, byDeadline } = this.budget(timeoutMs);
     if (ms <= 0) return Promise.reject(new WsError('the step ended before the operation started', true));
-    const id = String(this.nextId++);
     return new Promise((resolve, reject) => {
-      const deadline = Date.now() + ms;
-      this.pending[id] = { onNext, resolve, reject, deadline, timeoutMs: ms, byDeadline, results: [] };
-      this.arm(deadline);
-      this.socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables } }));
+      this.begin({ execute: false, onNext, resolve, reject, results: [], count: 0, first: null, deadline: 0, timeoutMs: 0, byDeadline: false }, query, variables, ms, byDeadline);
     });
+  }
+
+  // Registers an operation (its timeout in the watchdog) and sends its subscribe.
+  begin(op, query, variables, ms, byDeadline) {
+    const id = String(this.nextId++);
+    op.deadline = Date.now() + ms;
+    op.timeoutMs = ms;
+    op.byDeadline = byDeadline;
+    this.pending[id] = op;
+    this.arm(op.deadline);
+    this.socket.send(`{"id":"${id}","type":"subscribe","payload":${requestJson(query, variables)}}`);
   }
 
   // Operation timeouts share one timer, armed for the earliest deadline: a
@@ -266,43 +278,21 @@ export class GraphqlWs {
   // One query or mutation, recorded as an operation: op_duration from sending
   // subscribe to complete; op_failed on errors, wrong shape, timeout or a broken
   // socket; op_abandoned when the deadline ended it first.
-  // Returns { ok, ms, data, abandoned }.
-  async execute({ query, variables, validate, tags = this.tags, timeoutMs }) {
+  // Resolves { ok, ms, data, abandoned }; never rejects. One promise per operation,
+  // settled by the message that ends it (finish() judges and records it).
+  execute({ query, variables = EMPTY, validate = null, tags = this.tags, timeoutMs = this.timeoutMs }) {
     const t0 = Date.now();
-    let ok = false;
-    let ms = null;
-    let reason = null;
-    let data = null;
-    const checks = { 'ws result': false };
-    try {
-      const { results, endedAt } = await this.start({ query, variables, timeoutMs });
-      ms = endedAt - t0;
-      const first = results[0] || {};
-      data = first.data || null;
-      checks['ws result'] = results.length === 1;
-      checks['no GraphQL errors'] = !first.errors;
-      if (validate) {
-        const problem = validate(data);
-        checks['right shape and count'] = !problem;
-        reason = problem;
-      }
-      if (results.length !== 1) reason = `expected one result, got ${results.length}`;
-      if (first.errors) reason = graphqlErrorText(first.errors);
-      else if (results.length === 1 && !data) {
-        checks['no GraphQL errors'] = false;
-        reason = 'the answer has no data';
-      }
-      recordServerTiming(timingOf(first), tags);
-      ok = true;
-    } catch (err) {
-      if (err.abandoned) {
-        recordAbandoned(tags);
-        return { ok: false, ms: null, data: null, abandoned: true };
-      }
-      reason = String(err.message || err);
-    }
-    ok = recordOp({ ok, ms, tags, checks, reason });
-    return { ok, ms, data, abandoned: false };
+    const op = { execute: true, t0, validate, tags, resolve: null, results: null, onNext: null, count: 0, first: null, deadline: 0, timeoutMs: 0, byDeadline: false };
+    if (!this.isOpen) return Promise.resolve(finish(op, new WsError('socket is not open'), t0));
+    // The wait, cut to the socket's deadline (budget(), without its object).
+    const left = this.deadline - t0;
+    const byDeadline = left < timeoutMs;
+    const ms = byDeadline ? Math.max(0, left) : timeoutMs;
+    if (ms <= 0) return Promise.resolve(finish(op, new WsError('the step ended before the operation started', true), t0));
+    return new Promise((resolve) => {
+      op.resolve = resolve;
+      this.begin(op, query, variables, ms, byDeadline);
+    });
   }
 
   // A subscription until the server completes it; onNext(payload, receivedAt) per event.
@@ -339,6 +329,45 @@ export class GraphqlWs {
       this.abort(1000, 'done');
     });
   }
+}
+
+const EMPTY = Object.freeze({});
+const ABANDONED = Object.freeze({ ok: false, ms: null, data: null, abandoned: true });
+
+// Judges and records an execute()'s operation when it ends (err: a WsError, or
+// null on complete); resolves its promise (when it has one) and returns the outcome.
+function finish(op, err, endedAt) {
+  let out;
+  if (err && err.abandoned) {
+    recordAbandoned(op.tags);
+    out = ABANDONED;
+  } else if (err) {
+    recordOutcome(false, null, op.tags, String(err.message || err), 'ws result');
+    out = { ok: false, ms: null, data: null, abandoned: false };
+  } else {
+    const ms = endedAt - op.t0;
+    const first = op.first || {};
+    const data = first.data || null;
+    let reason = null;
+    let failedCheck = null;
+    if (op.count !== 1) {
+      failedCheck = 'ws result';
+      reason = `expected one result, got ${op.count}`;
+    } else if (first.errors) {
+      failedCheck = 'no GraphQL errors';
+      reason = graphqlErrorText(first.errors);
+    } else if (!data) {
+      failedCheck = 'no GraphQL errors';
+      reason = 'the answer has no data';
+    } else if (op.validate) {
+      reason = op.validate(data);
+      if (reason) failedCheck = 'right shape and count';
+    }
+    if (op.count > 0 && serverTimingDue()) recordServerTimingNow(timingOf(first), op.tags);
+    out = { ok: recordOutcome(failedCheck === null, ms, op.tags, reason, failedCheck), ms, data, abandoned: false };
+  }
+  if (op.resolve) op.resolve(out);
+  return out;
 }
 
 // extensions.timing { execMs, serMs, totalMs } -> { exec, ser, total } (total:

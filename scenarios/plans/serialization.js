@@ -40,6 +40,9 @@ export default function declare(env) {
       { title: 'server ser p50', metric: 'server_duration', tags: { part: 'ser' }, stat: 'med', unit: 'ms' },
     ],
     verdict: { where: { n: String(NS.at(-1)) } },
+    // Server time is this study's question (exec vs ser per N), and its operations are
+    // few and long (a step holds tens of them): every one's is recorded.
+    serverTimingEvery: 1,
     // k6pack report: latency vs N, and the typed / JSON-string factor vs N against the study's.
     hints: {
       sizes: { dim: 'n', label: 'N books', unit: 'books (N)' },
