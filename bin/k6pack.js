@@ -128,7 +128,8 @@ addApiOptions(program
   .option('--no-samples', 'keep no raw samples (samples.json.gz); the histograms (histograms.json.gz) still merge')
   .option('--dashboard', "k6's web dashboard on a free 127.0.0.1 port, saved as k6-dashboard.html in the run folder")
   .option('--wait', 'when another run holds the stack, wait for it to end (default: refuse, exit 4)')
-  .option('-w, --workload <kind>', 'closed (VUs in a loop, the default) or open (rising arrival rates from the model), passed as -e WORKLOAD'))
+  .option('-w, --workload <kind>', 'closed (VUs in a loop, the default) or open (rising arrival rates from the model), passed as -e WORKLOAD')
+  .option('-m, --metrics <mode>', 'full (every figure the summary reports, the default) or lean (op_duration and op_failed only, for the most load one k6 drives), passed as -e METRICS'))
   .addHelpText(
     'after',
     `
@@ -183,6 +184,7 @@ program
   .option('--dashboard', "k6's web dashboard per run, saved as k6-dashboard.html in its run folder")
   .option('--wait', 'when another run holds the stack, wait for it to end (default: refuse, exit 4)')
   .option('-w, --workload <kind>', 'closed (VUs in a loop, the default) or open (rising arrival rates from the model)')
+  .option('-m, --metrics <mode>', 'full (the default) or lean (op_duration and op_failed only), passed as -e METRICS')
   .addHelpText(
     'after',
     `

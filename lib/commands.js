@@ -7,6 +7,7 @@ import { parseApiPlan } from '../common/api.js';
 import { ALL_PROXY_NAMES, targetsFor } from '../common/defaults.js';
 import { describeGate } from '../common/gates.js';
 import { buildScenario } from '../common/scenario.js';
+import { describeRecording } from '../common/recording.js';
 import { parsePolicy } from '../common/thresholds.js';
 import { profileOrUsage, scenarioDescription, scenarioNames, show, UsageError } from './cli-support.js';
 import { ROOT } from './tools.js';
@@ -244,6 +245,7 @@ export async function thresholds(scenario, { profile: spec, load, file }, { out 
   out(
     `${scenario} under ${profile.name} (R ${net.rttMs} ms, down ${net.downKbps ?? '∞'} / up ${net.upKbps ?? '∞'} kbit/s${profile.faults.length ? `, faults ${profile.faults.map((f) => f.name).join('+')}` : ''}), load ${built.plan.level}: ${built.gates.length} latency gates (${show(resolve(policyFile))})`,
   );
+  if (built.recording.metrics === 'lean') out(`(${describeRecording(built.recording)}: no gates on them)`);
   for (const g of built.gates) out(`  ${describeGate(g)}`);
   const other = Object.entries(built.thresholds).filter(([k]) => !built.gates.some((g) => g.key === k));
   out('other gates:');

@@ -22,7 +22,7 @@ import { renderComparison } from './report/compare.js';
 import { writeReport } from './report/html.js';
 import { envFlagsOf, resultsRoot, showPath } from './report/run-folder.js';
 import { loadRun, stamp } from './report/runs.js';
-import { checkWorkload, runProfiles, withRunStack } from './run.js';
+import { checkMetrics, checkWorkload, runProfiles, withRunStack } from './run.js';
 import { ensureTools, ROOT } from './tools.js';
 
 export const GATE_DEFAULTS = { profile: 'lan,lte', load: 'ci' };
@@ -56,7 +56,8 @@ function planGate(opts) {
   const baselines = opts.baseline === undefined ? null : loadBaselines(opts.baseline);
   const dir = resolve(opts.results ?? join(resultsRoot(), `gate-${stamp(new Date())}`));
   checkWorkload(opts.workload);
-  return { scenarios, profiles, load: opts.load ?? GATE_DEFAULTS.load, workload: opts.workload, k6Args, compare, baselines, dir, dashboard: Boolean(opts.dashboard), wait: Boolean(opts.wait) };
+  checkMetrics(opts.metrics);
+  return { scenarios, profiles, load: opts.load ?? GATE_DEFAULTS.load, workload: opts.workload, metrics: opts.metrics, k6Args, compare, baselines, dir, dashboard: Boolean(opts.dashboard), wait: Boolean(opts.wait) };
 }
 
 // A run of the gate, with its summary loaded when it wrote one.
@@ -130,7 +131,7 @@ export async function runGate(opts, ctx) {
       out(`== gate ${i + 1}/${plan.scenarios.length}: ${scenario}, ${clock(elapsed())} elapsed`);
       const t0 = Date.now();
       const script = join(ROOT, 'scenarios', `${scenario}.js`);
-      const opts = { k6, root: plan.dir, load: plan.load, workload: plan.workload, k6Args: plan.k6Args, samples: true, dashboard: plan.dashboard, hold: held };
+      const opts = { k6, root: plan.dir, load: plan.load, workload: plan.workload, metrics: plan.metrics, k6Args: plan.k6Args, samples: true, dashboard: plan.dashboard, hold: held };
       const { code, runs } = await runProfiles(stack, scenario, script, plan.profiles, opts, ctx);
       scenarios.push({ scenario, seconds: (Date.now() - t0) / 1000, exitCode: code, runs });
       // A failed threshold is a result: the gate goes on. Anything else is a broken run.

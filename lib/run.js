@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { targetsFor } from '../common/defaults.js';
 import { WORKLOADS } from '../common/plan.js';
+import { METRICS_MODES } from '../common/recording.js';
 import { profileList, resolveScenario, UsageError } from './cli-support.js';
 import { describeToxic } from './commands.js';
 import { k6RunArgs } from './k6.js';
@@ -111,10 +112,10 @@ export async function withRunStack(fn, { runDir, out, warn, trap }, hold, start 
 // scenario's own). Returns { code, runs: [{ scenario, profile, dir, exitCode,
 // seconds }] }: code is the first non-zero k6 exit, 1 if a server or toxiproxy
 // died (later profiles do not run).
-// opts: { k6, root (the results root), load, workload, k6Args, samples, dashboard, hold,
+// opts: { k6, root (the results root), load, workload, metrics, k6Args, samples, dashboard, hold,
 // env (more -e variables), endpointsGone() -> lines naming endpoints outside the stack
 // that stopped answering (the api scenario's: the team's own servers) }.
-export async function runProfiles(stack, scenario, script, profiles, { k6, root, load, workload, k6Args = [], samples = true, dashboard = false, hold, env: more = {}, endpointsGone }, { out, warn, trap }) {
+export async function runProfiles(stack, scenario, script, profiles, { k6, root, load, workload, metrics, k6Args = [], samples = true, dashboard = false, hold, env: more = {}, endpointsGone }, { out, warn, trap }) {
   let code = 0;
   const runs = [];
   const targets = targetsFor(stack.ports);
@@ -123,7 +124,7 @@ export async function runProfiles(stack, scenario, script, profiles, { k6, root,
     const started = Date.now();
     const name = prof ? `profile ${prof.name}` : "the scenario's default profile";
     // The run's k6 proceeds under this command's hold (scenarios/lib/hold.js).
-    const env = { ...targets, PROFILE: prof?.spec, LOAD: load, WORKLOAD: workload, K6PACK_HOLD: hold?.token, ...more };
+    const env = { ...targets, PROFILE: prof?.spec, LOAD: load, WORKLOAD: workload, METRICS: metrics, K6PACK_HOLD: hold?.token, ...more };
     // k6 inspect first: a script or setting k6 refuses (a broken thresholds file, a
     // bad -e value) stops here, before the network is touched.
     const plan = await inspectPlan(k6, script, [...k6RunArgs(script, { env }).slice(1, -1), ...envFlagsOf(k6Args)]);
@@ -132,7 +133,7 @@ export async function runProfiles(stack, scenario, script, profiles, { k6, root,
       await stack.toxiproxy.applyToxics(prof.toxics);
       toxics = `: ${prof.toxics.map(describeToxic).join('; ') || 'no toxics'}`;
     }
-    out(`== ${scenario}, ${name}${load ? `, load ${load}` : ''}${workload ? `, ${workload} workload` : ''}${toxics}`);
+    out(`== ${scenario}, ${name}${load ? `, load ${load}` : ''}${workload ? `, ${workload} workload` : ''}${metrics ? `, metrics ${metrics}` : ''}${toxics}`);
     const res = await prepareRunResults(script, prof?.name || plan?.profile, k6Args, { root, samples, dashboard, plan, warn });
     if (res.dir) out(`== results: ${showPath(res.dir)}/${plan?.steps ? ` (${describePlan(plan)})` : ''}`);
     if (res.dashboardUrl) out(`== dashboard: ${res.dashboardUrl} while k6 runs; saved as ${showPath(join(res.dir, 'k6-dashboard.html'))}`);
@@ -170,20 +171,26 @@ export async function runProfiles(stack, scenario, script, profiles, { k6, root,
 // opts.results: the folder that holds the run folders; opts.samples: false
 // (--no-samples) keeps no raw samples; opts.dashboard: k6's web dashboard,
 // exported into the run folder.
-export async function runScenario(scenario, { profile, load, workload, k6Args = [], results, samples = true, dashboard = false, wait = false }, ctx) {
+export async function runScenario(scenario, { profile, load, workload, metrics, k6Args = [], results, samples = true, dashboard = false, wait = false }, ctx) {
   if (scenario === 'api') throw new UsageError('the api scenario runs your own API: give --graphql URL --operations FILE and/or --grpc ADDR --proto FILE --call pkg.Service/Method, or --api ./api.json (README "Your own API")');
   const script = resolveScenario(scenario);
   checkWorkload(workload);
+  checkMetrics(metrics);
   const profiles = profile === undefined ? [null] : profileList(profile);
   const { k6 } = ensureTools({ log: ctx.out });
   const root = resultsRoot(results);
   const hold = { kind: 'k6pack run', what: scenario, profile: profile ?? null, wait };
   const { code } = await withRunStack(
-    (stack, held) => runProfiles(stack, scenario, script, profiles, { k6, root, load, workload, k6Args, samples, dashboard, hold: held }, ctx),
+    (stack, held) => runProfiles(stack, scenario, script, profiles, { k6, root, load, workload, metrics, k6Args, samples, dashboard, hold: held }, ctx),
     ctx,
     hold,
   );
   return ctx.trap.received ? ctx.trap.exitCode() : code;
+}
+
+// --metrics, checked before anything starts.
+export function checkMetrics(metrics) {
+  if (metrics !== undefined && !METRICS_MODES.includes(metrics)) throw new UsageError(`--metrics ${metrics}: use full (every figure the summary reports, the default) or lean (op_duration and op_failed only, for the most load)`);
 }
 
 // --workload, checked before anything starts.

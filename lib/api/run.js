@@ -12,7 +12,7 @@ import { profileList, profileOrUsage, show, UsageError } from '../cli-support.js
 import { describeToxic } from '../commands.js';
 import { takeHold } from '../hold.js';
 import { resultsRoot } from '../report/run-folder.js';
-import { checkWorkload, runProfiles, withRunStack } from '../run.js';
+import { checkMetrics, checkWorkload, runProfiles, withRunStack } from '../run.js';
 import { clearState, deadLine, deadOf, readState, writeState } from '../runstate.js';
 import { StackError, startStack } from '../stack.js';
 import { ensureTools, ROOT } from '../tools.js';
@@ -51,8 +51,9 @@ const describeRoutes = (routes) => routes.map((r) => `${r.name} ${r.listen} -> $
 
 // `k6pack run api`: one k6 run per profile against the team's endpoints.
 export async function runApi(opts, ctx) {
-  const { k6Args = [], load, workload, results, samples = true, dashboard = false, wait = false } = opts;
+  const { k6Args = [], load, workload, metrics, results, samples = true, dashboard = false, wait = false } = opts;
   checkWorkload(workload);
+  checkMetrics(metrics);
   const profiles = opts.profile === undefined ? [null] : profileList(opts.profile);
   try {
     levelName({ LOAD: load });
@@ -72,7 +73,7 @@ export async function runApi(opts, ctx) {
         ctx.out(`== proxies: ${describeRoutes(routes)}`);
         writePlan(planFile, api, routes, stack.toxiproxy.url);
         const env = { API: planFile };
-        return await runProfiles(stack, 'api', SCRIPT, profiles, { k6, root, load, workload, k6Args, samples, dashboard, hold: held, env, endpointsGone: () => endpointsGone(routes) }, ctx);
+        return await runProfiles(stack, 'api', SCRIPT, profiles, { k6, root, load, workload, metrics, k6Args, samples, dashboard, hold: held, env, endpointsGone: () => endpointsGone(routes) }, ctx);
       } finally {
         rmSync(planFile, { force: true });
         if (!stack.stop) await restore().catch((err) => ctx.warn(`could not remove the API's proxies: ${err.message}`));
