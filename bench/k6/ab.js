@@ -1,6 +1,7 @@
-// A/B slots for bench/overhead.js: pairs of sides, each side a client (bare
-// k6 or the pack's scenarios/lib) against a target, run in alternating slots
-// (A B, then B A, ...) so drift and neighbours' noise fall on both alike.
+// A/B slots for bench/overhead.js: pairs of sides (a, b, and optionally c), each
+// side a client (bare k6 or the pack's scenarios/lib) against a target, run in
+// alternating slots (A B C, then C B A, ...) so drift and neighbours' noise fall
+// on every side alike.
 // Every slot is a constant-vus k6 scenario named <side>_<round> (round 0 is a
 // warm-up); the bench reads iterations{scenario:...} and
 // iteration_duration{scenario:...} from k6's --summary-export.
@@ -9,6 +10,8 @@
 // One iteration is one request (http, grpc), or one socket carrying WS_OPS
 // operations (ws: a socket lives inside an iteration in k6).
 // The lib side's targets are the run's GRAPHQL_HTTP_URL / GRAPHQL_WS_URL / GRPC_ADDR.
+// lib* records what a scenario records by default (METRICS=full: common/recording.js),
+// lean* the same clients under METRICS=lean; one VU switches between them per slot.
 import http from 'k6/http';
 import grpc from 'k6/net/grpc';
 import { WebSocket } from 'k6/websockets';
@@ -16,6 +19,8 @@ import { Channel, newClient } from '../../scenarios/lib/grpc.js';
 import { graphqlHttp } from '../../scenarios/lib/http.js';
 import { BOOK_QUERY, validateBook } from '../../scenarios/lib/queries.js';
 import { GraphqlWs, wsUrl } from '../../scenarios/lib/ws.js';
+import { configureRecording, recording } from '../../scenarios/lib/metrics.js';
+import { recordingOf } from '../../common/recording.js';
 
 const PLAN = JSON.parse(__ENV.PLAN);
 const GRACE_SECONDS = 1;
@@ -24,8 +29,8 @@ const ID = 'book-1';
 const VARIABLES = { id: ID };
 const BODY = JSON.stringify({ query: BOOK_QUERY, variables: VARIABLES });
 
-// Pairs run round after round; inside a round each pair's two sides run one
-// after the other, A first in odd rounds and B first in even ones.
+// Pairs run round after round; inside a round each pair's sides run one after
+// the other, A first in odd rounds and last in even ones.
 function slots() {
   const scenarios = {};
   const thresholds = {};
@@ -53,7 +58,8 @@ function slots() {
   };
   for (let r = 0; r <= PLAN.rounds; r++) {
     for (const pair of Object.keys(PLAN.pairs)) {
-      for (const side of r % 2 ? ['a', 'b'] : ['b', 'a']) add(pair, side, r, r === 0 ? PLAN.warmupSeconds || 1 : PLAN.slotSeconds);
+      const sides = Object.keys(PLAN.pairs[pair]).sort();
+      for (const side of r % 2 ? sides : sides.reverse()) add(pair, side, r, r === 0 ? PLAN.warmupSeconds || 1 : PLAN.slotSeconds);
     }
   }
   return { scenarios, thresholds };
@@ -103,18 +109,48 @@ export function bareWs() {
 
 // ---- the pack's clients (scenarios/lib), as the scenarios use them ----
 
-export function libHttp() {
+// What the VU records: a scenario's default (full), or METRICS=lean.
+const FULL = recordingOf({ ...__ENV, METRICS: 'full' });
+const LEAN = recordingOf({ ...__ENV, METRICS: 'lean' });
+const use = (rec) => recording() !== rec && configureRecording(rec);
+
+function http1() {
   graphqlHttp({ transport: 'http-keepalive', query: BOOK_QUERY, variables: VARIABLES, validate: validateBook(ID) });
 }
 
 const channel = new Channel(newClient());
-export function libGrpc() {
+function grpc1() {
   channel.call('GetBook', { id: ID }, { validate: (b) => (b && b.id === ID ? null : `GetBook answered ${b && b.id}`) });
 }
 
-export async function libWs() {
+async function ws1() {
   const ws = new GraphqlWs(wsUrl(false));
   await ws.open();
   for (let i = 0; i < WS_OPS; i++) await ws.execute({ query: BOOK_QUERY, variables: VARIABLES, validate: validateBook(ID) });
   await ws.close();
+}
+
+export function libHttp() {
+  use(FULL);
+  http1();
+}
+export function leanHttp() {
+  use(LEAN);
+  http1();
+}
+export function libGrpc() {
+  use(FULL);
+  grpc1();
+}
+export function leanGrpc() {
+  use(LEAN);
+  grpc1();
+}
+export function libWs() {
+  use(FULL);
+  return ws1();
+}
+export function leanWs() {
+  use(LEAN);
+  return ws1();
 }
