@@ -79,10 +79,10 @@ const SCENARIOS = {
   },
 };
 
-// Bytes per ms of a profile's bandwidth toxic (Infinity when unlimited).
+// Bytes per ms of a profile's link toxic (Infinity when unlimited).
 function rateOf(profile, direction) {
-  const t = profile.toxics.find((x) => x.name === `bandwidth_${direction === 'up' ? 'upstream' : 'downstream'}`);
-  return t ? t.attributes.rate : Infinity; // KB/s = bytes per ms
+  const t = profile.toxics.find((x) => x.name === `link_${direction === 'up' ? 'upstream' : 'downstream'}`);
+  return t && t.attributes.bitrate ? t.attributes.bitrate / 8000 : Infinity; // bit/s -> bytes per ms
 }
 const transferMs = (profile, bytes, direction) => bytes / rateOf(profile, direction);
 

@@ -2,6 +2,7 @@
 import { LIMITS } from '../../common/defaults.js';
 import { envInt, envNames } from '../../common/env.js';
 import { byLevel, levelName } from '../../common/plan.js';
+import { windowAfter } from '../../common/model.js';
 import { DEFAULT_COLUMNS, lane, rttOf, transferSeconds } from '../../common/scenario.js';
 
 export const BLURBS = { small: 100, medium: 2000, large: 16000 };
@@ -23,15 +24,22 @@ export default function declare(env) {
   const ROUNDS = { compound_h1: 1, atomic_h1: Math.ceil(PAGE_SIZE / H1_CONNECTIONS), compound_h2: 1, atomic_h2: 1 };
   // A revalidation (If-None-Match) answers 304 with no body.
   const resBytes = (laneName, d) => (d.cache === 'etag' ? 0 : laneName === 'atomic_h1' ? ROUNDS.atomic_h1 * bookBytes(d.size) : docBytes(d.size));
-  const model = (laneName) => (d) => ({
+  // What one operation sends (without its window).
+  const op = (laneName, d) => ({
+    transport: laneName.endsWith('h2') ? 'http2' : 'http-keepalive',
+    tls: laneName.endsWith('h2'),
     conn: d.conn,
     rounds: ROUNDS[laneName],
     // HTTP/2's atomic requests go as PAGE_SIZE streams in one round trip.
     messages: laneName === 'atomic_h2' ? PAGE_SIZE : ROUNDS[laneName],
+    // HTTP/1.1's atomic requests spread over the connections: each carries ROUNDS of
+    // them one after another (on a shared link the page's bytes share its bandwidth).
+    connections: laneName === 'atomic_h1' ? PAGE_SIZE / ROUNDS.atomic_h1 : 1,
     reqBytes: 150 * (laneName.startsWith('atomic') ? (laneName === 'atomic_h1' ? ROUNDS.atomic_h1 : PAGE_SIZE) : 1),
     resBytes: resBytes(laneName, d),
     serverMs: 1,
   });
+  // An iteration's operations in order, on connections it opens (noVUConnectionReuse).
   const dims = [
     { size: SIZES[0], cache: 'off', conn: 'cold' },
     ...SIZES.flatMap((size) => [
@@ -40,6 +48,18 @@ export default function declare(env) {
       { size, cache: 'etag', conn: 'warm' },
     ]),
   ];
+  // TCP's window when an operation starts: what the iteration's operations before it
+  // on the same connections left (a larger document than before waits for slow start
+  // again; the same one again does not).
+  const windowBefore = (laneName, d, link) => {
+    let w;
+    for (const prev of dims) {
+      if (prev === d || (prev.size === d.size && prev.cache === d.cache && prev.conn === d.conn)) return w;
+      w = windowAfter(link, { ...op(laneName, prev), window: w });
+    }
+    return w;
+  };
+  const model = (laneName) => (d, link) => ({ ...op(laneName, d), window: windowBefore(laneName, d, link) });
   const lanes = [
     lane('compound_h1', 'http-keepalive', false, { tags: { variant: 'compound' }, dims, model: model('compound_h1') }),
     lane('atomic_h1', 'http-keepalive', false, { tags: { variant: 'atomic' }, dims, model: model('atomic_h1') }),
