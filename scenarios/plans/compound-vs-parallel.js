@@ -3,7 +3,7 @@ import { LIMITS } from '../../common/defaults.js';
 import { envInt, envNames } from '../../common/env.js';
 import { byLevel, levelName } from '../../common/plan.js';
 import { windowAfter } from '../../common/model.js';
-import { DEFAULT_COLUMNS, lane, rttOf, transferSeconds } from '../../common/scenario.js';
+import { DEFAULT_COLUMNS, lane, laneModelSeconds } from '../../common/scenario.js';
 
 export const BLURBS = { small: 100, medium: 2000, large: 16000 };
 // What a browser allows per host on HTTP/1.1 (options.batchPerHost).
@@ -59,20 +59,19 @@ export default function declare(env) {
     }
     return w;
   };
-  const model = (laneName) => (d, link) => ({ ...op(laneName, d), window: windowBefore(laneName, d, link) });
+  // The connections are an iteration old: a round trip per operation before this one
+  // (their retransmission timeout is still coming down from 3R).
+  const ageOf = (laneName, d) => dims.findIndex((x) => x.size === d.size && x.cache === d.cache && x.conn === d.conn) * ROUNDS[laneName];
+  const model = (laneName) => (d, link) => ({ ...op(laneName, d), window: windowBefore(laneName, d, link), age: ageOf(laneName, d) });
   const lanes = [
     lane('compound_h1', 'http-keepalive', false, { tags: { variant: 'compound' }, dims, model: model('compound_h1') }),
     lane('atomic_h1', 'http-keepalive', false, { tags: { variant: 'atomic' }, dims, model: model('atomic_h1') }),
     lane('compound_h2', 'http2', true, { tags: { variant: 'compound' }, dims, model: model('compound_h2') }),
     lane('atomic_h2', 'http2', true, { tags: { variant: 'atomic' }, dims, model: model('atomic_h2') }),
   ];
-  // One iteration of a lane: a cold fetch (+2 RTT: TCP, TLS), then per size
-  // off + on + revalidate; two of them carry the document.
-  const laneSeconds = (name, profile) => {
-    const r = rttOf(profile) / 1000;
-    const cold = (ROUNDS[name] + 2) * r + transferSeconds(profile, docBytes(SIZES[0]));
-    return SIZES.reduce((sum, size) => sum + 3 * ROUNDS[name] * r + 2 * transferSeconds(profile, docBytes(size)), cold + 0.1);
-  };
+  // One iteration of a lane: a cold fetch, then per size off + on + revalidate:
+  // the model's time for each (slow start and loss included).
+  const laneSeconds = (name, profile) => laneModelSeconds(lanes.find((l) => l.name === name), profile) + 0.1;
   return {
     PAGE_SIZE,
     SIZES,

@@ -28,7 +28,9 @@ package main
 //     tcp_cwnd_restart halves it once per RTO of idle time, down to that).
 //     common/model.js windowWaitMs computes the same rounds for one message.
 //   - Loss: each segment (up to `mss` bytes of one send) is lost or not as the
-//     loss model draws (Bernoulli, or Gilbert-Elliott as netem's gemodel). A lost
+//     loss model draws (Bernoulli, or Gilbert-Elliott as netem's gemodel); a
+//     retransmission, sent a round trip or a timeout later, meets the model's
+//     long-run rate (the burst its segment met has passed). A lost
 //     segment is retransmitted when the third later segment's acknowledgement is
 //     back (fast retransmit, RFC 5681 3.2: 3 duplicate ACKs; with SACK every loss
 //     is repaired this way, RFC 6675) or, if that comes later than the
@@ -132,6 +134,15 @@ type lossModel struct {
 }
 
 func (m lossModel) active() bool { return m.lossGood > 0 || (m.p > 0 && m.lossBad > 0) }
+
+// rate: the share of segments lost in the long run (the states' stationary mix).
+func (m lossModel) rate() float64 {
+	if m.p <= 0 {
+		return m.lossGood
+	}
+	bad := m.p / (m.p + m.r)
+	return (1-bad)*m.lossGood + bad*m.lossBad
+}
 
 type lossState struct{ bad bool }
 
@@ -372,7 +383,7 @@ func (s *tcpSender) send(t time.Time, data []byte, c *linkConfig, link *sharedLi
 		if s.lost(c) {
 			link.reserve(end, ser) // the retransmission's time on the link
 			retries := 0
-			for retries < maxRetransmissions && s.lost(c) {
+			for retries < maxRetransmissions && s.lostAgain(c) {
 				retries++
 			}
 			ls := &lostSegment{seq: seq, sentEnd: end, ser: ser, retries: retries, rto: c.rto(s.samples)}
@@ -413,6 +424,16 @@ func (s *tcpSender) lost(c *linkConfig) bool {
 		return s.drop()
 	}
 	return c.loss.lost(&s.lossSt, s.rng)
+}
+
+// lostAgain: whether a retransmission is lost too. It leaves a round trip or a
+// timeout after the segment it repeats, when the burst that segment met has
+// passed: it meets the loss model's long-run rate.
+func (s *tcpSender) lostAgain(c *linkConfig) bool {
+	if s.drop != nil {
+		return s.drop()
+	}
+	return s.rng.Float64() < c.loss.rate()
 }
 
 func (s *tcpSender) jitter(c *linkConfig) time.Duration {
