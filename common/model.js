@@ -361,7 +361,7 @@ const round1 = (x) => Math.round(x * 10) / 10;
 //   waitMs: a wait the protocol adds (a poll interval) }
 // -> { ms, setupMs, roundTrips, terms: [{ name, ms, text }], formula, tailMs (what
 //      losses add at the 95th percentile beyond the median: stalls, and a long
-//      transfer's window meeting more losses) }
+//      transfer's window meeting more losses), spreadMs (that last part alone) }
 export function operation(link, op) {
   const cold = FRESH.has(op.transport) || op.conn === 'cold';
   const phases = op.phases || (cold ? setupPhases(op.transport, op.tls) : []);
@@ -398,7 +398,8 @@ export function operation(link, op) {
     if (u) flight('up', 0, u);
     if (d) flight('down', 0, d);
   }
-  const least = MESSAGE_SEGMENTS[op.transport.startsWith('grpc') ? 'grpc' : op.transport] || 1;
+  // Each message is a write of its own (HTTP/2's 20 atomic requests are 20 segments at least).
+  const least = Math.max(MESSAGE_SEGMENTS[op.transport.startsWith('grpc') ? 'grpc' : op.transport] || 1, Math.round(messages / exchanges));
   for (let i = 0; i < exchanges; i++) {
     if (up > 0) flight('up', up / exchanges, least);
     if (down > 0) flight('down', down / exchanges, least);
@@ -415,7 +416,7 @@ export function operation(link, op) {
     `${roundsTotal === 1 ? '' : roundsTotal === 0.5 ? '½' : round1(roundsTotal)}R`,
     ...terms.filter((t) => !PHASES[t.name] && t.name !== 'request').map((t) => t.text),
   ].join(' + ');
-  return { ms, setupMs, roundTrips: roundsTotal, terms, formula, tailMs: lost.p95 - lost.p50 + tail };
+  return { ms, setupMs, roundTrips: roundsTotal, terms, formula, tailMs: lost.p95 - lost.p50 + tail, spreadMs: tail };
 }
 
 // TCP's window over an operation: each exchange (rounds one after another on a
@@ -503,6 +504,15 @@ export function measuredPhases(phase, tls) {
 // servers grows slowly while they keep up; a transport past this machine's capacity
 // queues linearly (n VUs each waiting for the others) and fails there.
 
+// Under loss a long transfer's time varies with the losses it meets (spreadMs: its
+// 95th percentile beyond its median, operation()). A run's median of n such
+// operations varies with it: its standard error is 1.2533 sigma / sqrt(n) and sigma
+// is spread / 1.645, so at 95 % (one-sided) the median lies within
+// 1.2533 / sqrt(n) of the spread above the model's. n: the iterations a step
+// holds under loss (5, common/scenario.js).
+export const LOSS_SAMPLES = 5;
+export const medianSpreadMs = (e) => ((e.spreadMs || 0) * 1.2533) / Math.sqrt(LOSS_SAMPLES);
+
 export const stepAllowance = (policy, which, vus) => (vus > 1 ? policy.stepMs[which] * Math.log2(vus) : 0);
 
 const ceil5 = (x) => Math.ceil(x / 5 - 1e-9) * 5;
@@ -517,7 +527,7 @@ export function budget(policy, link, { p50: e50, p95: e95 = e50 }, vus = 1, extr
   const cpu = (e) => e.terms.filter((t) => CPU_TERMS.has(t.name)).reduce((s, t) => s + t.ms, 0);
   const scaled = (e, factor) => (e.ms - cpu(e)) * factor + cpu(e) * policy.cpuFactor;
   return {
-    p50: ceil5(scaled(e50, policy.p50.factor) + policy.p50.plusMs + stepAllowance(policy, 'p50', vus) + (extra.p50 || 0)),
+    p50: ceil5(scaled(e50, policy.p50.factor) + medianSpreadMs(e50) + policy.p50.plusMs + stepAllowance(policy, 'p50', vus) + (extra.p50 || 0)),
     p95: ceil5((scaled(e95, policy.p95.factor) + (jitterTailMs(link, e95.roundTrips) + (e95.tailMs || 0)) * policy.p95.factor) + policy.p95.plusMs + stepAllowance(policy, 'p95', vus) + (extra.p95 || 0)),
   };
 }

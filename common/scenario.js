@@ -17,7 +17,7 @@
 //   verdict: { where: dims } the rows the verdict ranks (default: rows without dims),
 //   hints (for `k6pack report`, kept in summary.json's run.hints) }
 import { deriveGates, expectationsOf, gateThresholds } from './gates.js';
-import { linkOf } from './model.js';
+import { LOSS_SAMPLES, linkOf } from './model.js';
 import { cellKey } from './results.js';
 import { levelName, plan as buildPlan } from './plan.js';
 import { policyGates } from './thresholds.js';
@@ -45,8 +45,9 @@ export function transferSeconds(profile, bytes, direction = 'down') {
   return kbps ? (bytes * 8) / (kbps * 1000) : 0;
 }
 
-// Iterations per VU every step holds under a loss modifier (buildScenario).
-export const LOSS_MIN_ITERATIONS = 5;
+// Iterations per VU every step holds under a loss modifier (buildScenario; the
+// model's medianSpreadMs counts on them).
+export const LOSS_MIN_ITERATIONS = LOSS_SAMPLES;
 
 // Seconds one iteration of a lane takes by the round-trip model: its operations'
 // medians, one per value of its dims (what an iteration runs through), so steps are
