@@ -329,11 +329,11 @@ export const TAIL_QUANTILE = 0.99;
 // flights: [{ bytes, rto }] in the order they go; connections: parallel copies.
 export function lossCost(link, flights, connections = 1) {
   const loss = link.loss;
-  if (!loss || !link.R) return { p50: 0, p95: 0 };
+  if (!loss || !link.R) return { p50: 0, p95: 0, bound: 0 };
   let dist = [[0, 1]];
   for (const f of flights) dist = convolve(dist, messageStalls(loss, Math.max(f.segments || 1, segmentsOf(f.bytes)), link.R, f.rto));
   if (connections > 1) dist = maxOf(dist, Math.round(connections));
-  return { p50: quantile(dist, 0.5), p95: quantile(dist, TAIL_QUANTILE) };
+  return { p50: quantile(dist, 0.5), p95: quantile(dist, TAIL_QUANTILE), bound: quantile(dist, MEDIAN_BOUND) };
 }
 
 const round1 = (x) => Math.round(x * 10) / 10;
@@ -361,7 +361,8 @@ const round1 = (x) => Math.round(x * 10) / 10;
 //   waitMs: a wait the protocol adds (a poll interval) }
 // -> { ms, setupMs, roundTrips, terms: [{ name, ms, text }], formula, tailMs (what
 //      losses add at the 95th percentile beyond the median: stalls, and a long
-//      transfer's window meeting more losses), spreadMs (that last part alone) }
+//      transfer's window meeting more losses), spreadMs (that last part alone),
+//      stallSpreadMs (the stalls' MEDIAN_BOUND percentile beyond their median) }
 export function operation(link, op) {
   const cold = FRESH.has(op.transport) || op.conn === 'cold';
   const phases = op.phases || (cold ? setupPhases(op.transport, op.tls) : []);
@@ -416,7 +417,7 @@ export function operation(link, op) {
     `${roundsTotal === 1 ? '' : roundsTotal === 0.5 ? '½' : round1(roundsTotal)}R`,
     ...terms.filter((t) => !PHASES[t.name] && t.name !== 'request').map((t) => t.text),
   ].join(' + ');
-  return { ms, setupMs, roundTrips: roundsTotal, terms, formula, tailMs: lost.p95 - lost.p50 + tail, spreadMs: tail };
+  return { ms, setupMs, roundTrips: roundsTotal, terms, formula, tailMs: lost.p95 - lost.p50 + tail, spreadMs: tail, stallSpreadMs: lost.bound - lost.p50 };
 }
 
 // TCP's window over an operation: each exchange (rounds one after another on a
@@ -504,14 +505,41 @@ export function measuredPhases(phase, tls) {
 // servers grows slowly while they keep up; a transport past this machine's capacity
 // queues linearly (n VUs each waiting for the others) and fails there.
 
-// Under loss a long transfer's time varies with the losses it meets (spreadMs: its
-// 95th percentile beyond its median, operation()). A run's median of n such
-// operations varies with it: its standard error is 1.2533 sigma / sqrt(n) and sigma
-// is spread / 1.645, so at 95 % (one-sided) the median lies within
-// 1.2533 / sqrt(n) of the spread above the model's. n: the iterations a step
-// holds under loss (5, common/scenario.js).
+// Under loss an operation's time varies with the losses it meets, and so does a
+// run's median of the n operations a row has (n: the iterations a step holds under
+// loss, 5, common/scenario.js). That median stays below the q-th percentile of the
+// operation's time 95 % of the time, q such that fewer than half of n draws land
+// above it with probability 0.95 (binomial): 0.81 for n = 5. medianSpreadMs is what
+// the loss stalls (their q-th percentile beyond their median) and a long transfer's
+// window (its spread, normal) add there; the p50 budget carries it.
 export const LOSS_SAMPLES = 5;
-export const medianSpreadMs = (e) => ((e.spreadMs || 0) * 1.2533) / Math.sqrt(LOSS_SAMPLES);
+const binomialAtLeast = (n, k, p) => {
+  let sum = 0;
+  for (let i = k; i <= n; i++) {
+    let c = 1;
+    for (let j = 0; j < i; j++) c = (c * (n - j)) / (j + 1);
+    sum += c * p ** i * (1 - p) ** (n - i);
+  }
+  return sum;
+};
+const bisect = (f, lo, hi) => {
+  for (let i = 0; i < 60; i++) {
+    const mid = (lo + hi) / 2;
+    if (f(mid)) hi = mid;
+    else lo = mid;
+  }
+  return (lo + hi) / 2;
+};
+// The standard normal's quantile (Abramowitz and Stegun 7.1.26 for erf, inverted by bisection).
+const normalCdf = (z) => {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * x);
+  const erf = 1 - t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) * Math.exp(-x * x);
+  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+};
+export const MEDIAN_BOUND = 1 - bisect((p) => binomialAtLeast(LOSS_SAMPLES, Math.ceil(LOSS_SAMPLES / 2), p) >= 0.05, 0, 1);
+const MEDIAN_BOUND_Z = bisect((z) => normalCdf(z) >= MEDIAN_BOUND, -10, 10);
+export const medianSpreadMs = (e) => (e.stallSpreadMs || 0) + ((e.spreadMs || 0) * MEDIAN_BOUND_Z) / 1.645;
 
 export const stepAllowance = (policy, which, vus) => (vus > 1 ? policy.stepMs[which] * Math.log2(vus) : 0);
 
