@@ -28,8 +28,8 @@ import (
 
 // Nothing leaves before `handshake`; then each chunk waits `latency`.
 func TestLinkHoldsTheHandshakeThenAddsLatency(t *testing.T) {
+	opened := time.Now() // before the state (the connection's start) is made
 	p := newPipe(&LinkToxic{Handshake: hold.Milliseconds(), Latency: 100, RTT: 200})
-	opened := time.Now()
 	done := p.run()
 	p.send("first")
 	if c := recv(t, p.out); string(c.Data) != "first" {
