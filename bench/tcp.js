@@ -12,14 +12,14 @@
  *              and a kept-alive answer of 100 KB after 2 s idle (the window restarts).
  *              p50 over the model's (target 0.9-1.1). dev/k6/tcp.js.
  *   study001   compound vs atomic over HTTP/2 vs atomic over 6 HTTP/1.1 connections
- *              under 3g+loss3 (scenarios/compound-vs-parallel.js): p50 and p95 per
+ *              under 3g+loss3 and 3g+loss3+shared (scenarios/compound-vs-parallel.js): p50 and p95 per
  *              lane beside the model's p50 and p95 (the tail operation with the loss
  *              stall at its 95th percentile).
  *   study000   ws vs http keep-alive vs https fresh under lte+loss1 and 3g+burst
  *              (scenarios/ws-vs-http.js): the same.
  * fios and cable fidelity (the same bench as today's) is bench/fidelity.js --profiles fios,cable.
  *
- *   node bench/tcp.js                         # every part, ~25 minutes
+ *   node bench/tcp.js                         # every part, ~45 minutes
  *   node bench/tcp.js --parts overhead,slowstart --profiles lte
  *   node bench/tcp.js --quick                 # tiny: overhead under fios, 10/100 KB under lte, no studies
  * Appends its figures to bench/results.jsonl (BENCH_RESULTS moves it).
@@ -205,9 +205,10 @@ async function study(stack, scenario, spec, env, pick) {
 }
 
 async function study001(stack, { quick }) {
-  const env = { LOAD: 'smoke', STEPS: '1', STEP_SECONDS: quick ? '20' : '240', DOC_SIZES: 'medium,large' };
+  // Under loss a step holds at least 5 iterations (common/scenario.js): ~2 minutes a lane here.
+  const env = { LOAD: 'smoke', STEPS: '1', STEP_SECONDS: quick ? '20' : '60', DOC_SIZES: 'medium,large' };
   const out = [];
-  for (const spec of quick ? ['3g+loss3'] : ['3g', '3g+loss3', '3g+loss3+shared']) {
+  for (const spec of quick ? ['3g+loss3'] : ['3g+loss3', '3g+loss3+shared']) {
     out.push(await study(stack, 'compound-vs-parallel', spec, env, (g) => g.dims.cache === 'off' && g.dims.conn === 'warm'));
   }
   return out;
@@ -216,7 +217,7 @@ async function study001(stack, { quick }) {
 async function study000(stack, { quick }) {
   const out = [];
   for (const spec of quick ? ['lte+loss1'] : ['lte+loss1', '3g+burst']) {
-    const env = { LOAD: 'smoke', STEPS: '1', STEP_SECONDS: quick ? '10' : spec.startsWith('3g') ? '150' : '60' };
+    const env = { LOAD: 'smoke', STEPS: '1', STEP_SECONDS: quick ? '10' : spec.startsWith('3g') ? '90' : '45' };
     out.push(await study(stack, 'ws-vs-http', spec, env, (g) => ['ws', 'http_keepalive', 'https_fresh', 'http2'].includes(g.lane)));
   }
   return out;
