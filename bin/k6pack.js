@@ -66,7 +66,7 @@ Examples:
 
 program
   .command('tools')
-  .description('install k6 v1.8.1 and toxiproxy-server v2.5.0 (+handshake toxic) into .tools/bin')
+  .description('install k6 v1.8.1 and toxiproxy-server v2.5.0 (+ the link and handshake toxics) into .tools/bin')
   .action(action(() => (installTools(), 0)));
 
 addApiOptions(

@@ -17,7 +17,7 @@
 //   verdict: { where: dims } the rows the verdict ranks (default: rows without dims),
 //   hints (for `k6pack report`, kept in summary.json's run.hints) }
 import { deriveGates, droppedGates, expectationsOf, gateThresholds } from './gates.js';
-import { linkOf, setupOnly, setupPhases } from './model.js';
+import { LOSS_SAMPLES, linkOf, setupOnly, setupPhases } from './model.js';
 import { cellKey } from './results.js';
 import { envNames } from './env.js';
 import { levelName, plan as buildPlan } from './plan.js';
@@ -47,6 +47,25 @@ export function lane(name, transport, tls, more = {}) {
 export function transferSeconds(profile, bytes, direction = 'down') {
   const kbps = direction === 'down' ? profile.network.downKbps : profile.network.upKbps;
   return kbps ? (bytes * 8) / (kbps * 1000) : 0;
+}
+
+// Iterations per VU every step holds under a loss modifier (buildScenario; the
+// model's medianSpreadMs counts on them).
+export const LOSS_MIN_ITERATIONS = LOSS_SAMPLES;
+
+// Seconds one iteration of a lane takes by the round-trip model: its operations'
+// medians, one per value of its dims (what an iteration runs through), so steps are
+// sized for slow start and loss as the gates are. by: a dim whose values are the
+// iteration's operations, the other dims being variants of one (conn: cold or
+// warm): the slowest variant of each counts.
+export function laneModelSeconds(lane, profile, { by } = {}) {
+  const link = linkOf(profile);
+  const slowest = new Map();
+  (lane.dims || [{}]).forEach((dims, i) => {
+    const key = by ? dims[by] : i;
+    slowest.set(key, Math.max(slowest.get(key) || 0, expectationsOf(lane, dims, link).p50.ms));
+  });
+  return [...slowest.values()].reduce((a, b) => a + b, 0) / 1000;
 }
 
 export const DEFAULT_COLUMNS = [
@@ -119,7 +138,10 @@ export function buildScenario(decl, profile, env, policy) {
   }));
   const closeSeconds = decl.closeSeconds ? decl.closeSeconds(profile) : undefined;
   const level = levelName(env, decl.level || 'ci');
-  const plan = buildPlan(lanes, { iterationSeconds, closeSeconds, minIterations: decl.minIterations, steps: decl.steps, mix: decl.mix, open: decl.open }, level, env);
+  // Under loss, a step's median needs a few operations to stand on: one in 10 or so
+  // waits for a retransmission, and the median of one or two is a coin toss.
+  const minIterations = Math.max(decl.minIterations || 0, linkOf(profile).loss ? LOSS_MIN_ITERATIONS : 0);
+  const plan = buildPlan(lanes, { iterationSeconds, closeSeconds, minIterations, steps: decl.steps, mix: decl.mix, open: decl.open }, level, env);
   // The profile tags go on every k6 scenario too: a command-line --tag (the
   // k6-operator always passes one) replaces options.tags, not scenario tags.
   for (const sc of Object.values(plan.scenarios)) sc.tags = { profile: profile.name, ...sc.tags };

@@ -14,9 +14,11 @@
  * Servers: the GraphQL server (GET, ETag) behind Toxiproxy.
  * Default profile: 4g (170 ms RTT, 9 Mbit/s).
  * Look at: op_duration{size:large,cache:off,conn:warm} p50, compound vs atomic,
- * on h1 and h2 (the factor is printed under the table). Toxiproxy limits
+ * on h1 and h2 (the factor is printed under the table). The pack's link limits
  * bandwidth per connection, so 6 HTTP/1.1 connections get 6x the bandwidth of
- * one HTTP/2 connection; a real link shares it.
+ * one HTTP/2 connection; a real link shares it: add +shared (--profile 4g+shared).
+ * Under loss (--profile 3g+loss3) a note under the table sets the atomic documents
+ * over HTTP/2 (head-of-line blocking on one connection) beside HTTP/1.1.
  *
  *   npx k6pack up && k6 run scenarios/compound-vs-parallel.js
  *   k6 run -e PROFILE=dsl -e DOC_SIZES=large scenarios/compound-vs-parallel.js
@@ -112,6 +114,28 @@ function factorNotes(data) {
       return `${size} ${c !== null && a ? (c / a).toFixed(2) : '-'}`;
     });
     lines.push(`  ${name.replace('compound_', '')}: ${parts.join('   ')}`);
+  }
+  return [...lines, ...lossNotes(data)];
+}
+
+// Under a loss modifier: the atomic documents over one HTTP/2 connection wait for
+// every segment lost on it (head-of-line blocking), over six HTTP/1.1 connections each
+// answer waits only for its own connection's; the model's p95 stall for each.
+function lossNotes(data) {
+  if (!s.profile.network.loss) return [];
+  const stat = (key, name) => {
+    const m = data.metrics[key];
+    return m && m.values.count ? m.values[name] : null;
+  };
+  const ms = (v) => (v === null ? '-' : `${v.toFixed(0)}`);
+  const lines = ['', `under ${s.profile.name}, atomic documents, warm, cache off, p50 / p95 ms (model p95 loss stall): one HTTP/2 connection holds every answer behind a lost segment (head-of-line blocking); six HTTP/1.1 connections hold only their own:`];
+  for (const size of SIZES) {
+    const parts = ['atomic_h2', 'atomic_h1', 'compound_h2'].map((lane) => {
+      const g = s.gates.find((x) => x.which === 'op' && x.lane === lane && x.step === `c${s.plan.steps[0]}` && x.dims.size === size && x.dims.cache === 'off' && x.dims.conn === 'warm');
+      if (!g) return null;
+      return `${lane} ${ms(stat(g.key, 'med'))} / ${ms(stat(g.key, 'p(95)'))} (${ms(g.expected.p95.tailMs || 0)})`;
+    });
+    lines.push(`  ${size}: ${parts.filter(Boolean).join('   ')}`);
   }
   return lines;
 }

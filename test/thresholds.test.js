@@ -43,9 +43,9 @@ function file(name, text) {
 const bound = (list, stat) => Number((list.find((t) => t.startsWith(`${stat}<`)) || '').slice(stat.length + 1)) || null;
 
 describe('every scenario, profile, load level, lane and step has latency gates', () => {
-  const { network, faults } = listProfiles();
-  // Every network profile, and each fault on a shaped one.
-  const specs = [...network, ...faults.map((f) => `lte+${f}`)];
+  const { network, modifiers, faults } = listProfiles();
+  // Every network profile, each fault on a shaped one, and each modifier on a fast and a slow one.
+  const specs = [...network, ...faults.map((f) => `lte+${f}`), ...modifiers.flatMap((m) => [`lte+${m}`, `3g+${m}`])];
   for (const scenario of SCENARIOS) {
     test(scenario, () => {
       let count = 0;

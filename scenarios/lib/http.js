@@ -11,7 +11,7 @@
 //
 // An operation's duration is connecting + tls_handshaking + sending + waiting +
 // receiving (k6's timings.duration leaves set-up out; the user does not).
-// Through Toxiproxy the emulated TCP handshake (the handshake toxic holds the
+// Through Toxiproxy the emulated TCP handshake (the link toxic holds the
 // first chunk for one RTT) lands in `waiting`, since the proxy accepts at once.
 import http from 'k6/http';
 import { TARGETS } from './config.js';

@@ -1,7 +1,7 @@
 // Studies 003 and 004's plan (scenarios/grpc-vs-graphql.js runs it).
 import { LIMITS } from '../../common/defaults.js';
 import { envBool, envInt } from '../../common/env.js';
-import { DEFAULT_COLUMNS, lane, rttOf, transferSeconds } from '../../common/scenario.js';
+import { DEFAULT_COLUMNS, lane, laneModelSeconds } from '../../common/scenario.js';
 
 export const SMALL = 100;
 
@@ -39,8 +39,9 @@ export default function declare(env) {
     defaultProfile: 'lan',
     lanes,
     columns: [...DEFAULT_COLUMNS, { title: 'grpc connect p50', metric: 'setup_duration', tags: { phase: 'grpc_connect' }, stat: 'med', unit: 'ms', laneOnly: true }],
-    // Worst lane: two calls on new connections (3 RTT each over TLS) and the big transfer.
-    iterationSeconds: (profile) => (6 * rttOf(profile)) / 1000 + transferSeconds(profile, BIG) + 0.2,
+    // The slowest lane's small and big call by the model (set-up, slow start, loss and
+    // the server's time included), and k6's decoding of the big message.
+    iterationSeconds: (profile) => Math.max(...lanes.map((l) => laneModelSeconds(l, profile, { by: 'payload' }))) + 0.05,
     verdict: { where: { payload: 'small', conn: 'warm' } },
     // k6pack report: latency vs payload size, warm calls.
     hints: { sizes: { dim: 'payload', label: 'payload size', unit: 'payload bytes', bytes, where: { conn: 'warm' } } },

@@ -2,7 +2,7 @@
 import { LIMITS } from '../../common/defaults.js';
 import { envIntList } from '../../common/env.js';
 import { byLevel, levelName } from '../../common/plan.js';
-import { DEFAULT_COLUMNS, lane, rttOf, transferSeconds } from '../../common/scenario.js';
+import { DEFAULT_COLUMNS, lane, laneModelSeconds } from '../../common/scenario.js';
 
 // What one book costs on this kind of machine (2 cores), server and k6 together,
 // measured at N = 500000 (typed GraphQL ~11 us, the JSON string ~5, ListBooks ~8 to
@@ -24,16 +24,19 @@ export default function declare(env) {
   const dims = NS.map((n) => ({ n: String(n) }));
   const model = (name) => (d) => ({ reqBytes: 120, resBytes: Number(d.n) * BYTES_PER_BOOK[name], serverMs: (Number(d.n) * US_PER_BOOK[name]) / 1000 });
   const laneOf = (name, transport, variant) => lane(name, transport, false, { tags: { variant }, dims, model: model(name) });
+  const lanes = [laneOf('typed', 'http-keepalive', 'typed'), laneOf('json', 'http-keepalive', 'json'), laneOf('grpc_list', 'grpc', 'list'), laneOf('grpc_stream', 'grpc-stream', 'stream')];
   return {
     NS,
     name: 'serialization',
     defaultProfile: 'lan',
-    lanes: [laneOf('typed', 'http-keepalive', 'typed'), laneOf('json', 'http-keepalive', 'json'), laneOf('grpc_list', 'grpc', 'list'), laneOf('grpc_stream', 'grpc-stream', 'stream')],
+    lanes,
     // Each request may hold N books several times over in memory: modest
     // concurrency. The study's variable is N, not concurrency: the PR gate (ci)
     // runs one VU per lane to stay in its 5 minutes.
     steps: byLevel(level, { ci: [1], full: [1, 2, 4, 8] }, undefined),
-    laneSeconds: (name, profile) => NS.reduce((sum, n) => sum + n * US_PER_BOOK[name] * 1e-6 + transferSeconds(profile, n * 160) + rttOf(profile) / 1000, 0.2),
+    // One iteration: a request per N, by the model (the server's time per book, the
+    // transfer, slow start and loss included).
+    laneSeconds: (name, profile) => laneModelSeconds(lanes.find((l) => l.name === name), profile) + 0.2,
     columns: [
       ...DEFAULT_COLUMNS,
       { title: 'server exec p50', metric: 'server_duration', tags: { part: 'exec' }, stat: 'med', unit: 'ms' },
