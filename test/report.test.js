@@ -26,7 +26,7 @@ before(async () => {
   const into = (name, scenario, env) => runInto(join(tmp, name), scenario, { ...stack.env, ...QUICK, ...env });
   runs.ws = await into('ws-vs-http', 'ws-vs-http', { PROFILE: 'lte', STEPS: '1,2' });
   runs.grpc = await into('grpc-vs-graphql', 'grpc-vs-graphql', { PROFILE: 'lte', BIG_SIZE: '100000' });
-  runs.serialization = await into('serialization', 'serialization', { PROFILE: 'lan', NS: '100,1000' });
+  runs.serialization = await into('serialization', 'serialization', { PROFILE: 'lan', NS: '100,1000', EXECUTORS: 'plain,per-item' });
   runs.push = await into('push', 'push', { PROFILE: 'lte', PUSH_INTERVAL_MS: '50', POLL_INTERVAL_MS: '100', STEP_SECONDS: '3' });
   browser = await launch(executable);
 });
@@ -48,8 +48,9 @@ function expectedCharts() {
       .filter((l) => runs.grpc.doc.rows.some((r) => r.lane === l && r.dims.conn === 'warm' && r.latency.count))
       .map((l) => `${l} p50`),
     'grpc-vs-graphql-lte-model': ['measured p50', 'measured mean', 'model'],
-    'serialization-lan-size': ['typed p50', 'json p50', 'grpc_list p50', 'grpc_stream p50'],
-    'serialization-lan-ratio': ['c1 measured', 'study 002'],
+    'serialization-lan-size': ['typed p50', 'typed_per_item p50', 'json p50', 'grpc_list p50', 'grpc_stream p50'],
+    // one series per executor, beside the study's curve
+    'serialization-lan-ratio': ['plain', 'per-item', 'study 002 (graphql-java)'],
     'push-lte-push': ['p50', 'p95', 'p99', 'model'],
     'push-lte-model': ['measured p50', 'measured mean', 'model'],
   };

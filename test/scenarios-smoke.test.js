@@ -103,22 +103,28 @@ describe('grpc-vs-graphql (studies 003, 004)', () => {
 });
 
 describe('serialization (study 002)', () => {
-  test('lan: the typed / JSON-string factor grows with N', async (t) => {
+  test('lan: the typed / JSON-string factor grows with N; resolving each author on its own (per-item) costs more than plain', async (t) => {
     const m = await run(t, 'serialization', 'lan');
-    for (const lane of ['typed', 'json', 'grpc_list', 'grpc_stream']) sub(m, `op_duration{scenario:${lane}_c1,n:1000}`);
-    const factor = (n) => p50(m, `op_duration{scenario:typed_c1,n:${n}}`) / p50(m, `op_duration{scenario:json_c1,n:${n}}`);
-    const [f100, f1000, f10000] = [factor(100), factor(1000), factor(10000)];
-    t.diagnostic(`typed/JSON p50 factor: N=100 ${f100.toFixed(2)}, 1000 ${f1000.toFixed(2)}, 10000 ${f10000.toFixed(2)}`);
+    const typedLanes = ['typed', 'typed_per_item', 'typed_dataloader', 'typed_instrumented', 'typed_jit'];
+    for (const lane of [...typedLanes, 'json', 'grpc_list', 'grpc_stream']) sub(m, `op_duration{scenario:${lane}_c1,n:1000}`);
+    const factor = (lane, n) => p50(m, `op_duration{scenario:${lane}_c1,n:${n}}`) / p50(m, `op_duration{scenario:json_c1,n:${n}}`);
+    for (const lane of typedLanes) t.diagnostic(`${lane}/JSON p50 factor: ${[100, 1000, 10000].map((n) => `N=${n} ${factor(lane, n).toFixed(2)}`).join(', ')}`);
+    const [f100, f1000, f10000] = [100, 1000, 10000].map((n) => factor('typed', n));
     assert.ok(f10000 >= 1.3 * f100, `factor at 10000 (${f10000}) not 1.3x the factor at 100 (${f100})`);
     assert.ok(f1000 > f100, `factor at 1000 (${f1000}) not above the factor at 100 (${f100})`);
     assert.ok(f10000 > 1.5, `typed is not clearly slower than the JSON string at N=10000 (${f10000})`);
-    // The server's own time is reported apart from the transfer.
+    // per-item: an async call per book, unbatched (the study's controller).
+    const [p100, p1000, p10000] = [100, 1000, 10000].map((n) => factor('typed_per_item', n));
+    assert.ok(p1000 > p100 && p10000 > p100, `per-item's factor does not grow with N: ${p100}, ${p1000}, ${p10000}`);
+    assert.ok(p10000 > f10000, `per-item's factor at N=10000 (${p10000}) is not above plain's (${f10000})`);
+    // The server's own time is reported apart from the transfer, execution apart from serialization.
+    for (const part of ['exec', 'ser']) sub(m, `server_duration{scenario:typed_per_item_c1,n:10000,part:${part}}`);
     sub(m, 'server_duration{scenario:typed_c1,n:10000,part:ser}');
   });
 
   test('lte', async (t) => {
-    const m = await run(t, 'serialization', 'lte', { NS: '100,1000' });
-    for (const lane of ['typed', 'json', 'grpc_list', 'grpc_stream']) sub(m, `op_duration{scenario:${lane}_c1,n:1000}`);
+    const m = await run(t, 'serialization', 'lte', { NS: '100,1000', EXECUTORS: 'plain,jit' });
+    for (const lane of ['typed', 'typed_jit', 'json', 'grpc_list', 'grpc_stream']) sub(m, `op_duration{scenario:${lane}_c1,n:1000}`);
   });
 });
 

@@ -1,7 +1,8 @@
 // The report's pictures, as plain data (the page draws them with Chart.js):
 //   concurrency  latency p50/p95 vs VUs per lane, a panel per scenario and profile (2+ steps)
 //   size         latency p50 vs message size (run.hints.sizes: payload, document, N)
-//   ratio        a lane's p50 over another's vs a dim (serialization: typed / JSON string vs N)
+//   ratio        a lane's p50 over another's vs a dim (serialization: typed / JSON string vs N,
+//                one series per executor, beside the study's curve)
 //   push         push latency p50/p95/p99 per lane
 //   model        measured p50 and mean vs the round-trip model (common/model.js, as
 //                each row's gate carries it), per lane
@@ -60,25 +61,32 @@ function size(doc, id) {
   };
 }
 
+// hint: { dim, numerator (a lane) or numerators ({ lane: label }: one series each,
+// e.g. serialization's executors), denominator (a lane), label, unit, study, studyLabel }.
 function ratio(doc, id) {
   const hint = doc.run.hints?.ratio;
   if (!hint) return null;
+  const numerators = hint.numerators || { [hint.numerator]: null };
+  const steps = [...new Set(doc.steps.map((s) => s.step))];
   const series = [];
-  for (const step of [...new Set(doc.steps.map((s) => s.step))]) {
-    const p50 = (lane, v) => doc.rows.find((r) => r.lane === lane && r.step === step && r.dims[hint.dim] === v)?.latency?.p50;
-    const values = [...new Set(doc.rows.filter((r) => r.lane === hint.numerator && r.step === step).map((r) => r.dims[hint.dim]))];
-    const points = values
-      .map((v) => ({ x: Number(v), y: num(p50(hint.numerator, v)) && num(p50(hint.denominator, v)) ? p50(hint.numerator, v) / p50(hint.denominator, v) : null }))
-      .filter((p) => p.y !== null)
-      .sort((a, b) => a.x - b.x);
-    if (points.length) series.push({ label: `${step} measured`, points });
+  for (const [lane, name] of Object.entries(numerators)) {
+    for (const step of steps) {
+      const p50 = (l, v) => doc.rows.find((r) => r.lane === l && r.step === step && r.dims[hint.dim] === v)?.latency?.p50;
+      const values = [...new Set(doc.rows.filter((r) => r.lane === lane && r.step === step).map((r) => r.dims[hint.dim]))];
+      const points = values
+        .map((v) => ({ x: Number(v), y: num(p50(lane, v)) && num(p50(hint.denominator, v)) ? p50(lane, v) / p50(hint.denominator, v) : null }))
+        .filter((p) => p.y !== null)
+        .sort((a, b) => a.x - b.x);
+      if (points.length) series.push({ label: name === null ? `${step} measured` : `${name}${steps.length > 1 ? ` ${step}` : ''}`, points });
+    }
   }
   if (!series.length) return null;
   if (hint.study) series.push({ label: hint.studyLabel || 'study', points: Object.entries(hint.study).map(([x, y]) => ({ x: Number(x), y })), dashed: true });
+  const over = hint.numerators ? `each of ${Object.keys(numerators).join(', ')}` : hint.numerator;
   return {
     id,
     title: `${doc.run.scenario}: ${hint.label} vs ${hint.dim} (${doc.run.profile})`,
-    note: `p50 of ${hint.numerator} / p50 of ${hint.denominator}, per step`,
+    note: `p50 of ${over} / p50 of ${hint.denominator}${steps.length > 1 ? ', per step' : ''}`,
     kind: 'line',
     x: { title: hint.unit || hint.dim, type: 'logarithmic' },
     y: { title: 'factor', type: 'linear' },

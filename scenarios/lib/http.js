@@ -26,17 +26,18 @@ export const HTTP_TIMEOUT = __ENV.HTTP_TIMEOUT || '30s';
 // One GraphQL request as k6 http.batch() / http.request() arguments.
 //   method: POST (default) or GET (cacheable: ETag, If-None-Match -> 304)
 //   headers: extra request headers (x-response-cache, If-None-Match, ...); timeout: '30s'
-export function graphqlRequest({ transport, tls, query, variables = {}, method = 'POST', headers = {}, name = 'graphql', timeout = HTTP_TIMEOUT }) {
+//   extensions: the request's extensions, e.g. { executor: 'jit' } (common/executors.js)
+export function graphqlRequest({ transport, tls, query, variables = {}, extensions, method = 'POST', headers = {}, name = 'graphql', timeout = HTTP_TIMEOUT }) {
   const url = graphqlUrl(tls || transport === 'http2');
   const h = { ...headers };
   if (transport === 'http-fresh') h.Connection = 'close';
   const params = { headers: h, tags: { name }, timeout };
   if (method === 'GET') {
-    const qs = `query=${encodeURIComponent(query)}&variables=${encodeURIComponent(JSON.stringify(variables))}`;
+    const qs = `query=${encodeURIComponent(query)}&variables=${encodeURIComponent(JSON.stringify(variables))}${extensions ? `&extensions=${encodeURIComponent(JSON.stringify(extensions))}` : ''}`;
     return { method: 'GET', url: `${url}?${qs}`, body: null, params };
   }
   h['Content-Type'] = 'application/json';
-  return { method: 'POST', url, body: JSON.stringify({ query, variables }), params };
+  return { method: 'POST', url, body: JSON.stringify(extensions ? { query, variables, extensions } : { query, variables }), params };
 }
 
 export function opMs(res) {
