@@ -219,7 +219,7 @@ function studyNotes(data) {
     if (v !== null && a2 !== null && cp !== null) {
       const extra = modelP50(`vulcain_h2_${step}`) - modelP50(`atomic_h2_${step}`);
       lines.push(
-        `  ${step}: vulcain - atomic h2 = ${fmt(v - a2)} ms (the same documents after one more round trip: the model says ${fmt(extra)} ms, R = ${R} ms and the links' bytes); vulcain - compound parallel = ${fmt(v - cp)} ms (less, as the atomic documents that are cache hits stream while the others are generated, which one compound document cannot)`,
+        `  ${step}: vulcain - atomic h2 = ${fmt(v - a2)} ms (the same documents after one more round trip: the model says ${fmt(extra)} ms, R = ${R} ms and the links' bytes); vulcain - compound parallel = ${fmt(v - cp)} ms (the atomic documents that are cache hits stream while the others are generated, which one compound document cannot: on a slow link that hides part of the extra round trip)`,
       );
     }
   }

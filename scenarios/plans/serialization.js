@@ -20,9 +20,9 @@ import { DEFAULT_COLUMNS, lane, rttOf, transferSeconds } from '../../common/scen
 export const US_PER_BOOK = { typed: 15, json: 7, grpc_list: 15, grpc_stream: 40 };
 export const BYTES_PER_BOOK = { typed: 135, json: 160, grpc_list: 65, grpc_stream: 80 };
 // The typed list per executor (common/executors.js), measured the same way at
-// N = 100000 on this machine (plain ~10, per-item ~24, dataloader ~16,
-// instrumented ~16, jit ~5 us a book), rounded up.
-export const US_PER_BOOK_BY_EXECUTOR = { plain: US_PER_BOOK.typed, 'per-item': 35, dataloader: 25, instrumented: 25, jit: 10 };
+// N = 500000 on this machine (plain ~11, per-item ~31, dataloader ~31,
+// instrumented ~17, jit ~4 us a book), rounded up.
+export const US_PER_BOOK_BY_EXECUTOR = { plain: US_PER_BOOK.typed, 'per-item': 40, dataloader: 40, instrumented: 25, jit: 5 };
 
 // The study's factor, typed / JSON-string request time, per N (its README).
 export const STUDY_FACTORS = { 100: 1.5, 1000: 8.1, 10000: 15.7, 100000: 17.3, 500000: 16.6 };
