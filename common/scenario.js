@@ -92,7 +92,9 @@ export function summaryRows(plan, lanes) {
     if (!sc.tags.transport) continue; // helpers such as soak's memory sampler
     const lane = lanes.find((l) => l.exec === sc.exec && name.startsWith(`${l.name}_`));
     const dims = (lane && lane.dims) || [{}];
-    const label = [sc.tags.transport, `tls=${sc.tags.tls}`, sc.tags.variant].filter(Boolean).join(' ');
+    // What tells the lanes apart: transport, TLS, variant, and a lane's executor
+    // (serialization) or resolution strategy (compound-vs-parallel).
+    const label = [sc.tags.transport, `tls=${sc.tags.tls}`, sc.tags.variant, sc.tags.executor, sc.tags.resolve].filter(Boolean).join(' ');
     for (const dim of dims) {
       rows.push({ label: [label, tagText(dim)].filter(Boolean).join(' '), step: sc.tags.step, tags: { scenario: name, ...dim } });
     }

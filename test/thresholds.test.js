@@ -42,6 +42,10 @@ function file(name, text) {
 }
 const bound = (list, stat) => Number((list.find((t) => t.startsWith(`${stat}<`)) || '').slice(stat.length + 1)) || null;
 
+// Settings that add lanes a scenario's defaults leave out: study 001's document
+// (and its serial and Vulcain lanes), every executor of study 002.
+const EXTRA_ENVS = { 'compound-vs-parallel': [{ DOC_SIZES: 'small,medium,large,study' }], serialization: [{ EXECUTORS: 'all' }] };
+
 describe('every scenario, profile, load level, lane and step has latency gates', () => {
   const { network, modifiers, faults } = listProfiles();
   // Every network profile, each fault on a shaped one, and each modifier on a fast and a slow one.
@@ -50,11 +54,11 @@ describe('every scenario, profile, load level, lane and step has latency gates',
     test(scenario, () => {
       let count = 0;
       for (const level of Object.keys(LEVELS)) {
-        for (const spec of specs) {
+        for (const [spec, extra] of specs.flatMap((sp) => [{}, ...(EXTRA_ENVS[scenario] || [])].map((x) => [sp, x]))) {
           const profile = loadProfile(spec);
-          const env = { LOAD: level };
+          const env = { LOAD: level, ...extra };
           const built = buildScenario(declarations[scenario](env), profile, env, policy);
-          const where = `${scenario} ${spec} ${level}`;
+          const where = `${scenario} ${spec} ${level}${Object.keys(extra).length ? ` ${JSON.stringify(extra)}` : ''}`;
           for (const [name, sc] of Object.entries(built.plan.scenarios)) {
             if (!sc.tags.transport) continue;
             const own = built.gates.filter((g) => g.metric === built.latencyMetric && g.key.startsWith(`${built.latencyMetric}{scenario:${name}`));
@@ -98,6 +102,23 @@ describe('every scenario, profile, load level, lane and step has latency gates',
     const big = (spec) => buildScenario(declarations['grpc-vs-graphql']({}), loadProfile(spec), {}, policy).gates.find((g) => g.key === 'op_duration{scenario:grpc_c1,payload:big,conn:warm}');
     assert.ok(big('3g').expected.p50.ms > 5000, 'a 1 MB message takes seconds at 1.6 Mbit/s');
     assert.deepEqual(big('lan').overrides.map((o) => o.reason.slice(0, 20)), ['k6 itself decodes th']);
+  });
+
+  test("study 001's lanes: the server term carries the generation time, the Vulcain flow one round trip more", () => {
+    const env = { DOC_SIZES: 'study' };
+    const gate = (lane, spec = '4g') => buildScenario(declarations['compound-vs-parallel'](env), loadProfile(spec), env, policy).gates.find((g) => g.key === `op_duration{scenario:${lane}_c1,size:study,cache:off,conn:warm}`).expected.p50;
+    const server = (e) => e.terms.find((t) => t.name === 'server').ms;
+    // (nb - hits) x delay = 35 x 20 ms one after another; one delay at once.
+    assert.ok(server(gate('compound_serial_h2')) - server(gate('compound_h2')) >= 680, `${server(gate('compound_serial_h2'))} vs ${server(gate('compound_h2'))}`);
+    assert.ok(server(gate('compound_h2')) >= 20 && server(gate('atomic_h2')) >= 20);
+    // 50 documents on 6 HTTP/1.1 connections: 9 rounds, 7 of them with a miss.
+    assert.equal(gate('atomic_h1').roundTrips, 9);
+    assert.ok(server(gate('atomic_h1')) >= 7 * 20);
+    const extra = gate('vulcain_h2').ms - gate('atomic_h2').ms;
+    assert.equal(gate('vulcain_h2').roundTrips - gate('atomic_h2').roundTrips, 1);
+    assert.ok(extra > 170 && extra < 170 + 60, `Vulcain's extra under 4g: ${extra} ms`);
+    // Under lan the gates see k6 read the 5 MB document.
+    assert.ok(gate('compound_h2', 'lan').terms.some((t) => t.name === 'client' && t.ms > 50));
   });
 
   test('a network file of your own gets gates like a built-in profile', () => {

@@ -27,17 +27,18 @@ export const HTTP_TIMEOUT = __ENV.HTTP_TIMEOUT || '30s';
 //   method: POST (default) or GET (cacheable: ETag, If-None-Match -> 304)
 //   headers: extra request headers (x-response-cache, If-None-Match, ...); timeout: '30s'
 //   url: another endpoint than the reference server's (the api scenario's)
-export function graphqlRequest({ transport, tls, query, variables = {}, method = 'POST', headers = {}, name = 'graphql', timeout = HTTP_TIMEOUT, url: given }) {
+//   extensions: the request's extensions, e.g. { executor: 'jit' } (common/executors.js)
+export function graphqlRequest({ transport, tls, query, variables = {}, extensions, method = 'POST', headers = {}, name = 'graphql', timeout = HTTP_TIMEOUT, url: given }) {
   const url = given || graphqlUrl(tls || transport === 'http2');
   const h = { ...headers };
   if (transport === 'http-fresh') h.Connection = 'close';
   const params = { headers: h, tags: { name }, timeout };
   if (method === 'GET') {
-    const qs = `query=${encodeURIComponent(query)}&variables=${encodeURIComponent(JSON.stringify(variables))}`;
+    const qs = `query=${encodeURIComponent(query)}&variables=${encodeURIComponent(JSON.stringify(variables))}${extensions ? `&extensions=${encodeURIComponent(JSON.stringify(extensions))}` : ''}`;
     return { method: 'GET', url: `${url}?${qs}`, body: null, params };
   }
   h['Content-Type'] = 'application/json';
-  return { method: 'POST', url, body: JSON.stringify({ query, variables }), params };
+  return { method: 'POST', url, body: JSON.stringify(extensions ? { query, variables, extensions } : { query, variables }), params };
 }
 
 export function opMs(res) {
@@ -162,4 +163,50 @@ export async function graphqlParallel(requests, { transport, tags: opTags = {}, 
   });
   const ok = recordOp({ ok: !reason, ms, tags, checks, reason });
   return { ok, ms, responses };
+}
+
+// The origin (scheme://host:port) of the GraphQL endpoint, which links are relative to.
+const originOf = (url) => /^[a-z]+:\/\/[^/]+/i.exec(url)[0];
+
+// The targets of a response's `Link: <url>; rel=preload` headers, in order (k6
+// joins repeated headers with ", "; a URL in <> holds no raw comma or >).
+export function preloadLinksOf(header) {
+  const out = [];
+  const text = Array.isArray(header) ? header.join(', ') : String(header || '');
+  const re = /<([^>]*)>([^,<]*)/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) if (/;\s*rel="?preload"?/i.test(m[2])) out.push(m[1]);
+  return out;
+}
+
+// Vulcain's flow (draft-dunglas-vulcain-01), recorded as ONE operation from the
+// first request to the last answer: the root document, asked for with a
+// `Preload` header, answers with `Link: <url>; rel=preload` headers; every linked
+// document is then fetched at once (multiplexed on the VU's HTTP/2 connection).
+// It is the closest a client comes to HTTP/2 Server Push today, and costs one
+// round trip more. Returns a promise of { ok, ms, links, responses }.
+//   root: graphqlRequest's arguments for the root document (GET); preload: the
+//   header's value; linkHeaders(i): the i-th link's request headers;
+//   validate(data, res): the root's answer; validateLink(data, res, i): the i-th link's.
+export async function graphqlPreload(root, { transport = 'http2', preload, linkHeaders = () => ({}), validate, validateLink, tags: opTags = {} }) {
+  const first = graphqlRequest({ transport, method: 'GET', ...root, headers: { ...(root.headers || {}), Preload: preload } });
+  const t0 = Date.now();
+  const rootRes = await http.asyncRequest(first.method, first.url, first.body, first.params);
+  const links = rootRes.status === 200 ? preloadLinksOf(rootRes.headers.Link) : [];
+  const origin = originOf(first.url);
+  const responses = await Promise.all(
+    links.map((link, i) => http.asyncRequest('GET', `${origin}${link}`, null, { headers: linkHeaders(i), tags: { name: 'graphql' }, timeout: first.params.timeout })),
+  );
+  const ms = Date.now() - t0;
+  const tags = { conn: connOf(rootRes) === 'cold' || responses.some((r) => connOf(r) === 'cold') ? 'cold' : 'warm', ...opTags };
+  const checks = {};
+  let reason = null;
+  const judged = (res, v, what) => {
+    for (const [k, pass] of Object.entries(v.checks)) checks[k] = checks[k] !== false && pass;
+    if (!v.ok && !reason) reason = `${what}: ${v.reason}`;
+    if (res.status !== 0) recordResponseTimings(res, tags);
+  };
+  judged(rootRes, judge(rootRes, { transport, validate: validate && ((data, r) => validate(data, r, links)) }), 'the root document');
+  responses.forEach((res, i) => judged(res, judge(res, { transport, validate: validateLink && ((data, r) => validateLink(data, r, i)) }), `link ${i + 1}/${links.length}`));
+  const ok = recordOp({ ok: !reason, ms, tags, checks, reason });
+  return { ok, ms, links, responses };
 }
