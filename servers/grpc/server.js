@@ -17,8 +17,11 @@ import { DEFAULT_HOST, LIMITS } from '../../common/defaults.js';
 import { exitOnSignals, fatal, hostFromEnv, listenErrorMessage, portFromEnv } from '../shared/lifecycle.js';
 import { SLOW_CLIENT_MS, requirePrefaceWithin } from '../shared/slow-clients.js';
 import { loadTlsMaterial } from '../shared/tls.js';
+import { Hub } from '../shared/hub.js';
 import { MAX_METADATA_BYTES, booksHandlers } from './books-service.js';
+import { hubHandlers } from './hub-service.js';
 import { SERVICE_NAME, serverBooksService } from './proto.js';
+import { streamHandlers } from './stream-service.js';
 import { addReflection } from './reflection.js';
 
 // How long close() lets calls in flight finish before cutting connections;
@@ -82,7 +85,9 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
   const material = tls ?? (await loadTlsMaterial());
   const server = new grpc.Server(SERVER_OPTIONS);
   const streams = new Set();
-  server.addService(serverBooksService, booksHandlers(streams));
+  // The fan-out hub (servers/shared/hub.js); the GraphQL server's hub dials Relay.
+  const hub = new Hub({ origin: 'grpc' });
+  server.addService(serverBooksService, { ...booksHandlers(streams), ...hubHandlers(hub, streams), ...streamHandlers(streams) });
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
   addReflection(server);
@@ -121,7 +126,8 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
     host,
     cert: material.cert,
     selfSigned: Boolean(material.selfSigned),
-    openStreams: () => streams.size, // StreamBooks/StreamEvents calls not yet over
+    openStreams: () => streams.size, // server, client and bidirectional streams not yet over
+    hub,
     close: () => (closing ??= shutdown()),
   };
 }
