@@ -15,13 +15,14 @@
 //   columns, observe (more sub-metrics to report), options (merged into k6 options),
 //   level (the scenario's LOAD fallback), mix (lanes at once, at constant arrival rates),
 //   verdict: { where: dims } the rows the verdict ranks (default: rows without dims),
+//     { unit } what a step's concurrency counts when not VUs (fanout: 'subscribers'),
 //   hints (for `k6pack report`, kept in summary.json's run.hints) }
 import { deriveGates, droppedGates, expectationsOf, gateThresholds } from './gates.js';
 import { linkOf, setupOnly, setupPhases } from './model.js';
 import { cellKey } from './results.js';
 import { envNames } from './env.js';
 import { levelName, plan as buildPlan } from './plan.js';
-import { policyGates } from './thresholds.js';
+import { policyGates, stepGatesOf } from './thresholds.js';
 
 export const rttOf = (profile) => profile.network.rttMs;
 
@@ -126,11 +127,22 @@ export function buildScenario(decl, profile, env, policy) {
   const columns = decl.columns || DEFAULT_COLUMNS;
   const latencyMetric = latencyMetricOf(columns);
   const rows = summaryRows(plan, lanes);
-  const gates = deriveGates({ policy, scenario: decl.name, profile, plan, lanes, rows, latencyMetric });
-  const thresholds = { ...policyGates(policy, decl.name, profile.name), ...gateThresholds(gates), ...droppedGates(policy, plan) };
+  const gates = deriveGates({ policy, scenario: decl.name, profile, plan, lanes, rows, latencyMetric, unit: decl.verdict?.unit });
+  const thresholds = { ...policyGates(policy, decl.name, profile.name), ...gateThresholds(gates), ...droppedGates(policy, plan), ...stepGates(policy, decl.name, plan) };
   // Keys to report without gating them (a key with a gate is reported anyway).
   const observers = [...new Set([...observeKeys(rows, columns), ...laneKeys(plan, latencyMetric), ...(decl.observe || [])])].filter((k) => !thresholds[k]);
   return { name: decl.name, profile, plan, lanes, rows, columns, latencyMetric, observers, gates, thresholds };
+}
+
+// The policy's stepGates on every step of the plan: <metric>{scenario:<lane>_<step>}.
+function stepGates(policy, scenario, plan) {
+  const gates = {};
+  const own = Object.entries(stepGatesOf(policy, scenario));
+  for (const [name, sc] of Object.entries(plan.scenarios)) {
+    if (!sc.tags.transport) continue;
+    for (const [metric, list] of own) gates[cellKey(metric, { scenario: name })] = list;
+  }
+  return gates;
 }
 
 // k6's own time per operation beyond the model (building, recording, checking:
