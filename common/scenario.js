@@ -145,6 +145,14 @@ function stepGates(policy, scenario, plan) {
   return gates;
 }
 
+// A call's expected time with a margin: the model's median (common/gates.js) x 1.2
+// + 25 ms. A lane whose calls end before their step does (scenarios/lib/fit.js)
+// starts one only if this fits in what is left of the step, and its plan sizes its
+// steps by the same numbers, so gracefulStop need not cover a whole iteration.
+export function callMs(lane, dims, link) {
+  return expectationsOf(lane, dims, link).p50.ms * 1.2 + 25;
+}
+
 // k6's own time per operation beyond the model (building, recording, checking:
 // bench/overhead.js), and per byte it receives (decoding: a 1 MB gRPC message costs it
 // 14-19 ms, as HTTP/JSON 8-9 ms). They matter under lan, where the network costs nothing.

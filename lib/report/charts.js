@@ -1,6 +1,6 @@
 // The report's pictures, as plain data (the page draws them with Chart.js):
 //   concurrency  latency p50/p95 vs VUs (fanout: subscribers) per lane, a panel per scenario and profile (2+ steps)
-//   size         latency p50 vs message size (run.hints.sizes: payload, document, N)
+//   size         latency p50 vs message size (run.hints.sizes: payload, document, N; its lanes)
 //   ratio        a lane's p50 over another's vs a dim (serialization: typed / JSON string vs N)
 //   push         push latency p50/p95/p99 per lane
 //   model        measured p50 and mean vs the round-trip model (common/model.js, as
@@ -45,6 +45,7 @@ function size(doc, id) {
   const bytesOf = (v) => (hint.bytes ? hint.bytes[v] : Number(v));
   const series = [];
   for (const lane of lanesOf(doc)) {
+    if (hint.lanes && !hint.lanes.includes(lane)) continue; // lanes whose dim means other bytes
     const rows = doc.rows.filter((r) => r.lane === lane && r.step === step && r.dims[hint.dim] !== undefined && matches(r.dims, hint.where) && r.latency?.count);
     const points = rows.map((r) => ({ x: bytesOf(r.dims[hint.dim]), y: num(r.latency.p50) })).filter((p) => p.x > 0).sort((a, b) => a.x - b.x);
     if (points.length) series.push({ label: `${lane} p50`, points });
