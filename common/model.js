@@ -137,6 +137,7 @@ const round1 = (x) => Math.round(x * 10) / 10;
 //   reqBytes, resBytes: the bodies (the transport's framing is added),
 //   serverMs: the server's own time, clientMs: k6's own (e.g. decoding a 1 MB message),
 //   messages: messages each way (default: rounds; N HTTP/2 streams in one round is N),
+//   upWindow: true for a client stream (its request bytes wait for the server's window),
 //   waitMs: a wait the protocol adds (a poll interval) }
 // -> { ms, setupMs, roundTrips, terms: [{ name, ms, text }], formula }
 export function operation(link, op) {
@@ -157,6 +158,9 @@ export function operation(link, op) {
   add('down', transferMs(down, link.downKbps), `${Math.round(down)} B/Bd`);
   // The first message on a new gRPC channel waits for flow-control window updates.
   if (cold && op.transport.startsWith('grpc')) add('window', windowWaitMs(down, GRPC_INITIAL_WINDOW, link.R, link.downKbps), 'gRPC window');
+  // A client stream sends under the server's window for a new stream (64 KB, Node's
+  // default) on every call: an upload beyond it waits for the server's WINDOW_UPDATEs.
+  if (op.upWindow) add('upWindow', windowWaitMs(up, GRPC_INITIAL_WINDOW, link.R, link.upKbps), 'HTTP/2 window (up)');
   add('server', op.serverMs || 0, 'server');
   add('client', (op.clientMs || 0) + (phases.includes('tls') ? TLS_HANDSHAKE_CPU_MS : 0), 'k6');
   add('wait', op.waitMs || 0, 'protocol wait');

@@ -60,9 +60,10 @@ const { PER_VU, PUBLISH_VIA, POLL_MS, RATE, SIZE } = plan;
 const s = defineScenario(plan, { notes, setup: setupFanout });
 export const { options, setup, teardown, handleSummary } = s;
 
-// A subscriber reconnects at most this often in a step, after a short pause.
-const MAX_RECONNECTS = 5;
-const RECONNECT_PAUSE_MS = 100;
+// A subscriber reconnects at most this often in a step, after a pause that doubles
+// from 100 ms to 1 s (as clients back off): about 5 s of outage in all.
+const MAX_RECONNECTS = 8;
+const reconnectPause = (attempt) => Math.min(1000, 100 * 2 ** (attempt - 1));
 const PAYLOAD = 'x'.repeat(SIZE);
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 const PUBLISH_TAGS = { op: 'publish' };
@@ -98,7 +99,10 @@ function setupFanout() {
   });
   pubChannel.close();
   console.log(`fanout clocks, k6 - server: graphql ${graphql.offsetMs.toFixed(1)} ms (shortest round trip ${graphql.rttMs} ms), grpc ${grpcClock.offsetMs.toFixed(1)} ms (${grpcClock.rttMs} ms)`);
-  return { runId: `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`, clocks: { graphql: graphql.offsetMs, grpc: grpcClock.offsetMs } };
+  // Topics are fanout.<run id>.<k6 scenario>: a fresh one per step and run (FANOUT_RUN_ID names the run).
+  const runId = __ENV.FANOUT_RUN_ID || `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+  if (!/^[A-Za-z0-9_-]{1,40}$/.test(runId)) fatal(`FANOUT_RUN_ID=${runId}: use 1 to 40 letters, digits, _ or -`);
+  return { runId, clocks: { graphql: graphql.offsetMs, grpc: grpcClock.offsetMs } };
 }
 
 // ---- one step ----
@@ -260,7 +264,7 @@ const wsKind = (tls) => ({
       for (let attempt = 0; attempt <= MAX_RECONNECTS && !step.stopped; attempt++) {
         if (attempt > 0) {
           reconnects.add(1);
-          await pause(Math.min(RECONNECT_PAUSE_MS, Math.max(0, step.deadline - Date.now())));
+          await pause(Math.min(reconnectPause(attempt), Math.max(0, step.deadline - Date.now())));
           if (step.stopped) break;
         }
         const ws = new GraphqlWs(wsUrl(tls));
@@ -341,9 +345,10 @@ const grpcKind = {
       if (step.stopped) return finish();
       sub.breaks += 1;
       sub.error = why;
-      if (sub.breaks > MAX_RECONNECTS || step.deadline - Date.now() < RECONNECT_PAUSE_MS) return finish();
+      const wait = reconnectPause(sub.breaks);
+      if (sub.breaks > MAX_RECONNECTS || step.deadline - Date.now() < wait) return finish();
       reconnects.add(1);
-      setTimeout(() => start(sub.tally.lastSeq), RECONNECT_PAUSE_MS);
+      setTimeout(() => start(sub.tally.lastSeq), wait);
       return undefined;
     }
     start(0);

@@ -33,7 +33,7 @@ export default function declare(env) {
   // UploadBooks: every book up, one summary back once the stream ends.
   const upload = (dims) => {
     const books = UPLOADS[dims.payload];
-    return { conn: dims.conn, reqBytes: books * BOOK_WIRE_BYTES, resBytes: 30, serverMs: 1 + books * SERVER_BOOK_MS, clientMs: books * K6_WRITE_MS };
+    return { conn: dims.conn, reqBytes: books * BOOK_WIRE_BYTES, resBytes: 30, serverMs: 1 + books * SERVER_BOOK_MS, clientMs: books * K6_WRITE_MS, upWindow: true };
   };
   // A kept connection's first call opens it (conn:cold), the rest are warm; a fresh
   // lane's every call is cold.

@@ -26,7 +26,8 @@ export function startRelay(hub, address) {
   let backoff = FIRST_BACKOFF_MS;
 
   const off = hub.onPublished((event) => {
-    if (call && call.writableLength < LIMITS.SUBSCRIBER_QUEUE_EVENTS) {
+    // Only once the gRPC server answered the link: a write before that could be lost unseen.
+    if (call && state.up && call.writableLength < LIMITS.SUBSCRIBER_QUEUE_EVENTS) {
       call.write(toProtoEvent(event));
       state.sent += 1;
     } else state.dropped += 1;

@@ -175,8 +175,7 @@ async function main() {
   const secure = `${h}:${server.tlsPort}`;
   console.log(
     `graphql: http://${plain}${GRAPHQL_PATH} ws://${plain}${GRAPHQL_PATH} https://${secure}${GRAPHQL_PATH} (h2, http/1.1) ` +
-      `wss://${secure}${GRAPHQL_PATH} health http://${plain}${HEALTH_PATH}; response cache ${responseCache ? 'on' : 'off'}; ` +
-      `hub ${hubPeer ? `relayed with the gRPC server at ${hubPeer}` : 'for this server only (no HUB_PEER)'}`,
+      `wss://${secure}${GRAPHQL_PATH} health http://${plain}${HEALTH_PATH}; response cache ${responseCache ? 'on' : 'off'}`,
   );
   exitOnSignals(server.close, { name: 'graphql' });
 }

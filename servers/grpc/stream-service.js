@@ -10,7 +10,8 @@
 // valid protobuf or a bad size (INVALID_ARGUMENT), more than MAX_UPLOAD_BOOKS books
 // (RESOURCE_EXHAUSTED), a message over LIMITS.MAX_BODY_BYTES (grpc-js:
 // RESOURCE_EXHAUSTED), and no message for STREAM_IDLE_MS (DEADLINE_EXCEEDED: a
-// stream that never ends is ended, as an idle kept-alive connection is).
+// stream that never ends is ended, as an idle kept-alive connection is; the
+// server's STREAM_IDLE_MS variable changes it).
 import grpc from '@grpc/grpc-js';
 import { LIMITS } from '../../common/defaults.js';
 import { checkMessage, checkMetadata, Outbound, payload, RpcError, toStatus } from './books-service.js';
@@ -21,15 +22,15 @@ const { status } = grpc;
 
 const INT32 = 2 ** 31 - 1;
 
-const idleError = () => new RpcError(status.DEADLINE_EXCEEDED, `no message for ${LIMITS.STREAM_IDLE_MS / 1000} s: the stream was idle and is ended; open a new one`);
+const idleError = (idleMs) => new RpcError(status.DEADLINE_EXCEEDED, `no message for ${idleMs / 1000} s: the stream was idle and is ended; open a new one`);
 
-function payloadStream(active) {
+function payloadStream(active, idleMs) {
   return (call) => {
     const out = new Outbound('PayloadStream', call, active);
     let idle = null;
     const arm = () => {
       clearTimeout(idle);
-      idle = setTimeout(() => out.fail(idleError()), LIMITS.STREAM_IDLE_MS);
+      idle = setTimeout(() => out.fail(idleError(idleMs)), idleMs);
     };
     out.onFinish(() => clearTimeout(idle));
     try {
@@ -65,7 +66,7 @@ function payloadStream(active) {
   };
 }
 
-function uploadBooks(active) {
+function uploadBooks(active, idleMs) {
   return (call, callback) => {
     const timing = new ServerTiming();
     const summary = { count: 0, page_count: 0, first_id: '', last_id: '' };
@@ -91,7 +92,7 @@ function uploadBooks(active) {
     }
     const arm = () => {
       clearTimeout(idle);
-      idle = setTimeout(() => finish(idleError()), LIMITS.STREAM_IDLE_MS);
+      idle = setTimeout(() => finish(idleError(idleMs)), idleMs);
     };
     active.add(handle);
     call.on('cancelled', stop);
@@ -125,9 +126,10 @@ function uploadBooks(active) {
   };
 }
 
-export function streamHandlers(active = new Set()) {
+// idleMs: how long a stream may stay silent (STREAM_IDLE_MS).
+export function streamHandlers(active = new Set(), { idleMs = LIMITS.STREAM_IDLE_MS } = {}) {
   return {
-    PayloadStream: payloadStream(active),
-    UploadBooks: uploadBooks(active),
+    PayloadStream: payloadStream(active, idleMs),
+    UploadBooks: uploadBooks(active, idleMs),
   };
 }
