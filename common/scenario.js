@@ -9,6 +9,7 @@
 //   name, defaultProfile, lanes, steps (the scenario's own concurrency steps, if any),
 //   iterationSeconds(profile) -> expected seconds of one iteration (sizes the steps),
 //   laneSeconds(laneName, profile) -> the same per lane, when lanes differ a lot,
+//   laneVus(laneName, n, profile) -> the VUs that run a step of concurrency n (default n),
 //   minIterations -> iterations per VU every step holds at least,
 //   closeSeconds(profile) -> for iterations that end themselves before their step
 //     does: the time they need to close (gracefulStop; default 1.5 iterations),
@@ -116,6 +117,7 @@ export function buildScenario(decl, profile, env, policy) {
   const lanes = decl.lanes.filter((l) => !l.tags.transport || only.includes(l.name)).map((l) => ({
     ...l,
     ...(decl.laneSeconds ? { iterationSeconds: decl.laneSeconds(l.name, profile) } : {}),
+    ...(decl.laneVus ? { vus: (n) => decl.laneVus(l.name, n, profile) } : {}),
     openSeconds: modelIterationSeconds(l, link),
   }));
   const closeSeconds = decl.closeSeconds ? decl.closeSeconds(profile) : undefined;

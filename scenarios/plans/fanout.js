@@ -14,17 +14,21 @@ const EVENT_BYTES = 250;
 // to a subscriber's copy being read, for the median subscriber (p50) and the 95th
 // percentile one (p95), as baseMs + perSubMs x n for n subscribers (the copies go
 // out one after another). Measured under lan on the pack's 2-core machine
-// (bench/fanout.js --profile lan: delivery p50 and p95 at 10, 100 and 1000
-// subscribers, one VU, the publisher at 10 events/s), fitted where the machine
-// keeps up: a step past its capacity queues (each event waits for the last) and
-// fails its budget, which is the verdict's "held up to".
+// (bench/fanout.js --profiles lan --subscribers 10,100,1000 --events 50: one VU,
+// the publisher at 10 events/s, 2026-11-25) and fitted where the machine keeps up:
+//   ws    p50 3.0 / 9.6 / 77 ms, p95 8.1 / 33.5 / 174 ms at 10 / 100 / 1000
+//   wss   p50 2.6 / 8.6 ms, p95 6.2 / 15.8 ms at 10 / 100 (at 1000: 831 / 1914 ms,
+//         each event waiting for the last: past this machine's capacity)
+//   grpc  p50 1.3 / 2.9 / 28 ms, p95 2.5 / 7.9 / 76 ms
+// A step past the machine's capacity queues and fails its budget, which is the
+// verdict's "held up to".
 export const FANOUT_COST = {
   // graphql-ws executes the subscription's selection for every subscriber and frames each copy
-  ws: { p50: { baseMs: 2, perSubMs: 0.08 }, p95: { baseMs: 5, perSubMs: 0.28 } },
+  ws: { p50: { baseMs: 2, perSubMs: 0.075 }, p95: { baseMs: 6, perSubMs: 0.17 } },
   // ... and encrypts each copy
-  wss: { p50: { baseMs: 2, perSubMs: 0.1 }, p95: { baseMs: 5, perSubMs: 0.3 } },
+  wss: { p50: { baseMs: 2, perSubMs: 0.066 }, p95: { baseMs: 5, perSubMs: 0.11 } },
   // one encoded message written to every stream; k6 handles each copy in JavaScript
-  'grpc-stream': { p50: { baseMs: 1, perSubMs: 0.036 }, p95: { baseMs: 3, perSubMs: 0.2 } },
+  'grpc-stream': { p50: { baseMs: 1, perSubMs: 0.027 }, p95: { baseMs: 2, perSubMs: 0.074 } },
 };
 
 // Round trips before a subscriber is subscribed: TCP (+ TLS), the WebSocket upgrade
@@ -67,9 +71,16 @@ export default function declare(env) {
     p50: { conn: 'warm', oneWay: true, resBytes: SIZE + EVENT_BYTES, waitMs: (POLL_MS + link.R) / 2 },
     p95: { conn: 'warm', oneWay: true, resBytes: SIZE + EVENT_BYTES, waitMs: 0.95 * (POLL_MS + link.R) },
   });
-  const steps = {
-    vus: (n) => Math.ceil(n / PER_VU),
-    stepTags: (n) => ({ subscribers: String(n) }),
+  const steps = { stepTags: (n) => ({ subscribers: String(n) }) };
+  // Subscribers a VU holds. A VU's gRPC subscribers share its channel, one connection
+  // through the profile's link, so a VU holds as many as use at most a quarter of
+  // the link's down-rate at RATE (lan: PER_VU): sharing it never throttles them.
+  // Every other subscriber has a connection of its own.
+  const perVu = (laneName, profile) => {
+    const kbps = profile.network.downKbps;
+    if (laneName !== 'grpc_stream' || !kbps) return PER_VU;
+    const perSubscriberKbps = (RATE * (SIZE + EVENT_BYTES) * 8) / 1000;
+    return Math.max(1, Math.min(PER_VU, Math.floor((0.25 * kbps) / perSubscriberKbps)));
   };
   const lanes = [
     lane('ws', 'ws', false, { model: pushed('ws'), ...steps }),
@@ -106,12 +117,15 @@ export default function declare(env) {
     PUBLISH_VIA,
     timeline,
     eventsIn,
+    perVu,
     name: 'fanout',
     defaultProfile: 'lan',
     steps: SUBSCRIBERS,
     // A step's subscribers stay for the whole step: arrival rates do not apply.
     open: false,
     lanes,
+    // A step of n subscribers runs on one VU per perVu of them.
+    laneVus: (laneName, n, profile) => Math.ceil(n / perVu(laneName, profile)),
     // Each lane's step: subscribe, at least MIN_EVENTS at RATE, drain (for the most subscribers).
     laneSeconds: (laneName, profile) => {
       const t = timeline(laneName, maxN, profile);
