@@ -110,4 +110,16 @@ export const LIMITS = {
   // k6's gRPC client refuses messages over 4 MiB by default; ListBooks(500000) is
   // 35,042,049 bytes, so scenarios connect with maxReceiveSize set to this.
   GRPC_MAX_RECEIVE_BYTES: 64 * 1024 * 1024,
+  // Fan-out: each server's topic hub (servers/shared/hub.js).
+  MAX_TOPICS: 256, // topics a hub keeps; one without subscribers makes room, least recently used first
+  MAX_TOPIC_NAME: 128, // characters: letters, digits, . _ : -
+  MAX_SUBSCRIBERS: 20000, // live subscriptions per server, all topics together
+  MAX_EVENT_PAYLOAD_BYTES: 64 * 1024, // one published event's payload (UTF-8 bytes)
+  TOPIC_BACKLOG_EVENTS: 256, // the latest events kept per topic, for polling and resuming
+  TOPIC_BACKLOG_BYTES: 256 * 1024, // ... and at most this many payload bytes of them
+  MAX_POLL_EVENTS: 100, // events one poll (Query.topic.events) returns
+  SUBSCRIBER_QUEUE_EVENTS: 1000, // events a subscriber may fall behind before the hub drops it
+  // Client and bidirectional gRPC streams (grpc-vs-graphql: UploadBooks, PayloadStream).
+  MAX_UPLOAD_BOOKS: 100000, // books in one UploadBooks call
+  STREAM_IDLE_MS: 65000, // a client or bidirectional stream with no message this long is ended (as an idle kept-alive connection)
 };

@@ -362,6 +362,7 @@ const round1 = (x) => Math.round(x * 10) / 10;
 //         retransmission timeout is longer: rtoMs),
 //   connections: parallel connections the bytes are spread over (an HTTP/1.1
 //         batch: 6); on a shared link they share its bandwidth,
+//   upWindow: true for a client stream (its request bytes wait for the server's window),
 //   waitMs: a wait the protocol adds (a poll interval) }
 // -> { ms, setupMs, roundTrips, terms: [{ name, ms, text }], formula, tailMs (what
 //      losses add at the 95th percentile beyond the median: stalls, and a long
@@ -411,6 +412,9 @@ export function operation(link, op) {
   }
   const lost = lossCost(link, flights, op.connections || 1);
   add('loss', lost.p50, 'loss stalls');
+  // A client stream sends under the server's window for a new stream (64 KB, Node's
+  // default) on every call: an upload beyond it waits for the server's WINDOW_UPDATEs.
+  if (op.upWindow) add('upWindow', windowWaitMs(up, GRPC_INITIAL_WINDOW, link.R, link.upKbps), 'HTTP/2 window (up)');
   add('server', op.serverMs || 0, 'server');
   add('client', (op.clientMs || 0) + (phases.includes('tls') ? TLS_HANDSHAKE_CPU_MS : 0), 'k6');
   add('wait', op.waitMs || 0, 'protocol wait');

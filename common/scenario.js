@@ -9,19 +9,21 @@
 //   name, defaultProfile, lanes, steps (the scenario's own concurrency steps, if any),
 //   iterationSeconds(profile) -> expected seconds of one iteration (sizes the steps),
 //   laneSeconds(laneName, profile) -> the same per lane, when lanes differ a lot,
+//   laneVus(laneName, n, profile) -> the VUs that run a step of concurrency n (default n),
 //   minIterations -> iterations per VU every step holds at least,
 //   closeSeconds(profile) -> for iterations that end themselves before their step
 //     does: the time they need to close (gracefulStop; default 1.5 iterations),
 //   columns, observe (more sub-metrics to report), options (merged into k6 options),
 //   level (the scenario's LOAD fallback), mix (lanes at once, at constant arrival rates),
 //   verdict: { where: dims } the rows the verdict ranks (default: rows without dims),
+//     { unit } what a step's concurrency counts when not VUs (fanout: 'subscribers'),
 //   hints (for `k6pack report`, kept in summary.json's run.hints) }
 import { deriveGates, droppedGates, expectationsOf, gateThresholds } from './gates.js';
 import { LOSS_SAMPLES, linkOf, setupOnly, setupPhases } from './model.js';
 import { cellKey } from './results.js';
 import { envNames } from './env.js';
 import { levelName, plan as buildPlan } from './plan.js';
-import { policyGates } from './thresholds.js';
+import { policyGates, stepGatesOf } from './thresholds.js';
 
 export const rttOf = (profile) => profile.network.rttMs;
 
@@ -136,6 +138,7 @@ export function buildScenario(decl, profile, env, policy) {
   const lanes = decl.lanes.filter((l) => !l.tags.transport || only.includes(l.name)).map((l) => ({
     ...l,
     ...(decl.laneSeconds ? { iterationSeconds: decl.laneSeconds(l.name, profile) } : {}),
+    ...(decl.laneVus ? { vus: (n) => decl.laneVus(l.name, n, profile) } : {}),
     openSeconds: modelIterationSeconds(l, link),
   }));
   const closeSeconds = decl.closeSeconds ? decl.closeSeconds(profile) : undefined;
@@ -150,11 +153,30 @@ export function buildScenario(decl, profile, env, policy) {
   const columns = decl.columns || DEFAULT_COLUMNS;
   const latencyMetric = latencyMetricOf(columns);
   const rows = summaryRows(plan, lanes);
-  const gates = deriveGates({ policy, scenario: decl.name, profile, plan, lanes, rows, latencyMetric });
-  const thresholds = { ...policyGates(policy, decl.name, profile.name), ...gateThresholds(gates), ...droppedGates(policy, plan) };
+  const gates = deriveGates({ policy, scenario: decl.name, profile, plan, lanes, rows, latencyMetric, unit: decl.verdict?.unit });
+  const thresholds = { ...policyGates(policy, decl.name, profile.name), ...gateThresholds(gates), ...droppedGates(policy, plan), ...stepGates(policy, decl.name, plan) };
   // Keys to report without gating them (a key with a gate is reported anyway).
   const observers = [...new Set([...observeKeys(rows, columns), ...laneKeys(plan, latencyMetric), ...(decl.observe || [])])].filter((k) => !thresholds[k]);
   return { name: decl.name, profile, plan, lanes, rows, columns, latencyMetric, observers, gates, thresholds };
+}
+
+// The policy's stepGates on every step of the plan: <metric>{scenario:<lane>_<step>}.
+function stepGates(policy, scenario, plan) {
+  const gates = {};
+  const own = Object.entries(stepGatesOf(policy, scenario));
+  for (const [name, sc] of Object.entries(plan.scenarios)) {
+    if (!sc.tags.transport) continue;
+    for (const [metric, list] of own) gates[cellKey(metric, { scenario: name })] = list;
+  }
+  return gates;
+}
+
+// A call's expected time with a margin: the model's median (common/gates.js) x 1.2
+// + 25 ms. A lane whose calls end before their step does (scenarios/lib/fit.js)
+// starts one only if this fits in what is left of the step, and its plan sizes its
+// steps by the same numbers, so gracefulStop need not cover a whole iteration.
+export function callMs(lane, dims, link) {
+  return expectationsOf(lane, dims, link).p50.ms * 1.2 + 25;
 }
 
 // k6's own time per operation beyond the model (building, recording, checking:

@@ -12,7 +12,10 @@
 //   "scenarios": {
 //     "<scenario>": {
 //       "gates": { "<metric{tags}>": [...] },              more or other non-latency gates
-//       "profiles": { "<profile spec>": { "gates": {...} } }, the same for one profile
+//       "stepGates": { "<metric>": [...] },                 a gate on every step: <metric>{scenario:<lane>_<step>}
+//                                                           (a failed one fails the step in the verdict too)
+//       "profiles": { "<profile spec>": { "gates": {...} } }, the same for one profile; a key
+//                                                           "+flaky" is every network with that fault
 //       "overrides": [ { "where": { "transport": "grpc", "payload": "big", "profile": "lan" },
 //                        "plusMs": { "p50": 22, "p95": 22 } | "p50Ms": 40 | "p95Ms": 80,
 //                        "reason": "..." } ]
@@ -131,9 +134,14 @@ export function parsePolicy(text, file) {
     if (isNote(name)) continue;
     const at = `scenarios."${name}"`;
     if (!isObject(s)) fail(file, `${at} must be an object (gates, profiles, overrides)`);
-    const bad = Object.keys(s).find((k) => !isNote(k) && !['gates', 'profiles', 'overrides', 'reason'].includes(k));
-    if (bad) fail(file, `${at}: unknown field "${bad}" (allowed: gates, profiles, overrides, reason)`);
+    const bad = Object.keys(s).find((k) => !isNote(k) && !['gates', 'stepGates', 'profiles', 'overrides', 'reason'].includes(k));
+    if (bad) fail(file, `${at}: unknown field "${bad}" (allowed: gates, stepGates, profiles, overrides, reason)`);
     if (s.gates) checkGates(file, `${at}.gates`, s.gates);
+    if (s.stepGates) {
+      checkGates(file, `${at}.stepGates`, s.stepGates);
+      const tagged = Object.keys(s.stepGates).find((k) => !isNote(k) && k.includes('{'));
+      if (tagged) fail(file, `${at}.stepGates."${tagged}": give the metric alone; each step adds {scenario:<lane>_<step>}`);
+    }
     for (const [p, block] of Object.entries(s.profiles || {})) {
       if (isNote(p)) continue;
       if (!isObject(block) || !block.gates) fail(file, `${at}.profiles."${p}" must be an object with gates`);
@@ -151,9 +159,20 @@ const stripNotes = (block) => Object.fromEntries(Object.entries(block || {}).fil
 // then the scenario's, then the profile's, metric by metric.
 export function policyGates(policy, scenario, profile) {
   const s = (policy.scenarios || {})[scenario] || {};
-  const p = ((s.profiles || {})[profile] || {}).gates;
+  const p = (profileBlock(s.profiles, profile) || {}).gates;
   return { ...stripNotes(policy.gates), ...stripNotes(s.gates), ...stripNotes(p) };
 }
+
+// A scenario's block for a profile spec: the spec's own ("4g+flaky"), else the
+// one for its faults on any network ("+flaky").
+function profileBlock(profiles = {}, spec) {
+  if (profiles[spec]) return profiles[spec];
+  const plus = String(spec).indexOf('+');
+  return plus > 0 ? profiles[String(spec).slice(plus)] : undefined;
+}
+
+// The gates a scenario puts on every step: { metric: [thresholds] } (stepGates).
+export const stepGatesOf = (policy, scenario) => stripNotes(((policy.scenarios || {})[scenario] || {}).stepGates);
 
 // The overrides of a scenario that apply to a row. rowTags: every tag the row's
 // samples carry (transport, tls, step, lane, dims), plus profile (the spec) and network.

@@ -125,6 +125,18 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 2000
       assert.equal(entry.iterationsAdd, true, output);
       assert.ok(entry.ratio > 0 && entry.thresholds > 0, output);
     }),
+    t.test('fanout: delivery per transport and subscriber count, the largest held, memory per subscriber', async () => {
+      const { entry, output } = await bench('fanout');
+      assert.deepEqual(entry.rows.map((r) => `${r.transport} ${r.subscribers}`), ['ws 10', 'ws 100', 'grpc_stream 10', 'grpc_stream 100'], output);
+      for (const row of entry.rows) {
+        // Every subscriber got every event: at least the 10 asked for, the same number each.
+        assert.ok(row.deliveries >= 10 * row.subscribers && row.deliveries % row.subscribers === 0, `${JSON.stringify(row)}\n${output}`);
+        assert.equal(row.missed, 0, `${JSON.stringify(row)}\n${output}`);
+        assert.ok(row['p50 ms'] > 0 && row['p95 ms'] >= row['p50 ms'], `${JSON.stringify(row)}\n${output}`);
+      }
+      assert.deepEqual(Object.keys(entry.held.lan), ['ws', 'grpc_stream'], output);
+      for (const lane of ['ws', 'grpc_stream']) assert.ok(entry.memory[lane]['k6 KB/subscriber'] !== undefined && entry.memory[lane].subscribers === 100, output);
+    }),
     t.test('soak: RSS and heap-after-GC slopes, p50 drift', async () => {
       const { entry, output } = await bench('soak', ['--duration', '30s']);
       assert.equal(entry.k6Exit, 0, output);

@@ -163,6 +163,11 @@ const CASES = [
   ['a variable of 1e300 for an Int: 400', () => postQuery('query($n: Int!) { allBooks(nrOfBooks: $n) { id } }', { n: 1e300 }), userInput(400, /non 32-bit signed integer value: 1e\+300/)],
   ['nrOfBooks 2^31-1: BAD_USER_INPUT naming the bound', () => postQuery('query($n: Int!) { allBooks(nrOfBooks: $n) { id } }', { n: 2 ** 31 - 1 }), userInput(200, /nrOfBooks must be an integer from 0 to 500000 \(got 2147483647\)/)],
   ['page offset 2^31-1 and size -1: BAD_USER_INPUT', () => postQuery('{ page(offset: 2147483647, size: -1) { size } }'), userInput(200, /offset must be an integer from 0 to 500000/)],
+  // the fan-out hub (hub.graphql)
+  ['publish to a topic with a newline: BAD_USER_INPUT naming the rule', () => postQuery('mutation($t: String!) { publish(topic: $t) { seq } }', { t: 'a\nb' }), userInput(200, /topic must be 1 to 128 characters of letters, digits/)],
+  [`publish a payload of ${LIMITS.MAX_EVENT_PAYLOAD_BYTES + 1} bytes: BAD_USER_INPUT naming the limit`, () => postQuery('mutation($p: String) { publish(topic: "t", payload: $p) { seq } }', { p: 'x'.repeat(LIMITS.MAX_EVENT_PAYLOAD_BYTES + 1) }), userInput(200, /payload is 65537 bytes; the limit is 65536 per event/)],
+  ['topic events limit 2^31-1: BAD_USER_INPUT', () => postQuery('{ topic(name: "t") { events(limit: 2147483647) { seq } } }'), userInput(200, /limit must be an integer from 1 to 100 \(got 2147483647\)/)],
+  ['topic events through 6 aliases of 100 events of 64 KiB: 400', () => postQuery(`{ topic(name: "t") { ${aliases(6, 'events(limit: 100) { payload }')} } }`), tooCostly(/asks for up to 39321600 bytes of payload, blurb and event data/)],
   ['payload size 2^31-1 over GET: BAD_USER_INPUT', () => httpRequest(graphqlGetUrl(graphqlUrl(server), { query: '{ payload(size: 2147483647) { size } }' })), userInput(200, /size must be an integer from 0 to 16777216/)],
   // per-request switches: the executor (study 002), generation time and Preload (study 001)
   ['extensions.executor unknown: 400 naming the executors', () => postQuery('{ book(id: "book-1") { id } }', undefined, { extensions: { executor: 'turbo' } }), error(400, 'BAD_REQUEST', /extensions\.executor must be one of plain, per-item, dataloader, instrumented, jit \(got "turbo"\)/)],

@@ -1,6 +1,6 @@
 // The report's pictures, as plain data (the page draws them with Chart.js):
-//   concurrency  latency p50/p95 vs VUs per lane, a panel per scenario and profile (2+ steps)
-//   size         latency p50 vs message size (run.hints.sizes: payload, document, N)
+//   concurrency  latency p50/p95 vs VUs (fanout: subscribers) per lane, a panel per scenario and profile (2+ steps)
+//   size         latency p50 vs message size (run.hints.sizes: payload, document, N; its lanes)
 //   ratio        a lane's p50 over another's vs a dim (serialization: typed / JSON string vs N,
 //                one series per executor, beside the study's curve)
 //   split        one row per lane split into a part the run asked for and the rest, as
@@ -14,7 +14,8 @@
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const slug = (s) => String(s).replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').toLowerCase();
-const stepVus = (step) => step.vus ?? Number(String(step.step).replace(/^c/, ''));
+// A step's concurrency: c10 is 10 (VUs, or what the scenario counts: fanout's subscribers).
+const stepVus = (step) => Number(String(step.step).replace(/^c/, '')) || step.vus;
 const lanesOf = (doc) => [...new Set(doc.steps.map((s) => s.lane))];
 const matches = (dims, where = {}) => Object.entries(where).every(([k, v]) => dims[k] === undefined || dims[k] === v);
 const lowestStep = (doc) => doc.steps.filter((s) => s.step !== 'mix').sort((a, b) => stepVus(a) - stepVus(b))[0]?.step;
@@ -35,7 +36,7 @@ function concurrency(doc, id) {
     title: `${doc.run.scenario}: ${doc.run.latencyMetric} vs concurrency (${doc.run.profile})`,
     note: 'one k6 scenario per lane and step; solid p50, dashed p95',
     kind: 'line',
-    x: { title: 'VUs (one connection each)', type: Math.max(...vus) / Math.min(...vus) >= 20 ? 'logarithmic' : 'linear' },
+    x: { title: doc.run.verdict?.unit || 'VUs (one connection each)', type: Math.max(...vus) / Math.min(...vus) >= 20 ? 'logarithmic' : 'linear' },
     y: { title: 'ms', type: 'linear' },
     series,
   };
@@ -48,6 +49,7 @@ function size(doc, id) {
   const bytesOf = (v) => (hint.bytes ? hint.bytes[v] : Number(v));
   const series = [];
   for (const lane of lanesOf(doc)) {
+    if (hint.lanes && !hint.lanes.includes(lane)) continue; // lanes whose dim means other bytes
     const rows = doc.rows.filter((r) => r.lane === lane && r.step === step && r.dims[hint.dim] !== undefined && matches(r.dims, hint.where) && r.latency?.count);
     const points = rows.map((r) => ({ x: bytesOf(r.dims[hint.dim]), y: num(r.latency.p50) })).filter((p) => p.x > 0).sort((a, b) => a.x - b.x);
     if (points.length) series.push({ label: `${lane} p50`, points });

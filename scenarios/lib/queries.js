@@ -27,6 +27,12 @@ export const PAGE_LINKS_PRELOAD = '"/data/page/books/*/href"';
 export const EVENTS_SUBSCRIPTION = 'subscription Events($count: Int!, $intervalMs: Int!, $size: Int) { events(count: $count, intervalMs: $intervalMs, size: $size) { id seq sentAt data } }';
 export const SERVER_STATS = 'query Stats { serverStats { rssBytes heapUsedBytes uptimeSeconds } }';
 
+// Fan-out (hub.graphql).
+export const TOPIC_SUBSCRIPTION = 'subscription Topic($topic: String!) { topicEvents(topic: $topic) { seq origin publishedAt payload } }';
+export const PUBLISH_MUTATION = 'mutation Publish($topic: String!, $payload: String) { publish(topic: $topic, payload: $payload) { seq publishedAt subscribers } }';
+export const TOPIC_STATE = 'query TopicState($topic: String!) { topic(name: $topic) { lastSeq subscribers now } }';
+export const TOPIC_POLL = 'query Poll($topic: String!, $after: Int!) { topic(name: $topic) { lastSeq events(afterSeq: $after) { seq origin publishedAt payload } } }';
+
 export const bookId = (i) => `book-${i}`;
 
 // The i-th operation of a client (seed: e.g. the VU id): queries and mutations

@@ -159,7 +159,7 @@ export class GraphqlWs {
         return;
       case 'next':
         if (!op) return; // a late message for an operation already settled
-        op.results.push(msg.payload);
+        if (op.keep) op.results.push(msg.payload);
         if (op.onNext) op.onNext(msg.payload, ev.timestamp);
         return;
       case 'error':
@@ -214,14 +214,15 @@ export class GraphqlWs {
   }
 
   // Starts an operation; resolves { results, endedAt } on complete, rejects on error.
-  start({ query, variables = {}, onNext, timeoutMs = this.timeoutMs }) {
+  // keep: false keeps no results (a long subscription handled in onNext).
+  start({ query, variables = {}, onNext, timeoutMs = this.timeoutMs, keep = true }) {
     if (!this.isOpen) return Promise.reject(new WsError('socket is not open'));
     const { ms, byDeadline } = this.budget(timeoutMs);
     if (ms <= 0) return Promise.reject(new WsError('the step ended before the operation started', true));
     const id = String(this.nextId++);
     return new Promise((resolve, reject) => {
       const deadline = Date.now() + ms;
-      this.pending[id] = { onNext, resolve, reject, deadline, timeoutMs: ms, byDeadline, results: [] };
+      this.pending[id] = { onNext, resolve, reject, deadline, timeoutMs: ms, byDeadline, results: [], keep };
       this.arm(deadline);
       this.socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables } }));
     });
@@ -305,9 +306,10 @@ export class GraphqlWs {
     return { ok, ms, data, abandoned: false };
   }
 
-  // A subscription until the server completes it; onNext(payload, receivedAt) per event.
-  subscribe({ query, variables, onNext, timeoutMs }) {
-    return this.start({ query, variables, onNext, timeoutMs });
+  // A subscription until the server completes it; onNext(payload, receivedAt) per event
+  // (receivedAt: when k6's reader received the frame, fractional ms).
+  subscribe({ query, variables, onNext, timeoutMs, keep }) {
+    return this.start({ query, variables, onNext, timeoutMs, keep });
   }
 
   abort(code, reason) {

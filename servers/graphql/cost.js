@@ -56,6 +56,12 @@ const FIELDS = {
     each: () => 1, // one event per result
     bytes: (a) => within(a.size, LIMITS.MAX_PAYLOAD_BYTES),
   },
+  // Fan-out (hub.graphql): a poll's kept events, and one event per subscription result.
+  'TopicState.events': {
+    items: (a) => within(a.limit, LIMITS.MAX_POLL_EVENTS),
+    bytes: (a) => within(a.limit, LIMITS.MAX_POLL_EVENTS) * LIMITS.MAX_EVENT_PAYLOAD_BYTES,
+  },
+  'Subscription.topicEvents': { items: () => 1, each: () => 1, bytes: () => LIMITS.MAX_EVENT_PAYLOAD_BYTES },
 };
 
 const ZERO = { items: 0, values: 0, bytes: 0 };
