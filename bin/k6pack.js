@@ -66,7 +66,7 @@ Examples:
 
 program
   .command('tools')
-  .description('install k6 v1.8.1 and toxiproxy-server v2.5.0 (+handshake toxic) into .tools/bin')
+  .description('install k6 v1.8.1 and toxiproxy-server v2.5.0 (+ the link and handshake toxics) into .tools/bin')
   .action(action(() => (installTools(), 0)));
 
 addApiOptions(
@@ -218,7 +218,8 @@ program
     `
 Runs of the same scenario, profile and load (e.g. --execution-segment halves)
 are merged first, as \`k6pack merge\` merges them. Pictures: latency vs concurrency per
-lane, latency vs message size, the serialization ratio vs N, push latency, and
+lane, latency vs message size, the serialization ratio vs N per executor, study
+001's document split into generation time and the rest, push latency, and
 measured vs the round-trip model of the profile.
 
 Examples:

@@ -28,6 +28,9 @@ export const DEFAULT_PORTS = { ...SERVER_PORTS, ...TOXIPROXY_PORTS };
 
 export const DEFAULT_HOST = '127.0.0.1';
 
+// Where the GraphQL server answers: HTTP (POST, GET) and WebSocket upgrades.
+export const GRAPHQL_PATH = '/graphql';
+
 // The proxies, named for what they front: [name, listen port var, upstream port var].
 export const PROXY_ROUTES = [
   ['graphql_http', 'PROXY_GRAPHQL_PORT', 'GRAPHQL_PORT'],
@@ -54,10 +57,10 @@ export function proxiesFor(ports = DEFAULT_PORTS, host = DEFAULT_HOST, upstreamH
 export function targetsFor(ports = DEFAULT_PORTS, host = DEFAULT_HOST) {
   return {
     TOXIPROXY_URL: `http://${host}:${ports.TOXIPROXY_PORT}`,
-    GRAPHQL_HTTP_URL: `http://${host}:${ports.PROXY_GRAPHQL_PORT}/graphql`,
-    GRAPHQL_HTTPS_URL: `https://${host}:${ports.PROXY_GRAPHQL_TLS_PORT}/graphql`,
-    GRAPHQL_WS_URL: `ws://${host}:${ports.PROXY_GRAPHQL_PORT}/graphql`,
-    GRAPHQL_WSS_URL: `wss://${host}:${ports.PROXY_GRAPHQL_TLS_PORT}/graphql`,
+    GRAPHQL_HTTP_URL: `http://${host}:${ports.PROXY_GRAPHQL_PORT}${GRAPHQL_PATH}`,
+    GRAPHQL_HTTPS_URL: `https://${host}:${ports.PROXY_GRAPHQL_TLS_PORT}${GRAPHQL_PATH}`,
+    GRAPHQL_WS_URL: `ws://${host}:${ports.PROXY_GRAPHQL_PORT}${GRAPHQL_PATH}`,
+    GRAPHQL_WSS_URL: `wss://${host}:${ports.PROXY_GRAPHQL_TLS_PORT}${GRAPHQL_PATH}`,
     GRPC_ADDR: `${host}:${ports.PROXY_GRPC_PORT}`,
     GRPC_TLS_ADDR: `${host}:${ports.PROXY_GRPC_TLS_PORT}`,
   };
@@ -97,8 +100,26 @@ export const LIMITS = {
   MIN_EVENT_INTERVAL_MS: 1,
   MAX_EVENT_INTERVAL_MS: 60000, // so a subscription or stream always ends in bounded time
   MAX_PAGE_SIZE: 500,
-  MAX_BLURB_BYTES: 64 * 1024,
+  // Study 001's resources are 100 KB (102400 bytes): the largest blurb.
+  MAX_BLURB_BYTES: 100 * 1024,
+  // Generation time per resource (the x-generate header, common/generation.js):
+  // at most this many ms a resource, and a request's resources generated one after
+  // another (resolve=serial) may sleep at most MAX_GENERATE_MS in all.
+  MAX_GENERATE_DELAY_MS: 1000,
+  MAX_GENERATE_MS: 10000,
   // k6's gRPC client refuses messages over 4 MiB by default; ListBooks(500000) is
   // 35,042,049 bytes, so scenarios connect with maxReceiveSize set to this.
   GRPC_MAX_RECEIVE_BYTES: 64 * 1024 * 1024,
+  // Fan-out: each server's topic hub (servers/shared/hub.js).
+  MAX_TOPICS: 256, // topics a hub keeps; one without subscribers makes room, least recently used first
+  MAX_TOPIC_NAME: 128, // characters: letters, digits, . _ : -
+  MAX_SUBSCRIBERS: 20000, // live subscriptions per server, all topics together
+  MAX_EVENT_PAYLOAD_BYTES: 64 * 1024, // one published event's payload (UTF-8 bytes)
+  TOPIC_BACKLOG_EVENTS: 256, // the latest events kept per topic, for polling and resuming
+  TOPIC_BACKLOG_BYTES: 256 * 1024, // ... and at most this many payload bytes of them
+  MAX_POLL_EVENTS: 100, // events one poll (Query.topic.events) returns
+  SUBSCRIBER_QUEUE_EVENTS: 1000, // events a subscriber may fall behind before the hub drops it
+  // Client and bidirectional gRPC streams (grpc-vs-graphql: UploadBooks, PayloadStream).
+  MAX_UPLOAD_BOOKS: 100000, // books in one UploadBooks call
+  STREAM_IDLE_MS: 65000, // a client or bidirectional stream with no message this long is ended (as an idle kept-alive connection)
 };

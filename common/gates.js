@@ -9,16 +9,25 @@ import { cellKey as keyOf } from './results.js';
 import { overridesFor } from './thresholds.js';
 
 // What one row costs under the model: { p50, p95 }, each operation()'s result.
-// lane.model(dims, link) gives the operation: { conn, rounds, reqBytes, ... } or
+// lane.model(dims, link, step) gives the operation: { conn, rounds, reqBytes, ... } or
 // { p50: {...}, p95: {...} } when the tail is another operation. conn 'mixed' (the
 // default for transports that keep their connection): the median operation is warm,
 // the tail pays the connection's set-up (a VU's first operation opens it).
-export function expectationsOf(lane, dims, link) {
+// step: { n } the row's step (its concurrency: VUs, or what the lane counts, such
+// as fanout's subscribers), for a model that depends on it.
+export function expectationsOf(lane, dims, link, step = { n: 1 }) {
   const base = { transport: lane.tags.transport, tls: lane.tags.tls === 'true' };
-  const spec = lane.model ? lane.model(dims, link) : {};
+  const spec = lane.model ? lane.model(dims, link, step) : {};
   if (spec.p50) return { p50: operation(link, { ...base, ...spec.p50 }), p95: operation(link, { ...base, ...(spec.p95 || spec.p50) }) };
   const conn = spec.conn || (FRESH.has(base.transport) ? 'cold' : 'mixed');
-  if (conn === 'mixed') return { p50: operation(link, { ...base, ...spec, conn: 'warm' }), p95: operation(link, { ...base, ...spec, conn: 'cold' }) };
+  if (conn === 'mixed') {
+    // The tail is the cold operation, unless the warm one is slower (a long transfer on
+    // a lossy link: a kept connection's window sits at the loss sawtooth's mean, a new
+    // one's slow start runs up until its first loss).
+    const warm = operation(link, { ...base, ...spec, conn: 'warm' });
+    const cold = operation(link, { ...base, ...spec, conn: 'cold' });
+    return { p50: warm, p95: warm.ms + (warm.tailMs || 0) > cold.ms + (cold.tailMs || 0) ? warm : cold };
+  }
   const e = operation(link, { ...base, ...spec, conn });
   return { p50: e, p95: e };
 }
@@ -39,10 +48,11 @@ function applyOverrides(b, overrides) {
 }
 
 // Every latency gate of a plan. ctx: { policy, scenario, profile (resolved), plan,
-// lanes, rows (summaryRows'), latencyMetric }.
+// lanes, rows (summaryRows'), latencyMetric, unit (what a step counts: VUs, or
+// fanout's subscribers) }.
 // -> [{ key, metric, which ('op' | phase), lane, step, vus, dims, expected: { p50, p95 },
 //       budget: { p50, p95 }, overrides: [{ reason, ... }], thresholds: [...] }]
-export function deriveGates({ policy, scenario, profile, plan, lanes, rows, latencyMetric }) {
+export function deriveGates({ policy, scenario, profile, plan, lanes, rows, latencyMetric, unit = 'VUs' }) {
   const link = linkOf(profile);
   const lat = policy.latency;
   const gates = [];
@@ -55,7 +65,7 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
     if (!lane) continue;
     const vus = plan.concurrency?.[name] ?? sc.vus ?? 1;
     const rowTags = { ...sc.tags, ...dims, lane: lane.name, profile: profile.name, network: profile.network.name };
-    const expected = expectationsOf(lane, dims, link);
+    const expected = expectationsOf(lane, dims, link, { n: vus });
     const overrides = overridesFor(policy, scenario, rowTags, latencyMetric);
     const b = applyOverrides(budget(lat, link, expected, vus), overrides);
     gates.push({
@@ -65,6 +75,7 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
       lane: lane.name,
       step: sc.tags.step,
       vus,
+      unit,
       dims,
       expected,
       budget: b,
@@ -106,5 +117,5 @@ export function describeGate(g) {
   const e = g.expected.p50;
   const tail = g.expected.p95 !== g.expected.p50 ? `; p95 of ${g.expected.p95.formula} = ${g.expected.p95.ms.toFixed(1)} ms` : '';
   const why = g.overrides.length ? `; override: ${g.overrides.map((o) => o.reason).join('; ')}` : '';
-  return `${g.key} ${g.thresholds.join(' ')}  (model ${e.formula} = ${e.ms.toFixed(1)} ms${tail}${g.vus > 1 ? `; ${g.vus} VUs` : ''}${why})`;
+  return `${g.key} ${g.thresholds.join(' ')}  (model ${e.formula} = ${e.ms.toFixed(1)} ms${tail}${g.vus > 1 ? `; ${g.vus} ${g.unit || 'VUs'}` : ''}${why})`;
 }

@@ -72,35 +72,130 @@ function framingOf(transport, tls) {
 // ms to move `bytes` at `kbps` kbit/s (0 when unlimited).
 export const transferMs = (bytes, kbps) => (kbps ? (bytes * 8) / kbps : 0);
 
-// The time a window-limited sender adds to moving `bytes` beyond transferMs: it may
-// have `initialWindow` bytes in flight, and the window doubles every round trip (as
-// the receiver's acknowledgements come back) until it covers the bandwidth-delay
-// product, after which the bytes flow at the link's rate. A full window that takes
-// less than R to send then waits the rest of R for the next one. This is TCP's slow
-// start (RFC 5681; initial window RFC 6928) and gRPC's flow control on a new channel
-// (grpc-go starts a stream at a 64 KB window and doubles it from its BDP estimate).
-export function windowWaitMs(bytes, initialWindow, R, kbps) {
-  if (!bytes || !initialWindow || !R) return 0;
+// ---- TCP on the pack's link (tools/toxiproxy/tcp.go, docs/model.md "TCP") ----
+//
+// The link toxic sends like TCP: a new connection starts with TCP.initialWindow
+// bytes in flight (10 segments of 1460, RFC 6928), and sends in rounds of one
+// round trip; a full window doubles the next round's (slow start, RFC 5681), up
+// to the bandwidth-delay product, beyond which the link's rate is the limit.
+// After an idle period longer than the retransmission timeout the window starts
+// over (RFC 5681 4.1). tcp.go's rounds and windowRounds() below are the same
+// arithmetic; tools/toxiproxy/testdata/slowstart.json holds cases both are tested on.
+export const TCP = { initialWindow: 14600, mss: 1460, rtoMinMs: 200 };
+
+// The retransmission timeout after `samples` round trips of acknowledgements
+// beyond the handshake's (tcp.go's rto): Linux's srtt + rttvar, rttvar kept at least
+// TCP_RTO_MIN (200 ms), starting at max(2R, 200 ms) and closing a quarter of its
+// distance to 200 ms per round trip: R + max(2R, 200) on a new connection's first
+// round of data, R + 200 ms on a steady connection.
+export function rtoMs(R, samples = Infinity) {
+  const extra = Math.max(2 * R, TCP.rtoMinMs) - TCP.rtoMinMs;
+  return R + TCP.rtoMinMs + (samples === Infinity ? 0 : extra * 0.75 ** samples);
+}
+
+// The window where it stops growing: the bandwidth-delay product and one segment
+// (a window that large keeps the link busy), never below the window it starts at.
+export const windowCap = (R, kbps, window = 0) => (kbps ? Math.max(window, Math.floor((R * kbps) / 8) + TCP.mss) : Infinity);
+
+// One message of `bytes` sent on a connection whose window is `window` bytes, on
+// a link of round trip R and `kbps`: -> { waitMs (what the window adds beyond
+// transferMs), rounds, window (the window after it, for the next message) }.
+// Each round carries up to the window; a round that used all of it doubles the
+// next one, and the next round starts R after this one did (its acknowledgements
+// are back), or when the link has sent this one if that takes longer. Once the
+// window covers the bandwidth-delay product the rest flows at the link's rate.
+// After the message, the window has grown by what its last round carried, to no
+// more than twice that (a window is only grown as far as it was used). Used for
+// gRPC's flow-control window on a new channel too (grpc-go starts a stream at a
+// 64 KB window and doubles it from its BDP estimate).
+export function windowRounds(bytes, window, R, kbps, loss = null) {
+  if (loss && bytes && window && R) return lossyRounds(bytes, window, R, kbps, loss);
+  if (!bytes || !window || window === Infinity || !R) return { waitMs: 0, rounds: bytes ? 1 : 0, window };
   const line = (b) => transferMs(b, kbps);
+  const cap = windowCap(R, kbps, window);
   let t = 0;
   let sent = 0;
-  let w = initialWindow;
-  while (sent < bytes) {
+  let w = Math.min(window, cap);
+  let rounds = 0;
+  for (;;) {
     const flight = Math.min(w, bytes - sent);
+    rounds++;
     if (sent + flight >= bytes) {
       t += line(flight);
+      w = Math.min(cap, Math.max(w, Math.min(w + flight, 2 * flight)));
       break;
     }
     t += Math.max(line(flight), R);
     sent += flight;
-    w *= 2;
+    w = Math.min(2 * w, cap);
     if (kbps && line(w) >= R) {
-      t += line(bytes - sent); // the window covers the bandwidth-delay product
+      // The window covers the bandwidth-delay product: the rest flows at the
+      // link's rate, in rounds that still grow the window.
+      t += line(bytes - sent);
+      for (;;) {
+        const f = Math.min(w, bytes - sent);
+        rounds++;
+        sent += f;
+        if (sent >= bytes) {
+          w = Math.min(cap, Math.max(w, Math.min(w + f, 2 * f)));
+          break;
+        }
+        w = Math.min(2 * w, cap);
+      }
       break;
     }
   }
-  return Math.max(0, t - line(bytes));
+  return { waitMs: Math.max(0, t - line(bytes)), rounds, window: w };
 }
+
+// windowRounds on a lossy link (tcp.go's rules), along the median path: losses at
+// even spacing, 1/events segments apart, the first at ln 2/events (where half of all
+// transfers have met one). A loss is detected about a round trip after it left, so
+// it halves the window two rounds on (and ends slow start: ssthresh), and losses
+// before that reduction count with it (one reduction per window of data); then the
+// window grows a segment per round trip (congestion avoidance). A kept connection
+// on a lossy link has no open window to start from: it starts where its earlier
+// traffic left it, at the sawtooth's mean (Mathis et al., The Macroscopic Behavior
+// of the TCP Congestion Avoidance Algorithm, CCR 1997: 0.75 x sqrt(8/(3p)) segments),
+// in congestion avoidance. What a loss stalls (the lost bytes' own wait,
+// head-of-line) is lossCost's.
+function lossyRounds(bytes, window, R, kbps, loss) {
+  const line = (b) => transferMs(b, kbps);
+  const cap = windowCap(R, kbps, window === Infinity ? 0 : window);
+  const spacing = TCP.mss / loss.events; // bytes between losses
+  let nextLoss = Math.LN2 * spacing;
+  const settled = Math.max(2 * TCP.mss, 0.75 * Math.sqrt(8 / (3 * loss.events)) * TCP.mss);
+  let w = Math.min(window === Infinity ? settled : window, cap);
+  let ssthresh = window === Infinity ? w : Infinity;
+  let t = 0;
+  let sent = 0;
+  let rounds = 0;
+  let cutIn = 0; // rounds until a detected loss reduces the window
+  while (sent < bytes) {
+    const flight = Math.min(w, bytes - sent);
+    rounds++;
+    const last = sent + flight >= bytes;
+    t += last ? line(flight) : Math.max(line(flight), R);
+    let lost = false;
+    while (nextLoss < sent + flight) {
+      lost = true;
+      nextLoss += spacing;
+    }
+    sent += flight;
+    if (w < ssthresh) w = Math.min(ssthresh, Math.max(w, Math.min(w + flight, 2 * flight)));
+    else if (flight >= w - TCP.mss) w += TCP.mss;
+    w = Math.min(w, cap);
+    if (cutIn && --cutIn === 0) {
+      ssthresh = Math.max(w / 2, 2 * TCP.mss);
+      w = ssthresh;
+    } else if (lost && !cutIn) cutIn = 2;
+  }
+  return { waitMs: Math.max(0, t - line(bytes)), rounds, window: w };
+}
+
+// What a window-limited sender adds to moving `bytes` beyond transferMs, from a
+// window of `initialWindow` bytes (windowRounds' waitMs).
+export const windowWaitMs = (bytes, initialWindow, R, kbps) => windowRounds(bytes, initialWindow, R, kbps).waitMs;
 
 // gRPC's flow-control window on a new channel (grpc-go's initial stream window).
 export const GRPC_INITIAL_WINDOW = 65535;
@@ -121,7 +216,128 @@ export function linkOf(profile) {
     extraMs += latency;
     extraP95Ms += latency + 0.9 * jitter;
   }
-  return { R: net.rttMs || 0, upKbps: net.upKbps ?? null, downKbps: net.downKbps ?? null, jitterMs: net.jitterMs || 0, extraMs, extraP95Ms };
+  const R = net.rttMs || 0;
+  return {
+    R,
+    upKbps: net.upKbps ?? null,
+    downKbps: net.downKbps ?? null,
+    jitterMs: net.jitterMs || 0,
+    extraMs,
+    extraP95Ms,
+    // TCP's window (none without a round trip: lan has no link toxic).
+    initialWindow: R > 0 && net.slowStart !== false ? net.initialWindow ?? TCP.initialWindow : 0,
+    shared: Boolean(net.sharedBandwidth),
+    loss: lossModel(net.loss),
+  };
+}
+
+// ---- loss (tools/toxiproxy/tcp.go; docs/model.md "Loss") ----
+//
+// A profile's loss ({ rate, burst: { p, r, rate } }, common/profiles.js) as the
+// model uses it: per segment, Gilbert-Elliott as netem's gemodel (Bernoulli without
+// a burst). -> null without loss, else { rate: the long-run share of segments lost,
+// clean(n): the chance n segments in a row all arrive, again: the chance a lost
+// segment's retransmission (the next draw) is lost too, events: cwnd reductions
+// per segment (losses close together count once) }.
+export function lossModel(loss) {
+  if (!loss) return null;
+  const good = loss.rate || 0;
+  const b = loss.burst && loss.burst.p ? loss.burst : null;
+  const p = b ? b.p : 0;
+  const r = b ? b.r : 1;
+  const bad = b ? b.rate : good;
+  const piBad = b ? p / (p + r) : 0;
+  const rate = (1 - piBad) * good + piBad * bad;
+  if (!rate) return null;
+  // One segment: lost or not by the state it meets, then the state moves on.
+  const step = ([g, x], lostG, lostB) => [g * lostG * (1 - p) + x * lostB * r, g * lostG * p + x * lostB * (1 - r)];
+  const clean = (n) => {
+    let v = [1 - piBad, piBad];
+    for (let i = 0; i < n; i++) v = step(v, 1 - good, 1 - bad);
+    return v[0] + v[1];
+  };
+  // A retransmission leaves a round trip or a timeout later, when the burst its
+  // segment met has passed: it meets the long-run rate (tcp.go lostAgain).
+  const again = rate;
+  // A burst's losses fall in one window and cost one reduction.
+  const events = b ? (1 - piBad) * p * (bad > 0 ? 1 : 0) + (1 - piBad) * good : rate;
+  return { rate, clean, again, events };
+}
+
+// A distribution of stalls: [[ms, probability], ...].
+const convolve = (a, b) => {
+  const out = new Map();
+  for (const [x, px] of a) for (const [y, py] of b) out.set(x + y, (out.get(x + y) || 0) + px * py);
+  return [...out].filter(([, pr]) => pr > 1e-6);
+};
+export const quantile = (dist, q) => {
+  let acc = 0;
+  for (const [ms, pr] of [...dist].sort((a, b) => a[0] - b[0])) if ((acc += pr) >= q) return ms;
+  return Math.max(...dist.map(([ms]) => ms));
+};
+// The largest of n independent draws from dist.
+const maxOf = (dist, n) => {
+  const sorted = [...dist].sort((a, b) => a[0] - b[0]);
+  let acc = 0;
+  return sorted.map(([ms, pr]) => {
+    const before = acc ** n;
+    acc += pr;
+    return [ms, acc ** n - before];
+  });
+};
+
+// Segments each set-up phase sends [up, down] (each write its own segment; TCP's
+// handshake is never lost): TLS 1.3 ClientHello and Finished, the server's flight
+// and its session tickets; the WebSocket upgrade and graphql-transport-ws init;
+// HTTP/2's preface and SETTINGS each way. And the least an exchange's message is
+// on transports that write headers and data apart (HTTP/2 frames, gRPC messages).
+const SETUP_SEGMENTS = { tls: [2, 3], ws_upgrade: [1, 1], ws_init: [1, 1], grpc_settings: [2, 2] };
+const MESSAGE_SEGMENTS = { http2: 2, grpc: 2 };
+
+// Segments a message of `bytes` travels in (each send is cut in MSS pieces).
+const segmentsOf = (bytes) => Math.max(1, Math.ceil(bytes / TCP.mss));
+// A message up to this long takes a few round trips: a loss in its body stalls it
+// about a round trip (the retransmission follows the third duplicate ACK, and the
+// bytes after it wait). In a longer one the rest flows meanwhile, and its cost is the
+// window's (windowRounds with loss).
+const SHORT_SEGMENTS = 100;
+
+// The stalls losses add to one message (a flight of segments one way) whose
+// retransmission timeout is rto: a loss among its last three segments waits for the
+// timeout (doubled for each retransmission lost again), another one a round trip
+// (fast retransmit) in a short message.
+function messageStalls(loss, n, R, rto) {
+  const tail = Math.min(3, n);
+  const pTail = 1 - loss.clean(tail);
+  const pBody = n > tail ? loss.clean(tail) * (1 - loss.clean(n - tail)) : 0;
+  const body = n <= SHORT_SEGMENTS ? R : 0;
+  const again = Math.min(loss.again, 1);
+  return [
+    [0, 1 - pTail - pBody],
+    [body, pBody],
+    [rto, pTail * (1 - again)],
+    [3 * rto, pTail * again * (1 - again)],
+    [7 * rto, pTail * again * again],
+  ].filter(([, pr]) => pr > 0);
+}
+
+// The stall quantile a p95 budget carries: a run's p95 stands on a handful of
+// operations per row (5 under loss at LOAD=ci: buildScenario), and k6's p95 of 5
+// is 80 % of the way to their largest, which meets a loss once in 1/(5q) runs: a
+// budget at the stalls' 95th percentile would fail on rows whose stall is rarer
+// than 1 in 20 operations but not than 1 in 100. So the 99th.
+export const TAIL_QUANTILE = 0.99;
+
+// What losses stall in an operation: { p50, p95 } ms over its messages, and over the
+// connections it runs in parallel (the operation waits for the slowest).
+// flights: [{ bytes, rto }] in the order they go; connections: parallel copies.
+export function lossCost(link, flights, connections = 1) {
+  const loss = link.loss;
+  if (!loss || !link.R) return { p50: 0, p95: 0, bound: 0 };
+  let dist = [[0, 1]];
+  for (const f of flights) dist = convolve(dist, messageStalls(loss, Math.max(f.segments || 1, segmentsOf(f.bytes)), link.R, f.rto));
+  if (connections > 1) dist = maxOf(dist, Math.round(connections));
+  return { p50: quantile(dist, 0.5), p95: quantile(dist, TAIL_QUANTILE), bound: quantile(dist, MEDIAN_BOUND) };
 }
 
 const round1 = (x) => Math.round(x * 10) / 10;
@@ -137,8 +353,21 @@ const round1 = (x) => Math.round(x * 10) / 10;
 //   reqBytes, resBytes: the bodies (the transport's framing is added),
 //   serverMs: the server's own time, clientMs: k6's own (e.g. decoding a 1 MB message),
 //   messages: messages each way (default: rounds; N HTTP/2 streams in one round is N),
+//   window: TCP's window in bytes when the operation starts (default: the initial
+//           window on a connection it opens or after `idle`, else open: a kept
+//           connection's window has grown with what it carried before),
+//   idle: true when the connection sat idle longer than the retransmission
+//         timeout before it (TCP starts its window over),
+//   age: round trips a kept connection has seen (default: many; a young one's
+//         retransmission timeout is longer: rtoMs),
+//   connections: parallel connections the bytes are spread over (an HTTP/1.1
+//         batch: 6); on a shared link they share its bandwidth,
+//   upWindow: true for a client stream (its request bytes wait for the server's window),
 //   waitMs: a wait the protocol adds (a poll interval) }
-// -> { ms, setupMs, roundTrips, terms: [{ name, ms, text }], formula }
+// -> { ms, setupMs, roundTrips, terms: [{ name, ms, text }], formula, tailMs (what
+//      losses add at the 95th percentile beyond the median: stalls, and a long
+//      transfer's window meeting more losses), spreadMs (that last part alone),
+//      stallSpreadMs (the stalls' MEDIAN_BOUND percentile beyond their median) }
 export function operation(link, op) {
   const cold = FRESH.has(op.transport) || op.conn === 'cold';
   const phases = op.phases || (cold ? setupPhases(op.transport, op.tls) : []);
@@ -153,10 +382,39 @@ export function operation(link, op) {
   };
   for (const p of phases) add(p, link.R + link.extraMs, `${PHASES[p]}: R`);
   add('request', rounds * (link.R + link.extraMs), `${rounds === 1 ? '' : rounds === 0.5 ? '½' : rounds}R${link.extraMs ? ' + fault delay' : ''}`);
-  add('up', transferMs(up, link.upKbps), `${Math.round(up)} B/Bu`);
-  add('down', transferMs(down, link.downKbps), `${Math.round(down)} B/Bd`);
-  // The first message on a new gRPC channel waits for flow-control window updates.
-  if (cold && op.transport.startsWith('grpc')) add('window', windowWaitMs(down, GRPC_INITIAL_WINDOW, link.R, link.downKbps), 'gRPC window');
+  // On a shared link, parallel connections' bytes queue for the same bandwidth.
+  const share = link.shared ? op.connections || 1 : 1;
+  add('up', transferMs(up * share, link.upKbps), `${Math.round(up * share)} B/Bu`);
+  add('down', transferMs(down * share, link.downKbps), `${Math.round(down * share)} B/Bd`);
+  const exchanges = Math.max(1, Math.round(rounds));
+  const { wait, tail, grpcCold, tcp, windowLoss } = tcpWindows(link, op, cold, up, down, exchanges);
+  add('window', wait, windowLoss ? 'window under loss' : grpcCold && tcp === Infinity ? 'gRPC window' : 'slow start');
+  // Loss: each set-up phase's messages (one segment each way; TCP's own handshake is
+  // never lost) and each exchange's request and answer, with the retransmission
+  // timeout of a connection that age. The median's stall goes in the model, the
+  // 95th percentile's beyond it in tailMs (budget() adds it to the p95 budget).
+  const flights = [];
+  // A connection's age in round trips sets its timeout: from 0 on one the operation
+  // opens, op.age on a young kept one (a plan that opens its connections per
+  // iteration), else steady.
+  const age = { up: cold ? 0 : op.age ?? Infinity, down: cold ? 0 : op.age ?? Infinity };
+  const flight = (dir, bytes, segments = 1) => flights.push({ bytes, segments, rto: rtoMs(link.R, age[dir]++) });
+  for (const ph of phases) {
+    const [u, d] = SETUP_SEGMENTS[ph] || [0, 0];
+    if (u) flight('up', 0, u);
+    if (d) flight('down', 0, d);
+  }
+  // Each message is a write of its own (HTTP/2's 20 atomic requests are 20 segments at least).
+  const least = Math.max(MESSAGE_SEGMENTS[op.transport.startsWith('grpc') ? 'grpc' : op.transport] || 1, Math.round(messages / exchanges));
+  for (let i = 0; i < exchanges; i++) {
+    if (up > 0) flight('up', up / exchanges, least);
+    if (down > 0) flight('down', down / exchanges, least);
+  }
+  const lost = lossCost(link, flights, op.connections || 1);
+  add('loss', lost.p50, 'loss stalls');
+  // A client stream sends under the server's window for a new stream (64 KB, Node's
+  // default) on every call: an upload beyond it waits for the server's WINDOW_UPDATEs.
+  if (op.upWindow) add('upWindow', windowWaitMs(up, GRPC_INITIAL_WINDOW, link.R, link.upKbps), 'HTTP/2 window (up)');
   add('server', op.serverMs || 0, 'server');
   add('client', (op.clientMs || 0) + (phases.includes('tls') ? TLS_HANDSHAKE_CPU_MS : 0), 'k6');
   add('wait', op.waitMs || 0, 'protocol wait');
@@ -167,7 +425,57 @@ export function operation(link, op) {
     `${roundsTotal === 1 ? '' : roundsTotal === 0.5 ? '½' : round1(roundsTotal)}R`,
     ...terms.filter((t) => !PHASES[t.name] && t.name !== 'request').map((t) => t.text),
   ].join(' + ');
-  return { ms, setupMs, roundTrips: roundsTotal, terms, formula };
+  return { ms, setupMs, roundTrips: roundsTotal, terms, formula, tailMs: lost.p95 - lost.p50 + tail, spreadMs: tail, stallSpreadMs: lost.bound - lost.p50 };
+}
+
+// TCP's window over an operation: each exchange (rounds one after another on a
+// connection) starts on the window the one before left, from op.window, else the
+// initial window on a connection it opens or after `idle`, else an open one. The
+// first message on a new gRPC channel also waits for gRPC's flow-control window:
+// whichever is smaller limits. Losses cut the window (none to cut without slow
+// start: +ideal). -> { wait (ms beyond the bytes' time), after (the down
+// direction's window after the operation), grpcCold, tcp, windowLoss }
+function tcpWindows(link, op, cold, up, down, exchanges) {
+  const windowLoss = link.initialWindow ? link.loss : null;
+  // On a lossy link a kept connection's window is where losses keep it (windowRounds
+  // starts an open window there), whatever it carried before.
+  const kept = !cold && !op.idle;
+  const tcp = windowLoss && kept ? Infinity : op.window ?? (link.initialWindow && (cold || op.idle) ? link.initialWindow : Infinity);
+  const grpcCold = cold && op.transport.startsWith('grpc');
+  let wait = 0;
+  let tail = 0;
+  let after = tcp;
+  for (const [bytes, kbps, first, dir] of [[up, link.upKbps, tcp, 'up'], [down, link.downKbps, grpcCold ? Math.min(tcp, GRPC_INITIAL_WINDOW) : tcp, 'down']]) {
+    let w = first;
+    for (let i = 0; i < exchanges && bytes > 0; i++) {
+      const b = bytes / exchanges;
+      const r = windowRounds(b, w, link.R, kbps, windowLoss);
+      wait += r.waitMs;
+      // The 95th percentile meets more losses than the median path: as many as a
+      // Poisson count of the expected ones reaches 95 % of the time.
+      if (windowLoss) {
+        const expected = segmentsOf(b) * windowLoss.events;
+        const more = (expected + 1.645 * Math.sqrt(expected) + 1) / expected;
+        tail += windowRounds(b, w, link.R, kbps, { ...windowLoss, events: windowLoss.events * more }).waitMs - r.waitMs;
+      }
+      w = r.window;
+    }
+    if (dir === 'down') after = w;
+  }
+  return { wait, tail, after, grpcCold, tcp, windowLoss };
+}
+
+// The window an operation leaves its connection with (downstream: the answers'),
+// for the next operation on it (op.window): a plan whose kept connections carry
+// bigger and bigger answers chains them (scenarios/plans/compound-vs-parallel.js).
+export function windowAfter(link, op) {
+  const cold = FRESH.has(op.transport) || op.conn === 'cold';
+  const framing = framingOf(op.transport, op.tls);
+  const rounds = op.rounds ?? 1;
+  const messages = op.messages ?? rounds;
+  const up = (op.reqBytes || 0) + framing.req * messages;
+  const down = (op.resBytes || 0) + framing.res * messages;
+  return tcpWindows(link, op, cold, up, down, Math.max(1, Math.round(rounds))).after;
 }
 
 // A set-up phase list on its own (setup_duration{phase:...}): ws_upgrade measures
@@ -205,6 +513,42 @@ export function measuredPhases(phase, tls) {
 // servers grows slowly while they keep up; a transport past this machine's capacity
 // queues linearly (n VUs each waiting for the others) and fails there.
 
+// Under loss an operation's time varies with the losses it meets, and so does a
+// run's median of the n operations a row has (n: the iterations a step holds under
+// loss, 5, common/scenario.js). That median stays below the q-th percentile of the
+// operation's time 95 % of the time, q such that fewer than half of n draws land
+// above it with probability 0.95 (binomial): 0.81 for n = 5. medianSpreadMs is what
+// the loss stalls (their q-th percentile beyond their median) and a long transfer's
+// window (its spread, normal) add there; the p50 budget carries it.
+export const LOSS_SAMPLES = 5;
+const binomialAtLeast = (n, k, p) => {
+  let sum = 0;
+  for (let i = k; i <= n; i++) {
+    let c = 1;
+    for (let j = 0; j < i; j++) c = (c * (n - j)) / (j + 1);
+    sum += c * p ** i * (1 - p) ** (n - i);
+  }
+  return sum;
+};
+const bisect = (f, lo, hi) => {
+  for (let i = 0; i < 60; i++) {
+    const mid = (lo + hi) / 2;
+    if (f(mid)) hi = mid;
+    else lo = mid;
+  }
+  return (lo + hi) / 2;
+};
+// The standard normal's quantile (Abramowitz and Stegun 7.1.26 for erf, inverted by bisection).
+const normalCdf = (z) => {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * x);
+  const erf = 1 - t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) * Math.exp(-x * x);
+  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+};
+export const MEDIAN_BOUND = 1 - bisect((p) => binomialAtLeast(LOSS_SAMPLES, Math.ceil(LOSS_SAMPLES / 2), p) >= 0.05, 0, 1);
+const MEDIAN_BOUND_Z = bisect((z) => normalCdf(z) >= MEDIAN_BOUND, -10, 10);
+export const medianSpreadMs = (e) => (e.stallSpreadMs || 0) + ((e.spreadMs || 0) * MEDIAN_BOUND_Z) / 1.645;
+
 export const stepAllowance = (policy, which, vus) => (vus > 1 ? policy.stepMs[which] * Math.log2(vus) : 0);
 
 const ceil5 = (x) => Math.ceil(x / 5 - 1e-9) * 5;
@@ -219,8 +563,8 @@ export function budget(policy, link, { p50: e50, p95: e95 = e50 }, vus = 1, extr
   const cpu = (e) => e.terms.filter((t) => CPU_TERMS.has(t.name)).reduce((s, t) => s + t.ms, 0);
   const scaled = (e, factor) => (e.ms - cpu(e)) * factor + cpu(e) * policy.cpuFactor;
   return {
-    p50: ceil5(scaled(e50, policy.p50.factor) + policy.p50.plusMs + stepAllowance(policy, 'p50', vus) + (extra.p50 || 0)),
-    p95: ceil5((scaled(e95, policy.p95.factor) + jitterTailMs(link, e95.roundTrips) * policy.p95.factor) + policy.p95.plusMs + stepAllowance(policy, 'p95', vus) + (extra.p95 || 0)),
+    p50: ceil5(scaled(e50, policy.p50.factor) + medianSpreadMs(e50) + policy.p50.plusMs + stepAllowance(policy, 'p50', vus) + (extra.p50 || 0)),
+    p95: ceil5((scaled(e95, policy.p95.factor) + (jitterTailMs(link, e95.roundTrips) + (e95.tailMs || 0)) * policy.p95.factor) + policy.p95.plusMs + stepAllowance(policy, 'p95', vus) + (extra.p95 || 0)),
   };
 }
 const CPU_TERMS = new Set(['server', 'client']);

@@ -128,9 +128,12 @@ function steppedPlan(lanes, level, hints, env, open) {
         work = rest;
         concurrency[name] = inFlight;
       } else {
+        // A step's concurrency is n; a lane may run it on fewer VUs (fanout: n
+        // subscribers, many to a VU).
+        const vus = lane.vus ? lane.vus(n) : n;
         work = perVu
-          ? { executor: 'shared-iterations', vus: n, iterations: n * perVu, maxDuration: `${stepSeconds}s` }
-          : { executor: 'constant-vus', vus: n, duration: `${stepSeconds}s` };
+          ? { executor: 'shared-iterations', vus, iterations: vus * perVu, maxDuration: `${stepSeconds}s` }
+          : { executor: 'constant-vus', vus, duration: `${stepSeconds}s` };
         concurrency[name] = n;
       }
       scenarios[name] = {
@@ -138,7 +141,7 @@ function steppedPlan(lanes, level, hints, env, open) {
         exec: lane.exec,
         startTime: `${round1(start)}s`,
         gracefulStop: `${gracefulSeconds}s`,
-        tags: { ...lane.tags, step },
+        tags: { ...lane.tags, ...(lane.stepTags ? lane.stepTags(n) : {}), step },
       };
       durations[name] = stepSeconds * 1000;
       start += stepSeconds + gracefulSeconds;
@@ -176,6 +179,8 @@ function mixPlan(lanes, level, name, env) {
 }
 
 // lanes: [{ name, exec, tags: { transport, tls, ... }, iterationSeconds?,
+//          vus(n)? (the VUs that run a step of concurrency n; default n),
+//          stepTags(n)? (more tags for a step of concurrency n),
 //          and in a mix: rate?, timeUnit?, maxVUs? }]
 // hints: { iterationSeconds, steps } the expected length of one iteration under
 //   the chosen profile (so a step holds at least two and gracefulStop lets the

@@ -3,31 +3,39 @@
 // Plain ES module with no imports and no I/O, so k6 (scenarios/lib/network.js, which
 // reads the files with open()) and Node (lib/profiles.js, which reads them with fs)
 // share the parsing, validation and toxic arithmetic. A profile spec is a network
-// profile plus any fault profiles: '3g', '3g+flaky', 'lte+flaky+jitter'.
+// profile plus any modifiers and fault profiles: '3g', '3g+flaky', 'lte+loss1+flaky',
+// '3g+ideal'.
 //
-// The toxics for a network profile with round-trip time R:
-//   handshake  upstream    delay R     a fresh connection pays its TCP handshake (+1 RTT):
-//                                      stock Toxiproxy accepts at once and dials upstream at
-//                                      once, so without it a new connection costs nothing
-//   handshake  downstream  until 1.5R  nothing from the server before the connection is
-//                                      1.5R old: a server-first byte (an HTTP/2 server's
-//                                      SETTINGS, which gRPC clients wait for) reaches the
-//                                      client at 2R, as on a real link (tools/toxiproxy)
-//   latency    upstream    R/2 (+- jitter/2)
-//   latency    downstream  R/2 (+- jitter/2)
-//   bandwidth  upstream    upKbps / 8 KB/s   (Toxiproxy's rate is KB/s with K = 1000:
-//   bandwidth  downstream  downKbps / 8 KB/s  it sleeps len * 1 ms / rate per chunk)
-// Order matters inside a stream and is fixed here: handshake, then latency, then bandwidth,
-// then the other fault toxics. The latency toxic waits "delay - time since the chunk
-// arrived", so a bandwidth toxic placed before it would have its transfer time swallowed
-// by the latency; placed after, the two add up (R/2 + size/rate), as on a real link.
+// Three kinds of profile file:
+//   network   (profiles/network/)   a link: rttMs, jitterMs, downKbps, upKbps, and
+//             optionally how TCP behaves on it: slowStart (default true),
+//             initialWindow (bytes, default 14600), loss ({ rate, burst }), sharedBandwidth
+//   modifiers (profiles/modifiers/) change the network's own fields: +ideal (no slow
+//             start), +loss1, +loss3, +burst (segment loss TCP repairs), +shared
+//             (one bandwidth for every connection of a proxy)
+//   faults    (profiles/faults/)    toxics of their own: resets, stalls, jitter, ...
+//
+// A network profile with a round trip or a bandwidth gets one `link` toxic per
+// direction (tools/toxiproxy/link.go; what TCP does there: tools/toxiproxy/tcp.go),
+// with every attribute set, so switching between network profiles (3g -> lte,
+// 3g -> 3g+loss3) updates the same two toxics in place (common/toxics.js):
+//   handshake  upstream R (the client may send once the SYN-ACK is back), downstream
+//              1.5 R (a server-first byte, like an HTTP/2 server's SETTINGS that gRPC
+//              clients wait for, reaches the client at 2 R, as on a real link)
+//   latency    R/2 each way (whole ms that add up to R), jitter likewise
+//   rtt        R (acknowledgements, the window's rounds and the retransmission timeout)
+//   bitrate    kbit/s x 1000 (0: no limit); shared 1 when the proxy's connections share it
+//   iw, mss    TCP's initial window (0: slow start off) and segment size
+//   rto_min    200 ms (Linux's TCP_RTO_MIN)
+//   loss, burst_p, burst_r, burst_loss  in parts per million (Gilbert-Elliott as netem)
+// Fault toxics follow the link toxic in each direction.
 
 export const PROFILE_DIR = 'profiles';
 export const INDEX_FILE = `${PROFILE_DIR}/index.json`;
-export const KINDS = { network: 'network', faults: 'faults' };
+export const KINDS = { network: 'network', modifiers: 'modifiers', faults: 'faults' };
 
-// Toxic types Toxiproxy v2.5.0 knows, plus the pack's own `handshake`.
-export const TOXIC_TYPES = ['latency', 'bandwidth', 'slow_close', 'timeout', 'reset_peer', 'slicer', 'limit_data', 'handshake'];
+// Toxic types Toxiproxy v2.5.0 knows, plus the pack's own `link` and `handshake`.
+export const TOXIC_TYPES = ['latency', 'bandwidth', 'slow_close', 'timeout', 'reset_peer', 'slicer', 'limit_data', 'link', 'handshake'];
 const STREAMS = ['upstream', 'downstream'];
 const NAME_RE = /^[a-z0-9][a-z0-9-]*$/;
 const TOXIC_NAME_RE = /^[A-Za-z0-9_.-]+$/;
@@ -45,23 +53,24 @@ export const profileFile = (kind, name) => `${PROFILE_DIR}/${kind}/${name}.json`
 // a built-in profile: it has a slash or ends in .json.
 export const isProfileFile = (part) => /[/\\]/.test(part) || /\.json$/i.test(part);
 
-// '3g+flaky+jitter' -> { network: '3g', faults: ['flaky', 'jitter'] };
-// './my-network.json+flaky' -> { network: './my-network.json', file: true, faults: ['flaky'] }
+// '3g+loss1+flaky' -> { network: '3g', file: false, extras: ['loss1', 'flaky'] } (each
+// extra a modifier or a fault, which resolveProfile tells apart by the catalogue);
+// './my-network.json+flaky' -> { network: './my-network.json', file: true, extras: ['flaky'] }
 export function parseSpec(spec) {
   if (typeof spec !== 'string' || spec.trim() === '') {
-    throw new ProfileError('profile spec is empty: give a network profile, optionally with faults, e.g. "3g" or "3g+flaky"');
+    throw new ProfileError('profile spec is empty: give a network profile, optionally with modifiers and faults, e.g. "3g", "3g+loss1" or "3g+flaky"');
   }
   const parts = spec.trim().split('+').map((p) => p.trim());
   parts.forEach((p, i) => {
     if (i === 0 && isProfileFile(p)) return;
     if (!NAME_RE.test(p)) {
-      throw new ProfileError(`profile spec "${spec}" is malformed: expected NETWORK[+FAULT...] of lower-case names (or a file of your own, ./my-network.json), e.g. "3g+flaky"`);
+      throw new ProfileError(`profile spec "${spec}" is malformed: expected NETWORK[+MODIFIER or FAULT...] of lower-case names (or a file of your own, ./my-network.json), e.g. "3g+flaky"`);
     }
   });
-  const faults = parts.slice(1);
-  const dup = faults.find((f, i) => faults.indexOf(f) !== i);
-  if (dup) throw new ProfileError(`profile spec "${spec}" names fault "${dup}" twice`);
-  return { network: parts[0], file: isProfileFile(parts[0]), faults };
+  const extras = parts.slice(1);
+  const dup = extras.find((f, i) => extras.indexOf(f) !== i);
+  if (dup) throw new ProfileError(`profile spec "${spec}" names "${dup}" twice`);
+  return { network: parts[0], file: isProfileFile(parts[0]), extras };
 }
 
 const isNumber = (v) => typeof v === 'number' && Number.isFinite(v);
@@ -84,10 +93,54 @@ function checkHeader(obj, file, name) {
 
 // A network of the user's own (user: true) has the same fields; it needs the numbers
 // and where they come from, and its name is the file's (my-network.json -> my-network)
-// unless it gives one.
-const NETWORK_FIELDS = ['name', 'description', 'source', 'rttMs', 'jitterMs', 'downKbps', 'upKbps'];
+// unless it gives one. TCP_FIELDS are optional in any network file and are what a
+// modifier sets.
+const TCP_FIELDS = ['slowStart', 'initialWindow', 'loss', 'sharedBandwidth'];
+const NETWORK_FIELDS = ['name', 'description', 'source', 'rttMs', 'jitterMs', 'downKbps', 'upKbps', ...TCP_FIELDS];
 // Toxiproxy's bandwidth rate is a whole number of KB/s, so 8 kbit/s is the least it can express.
 const MIN_KBPS = 8;
+// A segment's size, and so the least initial window (RFC 6928 allows 10 of them).
+export const MSS = 1460;
+// More loss than this and TCP barely moves: a profile's loss is a stress, not an outage.
+const MAX_LOSS = 0.5;
+
+const isProb = (v, max = 1) => isNumber(v) && v >= 0 && v <= max;
+
+// Checks the TCP fields present in obj (a network file, or a modifier's `network`).
+function checkTcpFields(obj, file) {
+  if ('slowStart' in obj && typeof obj.slowStart !== 'boolean') throw new ProfileError(`${file}: slowStart must be true or false`);
+  if ('sharedBandwidth' in obj && typeof obj.sharedBandwidth !== 'boolean') throw new ProfileError(`${file}: sharedBandwidth must be true or false`);
+  if ('initialWindow' in obj && !(Number.isInteger(obj.initialWindow) && obj.initialWindow >= MSS && obj.initialWindow <= 1000 * MSS)) {
+    throw new ProfileError(`${file}: initialWindow must be whole bytes from ${MSS} (one segment) to ${1000 * MSS} (RFC 6928's is 14600)`);
+  }
+  if ('loss' in obj) {
+    const l = obj.loss;
+    const where = `${file}: loss`;
+    if (l === null || typeof l !== 'object' || Array.isArray(l)) throw new ProfileError(`${where} must be an object { rate, burst? } (rate: the share of segments lost, e.g. 0.01)`);
+    const extra = Object.keys(l).find((k) => !['rate', 'burst'].includes(k));
+    if (extra) throw new ProfileError(`${where}: unknown field "${extra}" (allowed: rate, burst)`);
+    if (!isProb(l.rate, MAX_LOSS)) throw new ProfileError(`${where}.rate must be a number from 0 to ${MAX_LOSS} (the share of segments lost, e.g. 0.01; with burst: outside bursts)`);
+    if (l.burst !== undefined) {
+      const b = l.burst;
+      if (b === null || typeof b !== 'object' || Array.isArray(b)) throw new ProfileError(`${where}.burst must be an object { p, r, rate } (Gilbert-Elliott: good -> bad, bad -> good, loss in the bad state)`);
+      const bx = Object.keys(b).find((k) => !['p', 'r', 'rate'].includes(k));
+      if (bx) throw new ProfileError(`${where}.burst: unknown field "${bx}" (allowed: p, r, rate)`);
+      if (!isProb(b.p)) throw new ProfileError(`${where}.burst.p must be a number from 0 to 1 (the chance a segment starts a burst)`);
+      if (!isProb(b.r) || b.r === 0) throw new ProfileError(`${where}.burst.r must be a number above 0, up to 1 (the chance a burst ends after a segment)`);
+      if (!isProb(b.rate)) throw new ProfileError(`${where}.burst.rate must be a number from 0 to 1 (the share of segments lost in a burst)`);
+      if (lossRate(l) > MAX_LOSS) throw new ProfileError(`${where}: the bursts lose ${(lossRate(l) * 100).toFixed(1)} % of segments in all, over ${MAX_LOSS * 100} %`);
+    }
+  }
+}
+
+// The share of segments a loss setting loses in the long run: Gilbert-Elliott's
+// stationary mix of its two states (p / (p + r) of the time in bursts).
+export function lossRate(loss) {
+  if (!loss) return 0;
+  if (!loss.burst || !loss.burst.p) return loss.rate || 0;
+  const bad = loss.burst.p / (loss.burst.p + loss.burst.r);
+  return (1 - bad) * (loss.rate || 0) + bad * loss.burst.rate;
+}
 
 export function validateNetworkProfile(obj, name, file = profileFile(KINDS.network, name), { user = false } = {}) {
   checkFields(obj, file, NETWORK_FIELDS);
@@ -106,7 +159,36 @@ export function validateNetworkProfile(obj, name, file = profileFile(KINDS.netwo
       throw new ProfileError(`${file}: ${f} must be null (no limit) or a number >= ${MIN_KBPS}`);
     }
   }
+  checkTcpFields(obj, file);
   return obj;
+}
+
+// A modifier: { name, description, source, network: { TCP fields } }.
+const MODIFIER_FIELDS = ['name', 'description', 'source', 'network'];
+
+export function validateModifier(obj, name, file = profileFile(KINDS.modifiers, name)) {
+  checkFields(obj, file, MODIFIER_FIELDS);
+  checkHeader(obj, file, name);
+  if (!isText(obj.source)) throw new ProfileError(`${file}: source must be a non-empty string saying where the numbers come from`);
+  const at = `${file}: network`;
+  checkFields(obj.network, at, TCP_FIELDS);
+  if (!Object.keys(obj.network).length) throw new ProfileError(`${at} must set at least one of ${TCP_FIELDS.join(', ')}`);
+  checkTcpFields(obj.network, at);
+  return obj;
+}
+
+// The network with the modifiers applied; two that set the same field clash.
+export function applyModifiers(network, modifiers) {
+  const out = { ...network };
+  const setBy = {};
+  for (const m of modifiers) {
+    for (const [k, v] of Object.entries(m.network)) {
+      if (setBy[k]) throw new ProfileError(`modifiers "${setBy[k]}" and "${m.name}" both set ${k}: use one of them`);
+      setBy[k] = m.name;
+      out[k] = v;
+    }
+  }
+  return out;
 }
 
 const FAULT_FIELDS = ['name', 'description', 'toxics'];
@@ -145,25 +227,39 @@ function split(ms) {
 }
 
 const toxic = (name, type, stream, attributes) => ({ name, type, stream, toxicity: 1, attributes });
-const kbpsToRate = (kbps) => Math.max(1, Math.round(kbps / 8)); // kbit/s -> KB/s (K = 1000)
+const PPM = 1e6;
+const ppm = (x) => Math.round((x || 0) * PPM);
+// TCP as link.go takes it: Linux's minimum retransmission timeout.
+export const RTO_MIN_MS = 200;
+export const INITIAL_WINDOW = 14600; // RFC 6928: 10 segments of 1460 bytes
 
-// The toxics that make a link behave like the network profile (pure; none for lan).
+// The two link toxics that make a proxy behave like the network profile (pure;
+// none for lan). Every attribute is set, so an update in place sets them all.
 export function networkToxics(profile) {
-  const out = [];
   const [upMs, downMs] = split(profile.rttMs);
   const [upJitter, downJitter] = split(profile.jitterMs);
-  if (upMs + downMs > 0) {
-    out.push(toxic('handshake_upstream', 'handshake', 'upstream', { delay: upMs + downMs }));
-    out.push(toxic('handshake_downstream', 'handshake', 'downstream', { until: upMs + downMs + upMs }));
-    out.push(toxic('latency_upstream', 'latency', 'upstream', { latency: upMs, jitter: upJitter }));
-    out.push(toxic('latency_downstream', 'latency', 'downstream', { latency: downMs, jitter: downJitter }));
-  }
-  if (profile.upKbps !== null) out.push(toxic('bandwidth_upstream', 'bandwidth', 'upstream', { rate: kbpsToRate(profile.upKbps) }));
-  if (profile.downKbps !== null) out.push(toxic('bandwidth_downstream', 'bandwidth', 'downstream', { rate: kbpsToRate(profile.downKbps) }));
-  return out;
+  const rtt = upMs + downMs;
+  const loss = profile.loss || {};
+  if (rtt === 0 && profile.upKbps === null && profile.downKbps === null && !lossRate(loss)) return [];
+  const common = {
+    rtt,
+    shared: profile.sharedBandwidth ? 1 : 0,
+    iw: profile.slowStart === false || rtt === 0 ? 0 : profile.initialWindow ?? INITIAL_WINDOW,
+    mss: MSS,
+    rto_min: RTO_MIN_MS,
+    loss: ppm(loss.rate),
+    burst_p: ppm(loss.burst && loss.burst.p),
+    burst_r: ppm(loss.burst && loss.burst.r),
+    burst_loss: ppm(loss.burst && loss.burst.rate),
+  };
+  const bitrate = (kbps) => (kbps === null ? 0 : Math.round(kbps * 1000));
+  return [
+    toxic('link_upstream', 'link', 'upstream', { handshake: rtt, latency: upMs, jitter: upJitter, bitrate: bitrate(profile.upKbps), ...common }),
+    toxic('link_downstream', 'link', 'downstream', { handshake: rtt + upMs, latency: downMs, jitter: downJitter, bitrate: bitrate(profile.downKbps), ...common }),
+  ];
 }
 
-const RANK = { handshake: 0, latency: 1, bandwidth: 2 };
+const RANK = { link: 0, handshake: 0, latency: 1, bandwidth: 2 };
 const rank = (t) => RANK[t.type] ?? 3;
 
 // Every toxic of a network profile and its faults, in the order they must be added.
@@ -181,17 +277,19 @@ export function profileToxics(network, faults = []) {
 }
 
 export function validateIndex(obj, file = INDEX_FILE) {
-  for (const kind of [KINDS.network, KINDS.faults]) {
+  for (const kind of [KINDS.network, KINDS.modifiers, KINDS.faults]) {
     if (!obj || !Array.isArray(obj[kind]) || !obj[kind].every((n) => typeof n === 'string' && NAME_RE.test(n))) {
       throw new ProfileError(`${file}: ${kind} must be an array of profile names`);
     }
   }
+  const both = obj.modifiers.find((n) => obj.faults.includes(n));
+  if (both) throw new ProfileError(`${file}: "${both}" is both a modifier and a fault: a name may be only one`);
   return obj;
 }
 
 function unknownMessage(kind, name, index) {
-  const what = kind === KINDS.network ? 'network profile' : 'fault profile';
-  return `unknown ${what} "${name}": network profiles are ${index.network.join(', ')}; fault profiles (add with +, e.g. 3g+flaky) are ${index.faults.join(', ')}`;
+  const what = kind === KINDS.network ? 'network profile' : 'modifier or fault profile';
+  return `unknown ${what} "${name}": network profiles are ${index.network.join(', ')}; modifiers (add with +, e.g. 3g+loss1) are ${index.modifiers.join(', ')}; fault profiles (e.g. 3g+flaky) are ${index.faults.join(', ')}`;
 }
 
 function parseJson(text, file) {
@@ -208,14 +306,14 @@ function parseJson(text, file) {
 // The catalogue of known names, profiles/index.json (k6 cannot list a directory).
 export const readIndex = (readText) => validateIndex(parseJson(readText(INDEX_FILE), INDEX_FILE));
 
-// Resolves a spec to { name, spec, network, faults, toxics }. readUser(path) reads a
-// network file of the user's own (k6: open() from where k6 was started; Node: fs
-// from the working directory) and returns { text, path (absolute) }.
+// Resolves a spec to { name, spec, network (with its modifiers applied), modifiers,
+// faults, toxics }. readUser(path) reads a network file of the user's own (k6: open()
+// from where k6 was started; Node: fs from the working directory) and returns
+// { text, path (absolute) }.
 export function resolveProfile(spec, readText, readUser) {
   const index = readIndex(readText);
   const parsed = parseSpec(spec);
   const load = (kind, name, validate) => {
-    if (!index[kind].includes(name)) throw new ProfileError(unknownMessage(kind, name, index));
     const file = profileFile(kind, name);
     return validate(parseJson(readText(file), file), name, file);
   };
@@ -228,14 +326,25 @@ export function resolveProfile(spec, readText, readUser) {
     const base = String(path).split(/[/\\]/).pop().replace(/\.json$/i, '').toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'custom';
     network = { ...obj, name: obj.name || base, description: obj.description || `your own network (${parsed.network})`, file: path };
     // k6 gets the absolute path: it may run from another directory than the CLI.
-    specOut = [path, ...parsed.faults].join('+');
-  } else network = load(KINDS.network, parsed.network, validateNetworkProfile);
-  const faults = parsed.faults.map((f) => load(KINDS.faults, f, validateFaultProfile));
+    specOut = [path, ...parsed.extras].join('+');
+  } else {
+    if (!index.network.includes(parsed.network)) throw new ProfileError(unknownMessage(KINDS.network, parsed.network, index));
+    network = load(KINDS.network, parsed.network, validateNetworkProfile);
+  }
+  const modifiers = [];
+  const faults = [];
+  for (const name of parsed.extras) {
+    if (index.modifiers.includes(name)) modifiers.push(load(KINDS.modifiers, name, validateModifier));
+    else if (index.faults.includes(name)) faults.push(load(KINDS.faults, name, validateFaultProfile));
+    else throw new ProfileError(unknownMessage(KINDS.faults, name, index));
+  }
+  const shaped = applyModifiers(network, modifiers);
   return {
-    name: [network.name, ...parsed.faults].join('+'),
+    name: [network.name, ...parsed.extras].join('+'),
     spec: specOut,
-    network,
+    network: shaped,
+    modifiers,
     faults,
-    toxics: profileToxics(network, faults),
+    toxics: profileToxics(shaped, faults),
   };
 }

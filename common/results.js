@@ -232,7 +232,8 @@ export function buildSummary(data, ctx, now = Date.now()) {
     run: {
       scenario: ctx.scenario,
       profile: ctx.profile.name,
-      network: ctx.profile.network ? pick(ctx.profile.network, ['name', 'rttMs', 'jitterMs', 'downKbps', 'upKbps']) : null,
+      network: ctx.profile.network ? pick(ctx.profile.network, ['name', 'rttMs', 'jitterMs', 'downKbps', 'upKbps', 'slowStart', 'initialWindow', 'loss', 'sharedBandwidth']) : null,
+      modifiers: (ctx.profile.modifiers || []).map((m) => m.name),
       faults: (ctx.profile.faults || []).map((f) => f.name),
       load: ctx.level,
       workload: ctx.plan.workload || 'closed',

@@ -9,21 +9,23 @@
 //   name, defaultProfile, lanes, steps (the scenario's own concurrency steps, if any),
 //   iterationSeconds(profile) -> expected seconds of one iteration (sizes the steps),
 //   laneSeconds(laneName, profile) -> the same per lane, when lanes differ a lot,
+//   laneVus(laneName, n, profile) -> the VUs that run a step of concurrency n (default n),
 //   minIterations -> iterations per VU every step holds at least,
 //   closeSeconds(profile) -> for iterations that end themselves before their step
 //     does: the time they need to close (gracefulStop; default 1.5 iterations),
 //   columns, observe (more sub-metrics to report), options (merged into k6 options),
 //   level (the scenario's LOAD fallback), mix (lanes at once, at constant arrival rates),
 //   verdict: { where: dims } the rows the verdict ranks (default: rows without dims),
+//     { unit } what a step's concurrency counts when not VUs (fanout: 'subscribers'),
 //   serverTimingEvery: server time from every Nth operation of each VU (common/recording.js;
 //     1 where server time is the study's question),
 //   hints (for `k6pack report`, kept in summary.json's run.hints) }
 import { deriveGates, droppedGates, expectationsOf, gateThresholds } from './gates.js';
-import { linkOf, setupOnly, setupPhases } from './model.js';
+import { LOSS_SAMPLES, linkOf, setupOnly, setupPhases } from './model.js';
 import { cellKey } from './results.js';
 import { envNames } from './env.js';
 import { levelName, plan as buildPlan } from './plan.js';
-import { policyGates } from './thresholds.js';
+import { policyGates, stepGatesOf } from './thresholds.js';
 import { recordingOf, serverPartsOf } from './recording.js';
 
 export const rttOf = (profile) => profile.network.rttMs;
@@ -52,6 +54,25 @@ export function transferSeconds(profile, bytes, direction = 'down') {
   return kbps ? (bytes * 8) / (kbps * 1000) : 0;
 }
 
+// Iterations per VU every step holds under a loss modifier (buildScenario; the
+// model's medianSpreadMs counts on them).
+export const LOSS_MIN_ITERATIONS = LOSS_SAMPLES;
+
+// Seconds one iteration of a lane takes by the round-trip model: its operations'
+// medians, one per value of its dims (what an iteration runs through), so steps are
+// sized for slow start and loss as the gates are. by: a dim whose values are the
+// iteration's operations, the other dims being variants of one (conn: cold or
+// warm): the slowest variant of each counts.
+export function laneModelSeconds(lane, profile, { by } = {}) {
+  const link = linkOf(profile);
+  const slowest = new Map();
+  (lane.dims || [{}]).forEach((dims, i) => {
+    const key = by ? dims[by] : i;
+    slowest.set(key, Math.max(slowest.get(key) || 0, expectationsOf(lane, dims, link).p50.ms));
+  });
+  return [...slowest.values()].reduce((a, b) => a + b, 0) / 1000;
+}
+
 export const DEFAULT_COLUMNS = [
   { title: 'ops', metric: 'op_duration', stat: 'count', unit: '' },
   { title: 'p50', metric: 'op_duration', stat: 'med', unit: 'ms' },
@@ -76,7 +97,9 @@ export function summaryRows(plan, lanes) {
     if (!sc.tags.transport) continue; // helpers such as soak's memory sampler
     const lane = lanes.find((l) => l.exec === sc.exec && name.startsWith(`${l.name}_`));
     const dims = (lane && lane.dims) || [{}];
-    const label = [sc.tags.transport, `tls=${sc.tags.tls}`, sc.tags.variant].filter(Boolean).join(' ');
+    // What tells the lanes apart: transport, TLS, variant, and a lane's executor
+    // (serialization) or resolution strategy (compound-vs-parallel).
+    const label = [sc.tags.transport, `tls=${sc.tags.tls}`, sc.tags.variant, sc.tags.executor, sc.tags.resolve].filter(Boolean).join(' ');
     for (const dim of dims) {
       rows.push({ label: [label, tagText(dim)].filter(Boolean).join(' '), step: sc.tags.step, tags: { scenario: name, ...dim } });
     }
@@ -118,11 +141,15 @@ export function buildScenario(decl, profile, env, policy) {
   const lanes = decl.lanes.filter((l) => !l.tags.transport || only.includes(l.name)).map((l) => ({
     ...l,
     ...(decl.laneSeconds ? { iterationSeconds: decl.laneSeconds(l.name, profile) } : {}),
+    ...(decl.laneVus ? { vus: (n) => decl.laneVus(l.name, n, profile) } : {}),
     openSeconds: modelIterationSeconds(l, link),
   }));
   const closeSeconds = decl.closeSeconds ? decl.closeSeconds(profile) : undefined;
   const level = levelName(env, decl.level || 'ci');
-  const plan = buildPlan(lanes, { iterationSeconds, closeSeconds, minIterations: decl.minIterations, steps: decl.steps, mix: decl.mix, open: decl.open }, level, env);
+  // Under loss, a step's median needs a few operations to stand on: one in 10 or so
+  // waits for a retransmission, and the median of one or two is a coin toss.
+  const minIterations = Math.max(decl.minIterations || 0, linkOf(profile).loss ? LOSS_MIN_ITERATIONS : 0);
+  const plan = buildPlan(lanes, { iterationSeconds, closeSeconds, minIterations, steps: decl.steps, mix: decl.mix, open: decl.open }, level, env);
   // The profile tags go on every k6 scenario too: a command-line --tag (the
   // k6-operator always passes one) replaces options.tags, not scenario tags.
   for (const sc of Object.values(plan.scenarios)) sc.tags = { profile: profile.name, ...sc.tags };
@@ -135,11 +162,30 @@ export function buildScenario(decl, profile, env, policy) {
   // so it neither gates nor observes them.
   const recording = recordingOf(env, { serverTimingEvery: decl.serverTimingEvery, serverParts: serverPartsOf(reported) });
   const recorded = (key) => recording.metrics !== 'lean' || !/^(server_duration|setup_duration)(\{|$)/.test(key);
-  const gates = deriveGates({ policy, scenario: decl.name, profile, plan, lanes, rows, latencyMetric }).filter((g) => recorded(g.key));
-  const thresholds = { ...policyGates(policy, decl.name, profile.name), ...gateThresholds(gates), ...droppedGates(policy, plan) };
+  const gates = deriveGates({ policy, scenario: decl.name, profile, plan, lanes, rows, latencyMetric, unit: decl.verdict?.unit }).filter((g) => recorded(g.key));
+  const thresholds = { ...policyGates(policy, decl.name, profile.name), ...gateThresholds(gates), ...droppedGates(policy, plan), ...stepGates(policy, decl.name, plan) };
   // Keys to report without gating them (a key with a gate is reported anyway).
   const observers = [...new Set([...reported, ...laneKeys(plan, latencyMetric)])].filter((k) => !thresholds[k] && recorded(k));
   return { name: decl.name, profile, plan, lanes, rows, columns, latencyMetric, observers, gates, thresholds, recording };
+}
+
+// The policy's stepGates on every step of the plan: <metric>{scenario:<lane>_<step>}.
+function stepGates(policy, scenario, plan) {
+  const gates = {};
+  const own = Object.entries(stepGatesOf(policy, scenario));
+  for (const [name, sc] of Object.entries(plan.scenarios)) {
+    if (!sc.tags.transport) continue;
+    for (const [metric, list] of own) gates[cellKey(metric, { scenario: name })] = list;
+  }
+  return gates;
+}
+
+// A call's expected time with a margin: the model's median (common/gates.js) x 1.2
+// + 25 ms. A lane whose calls end before their step does (scenarios/lib/fit.js)
+// starts one only if this fits in what is left of the step, and its plan sizes its
+// steps by the same numbers, so gracefulStop need not cover a whole iteration.
+export function callMs(lane, dims, link) {
+  return expectationsOf(lane, dims, link).p50.ms * 1.2 + 25;
 }
 
 // k6's own time per operation beyond the model (building, recording, checking:

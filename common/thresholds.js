@@ -11,7 +11,10 @@
 //   "scenarios": {
 //     "<scenario>": {
 //       "gates": { "<metric{tags}>": [...] },              more or other non-latency gates
-//       "profiles": { "<profile spec>": { "gates": {...} } }, the same for one profile
+//       "stepGates": { "<metric>": [...] },                 a gate on every step: <metric>{scenario:<lane>_<step>}
+//                                                           (a failed one fails the step in the verdict too)
+//       "profiles": { "<profile spec>": { "gates": {...} } }, the same for one profile; a key
+//                                                           "+flaky" is every network with that fault
 //       "overrides": [ { "where": { "transport": "grpc", "payload": "big", "profile": "lan" },
 //                        "plusMs": { "p50": 22, "p95": 22 } | "p50Ms": 40 | "p95Ms": 80,
 //                        "reason": "..." } ]
@@ -65,6 +68,9 @@ function checkGates(file, where, gates) {
     if (isNote(metric)) continue;
     const at = `${where}."${metric}"`;
     if (!METRIC_KEY.test(metric)) fail(file, `${at}: not a metric name with optional {tag:value} filters`);
+    // The clients record a check only when it fails (common/recording.js): k6's checks rate
+    // is 0 whenever anything failed, so a gate on it means nothing.
+    if (/^checks(\{|$)/.test(metric)) fail(file, `${at}: k6's checks are recorded only when they fail, so they cannot be gated: gate op_failed instead (every operation's outcome, a failed check included), e.g. "op_failed": ["rate<0.01"]`);
     if (!Array.isArray(list) || list.length === 0) fail(file, `${at}: must be a non-empty array of thresholds`);
     for (const t of list) {
       const expr = expressionOf(t);
@@ -130,9 +136,14 @@ export function parsePolicy(text, file) {
     if (isNote(name)) continue;
     const at = `scenarios."${name}"`;
     if (!isObject(s)) fail(file, `${at} must be an object (gates, profiles, overrides)`);
-    const bad = Object.keys(s).find((k) => !isNote(k) && !['gates', 'profiles', 'overrides', 'reason'].includes(k));
-    if (bad) fail(file, `${at}: unknown field "${bad}" (allowed: gates, profiles, overrides, reason)`);
+    const bad = Object.keys(s).find((k) => !isNote(k) && !['gates', 'stepGates', 'profiles', 'overrides', 'reason'].includes(k));
+    if (bad) fail(file, `${at}: unknown field "${bad}" (allowed: gates, stepGates, profiles, overrides, reason)`);
     if (s.gates) checkGates(file, `${at}.gates`, s.gates);
+    if (s.stepGates) {
+      checkGates(file, `${at}.stepGates`, s.stepGates);
+      const tagged = Object.keys(s.stepGates).find((k) => !isNote(k) && k.includes('{'));
+      if (tagged) fail(file, `${at}.stepGates."${tagged}": give the metric alone; each step adds {scenario:<lane>_<step>}`);
+    }
     for (const [p, block] of Object.entries(s.profiles || {})) {
       if (isNote(p)) continue;
       if (!isObject(block) || !block.gates) fail(file, `${at}.profiles."${p}" must be an object with gates`);
@@ -150,9 +161,20 @@ const stripNotes = (block) => Object.fromEntries(Object.entries(block || {}).fil
 // then the scenario's, then the profile's, metric by metric.
 export function policyGates(policy, scenario, profile) {
   const s = (policy.scenarios || {})[scenario] || {};
-  const p = ((s.profiles || {})[profile] || {}).gates;
+  const p = (profileBlock(s.profiles, profile) || {}).gates;
   return { ...stripNotes(policy.gates), ...stripNotes(s.gates), ...stripNotes(p) };
 }
+
+// A scenario's block for a profile spec: the spec's own ("4g+flaky"), else the
+// one for its faults on any network ("+flaky").
+function profileBlock(profiles = {}, spec) {
+  if (profiles[spec]) return profiles[spec];
+  const plus = String(spec).indexOf('+');
+  return plus > 0 ? profiles[String(spec).slice(plus)] : undefined;
+}
+
+// The gates a scenario puts on every step: { metric: [thresholds] } (stepGates).
+export const stepGatesOf = (policy, scenario) => stripNotes(((policy.scenarios || {})[scenario] || {}).stepGates);
 
 // The overrides of a scenario that apply to a row. rowTags: every tag the row's
 // samples carry (transport, tls, step, lane, dims), plus profile (the spec) and network.

@@ -38,7 +38,16 @@ function stepHeld(doc, lane, step) {
   if (!gated.length || !rows.some((r) => r.latency?.count)) return null;
   const failureLimit = doc.run.failureLimit ?? 0.01;
   const failed = rows.some((r) => r.failures?.total && r.failures.rate >= failureLimit);
-  return !failed && gated.every((r) => r.gate.ok) && (doc.steps.find((s) => s.lane === lane && s.step === step)?.setupGateOk ?? true);
+  const s = doc.steps.find((x) => x.lane === lane && x.step === step);
+  return !failed && gated.every((r) => r.gate.ok) && (s?.setupGateOk ?? true) && stepGatesHeld(doc, s);
+}
+
+// The step's own gates (metric{scenario:<its k6 scenario>}: stepGates such as
+// fanout's delivery_missed, an open step's dropped arrivals) all held.
+function stepGatesHeld(doc, s) {
+  if (!s || !doc.thresholds) return true;
+  const suffix = `{scenario:${s.scenario}}`;
+  return doc.thresholds.every((t) => t.ok || !t.key.endsWith(suffix));
 }
 
 // An open step's arrival rate, per second, from its k6 scenario.
@@ -104,7 +113,9 @@ export function verdictOf(doc) {
   }
   const heldLanes = Object.entries(held);
   const open = doc.steps.some((s) => isOpen(s.step));
-  const amount = (v) => (open ? `${v >= 10 ? Math.round(v) : v.toFixed(1)} arrivals/s` : `${v} VU${v === 1 ? '' : 's'}`);
+  // A scenario whose steps count something else than VUs names it (fanout: subscribers).
+  const unit = doc.run.verdict?.unit;
+  const amount = (v) => (open ? `${v >= 10 ? Math.round(v) : v.toFixed(1)} arrivals/s` : unit ? `${v} ${unit}` : `${v} VU${v === 1 ? '' : 's'}`);
   if (heldLanes.length) {
     lines.push(`Held the budget up to: ${heldLanes.map(([lane, v]) => `${label(lane)} ${v ? amount(v) : 'none (failed at its first step)'}`).join(', ')}.`);
   }

@@ -1,10 +1,10 @@
-# The pack's toxiproxy: toxiproxy-server v2.5.0 plus the handshake toxic
+# The pack's toxiproxy: toxiproxy-server v2.5.0 plus the pack's link and handshake toxics
 # (tools/toxiproxy), with tools/toxiproxy/patches applied to the vendored module,
 # built the way lib/tools.js builds it for the embedded stack.
 # Build context: the repository root (docker-compose.yml, service toxiproxy).
 #   docker build -f docker/toxiproxy.Dockerfile -t k6pack-toxiproxy .
 
-# Go as on the machine where the build and the handshake toxic were verified.
+# Go as on the machine where the build and the pack's toxics were verified.
 FROM golang:1.26.8-bookworm AS build
 # Same value as TOXIPROXY_VERSION in common/defaults.js (compose passes it; test/compose.test.js checks both).
 ARG TOXIPROXY_VERSION=v2.5.0

@@ -206,13 +206,14 @@ export async function list(_opts, { out }) {
   const names = scenarioNames();
   if (!names.length) out('  (none yet in scenarios/)');
   for (const name of names) out(`  ${name.padEnd(24)} ${scenarioDescription(name)}`);
-  const { network, faults } = listProfiles();
+  const { network, modifiers, faults } = listProfiles();
   const describe = (name) => {
-    // A fault alone is not a profile: describe it through lan+fault.
+    // A modifier or a fault alone is not a profile: describe it through lan+name.
     for (const spec of [name, `lan+${name}`]) {
       try {
         const p = loadProfile(spec);
-        return (p.description || (spec === name ? p.network?.description : p.faults?.at(-1)?.description) || '').split(/(?<=\.)\s/)[0];
+        const text = spec === name ? p.network?.description : [...p.modifiers, ...p.faults].at(-1)?.description;
+        return (p.description || text || '').split(/(?<=\.)\s/)[0];
       } catch {
         // try the next form
       }
@@ -221,6 +222,8 @@ export async function list(_opts, { out }) {
   };
   out('network profiles (--profile NAME):');
   for (const name of network) out(`  ${name.padEnd(24)} ${describe(name)}`);
+  out("modifiers (change how the network's TCP behaves: --profile 3g+loss1, 3g+ideal):");
+  for (const name of modifiers) out(`  ${name.padEnd(24)} ${describe(name)}`);
   out('fault profiles (combine with a network profile: --profile 3g+flaky):');
   for (const name of faults) out(`  ${name.padEnd(24)} ${describe(name)}`);
   return 0;
@@ -243,7 +246,7 @@ export async function thresholds(scenario, { profile: spec, load, file }, { out 
   const built = withUsage(() => buildScenario(decl, profile, env, policy));
   const net = profile.network;
   out(
-    `${scenario} under ${profile.name} (R ${net.rttMs} ms, down ${net.downKbps ?? '∞'} / up ${net.upKbps ?? '∞'} kbit/s${profile.faults.length ? `, faults ${profile.faults.map((f) => f.name).join('+')}` : ''}), load ${built.plan.level}: ${built.gates.length} latency gates (${show(resolve(policyFile))})`,
+    `${scenario} under ${profile.name} (R ${net.rttMs} ms, down ${net.downKbps ?? '∞'} / up ${net.upKbps ?? '∞'} kbit/s${profile.modifiers.length ? `, ${profile.modifiers.map((m) => m.name).join('+')}` : ''}${profile.faults.length ? `, faults ${profile.faults.map((f) => f.name).join('+')}` : ''}), load ${built.plan.level}: ${built.gates.length} latency gates (${show(resolve(policyFile))})`,
   );
   if (built.recording.metrics === 'lean') out(`(${describeRecording(built.recording)}: no gates on them)`);
   for (const g of built.gates) out(`  ${describeGate(g)}`);

@@ -18,7 +18,7 @@ function readText(path) {
 // The known profile names, from the catalogue profiles/index.json.
 export function listProfiles() {
   const index = readIndex(readText);
-  return { network: [...index.network], faults: [...index.faults] };
+  return { network: [...index.network], modifiers: [...index.modifiers], faults: [...index.faults] };
 }
 
 // A network file of the user's own, from the working directory.

@@ -141,9 +141,9 @@ async function grpcServing(port) {
 // ---- the three processes ----
 
 // A reference server run as `node servers/<dir>/server.js`, its ports from env.
-function nodeServer(ports, { name, label, dir, portVars, ready }) {
+function nodeServer(ports, { name, label, dir, portVars, ready, env: more = {} }) {
   const script = join(ROOT, 'servers', dir, 'server.js');
-  const env = { HOST, ...Object.fromEntries(portVars.map((v) => [v, String(ports[v])])) };
+  const env = { HOST, ...Object.fromEntries(portVars.map((v) => [v, String(ports[v])])), ...more };
   return { name, label, file: process.execPath, args: [script], marker: script, env, ports: portVars, ready };
 }
 
@@ -156,6 +156,8 @@ export function services(ports, { toxiproxyBin } = {}) {
       label: 'GraphQL server',
       dir: 'graphql',
       portVars: ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT'],
+      // Its topic hub relays with the gRPC server's (servers/graphql/hub-relay.js).
+      env: { HUB_PEER: `${HOST}:${ports.GRPC_PORT}` },
       ready: async () =>
         (await httpOk(`http://${HOST}:${ports.GRAPHQL_PORT}/healthz`)) && httpOk(`https://${HOST}:${ports.GRAPHQL_TLS_PORT}/healthz`),
     }),

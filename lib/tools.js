@@ -1,10 +1,10 @@
 // Installs and finds the pinned tools: k6 v1.8.1 (stock) and the pack's own
-// toxiproxy-server v2.5.0 build (tools/toxiproxy, with the handshake toxic and
+// toxiproxy-server v2.5.0 build (tools/toxiproxy, with the pack's link and handshake toxics and
 // tools/toxiproxy/patches applied to the vendored module).
 // Both build from the Go module proxy into .tools/bin/, which git ignores.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { K6_VERSION, TOXIPROXY_VERSION } from '../common/defaults.js';
@@ -13,6 +13,7 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const TOOLS_BIN = join(ROOT, '.tools', 'bin');
 const TOXIPROXY_SRC = join(ROOT, 'tools', 'toxiproxy');
 const TOXIPROXY_PATCHES = join(TOXIPROXY_SRC, 'patches');
+const TOXIPROXY_TESTDATA = join(TOXIPROXY_SRC, 'testdata');
 const TOXIPROXY_MODULE = 'github.com/Shopify/toxiproxy/v2';
 // Toxiproxy builds are prepared in a fresh directory under here (sources + vendored, patched modules).
 const BUILD_ROOT = join(ROOT, '.tools', 'build');
@@ -108,6 +109,8 @@ export function prepareToxiproxyBuild({ dir, patchesDir = TOXIPROXY_PATCHES } = 
   }
   try {
     for (const f of toxiproxySources().src) copyFileSync(f, join(dir, basename(f)));
+    // The Go tests' fixtures (testdata/: cases the model in common/model.js shares).
+    if (existsSync(TOXIPROXY_TESTDATA)) cpSync(TOXIPROXY_TESTDATA, join(dir, 'testdata'), { recursive: true });
     go(['mod', 'vendor'], { cwd: dir });
     const moduleDir = join(dir, 'vendor', ...TOXIPROXY_MODULE.split('/'));
     for (const patch of patches) applyPatch(patch, moduleDir, dir);
@@ -132,7 +135,7 @@ export function findK6() {
 }
 
 // Path of the pack's toxiproxy build if it is current; null if it must be (re)built.
-// A stock toxiproxy-server on PATH is never used: it lacks the handshake toxic.
+// A stock toxiproxy-server on PATH is never used: it lacks the pack's toxics (link, handshake).
 export function findToxiproxy() {
   if (!existsSync(TOXIPROXY_LOCAL) || !existsSync(TOXIPROXY_STAMP)) return null;
   return readFileSync(TOXIPROXY_STAMP, 'utf8').trim() === toxiproxySourceHash() ? TOXIPROXY_LOCAL : null;
@@ -153,10 +156,10 @@ export function installTools({ log = console.log } = {}) {
   }
   let toxiproxy = findToxiproxy();
   if (toxiproxy) {
-    log(`toxiproxy-server ${TOXIPROXY_VERSION} (+handshake toxic, patched): ${toxiproxy}`);
+    log(`toxiproxy-server ${TOXIPROXY_VERSION} (+link and handshake toxics, patched): ${toxiproxy}`);
   } else {
     requireGo();
-    log(`building toxiproxy-server ${TOXIPROXY_VERSION} (MIT, github.com/Shopify/toxiproxy) with the pack's toxics and patches (tools/toxiproxy) from the Go module proxy into .tools/bin...`);
+    log(`building toxiproxy-server ${TOXIPROXY_VERSION} (MIT, github.com/Shopify/toxiproxy) with the pack's link and handshake toxics and patches (tools/toxiproxy) from the Go module proxy into .tools/bin...`);
     const dir = prepareToxiproxyBuild();
     try {
       go(['build', '-mod=vendor', '-trimpath', '-ldflags', `-X github.com/Shopify/toxiproxy/v2.Version=${TOXIPROXY_VERSION}`, '-o', TOXIPROXY_LOCAL, '.'], {
@@ -168,7 +171,7 @@ export function installTools({ log = console.log } = {}) {
     }
     writeFileSync(TOXIPROXY_STAMP, toxiproxySourceHash() + '\n');
     toxiproxy = TOXIPROXY_LOCAL;
-    log(`toxiproxy-server ${TOXIPROXY_VERSION} (+handshake toxic, patched): ${toxiproxy}`);
+    log(`toxiproxy-server ${TOXIPROXY_VERSION} (+link and handshake toxics, patched): ${toxiproxy}`);
   }
   return { k6, toxiproxy };
 }

@@ -3,55 +3,173 @@
  * gRPC unary on a warm channel per VU and on a new channel per call, vs GraphQL
  * over HTTP with keep-alive and with a fresh connection per request; each
  * iteration sends a small (~100 B) and a big (BIG_SIZE, default 1 MB) message:
- * payload(size) / books.v1.Books/Payload.
+ * payload(size) / books.v1.Books/Payload. Beside them, the gRPC streams:
+ * grpc-bidi sends the same messages one after another on one long-lived
+ * bidirectional stream per VU and step (PayloadStream, timed request -> response:
+ * gRPC's counterpart of many operations on one WebSocket), and grpc-client-stream
+ * uploads 10 (small) or UPLOAD_BOOKS (default 1000, big) books in one client
+ * stream (UploadBooks, timed from the first write to the summary).
  * Servers: the GraphQL server and the gRPC server behind Toxiproxy; cleartext
  * (-e TLS=true: gRPC over TLS, HTTP/2 for keep-alive, HTTPS for fresh).
  * Default profile: lan, the studies' localhost; try -e PROFILE=4g to see set-up
  * costs in round trips.
- * Look at: op_duration{payload:small} p50: grpc (warm) vs http-keepalive are
- * close, grpc-fresh and http-fresh pay their set-up (the studies' "10x"); the
- * cold first call (conn:cold) apart from warm ones; setup_duration{phase:grpc_connect}.
+ * Look at: op_duration{payload:small} p50: grpc (warm), grpc-bidi and
+ * http-keepalive are close, grpc-fresh and http-fresh pay their set-up (the
+ * studies' "10x"); the cold first call (conn:cold) apart from warm ones;
+ * setup_duration{phase:grpc_connect}.
+ * A call starts only if it fits before its step ends (lib/fit.js), so steps end
+ * without cutting a big message in flight.
+ * The big message on a new connection also pays TCP's slow start (a note under
+ * the table gives the model's share; compare --profile 3g,3g+ideal).
  *
  *   npx k6pack up && k6 run scenarios/grpc-vs-graphql.js
  *   k6 run -e PROFILE=4g -e BIG_SIZE=200000 scenarios/grpc-vs-graphql.js
  */
+import exec from 'k6/execution';
 import declare from './plans/grpc-vs-graphql.js';
-import { Channel, newClient } from './lib/grpc.js';
+import { fitter, waitOutStep } from './lib/fit.js';
+import { BidiStream, Channel, clientStream, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
+import { remainingMs } from './lib/load.js';
+import { recordOp, withTag } from './lib/metrics.js';
 import { PAYLOAD_QUERY, validateGrpcPayload, validatePayload } from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';
+import { p50Of } from './lib/summary.js';
 
 const plan = declare(__ENV);
-const { TLS, PAYLOADS } = plan;
-const s = defineScenario(plan);
+const { TLS, PAYLOADS, BIG, UPLOADS } = plan;
+const s = defineScenario(plan, { notes: slowStartNotes });
 export const { options, setup, teardown, handleSummary } = s;
+const fits = fitter(s);
 
 // Init context: one client per channel kind (k6 loads the proto here).
 const warm = new Channel(newClient(), { tls: TLS });
 const fresh = new Channel(newClient(), { tls: TLS });
+const bidiChannel = new Channel(newClient(), { tls: TLS });
+const uploadChannel = new Channel(newClient(), { tls: TLS });
 
-function grpcCalls(channel, isFresh) {
+function grpcCalls(lane, channel, isFresh) {
+  let ran = 0;
   for (const [payload, size] of PAYLOADS) {
+    if (!fits(lane, { payload, conn: isFresh || !channel.connected ? 'cold' : 'warm' })) continue;
     channel.call('Payload', { size }, { validate: validateGrpcPayload(size), fresh: isFresh, tags: { payload } });
+    ran++;
   }
+  if (!ran) waitOutStep(s);
 }
 
 export function grpcWarm() {
-  grpcCalls(warm, false);
+  grpcCalls('grpc', warm, false);
 }
 export function grpcFresh() {
-  grpcCalls(fresh, true);
+  grpcCalls('grpc_fresh', fresh, true);
 }
 
-function graphqlCalls(transport) {
+// A kept HTTP connection is opened by the VU's first request.
+let httpWarm = false;
+function graphqlCalls(lane, transport) {
+  let ran = 0;
   for (const [payload, size] of PAYLOADS) {
-    graphqlHttp({ transport, tls: TLS, query: PAYLOAD_QUERY, variables: { size }, validate: validatePayload(size), tags: { payload } });
+    if (!fits(lane, { payload, conn: transport === 'http-fresh' || !httpWarm ? 'cold' : 'warm' })) continue;
+    const r = graphqlHttp({ transport, tls: TLS, query: PAYLOAD_QUERY, variables: { size }, validate: validatePayload(size), tags: { payload } });
+    httpWarm = r.ok;
+    ran++;
   }
+  if (!ran) waitOutStep(s);
 }
 
 export function httpKeepalive() {
-  graphqlCalls(TLS ? 'http2' : 'http-keepalive');
+  graphqlCalls('http_keepalive', TLS ? 'http2' : 'http-keepalive');
 }
 export function httpFresh() {
-  graphqlCalls('http-fresh');
+  graphqlCalls('http_fresh', 'http-fresh');
+}
+
+// grpc-bidi: under the closed workload a VU's first iteration in a step keeps one
+// PayloadStream for the whole step, sending small and big messages one after
+// another while they fit; an open workload's arrival sends one of each on a
+// stream of its own. The call that opens the channel is conn:cold.
+const bidiStarted = {};
+const opTags = {};
+const tagsOf = (payload, conn) => (opTags[`${payload}${conn}`] ||= withTag({ payload }, 'conn', conn));
+
+async function bidiRound(stream, lane) {
+  let ran = 0;
+  for (const [payload, size] of PAYLOADS) {
+    const conn = bidiChannel.connected ? 'warm' : 'cold';
+    if (!fits(lane, { payload, conn })) continue;
+    const t0 = Date.now();
+    const b = stream.get();
+    const { message, at, error } = await b.send({ size });
+    const problem = error || validateGrpcPayload(size)(message);
+    recordOp({ ok: !problem, ms: at - t0, tags: tagsOf(payload, conn), checks: { 'stream answered': !error, 'right shape and count': !problem }, reason: problem });
+    ran++;
+    if (error) {
+      bidiChannel.reset();
+      break;
+    }
+  }
+  return ran;
+}
+
+export async function grpcBidi() {
+  const open = s.plan.workload === 'open';
+  const name = exec.scenario.name;
+  if (!open && bidiStarted[name]) return waitOutStep(s);
+  bidiStarted[name] = true;
+  // The stream is opened with the first message (and the channel, if it is not).
+  let b = null;
+  const stream = {
+    get: () => (b && !b.ended ? b : (b = new BidiStream(bidiChannel, 'PayloadStream', { timeout: `${Math.max(1000, remainingMs() + 5000)}ms` }))),
+  };
+  for (let round = 0; round < (open ? 1 : 100000); round++) {
+    if (!(await bidiRound(stream, 'grpc_bidi'))) break;
+  }
+  if (b) await b.close(Math.max(0, remainingMs()));
+  if (!open) waitOutStep(s);
+  return undefined;
+}
+
+// grpc-client-stream: one UploadBooks call per message size, each book a message.
+function booksFor(count) {
+  const books = [];
+  for (let i = 1; i <= count; i++) books.push({ id: `book-${i}`, name: `Upload ${i}`, pageCount: 100 + (i % 900), author: { id: `author-${1 + (i % 1000)}`, firstName: 'Ada', lastName: 'Lovelace' } });
+  return books;
+}
+const UPLOAD_BOOKS = Object.fromEntries(Object.entries(UPLOADS).map(([payload, count]) => [payload, booksFor(count)]));
+
+export async function grpcClientStream() {
+  let ran = 0;
+  for (const [payload] of PAYLOADS) {
+    const conn = uploadChannel.connected ? 'warm' : 'cold';
+    if (!fits('grpc_client_stream', { payload, conn })) continue;
+    const books = UPLOAD_BOOKS[payload];
+    const t0 = Date.now();
+    const { message, at, error } = await clientStream(uploadChannel, 'UploadBooks', books);
+    const problem = error || (message && message.count === books.length && message.lastId === books[books.length - 1].id ? null : `expected a summary of ${books.length} books, got ${JSON.stringify(message).slice(0, 120)}`);
+    recordOp({ ok: !problem, ms: at - t0, tags: tagsOf(payload, conn), checks: { 'upload answered': !error, 'right shape and count': !problem }, reason: problem });
+    if (error) uploadChannel.reset();
+    ran++;
+  }
+  if (!ran) waitOutStep(s);
+}
+
+// The big message's time beside what TCP's slow start costs it by the model: on a
+// new connection (fresh lanes) it starts from a 10-segment window; on a kept one
+// the window is open. Under +ideal (or lan) the model's term is 0.
+function slowStartNotes(data) {
+  const first = `c${s.plan.steps[0]}`;
+  const gates = s.gates.filter((g) => g.which === 'op' && g.dims.payload === 'big' && g.step === first);
+  const fresh = gates.filter((g) => g.dims.conn === 'cold' && /fresh/.test(g.lane));
+  const kept = gates.filter((g) => g.dims.conn === 'warm');
+  if (!fresh.length) return [];
+  const term = (g) => (g.expected.p50.terms.find((t) => t.name === 'window') || { ms: 0 }).ms;
+  const p50 = (g) => p50Of(data, g.key);
+  const show = (g) => `${g.lane} ${p50(g) === null ? '-' : `${p50(g).toFixed(0)} ms`} (model ${g.expected.p50.ms.toFixed(0)})`;
+  return [
+    '',
+    `big message (${BIG} B), p50 at ${first}: on a new connection, TCP's slow start costs ${term(fresh[0]).toFixed(0)} ms of it by the model (${fresh[0].expected.p50.formula}):`,
+    `  new connection: ${fresh.map(show).join('; ')}`,
+    `  kept connection (window open): ${kept.map(show).join('; ')}`,
+  ];
 }

@@ -22,6 +22,7 @@
 import exec from 'k6/execution';
 import http from 'k6/http';
 import { sleep } from 'k6';
+import { calibrate } from './lib/clock.js';
 import { graphqlOrigin } from './lib/config.js';
 import { rttOf } from '../common/scenario.js';
 import declare from './plans/push.js';
@@ -39,21 +40,16 @@ const { INTERVAL_MS, POLL_MS, SIZE } = plan;
 const s = defineScenario(plan, { notes: rateNotes, setup: () => ({ serverStartMs: calibrateServerClock() }) });
 export const { options, setup, teardown, handleSummary } = s;
 
-// The GraphQL server's start as wall-clock ms, from /healthz uptime: the sample
-// with the shortest round trip, taken midway. Through the profile's link the two
-// directions are delayed alike (R/2 each) on a warm connection, so the midpoint
-// stays right; the first sample pays the handshake and is never the shortest.
+// The GraphQL server's start as wall-clock ms on k6's clock, from /healthz uptime
+// (the server's clock counted from its start), set by lib/clock.js.
 function calibrateServerClock() {
-  let best = null;
-  for (let i = 0; i < 5; i++) {
+  return calibrate(() => {
     const t0 = Date.now();
     const res = http.get(`${graphqlOrigin()}/healthz`, { tags: { name: 'healthz' }, timeout: '5s' });
     const t1 = Date.now();
     if (res.status !== 200) throw new Error(`GET /healthz answered ${res.status}: start the stack with \`npx k6pack up\``);
-    const start = (t0 + t1) / 2 - res.json('uptimeSeconds') * 1000;
-    if (!best || t1 - t0 < best.rtt) best = { rtt: t1 - t0, start };
-  }
-  return best.start;
+    return { t0, t1, serverMs: res.json('uptimeSeconds') * 1000 };
+  }).offsetMs;
 }
 
 // Events that fit before the step ends (bounded by the server's limit).

@@ -1,23 +1,30 @@
 /*
  * Study 002: GraphQL serialization cost for large results.
  * allBooks(nrOfBooks: N) as typed GraphQL vs allBooksAsJSON(nrOfBooks: N), the
- * same books as one JSON string, for N = 100, 1000, 10000, 100000 (smoke stops
- * at 10000; full adds 500000; -e NS=100,1000 picks your own), plus gRPC
+ * same books as one JSON string, for N = 100, 1000, 10000, 100000 (smoke and ci
+ * stop at 10000; full adds 500000; -e NS=100,1000 picks your own), plus gRPC
  * ListBooks (one message) and StreamBooks (one message per book) for the same N.
+ * The typed list runs once per executor (-e EXECUTORS=plain,per-item or all;
+ * common/executors.js), each its own lane tagged executor:<name>: plain (books with
+ * their authors), per-item (each author through its own async call, as the
+ * study's Spring controller), dataloader, instrumented (Apollo's cache-control
+ * plugin, a hook per field) and jit (graphql-jit). ci runs plain and per-item.
  * Servers: the GraphQL server (HTTP/1.1 keep-alive) and the gRPC server.
  * Default profile: lan: this is a server-cost study.
- * Look at: op_duration{n:...} p50 per lane and the typed/JSON ratio printed
- * under the table (the study: 1.5x at 100 growing to ~15x at 10000+);
- * server_duration{part:exec|ser|total} (Server-Timing, gRPC trailer) splits the
- * server's time from the transfer, which dominates under a slow profile.
+ * Look at: the typed / JSON-string factor per executor printed under the table
+ * (the study: 1.5 at 100 growing to ~16 at 10000+), and which executor's curve
+ * comes within 30 % of the study's; server_duration{part:exec|ser|total}
+ * (Server-Timing, gRPC trailer) splits the server's execution from its
+ * serialization and from the transfer, which dominates under a slow profile.
  * gRPC ListBooks is timed without converting the reply to JavaScript (k6's
  * conversion is client cost the study does not measure); its count is checked
  * once per VU. k6 exposes no trailers on streams, so StreamBooks has no server time.
  *
  *   npx k6pack up && k6 run scenarios/serialization.js
+ *   k6 run -e EXECUTORS=all -e NS=100,1000,10000,100000 scenarios/serialization.js
  *   k6 run -e LOAD=full scenarios/serialization.js
  */
-import declare from './plans/serialization.js';
+import declare, { STUDY_FACTORS, typedLaneOf } from './plans/serialization.js';
 import { Channel, newClient, serverStream } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { recordOp } from './lib/metrics.js';
@@ -26,23 +33,30 @@ import { defineScenario } from './lib/scenario.js';
 import { p50Of } from './lib/summary.js';
 
 const plan = declare(__ENV);
-const { NS } = plan;
+const { NS, EXECUTORS } = plan;
+// Each iteration asks for the largest N first: the garbage a large answer leaves
+// is collected during the next request, and the next one is then the next largest,
+// where a collection weighs least (in ascending order the 500000 books' garbage
+// landed in the next iteration's N = 100 and 1000, doubling their time).
+const LARGEST_FIRST = [...NS].sort((a, b) => b - a);
 const s = defineScenario(plan, { notes: ratioNotes });
 export const { options, setup, teardown, handleSummary } = s;
 
-function typedOrJson(field, query) {
-  for (const n of NS) {
+function typedOrJson(field, query, executor) {
+  const extensions = { executor };
+  for (const n of LARGEST_FIRST) {
     // The body is checked as text (start and book count), not parsed: megabytes of JSON.
-    graphqlHttp({ transport: 'http-keepalive', query, variables: { n }, rawBody: true, validate: validateAllBooksBody(field, n), tags: { n: String(n) } });
+    graphqlHttp({ transport: 'http-keepalive', query, variables: { n }, extensions, rawBody: true, validate: validateAllBooksBody(field, n), tags: { n: String(n) } });
   }
 }
 
-export function typed() {
-  typedOrJson('allBooks', ALL_BOOKS);
-}
-export function json() {
-  typedOrJson('allBooksAsJSON', ALL_BOOKS_JSON);
-}
+// One lane per executor (the plan's typed lanes): typed, typedPerItem, ...
+export const typed = () => typedOrJson('allBooks', ALL_BOOKS, 'plain');
+export const typedPerItem = () => typedOrJson('allBooks', ALL_BOOKS, 'per-item');
+export const typedDataloader = () => typedOrJson('allBooks', ALL_BOOKS, 'dataloader');
+export const typedInstrumented = () => typedOrJson('allBooks', ALL_BOOKS, 'instrumented');
+export const typedJit = () => typedOrJson('allBooks', ALL_BOOKS, 'jit');
+export const json = () => typedOrJson('allBooksAsJSON', ALL_BOOKS_JSON, 'plain');
 
 const channel = new Channel(newClient());
 let listChecked = false;
@@ -54,11 +68,11 @@ export function grpcList() {
     const n = Math.min(...NS);
     channel.call('ListBooks', { n }, { validate: validateGrpcBooks(n), record: false });
   }
-  for (const n of NS) channel.call('ListBooks', { n }, { discard: true, tags: { n: String(n) } });
+  for (const n of LARGEST_FIRST) channel.call('ListBooks', { n }, { discard: true, tags: { n: String(n) } });
 }
 
 export async function grpcStream() {
-  for (const n of NS) {
+  for (const n of LARGEST_FIRST) {
     const t0 = Date.now();
     const r = await serverStream(channel, 'StreamBooks', { n });
     const tags = { n: String(n) };
@@ -73,21 +87,46 @@ export async function grpcStream() {
   }
 }
 
-// The study's comparison factor, typed / JSON string, per N and step.
+// The study's comparison factor, typed / JSON string, per executor, N and step,
+// with the server's own share (Server-Timing total) and what it spent executing
+// and serializing; then which executor comes within 30 % of the study for N >= 1000.
+const WITHIN = 0.3;
 function ratioNotes(data) {
   const p50 = (key) => p50Of(data, key);
-  const lines = ['', 'typed / JSON-string factor (study 002: 1.5 at N=100, 8.1 at 1000, 15.7 at 10000, 17.3 at 100000):'];
-  for (const name of Object.keys(s.plan.scenarios).filter((k) => k.startsWith('typed_'))) {
-    const step = name.slice('typed_'.length);
-    const parts = NS.map((n) => {
-      const t = p50(`op_duration{scenario:${name},n:${n}}`);
-      const j = p50(`op_duration{scenario:json_${step},n:${n}}`);
-      const ts = p50(`server_duration{scenario:${name},n:${n},part:total}`);
-      const js = p50(`server_duration{scenario:json_${step},n:${n},part:total}`);
-      const f = (a, b) => (a !== null && b ? (a / b).toFixed(1) : '-');
-      return `N=${n}: ${f(t, j)} (server ${f(ts, js)})`;
-    });
-    lines.push(`  ${step}: ${parts.join('   ')}`);
+  const f = (a, b) => (a !== null && b ? a / b : null);
+  const fmt = (x) => (x === null ? '-' : x.toFixed(1));
+  const studyText = Object.entries(STUDY_FACTORS).map(([n, x]) => `${x} at ${n}`).join(', ');
+  const lines = ['', `typed / JSON-string factor, p50 (study 002, graphql-java: ${studyText}); server: the same over Server-Timing total; exec / ser: the typed list's server execution and serialization, ms:`];
+  const verdicts = [];
+  for (const step of [...new Set(Object.keys(s.plan.scenarios).filter((k) => k.startsWith('json_')).map((k) => k.slice('json_'.length)))]) {
+    const best = [];
+    for (const executor of EXECUTORS) {
+      const lane = `${typedLaneOf(executor)}_${step}`;
+      const ratios = [];
+      const parts = NS.map((n) => {
+        const t = p50(`op_duration{scenario:${lane},n:${n}}`);
+        const j = p50(`op_duration{scenario:json_${step},n:${n}}`);
+        const server = f(p50(`server_duration{scenario:${lane},n:${n},part:total}`), p50(`server_duration{scenario:json_${step},n:${n},part:total}`));
+        const exec = p50(`server_duration{scenario:${lane},n:${n},part:exec}`);
+        const ser = p50(`server_duration{scenario:${lane},n:${n},part:ser}`);
+        const factor = f(t, j);
+        if (factor !== null && n >= 1000 && STUDY_FACTORS[n]) ratios.push({ n, factor, study: STUDY_FACTORS[n] });
+        return `N=${n}: ${fmt(factor)} (server ${fmt(server)}; exec ${fmt(exec)}, ser ${fmt(ser)})`;
+      });
+      lines.push(`  ${step} ${executor}: ${parts.join('   ')}`);
+      if (ratios.length) {
+        const worst = ratios.reduce((w, r) => (Math.abs(r.factor / r.study - 1) > Math.abs(w.factor / w.study - 1) ? r : w));
+        best.push({ executor, within: ratios.every((r) => Math.abs(r.factor / r.study - 1) <= WITHIN), worst });
+      }
+    }
+    if (!best.length) continue;
+    const matching = best.filter((b) => b.within).map((b) => b.executor);
+    const closest = best.reduce((c, b) => (Math.abs(b.worst.factor / b.worst.study - 1) < Math.abs(c.worst.factor / c.worst.study - 1) ? b : c));
+    verdicts.push(
+      matching.length
+        ? `  ${step}: within ${WITHIN * 100} % of the study for every N >= 1000 measured: ${matching.join(', ')}`
+        : `  ${step}: no executor within ${WITHIN * 100} % of the study for every N >= 1000 measured; closest: ${closest.executor} (furthest at N=${closest.worst.n}: ${closest.worst.factor.toFixed(1)} vs ${closest.worst.study})`,
+    );
   }
-  return lines;
+  return [...lines, ...verdicts];
 }

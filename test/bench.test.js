@@ -46,6 +46,15 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 2000
       // Within 10 % (the round-trip test's own margin), not the bench's 5 % target: a short run on a busy machine.
       for (const row of entry.rows) assert.ok(row.ratio > 0.97 && row.ratio < 1.1, `${row.row}: x${row.ratio}\n${output}`);
     }),
+    t.test('tcp: the emulator\'s cost per round trip, slow start against the model', async () => {
+      const { entry, output } = await bench('tcp');
+      assert.deepEqual(entry.overhead.map((r) => r.profile), ['none (proxy, no toxics)', 'fios'], output);
+      // A round trip through the shaped proxy is never shorter than the configured one (4 ms + 20 B each way).
+      assert.ok(entry.overhead[1].p50 >= entry.overhead[1].model && entry.overhead[1].excess < 5, `${JSON.stringify(entry.overhead[1])}\n${output}`);
+      assert.equal(entry.slowstart.length, 5, output); // 10 and 100 KB new and kept, and after idle
+      // 0.95-1.15 rather than the bench's 0.9-1.1 target: two samples each, on a machine running all the benches at once.
+      for (const row of entry.slowstart) assert.ok(row.ratio > 0.95 && row.ratio < 1.15, `${row.case}: x${row.ratio}\n${output}`);
+    }),
     t.test('overhead (b): scenarios/lib clients vs bare k6', async () => {
       const { entry, output } = await bench('overhead', ['--parts', 'b']);
       assert.deepEqual(entry.b.map((r) => r.transport), ['http', 'ws', 'grpc']);
@@ -115,6 +124,18 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 2000
       assert.deepEqual(entry.rows.map((r) => r.run), ['one process', 'segment 0:1/4', 'segment 1/4:1/2', 'segment 1/2:3/4', 'segment 3/4:1', 'merged (exact)'], output);
       assert.equal(entry.iterationsAdd, true, output);
       assert.ok(entry.ratio > 0 && entry.thresholds > 0, output);
+    }),
+    t.test('fanout: delivery per transport and subscriber count, the largest held, memory per subscriber', async () => {
+      const { entry, output } = await bench('fanout');
+      assert.deepEqual(entry.rows.map((r) => `${r.transport} ${r.subscribers}`), ['ws 10', 'ws 100', 'grpc_stream 10', 'grpc_stream 100'], output);
+      for (const row of entry.rows) {
+        // Every subscriber got every event: at least the 10 asked for, the same number each.
+        assert.ok(row.deliveries >= 10 * row.subscribers && row.deliveries % row.subscribers === 0, `${JSON.stringify(row)}\n${output}`);
+        assert.equal(row.missed, 0, `${JSON.stringify(row)}\n${output}`);
+        assert.ok(row['p50 ms'] > 0 && row['p95 ms'] >= row['p50 ms'], `${JSON.stringify(row)}\n${output}`);
+      }
+      assert.deepEqual(Object.keys(entry.held.lan), ['ws', 'grpc_stream'], output);
+      for (const lane of ['ws', 'grpc_stream']) assert.ok(entry.memory[lane]['k6 KB/subscriber'] !== undefined && entry.memory[lane].subscribers === 100, output);
     }),
     t.test('soak: RSS and heap-after-GC slopes, p50 drift', async () => {
       const { entry, output } = await bench('soak', ['--duration', '30s']);

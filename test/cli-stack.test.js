@@ -51,15 +51,16 @@ test('up -> status -> profile 3g -> profile lan -> down', { timeout: 120000 }, a
   const toxics = await toxicsByProxy(toxiproxy);
   assert.deepEqual(Object.keys(toxics).sort(), ['graphql_http', 'graphql_tls', 'grpc', 'grpc_tls']);
   for (const [proxy, list] of Object.entries(toxics)) {
-    assert.equal(attrsOf(list, 'latency', 'upstream')?.latency, 150, `${proxy}: 150 ms up`);
-    assert.equal(attrsOf(list, 'latency', 'downstream')?.latency, 150, `${proxy}: 150 ms down`);
-    assert.ok(attrsOf(list, 'bandwidth', 'upstream')?.rate > 0, `${proxy}: upstream bandwidth`);
-    assert.ok(attrsOf(list, 'bandwidth', 'downstream')?.rate > 0, `${proxy}: downstream bandwidth`);
-    assert.equal(attrsOf(list, 'handshake', 'upstream')?.delay, 300, `${proxy}: handshake one 300 ms RTT`);
+    assert.equal(attrsOf(list, 'link', 'upstream')?.latency, 150, `${proxy}: 150 ms up`);
+    assert.equal(attrsOf(list, 'link', 'downstream')?.latency, 150, `${proxy}: 150 ms down`);
+    assert.equal(attrsOf(list, 'link', 'upstream')?.bitrate, 768000, `${proxy}: upstream bandwidth`);
+    assert.equal(attrsOf(list, 'link', 'downstream')?.bitrate, 1600000, `${proxy}: downstream bandwidth`);
+    assert.equal(attrsOf(list, 'link', 'upstream')?.handshake, 300, `${proxy}: handshake one 300 ms RTT`);
+    assert.equal(attrsOf(list, 'link', 'downstream')?.iw, 14600, `${proxy}: slow start from 10 segments`);
   }
   const status3g = await runCli(['status'], { env });
   assert.match(status3g.stdout, /profile 3g/);
-  assert.match(status3g.stdout, /latency_upstream: latency upstream latency=150/);
+  assert.match(status3g.stdout, /link_upstream: link upstream handshake=300 latency=150 /);
 
   // Already running: says so, applies the profile it is given, exit 0.
   const again = await runCli(['up', '--profile', 'lan'], { env });

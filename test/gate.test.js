@@ -28,9 +28,9 @@ describe('gate: two scenarios, one with a threshold that cannot hold', () => {
   let record;
   before(async () => {
     cli = await cliEnv();
-    // The repo's thresholds, with push under lan also asking for checks above 100 %.
+    // The repo's thresholds, with push under lan also asking for events delivered in less than no time.
     const thresholds = repoThresholds();
-    thresholds.scenarios.push = { profiles: { lan: { gates: { checks: ['rate>1'] } } } };
+    thresholds.scenarios.push = { profiles: { lan: { gates: { push_latency: ['max<0'] } } } };
     const file = join(cli.runDir, 'forced-thresholds.json');
     writeFileSync(file, JSON.stringify(thresholds));
     gateDir = join(cli.runDir, 'gate');
@@ -75,7 +75,7 @@ describe('gate: two scenarios, one with a threshold that cannot hold', () => {
     assert.ok(push, junit);
     assert.equal(Number(push[1]), summaryOf(dirs[1]).thresholds.length);
     assert.ok(Number(push[2]) >= 1);
-    assert.match(push[0], /<testcase name="checks rate&gt;1" classname="k6pack\.push\.lan"><failure message="checks: rate=[\d.]+, threshold rate&gt;1"/);
+    assert.match(push[0], /<testcase name="push_latency max&lt;0" classname="k6pack\.push\.lan"><failure message="push_latency: max=[\d.]+, threshold max&lt;0"/);
   });
 
   test('gate.md: the gate table, then both runs\' Markdown tables', () => {
@@ -85,7 +85,7 @@ describe('gate: two scenarios, one with a threshold that cannot hold', () => {
     assert.match(md, /^\| push \| lan \| 99 \| 0m\d\ds \| ❌ \d+ of \d+ failed \|$/m);
     assert.match(md, /^### k6pack grpc-vs-graphql: profile lan, load smoke/m);
     assert.match(md, /^### k6pack push: profile lan, load smoke — ❌/m);
-    assert.match(md, /\| ❌ \| `checks` \| `rate>1` \|/);
+    assert.match(md, /\| ❌ \| `push_latency` \| `max<0` \|/);
   });
 
   test('report.html: the HTML report of both runs', () => {

@@ -5,14 +5,15 @@
 // hostile-grpc.test.js (against the server as a process).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import http2 from 'node:http2';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import grpc from '@grpc/grpc-js';
 import { LIMITS } from '../common/defaults.js';
 import { filler, fullBookAt } from '../servers/shared/data.js';
-import { booksClient, collectStream, healthClient, rawCall, unaryCall } from '../servers/grpc/client.js';
+import { booksClient, clientStreamCall, collectStream, healthClient, rawCall, unaryCall } from '../servers/grpc/client.js';
 import { createServer, DRAIN_MS } from '../servers/grpc/server.js';
-import { expectGrpcError, waitFor } from './helpers/hostile.js';
+import { expectGrpcError, grpcMessage, waitFor } from './helpers/hostile.js';
 
 const { status } = grpc;
 // As the GraphQL server's Server-Timing header: milliseconds, at most 3 decimals.
@@ -308,6 +309,192 @@ describe('gRPC server', { timeout: 180_000 }, () => {
         }
       }
     });
+  });
+});
+
+describe('gRPC server: the fan-out hub, client and bidirectional streams', { timeout: 120_000 }, () => {
+  const IDLE_MS = 400;
+  let server;
+  let plain;
+  before(async () => {
+    server = await createServer({ port: 0, tlsPort: 0, streamIdleMs: IDLE_MS });
+    plain = booksClient(`127.0.0.1:${server.port}`, { options: { 'grpc.max_receive_message_length': -1 } });
+  });
+  after(async () => {
+    plain?.close();
+    await server?.close();
+  });
+  // waitFor for an async check.
+  async function waitUntil(check, what, ms = 5000) {
+    const deadline = Date.now() + ms;
+    while (!(await check())) {
+      if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+  const subscribersOf = async (topic) => (await unaryCall(plain, 'TopicInfo', { topic })).message.subscribers;
+  async function stillServes() {
+    assert.equal((await unaryCall(plain, 'GetBook', { id: 'book-7' })).message.id, 'book-7');
+    await waitFor(() => server.openStreams() === 0, 'no stream left open');
+    assert.equal(server.hub.stats().subscribers, 0, 'no subscriber left');
+  }
+  // A Subscribe stream and what it received; cancel() ends it.
+  function subscriber(topic, afterSeq = 0) {
+    const call = plain.Subscribe({ topic, after_seq: afterSeq });
+    const s = collectStream(call);
+    return { call, messages: [], done: s, cancel: () => call.cancel() };
+  }
+  const received = (sub) => sub.done.then((r) => r.messages);
+
+  it('Publish stamps and numbers each event; every subscriber gets every event in order; TopicInfo counts them', async () => {
+    const subs = [subscriber('t.order'), subscriber('t.order'), subscriber('t.order')];
+    await waitUntil(async () => (await subscribersOf('t.order')) === 3, 'three subscribers');
+    const before = Date.now();
+    const answers = [];
+    for (let i = 1; i <= 20; i++) answers.push((await unaryCall(plain, 'Publish', { topic: 't.order', payload: `p${i}` })).message);
+    assert.deepEqual(answers.map((a) => a.seq), Array.from({ length: 20 }, (_, i) => i + 1));
+    assert.ok(answers.every((a) => a.subscribers === 3 && /^grpc-\d+$/.test(a.id) && a.published_at >= before - 50 && a.published_at <= Date.now() + 50));
+    assert.equal((await unaryCall(plain, 'TopicInfo', { topic: 't.order' })).message.last_seq, 20);
+    await new Promise((r) => setTimeout(r, 100));
+    for (const s of subs) s.cancel();
+    for (const s of subs) {
+      const got = await received(s);
+      assert.deepEqual(got.map((m) => [m.seq, m.payload, m.origin]), answers.map((a, i) => [a.seq, `p${i + 1}`, 'grpc']));
+    }
+    await stillServes();
+  });
+
+  it('Subscribe with after_seq resumes: first the kept events after it, then new ones', async () => {
+    for (let i = 1; i <= 5; i++) await unaryCall(plain, 'Publish', { topic: 't.resume', payload: `p${i}` });
+    const s = subscriber('t.resume', 3);
+    await waitUntil(async () => (await subscribersOf('t.resume')) === 1, 'the subscriber');
+    await unaryCall(plain, 'Publish', { topic: 't.resume', payload: 'p6' });
+    await new Promise((r) => setTimeout(r, 100));
+    s.cancel();
+    assert.deepEqual((await received(s)).map((m) => m.seq), [4, 5, 6]);
+    await stillServes();
+  });
+
+  it('hub bounds: INVALID_ARGUMENT with the hub\'s sentence', async () => {
+    await expectGrpcError(unaryCall(plain, 'Publish', { topic: 'has space', payload: '' }), status.INVALID_ARGUMENT, /topic must be 1 to 128 characters of letters, digits/);
+    await expectGrpcError(unaryCall(plain, 'Publish', { topic: 'x'.repeat(129), payload: '' }), status.INVALID_ARGUMENT, /topic must be 1 to 128 characters/);
+    await expectGrpcError(unaryCall(plain, 'Publish', { topic: 't', payload: 'x'.repeat(LIMITS.MAX_EVENT_PAYLOAD_BYTES + 1) }), status.INVALID_ARGUMENT, new RegExp(`payload is ${LIMITS.MAX_EVENT_PAYLOAD_BYTES + 1} bytes; the limit is ${LIMITS.MAX_EVENT_PAYLOAD_BYTES} per event`));
+    await expectGrpcError(unaryCall(plain, 'TopicInfo', { topic: '' }), status.INVALID_ARGUMENT, /topic must be/);
+    const bad = await collectStream(plain.Subscribe({ topic: 'ok', after_seq: -1 }));
+    assert.equal(bad.status.code, status.INVALID_ARGUMENT);
+    assert.match(bad.status.details, /afterSeq must be a whole number >= 0 \(got -1\)/);
+    await stillServes();
+  });
+
+  it('a subscriber that does not read is dropped once it falls SUBSCRIBER_QUEUE_EVENTS behind, and the hub lets go of it', async () => {
+    // A raw HTTP/2 stream that is never read: HTTP/2 flow control stops the server's writes.
+    const session = http2.connect(`http://127.0.0.1:${server.port}`);
+    session.on('error', () => {});
+    try {
+      const stream = session.request({ ':method': 'POST', ':path': '/books.v1.Books/Subscribe', 'content-type': 'application/grpc', te: 'trailers' });
+      stream.on('error', () => {});
+      const trailers = new Promise((resolve) => stream.on('trailers', resolve));
+      stream.end(grpcMessage(Buffer.concat([Buffer.from([0x0a, 6]), Buffer.from('t.slow')])));
+      stream.pause();
+      await waitUntil(async () => (await subscribersOf('t.slow')) === 1, 'the subscriber');
+      const payload = 'x'.repeat(4096);
+      const until = Date.now() + 20_000;
+      for (let i = 0; i < 2 * LIMITS.SUBSCRIBER_QUEUE_EVENTS && server.hub.stats().subscribers > 0 && Date.now() < until; i++) await unaryCall(plain, 'Publish', { topic: 't.slow', payload });
+      assert.equal(server.hub.stats().subscribers, 0, 'the slow subscriber was dropped');
+      stream.resume();
+      const t = await Promise.race([trailers, new Promise((_, reject) => setTimeout(() => reject(new Error('no trailers within 10 s')), 10_000))]);
+      assert.equal(Number(t['grpc-status']), status.RESOURCE_EXHAUSTED);
+      assert.match(decodeURIComponent(t['grpc-message']), /this subscriber fell \d+ events behind; the limit is 1000: read faster, or subscribe again with after_seq/);
+    } finally {
+      session.destroy();
+    }
+    await stillServes();
+  });
+
+  it('PayloadStream answers each request in order on one stream, and ends at the half-close', async () => {
+    const call = plain.PayloadStream();
+    const done = collectStream(call);
+    const sizes = [10, 100000, 0, 5000, 1];
+    for (const size of sizes) call.write({ size });
+    call.end();
+    const { messages, status: st } = await done;
+    assert.equal(st.code, status.OK, st.details);
+    assert.deepEqual(messages.map((m) => [m.size, m.data.length]), sizes.map((n) => [n, n]));
+    await stillServes();
+  });
+
+  it('PayloadStream: a bad size ends the stream with INVALID_ARGUMENT; a message over the size limit with RESOURCE_EXHAUSTED', async () => {
+    const call = plain.PayloadStream();
+    const done = collectStream(call);
+    call.write({ size: 3 });
+    call.write({ size: LIMITS.MAX_PAYLOAD_BYTES + 1 });
+    const { messages, status: st } = await done;
+    assert.deepEqual([messages.length, st.code], [1, status.INVALID_ARGUMENT]);
+    assert.match(st.details, /size must be an integer from 0 to 16777216/);
+    const big = plain.UploadBooks(() => {});
+    const bigDone = new Promise((resolve) => big.on('status', resolve));
+    big.on('error', () => {});
+    big.write({ id: 'book-1', name: 'x'.repeat(LIMITS.MAX_BODY_BYTES + 10) });
+    big.end();
+    const bigStatus = await bigDone;
+    assert.equal(bigStatus.code, status.RESOURCE_EXHAUSTED, bigStatus.details);
+    await stillServes();
+  });
+
+  it('UploadBooks counts the books of a client stream and answers once it ends, with server-timing', async () => {
+    const books = Array.from({ length: 1000 }, (_, i) => expectedBook(i + 1));
+    const { message, status: st } = await clientStreamCall(plain, 'UploadBooks', books);
+    assert.equal(st.code, status.OK, st.details);
+    assert.deepEqual(message, { count: 1000, page_count: books.reduce((n, b) => n + b.page_count, 0), first_id: 'book-1', last_id: 'book-1000' });
+    serverTiming(st.metadata);
+    const empty = await clientStreamCall(plain, 'UploadBooks', []);
+    assert.deepEqual(empty.message, { count: 0, page_count: 0, first_id: '', last_id: '' });
+    await stillServes();
+  });
+
+  it('streams that never end: UploadBooks and PayloadStream are ended after STREAM_IDLE_MS of silence', async () => {
+    const started = Date.now();
+    const upload = await clientStreamCall(plain, 'UploadBooks', [expectedBook(1)], { end: false });
+    assert.equal(upload.status.code, status.DEADLINE_EXCEEDED);
+    assert.match(upload.status.details, /no message for 0.4 s: the stream was idle and is ended; open a new one/);
+    const call = plain.PayloadStream();
+    const done = collectStream(call);
+    call.write({ size: 1 });
+    const bidi = await done;
+    assert.deepEqual([bidi.messages.length, bidi.status.code], [1, status.DEADLINE_EXCEEDED]);
+    assert.ok(Date.now() - started < 5 * IDLE_MS + 2000, 'both ended within their idle time');
+    await stillServes();
+  });
+
+  it('cancelled streams: Subscribe, PayloadStream and UploadBooks are dropped at once and the next call is served', async () => {
+    const sub = subscriber('t.cancel');
+    const call = plain.PayloadStream();
+    const bidi = collectStream(call);
+    call.write({ size: 10 });
+    const upload = clientStreamCall(plain, 'UploadBooks', [expectedBook(1), expectedBook(2)], { end: false, onCall: (c) => setTimeout(() => c.cancel(), 100) });
+    await waitFor(() => server.openStreams() === 3, 'three streams open');
+    sub.cancel();
+    call.cancel();
+    assert.equal((await sub.done).status.code, status.CANCELLED);
+    assert.equal((await bidi).status.code, status.CANCELLED);
+    assert.equal((await upload).status.code, status.CANCELLED);
+    await stillServes();
+  });
+
+  it('close(): open hub and client streams end UNAVAILABLE', async () => {
+    const own = await createServer({ port: 0, tlsPort: 0 });
+    const client = booksClient(`127.0.0.1:${own.port}`);
+    try {
+      const sub = collectStream(client.Subscribe({ topic: 't' }));
+      const upload = clientStreamCall(client, 'UploadBooks', [expectedBook(1)], { end: false });
+      await waitFor(() => own.openStreams() === 2, 'both streams open');
+      await own.close();
+      assert.equal((await sub).status.code, status.UNAVAILABLE);
+      assert.equal((await upload).status.code, status.UNAVAILABLE);
+    } finally {
+      client.close();
+      await own.close();
+    }
   });
 });
 

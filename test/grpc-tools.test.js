@@ -51,7 +51,7 @@ for (const secure of [false, true]) {
     test('list <service>: each service\'s methods', async () => {
       assert.deepEqual((await ok(['list', HEALTH_SERVICE])).trim().split('\n').sort(), ['Check', 'List', 'Watch'].map((m) => `${HEALTH_SERVICE}.${m}`));
       const books = (await ok(['list', SERVICE_NAME])).trim().split('\n');
-      for (const m of ['GetBook', 'ListBooks', 'Payload', 'Stats', 'StreamBooks', 'StreamEvents']) assert.ok(books.includes(`${SERVICE_NAME}.${m}`), `${m} in ${books}`);
+      for (const m of ['GetBook', 'ListBooks', 'Payload', 'Stats', 'StreamBooks', 'StreamEvents', 'Publish', 'Subscribe', 'TopicInfo', 'Relay', 'PayloadStream', 'UploadBooks']) assert.ok(books.includes(`${SERVICE_NAME}.${m}`), `${m} in ${books}`);
     });
 
     test('describe: every service and the messages they use', async () => {
@@ -59,6 +59,12 @@ for (const secure of [false, true]) {
       assert.match(books, /^books\.v1\.Books is a service:/);
       assert.match(books, /rpc GetBook \( \.books\.v1\.GetBookRequest \) returns \( \.books\.v1\.Book \);/);
       assert.match(books, /rpc StreamBooks \( \.books\.v1\.ListBooksRequest \) returns \( stream \.books\.v1\.Book \);/);
+      // The client and bidirectional streams, and the fan-out hub's methods.
+      assert.match(books, /rpc PayloadStream \( stream \.books\.v1\.PayloadRequest \) returns \( stream \.books\.v1\.PayloadResponse \);/);
+      assert.match(books, /rpc UploadBooks \( stream \.books\.v1\.Book \) returns \( \.books\.v1\.UploadSummary \);/);
+      assert.match(books, /rpc Subscribe \( \.books\.v1\.SubscribeRequest \) returns \( stream \.books\.v1\.TopicEvent \);/);
+      assert.match(books, /rpc Relay \( stream \.books\.v1\.TopicEvent \) returns \( stream \.books\.v1\.TopicEvent \);/);
+      assert.match(await ok(['describe', 'books.v1.UploadSummary']), /int32 count = 1;/);
       const health = await ok(['describe', HEALTH_SERVICE]);
       assert.match(health, /rpc Check \( \.grpc\.health\.v1\.HealthCheckRequest \) returns \( \.grpc\.health\.v1\.HealthCheckResponse \);/);
       assert.match(health, /rpc Watch \( \.grpc\.health\.v1\.HealthCheckRequest \) returns \( stream \.grpc\.health\.v1\.HealthCheckResponse \);/);
@@ -81,6 +87,15 @@ for (const secure of [false, true]) {
       const book = JSON.parse(await ok([`${SERVICE_NAME}/GetBook`], ['-d', JSON.stringify({ id: 'book-7' })]));
       assert.equal(book.id, 'book-7');
       assert.equal(typeof book.author.first_name, 'string');
+      server.assertHealthy();
+    });
+
+    test('a client stream and a bidirectional stream through reflection alone (grpcurl sends each JSON object as a message)', async () => {
+      const books = [{ id: 'book-1', page_count: 10 }, { id: 'book-2', page_count: 20 }, { id: 'book-3', page_count: 30 }];
+      const summary = JSON.parse(await ok([`${SERVICE_NAME}/UploadBooks`], ['-d', books.map((b) => JSON.stringify(b)).join('\n')]));
+      assert.deepEqual(summary, { count: 3, page_count: 60, first_id: 'book-1', last_id: 'book-3' });
+      const answers = (await ok([`${SERVICE_NAME}/PayloadStream`], ['-d', '{"size":3}\n{"size":5}'])).trim().split(/\n(?=\{)/).map((t) => JSON.parse(t));
+      assert.deepEqual(answers.map((a) => a.size), [3, 5]);
       server.assertHealthy();
     });
   });

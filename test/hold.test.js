@@ -191,8 +191,8 @@ describe('one run at a time on a stack', () => {
       assert.equal(a.exitCode, 0, a.stderr);
       assert.equal(b.exitCode, 0, b.stderr);
       const second3g = new Toxiproxy(targetsFor(second.ports).TOXIPROXY_URL);
-      assert.equal((await second3g.proxies()).grpc.toxics.find((x) => x.name === 'latency_upstream').attributes.latency, 150);
-      assert.equal((await tp.proxies()).grpc.toxics.find((x) => x.name === 'latency_upstream').attributes.latency, 35);
+      assert.equal((await second3g.proxies()).grpc.toxics.find((x) => x.name === 'link_upstream').attributes.latency, 150);
+      assert.equal((await tp.proxies()).grpc.toxics.find((x) => x.name === 'link_upstream').attributes.latency, 35);
     } finally {
       await second.cleanup();
     }

@@ -163,7 +163,32 @@ const CASES = [
   ['a variable of 1e300 for an Int: 400', () => postQuery('query($n: Int!) { allBooks(nrOfBooks: $n) { id } }', { n: 1e300 }), userInput(400, /non 32-bit signed integer value: 1e\+300/)],
   ['nrOfBooks 2^31-1: BAD_USER_INPUT naming the bound', () => postQuery('query($n: Int!) { allBooks(nrOfBooks: $n) { id } }', { n: 2 ** 31 - 1 }), userInput(200, /nrOfBooks must be an integer from 0 to 500000 \(got 2147483647\)/)],
   ['page offset 2^31-1 and size -1: BAD_USER_INPUT', () => postQuery('{ page(offset: 2147483647, size: -1) { size } }'), userInput(200, /offset must be an integer from 0 to 500000/)],
+  // the fan-out hub (hub.graphql)
+  ['publish to a topic with a newline: BAD_USER_INPUT naming the rule', () => postQuery('mutation($t: String!) { publish(topic: $t) { seq } }', { t: 'a\nb' }), userInput(200, /topic must be 1 to 128 characters of letters, digits/)],
+  [`publish a payload of ${LIMITS.MAX_EVENT_PAYLOAD_BYTES + 1} bytes: BAD_USER_INPUT naming the limit`, () => postQuery('mutation($p: String) { publish(topic: "t", payload: $p) { seq } }', { p: 'x'.repeat(LIMITS.MAX_EVENT_PAYLOAD_BYTES + 1) }), userInput(200, /payload is 65537 bytes; the limit is 65536 per event/)],
+  ['topic events limit 2^31-1: BAD_USER_INPUT', () => postQuery('{ topic(name: "t") { events(limit: 2147483647) { seq } } }'), userInput(200, /limit must be an integer from 1 to 100 \(got 2147483647\)/)],
+  ['topic events through 6 aliases of 100 events of 64 KiB: 400', () => postQuery(`{ topic(name: "t") { ${aliases(6, 'events(limit: 100) { payload }')} } }`), tooCostly(/asks for up to 39321600 bytes of payload, blurb and event data/)],
   ['payload size 2^31-1 over GET: BAD_USER_INPUT', () => httpRequest(graphqlGetUrl(graphqlUrl(server), { query: '{ payload(size: 2147483647) { size } }' })), userInput(200, /size must be an integer from 0 to 16777216/)],
+  // per-request switches: the executor (study 002), generation time and Preload (study 001)
+  ['extensions.executor unknown: 400 naming the executors', () => postQuery('{ book(id: "book-1") { id } }', undefined, { extensions: { executor: 'turbo' } }), error(400, 'BAD_REQUEST', /extensions\.executor must be one of plain, per-item, dataloader, instrumented, jit \(got "turbo"\)/)],
+  ['extensions.executor not a string: 400', () => postQuery('{ book(id: "book-1") { id } }', undefined, { extensions: { executor: { a: 1 } } }), error(400, 'BAD_REQUEST', /extensions\.executor must be one of/)],
+  ['x-generate with a delay over the bound: 400', () => post(JSON.stringify({ query: '{ book(id: "book-1") { id } }' }), { ...JSON_TYPE, 'x-generate': `delay=${LIMITS.MAX_GENERATE_DELAY_MS + 1}` }), error(400, 'BAD_REQUEST', new RegExp(`x-generate: delay must be an integer from 0 to ${LIMITS.MAX_GENERATE_DELAY_MS}`))],
+  ['x-generate with a negative delay: 400', () => post(JSON.stringify({ query: '{ book(id: "book-1") { id } }' }), { ...JSON_TYPE, 'x-generate': 'delay=-5' }), error(400, 'BAD_REQUEST', /x-generate: delay must be an integer from 0/)],
+  ['x-generate that is not key=value pairs: 400', () => post(JSON.stringify({ query: '{ book(id: "book-1") { id } }' }), { ...JSON_TYPE, 'x-generate': 'sleep forever' }), error(400, 'BAD_REQUEST', /x-generate must be key=value pairs/)],
+  ['x-generate with an unknown strategy: 400', () => post(JSON.stringify({ query: '{ book(id: "book-1") { id } }' }), { ...JSON_TYPE, 'x-generate': 'delay=1, resolve=random' }), error(400, 'BAD_REQUEST', /resolve must be one of serial, parallel, dataloader/)],
+  [
+    'a serial generation over its total bound: BAD_USER_INPUT before sleeping',
+    async () => {
+      const t0 = Date.now();
+      const res = await post(JSON.stringify({ query: '{ page(size: 500) { size books { id } } }' }), { ...JSON_TYPE, 'x-generate': `delay=${LIMITS.MAX_GENERATE_DELAY_MS}, resolve=serial` });
+      assert.ok(Date.now() - t0 < 2000, 'the server slept before refusing');
+      return res;
+    },
+    userInput(200, new RegExp(`generating 500 resources of ${LIMITS.MAX_GENERATE_DELAY_MS} ms one after another .* the limit is ${LIMITS.MAX_GENERATE_MS} ms`)),
+  ],
+  ['a Preload header that is not a list of quoted selectors: 400', () => post(JSON.stringify({ query: '{ book(id: "book-1") { id } }' }), { ...JSON_TYPE, preload: '/data/*' }), error(400, 'BAD_REQUEST', /Preload must be a list of quoted selectors/)],
+  ['a Preload selector 40 segments deep: 400', () => post(JSON.stringify({ query: '{ book(id: "book-1") { id } }' }), { ...JSON_TYPE, preload: `"${'/*'.repeat(40)}"` }), error(400, 'BAD_REQUEST', /has 40 segments; the limit is 16/)],
+  ['href with a blurb over the bound: BAD_USER_INPUT', () => postQuery(`{ book(id: "book-1") { href(blurb: ${LIMITS.MAX_BLURB_BYTES + 1}) } }`), userInput(200, new RegExp(`blurb must be an integer from 0 to ${LIMITS.MAX_BLURB_BYTES}`))],
   // HTTP/2
   ['h2: truncated JSON: 400', () => h2Post('{"query": "{ bo'), badJson],
   ['h2: a body over 1 MiB: 413', () => h2Post(JSON.stringify({ query: '{ __typename }', variables: { pad: BIG } })), bodyTooLarge],
@@ -242,7 +267,11 @@ describe('cost limit: the largest legitimate operations still pass', () => {
   const legit = [
     [`allBooks(${LIMITS.MAX_BOOKS}) with every field, blurb and __typename`, `query($n: Int!) { allBooks(nrOfBooks: $n) { __typename ${BOOK} blurb author { __typename } } }`, { n: LIMITS.MAX_BOOKS }],
     [`allBooksAsJSON(${LIMITS.MAX_BOOKS})`, `{ allBooksAsJSON(nrOfBooks: ${LIMITS.MAX_BOOKS}) }`],
-    [`page(${LIMITS.MAX_PAGE_SIZE}) with blurbs of ${LIMITS.MAX_BLURB_BYTES} bytes`, `{ page(size: ${LIMITS.MAX_PAGE_SIZE}) { offset size books { ${BOOK} blurb(size: ${LIMITS.MAX_BLURB_BYTES}) } } }`],
+    // MAX_BLURB_BYTES rose from 64 KiB to 100 KiB (study 001's resources) while the
+    // filler total per operation stayed: the largest page keeps 64 KiB blurbs, and
+    // study 001's page of 50 books carries the largest blurbs.
+    [`page(${LIMITS.MAX_PAGE_SIZE}) with blurbs of 65536 bytes`, `{ page(size: ${LIMITS.MAX_PAGE_SIZE}) { offset size books { ${BOOK} blurb(size: 65536) } } }`],
+    [`page(50) with blurbs of ${LIMITS.MAX_BLURB_BYTES} bytes (study 001)`, `{ page(size: 50) { offset size books { ${BOOK} blurb(size: ${LIMITS.MAX_BLURB_BYTES}) href(blurb: ${LIMITS.MAX_BLURB_BYTES}) } } }`],
     [`payload(${LIMITS.MAX_PAYLOAD_BYTES})`, `{ payload(size: ${LIMITS.MAX_PAYLOAD_BYTES}) { size data } }`],
     [`events(${LIMITS.MAX_EVENTS}) of ${LIMITS.MAX_PAYLOAD_BYTES} bytes each`, `subscription { events(count: ${LIMITS.MAX_EVENTS}, intervalMs: 1, size: ${LIMITS.MAX_PAYLOAD_BYTES}) { id seq sentAt data } }`],
     ['typed and JSON books side by side (1000 each)', `{ typed: allBooks(nrOfBooks: 1000) { ${BOOK} } json: allBooksAsJSON(nrOfBooks: 1000) }`],

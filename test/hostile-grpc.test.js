@@ -11,7 +11,8 @@ import { after, before, describe, test } from 'node:test';
 import grpc from '@grpc/grpc-js';
 import { LIMITS } from '../common/defaults.js';
 import { MAX_METADATA_BYTES } from '../servers/grpc/books-service.js';
-import { booksClient, collectStream, genericClient, rawCall, toMetadata, unaryCall } from '../servers/grpc/client.js';
+import { booksClient, clientStreamCall, collectStream, genericClient, rawCall, toMetadata, unaryCall } from '../servers/grpc/client.js';
+import { MAX_RELAY_PEERS } from '../servers/grpc/hub-service.js';
 import { assertMemoryBounded, goawayOf, grpcMessage, h2Exchange, rawExchange, spawnServer, H2_PREFACE } from './helpers/hostile.js';
 import { serverMemory } from '../dev/server-memory.js';
 
@@ -41,13 +42,18 @@ const streamFails = (code, pattern) => ({ value }) => {
   assert.equal(value.messages.length, 0);
 };
 
+// The stream idle bound the suite's server runs with (STREAM_IDLE_MS): streams that never end.
+const IDLE_MS = 1000;
+const UPLOAD_BOOKS = '/books.v1.Books/UploadBooks';
+const PAYLOAD_STREAM = '/books.v1.Books/PayloadStream';
+
 // One gRPC call on a raw HTTP/2 stream (framing a client library would not send)
 // -> { httpStatus, code, message } from the headers or trailers.
-async function rawGrpc(headers, body) {
+async function rawGrpc(headers, body, path = GET_BOOK) {
   const session = http2.connect(`http://127.0.0.1:${server.port}`);
   session.on('error', () => {});
   try {
-    const r = await h2Exchange(session, { ':method': 'POST', ':path': GET_BOOK, 'content-type': 'application/grpc', te: 'trailers', ...headers }, body);
+    const r = await h2Exchange(session, { ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', ...headers }, body);
     const grpcStatus = r.trailers['grpc-status'] ?? r.headers['grpc-status'];
     const message = r.trailers['grpc-message'] ?? r.headers['grpc-message'];
     return { httpStatus: r.status, code: grpcStatus === undefined ? null : Number(grpcStatus), message: message === undefined ? null : decodeURIComponent(message) };
@@ -139,6 +145,101 @@ const CASES = [
     },
     ({ value: r }) => assert.equal(r.trailers['grpc-status'], '0'),
   ],
+  // client and bidirectional streams (grpc-vs-graphql), the hub's streams (fanout)
+  ['UploadBooks: a message that is not a Book: INVALID_ARGUMENT', () => rawGrpc({}, Buffer.concat([grpcMessage(Buffer.alloc(0)), grpcMessage(Buffer.from([0x0a, 0xff]))]), UPLOAD_BOOKS), rawFails(status.INVALID_ARGUMENT, /request is not a valid books\.v1\.Book protobuf message/)],
+  ['UploadBooks: a message over LIMITS.MAX_BODY_BYTES: RESOURCE_EXHAUSTED', () => rawGrpc({}, grpcMessage(Buffer.alloc(LIMITS.MAX_BODY_BYTES + 1)), UPLOAD_BOOKS), rawFails(status.RESOURCE_EXHAUSTED, /larger than max/)],
+  [
+    `UploadBooks: ${LIMITS.MAX_UPLOAD_BOOKS + 1} books in one call: RESOURCE_EXHAUSTED naming the limit`,
+    () => rawGrpc({}, Buffer.concat(Array.from({ length: LIMITS.MAX_UPLOAD_BOOKS + 1 }, () => grpcMessage(Buffer.alloc(0)))), UPLOAD_BOOKS),
+    rawFails(status.RESOURCE_EXHAUSTED, new RegExp(`an upload takes at most ${LIMITS.MAX_UPLOAD_BOOKS} books: split it into several calls`)),
+  ],
+  [
+    'UploadBooks that never ends: DEADLINE_EXCEEDED once idle for STREAM_IDLE_MS',
+    () => clientStreamCall(plain, 'UploadBooks', [{ id: 'book-1' }], { end: false }),
+    ({ value }) => {
+      assert.equal(value.status.code, status.DEADLINE_EXCEEDED, value.status.details);
+      assert.match(value.status.details, /no message for 1 s: the stream was idle and is ended; open a new one/);
+    },
+  ],
+  ['PayloadStream: a message that is not a PayloadRequest: INVALID_ARGUMENT', () => rawGrpc({}, grpcMessage(Buffer.from([0x08])), PAYLOAD_STREAM), rawFails(status.INVALID_ARGUMENT, /request is not a valid books\.v1\.PayloadRequest protobuf message/)],
+  ['PayloadStream: a message over LIMITS.MAX_BODY_BYTES: RESOURCE_EXHAUSTED', () => rawGrpc({}, grpcMessage(Buffer.alloc(LIMITS.MAX_BODY_BYTES + 1)), PAYLOAD_STREAM), rawFails(status.RESOURCE_EXHAUSTED, /larger than max/)],
+  [
+    'PayloadStream size -1 after a good request: the answer, then INVALID_ARGUMENT',
+    async () => {
+      const call = plain.PayloadStream();
+      const done = collectStream(call);
+      call.write({ size: 2 });
+      call.write({ size: -1 });
+      return done;
+    },
+    ({ value }) => {
+      assert.deepEqual([value.messages.length, value.status.code], [1, status.INVALID_ARGUMENT]);
+      assert.match(value.status.details, /size must be an integer from 0 to 16777216 \(got -1\)/);
+    },
+  ],
+  [
+    'PayloadStream that never ends: DEADLINE_EXCEEDED once idle for STREAM_IDLE_MS',
+    async () => {
+      const call = plain.PayloadStream();
+      const done = collectStream(call);
+      call.write({ size: 1 });
+      return done;
+    },
+    ({ value }) => assert.deepEqual([value.messages.length, value.status.code], [1, status.DEADLINE_EXCEEDED]),
+  ],
+  ['Subscribe to a topic with a space: INVALID_ARGUMENT', () => collectStream(plain.Subscribe({ topic: 'no spaces' })), streamFails(status.INVALID_ARGUMENT, /topic must be 1 to 128 characters of letters, digits/)],
+  ['Subscribe to a topic of 10000 characters: INVALID_ARGUMENT', () => collectStream(plain.Subscribe({ topic: 'a'.repeat(10_000) })), streamFails(status.INVALID_ARGUMENT, /topic must be 1 to 128 characters/)],
+  ['Subscribe after_seq -2^31: INVALID_ARGUMENT', () => collectStream(plain.Subscribe({ topic: 't', after_seq: -(2 ** 31) })), streamFails(status.INVALID_ARGUMENT, /afterSeq must be a whole number >= 0/)],
+  ['Publish a payload over MAX_EVENT_PAYLOAD_BYTES: INVALID_ARGUMENT naming the limit', () => unaryCall(plain, 'Publish', { topic: 't', payload: 'x'.repeat(LIMITS.MAX_EVENT_PAYLOAD_BYTES + 1) }), fails(status.INVALID_ARGUMENT, /payload is 65537 bytes; the limit is 65536 per event: publish less/)],
+  [
+    'Relay: nonsense relayed events are dropped, and one link too many is refused',
+    async () => {
+      const links = Array.from({ length: MAX_RELAY_PEERS + 1 }, () => plain.Relay());
+      const statuses = links.map((l) => collectStream(l));
+      links[0].write({ topic: 'bad topic', origin: 'graphql', published_at: 1, payload: '' });
+      links[0].write({ topic: 't.relay', origin: 'martian', published_at: 1, payload: '' });
+      links[0].write({ topic: 't.relay', origin: 'grpc', published_at: 1, payload: '' }); // its own origin
+      const info = await unaryCall(plain, 'TopicInfo', { topic: 't.relay' });
+      const refused = await Promise.race(statuses);
+      for (const l of links) l.cancel();
+      await Promise.all(statuses);
+      return { info: info.message, refused };
+    },
+    ({ value }) => {
+      assert.equal(value.info.last_seq, 0, 'nothing was delivered');
+      assert.equal(value.refused.status.code, status.RESOURCE_EXHAUSTED);
+      assert.match(value.refused.status.details, new RegExp(`already relays to ${MAX_RELAY_PEERS} peers`));
+    },
+  ],
+  [
+    '200 PayloadStreams, 200 UploadBooks and 200 Subscribes at once, then all cancelled: every one ends CANCELLED',
+    async () => {
+      const client = booksClient(`127.0.0.1:${server.port}`);
+      try {
+        const bidi = Array.from({ length: 200 }, () => {
+          const call = client.PayloadStream();
+          const done = collectStream(call, (_m, c) => c.cancel());
+          call.write({ size: 1000 });
+          return done;
+        });
+        const uploads = Array.from({ length: 200 }, () => clientStreamCall(client, 'UploadBooks', [{ id: 'book-1' }], { end: false, onCall: (c) => setTimeout(() => c.cancel(), 200) }));
+        const subCalls = Array.from({ length: 200 }, () => client.Subscribe({ topic: 't.cancel' }));
+        const subs = subCalls.map((c) => collectStream(c));
+        const first = await Promise.all([...bidi, ...uploads]);
+        for (let i = 0; i < 500 && (await unaryCall(plain, 'TopicInfo', { topic: 't.cancel' })).message.subscribers < 200; i++) await new Promise((r) => setTimeout(r, 10));
+        await unaryCall(plain, 'Publish', { topic: 't.cancel', payload: 'x' });
+        for (const c of subCalls) c.cancel();
+        return [...first, ...(await Promise.all(subs))];
+      } finally {
+        client.close();
+      }
+    },
+    ({ value: results }) => {
+      assert.equal(results.length, 600);
+      assert.deepEqual([...new Set(results.slice(0, 400).map((r) => r.status.code))], [status.CANCELLED]);
+      assert.deepEqual([...new Set(results.slice(400).map((r) => r.status.code))], [status.CANCELLED]);
+    },
+  ],
   [
     '300 event streams at once, then all cancelled: every one ends CANCELLED',
     async () => {
@@ -151,13 +252,13 @@ const CASES = [
         client.close();
       }
     },
-    ({ value: results }) => assert.deepEqual([...new Set(results.map((r) => r.status.code))], [status.CANCELLED]),
+    ({ value: results }) => assert.deepEqual([...new Set(results.map((r) => `${r.status.code}${r.status.code === status.CANCELLED ? '' : ` ${r.status.details}`}`))], [String(status.CANCELLED)]),
   ],
 ];
 
 describe('hostile input: gRPC', { timeout: 180_000 }, () => {
   before(async () => {
-    server = await spawnServer('grpc');
+    server = await spawnServer('grpc', { env: { STREAM_IDLE_MS: String(IDLE_MS) } });
     plain = booksClient(`127.0.0.1:${server.port}`);
     raw = genericClient(`127.0.0.1:${server.port}`);
     memoryBefore = await serverMemory(server);

@@ -18,8 +18,9 @@ const namesIn = (dir) =>
 const readJson = (file) => JSON.parse(readFileSync(join(PROFILES, file), 'utf8'));
 
 test('profiles/index.json lists exactly the profile files', () => {
-  const { network, faults } = listProfiles();
+  const { network, modifiers, faults } = listProfiles();
   assert.deepEqual([...network].sort(), namesIn('network'));
+  assert.deepEqual([...modifiers].sort(), namesIn('modifiers'));
   assert.deepEqual([...faults].sort(), namesIn('faults'));
   assert.equal(new Set(network).size, network.length, 'no network profile listed twice');
 });
@@ -31,6 +32,21 @@ test('the pack has the profiles its docs promise', () => {
     assert.ok(network.includes(name), `network profile ${name}`);
   }
   for (const name of ['flaky', 'stall', 'slow-close', 'truncate', 'jitter']) assert.ok(faults.includes(name), `fault profile ${name}`);
+  for (const name of ['ideal', 'loss1', 'loss3', 'burst', 'shared']) assert.ok(listProfiles().modifiers.includes(name), `modifier ${name}`);
+});
+
+test('every modifier loads on any network profile, says what it does and cites its source', () => {
+  const { network, modifiers } = listProfiles();
+  for (const m of modifiers) {
+    for (const n of ['lan', '3g', network[network.length - 1]]) {
+      const p = loadProfile(`${n}+${m}`);
+      assert.equal(p.name, `${n}+${m}`);
+      assert.equal(p.modifiers[0].name, m);
+    }
+    const { modifiers: [mod] } = loadProfile(`3g+${m}`);
+    assert.ok(mod.description.length > 40, `${m} says what it does`);
+    assert.match(mod.source, /https?:\/\/\S+|RFC \d+/, `${m} cites where it comes from`);
+  }
 });
 
 test('every network profile loads, cites a source with a link, and lan has no toxics', () => {

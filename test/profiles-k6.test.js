@@ -57,7 +57,7 @@ test('profile files are found from any working directory', { timeout: 60000 }, a
   for (const [cwd, script] of [[tree, 'scenarios/probe.js'], [join(tree, 'scenarios'), 'probe.js'], ['/', join(tree, 'scenarios', 'probe.js')], [tmpdir(), join(tree, 'scenarios', 'probe.js')]]) {
     const run = await k6(script, { cwd, env: { PROFILE: '3g+flaky' } });
     assert.equal(run.code, 0, `cwd ${cwd}: ${run.stderr.slice(-800)}`);
-    assert.match(run.stderr, /PROFILE 3g\+flaky handshake_upstream,handshake_downstream,latency_upstream,latency_downstream,bandwidth_upstream,bandwidth_downstream,flaky_reset_peer/);
+    assert.match(run.stderr, /PROFILE 3g\+flaky link_upstream,link_downstream,flaky_reset_peer/);
     assert.doesNotMatch(run.stderr, /level=warn/, 'no warning about how open() resolves paths');
   }
   const byDefault = await k6(join(tree, 'scenarios', 'probe.js'), { cwd: '/' });
@@ -65,12 +65,12 @@ test('profile files are found from any working directory', { timeout: 60000 }, a
 });
 
 test('an unknown profile stops k6 at init with one line listing the known ones', { timeout: 60000 }, async () => {
-  for (const [spec, start] of [['nope', 'unknown network profile "nope"'], ['3g+wobbly', 'unknown fault profile "wobbly"']]) {
+  for (const [spec, start] of [['nope', 'unknown network profile "nope"'], ['3g+wobbly', 'unknown modifier or fault profile "wobbly"']]) {
     const run = await k6('test/k6/network.js', { env: { PROFILE: spec } });
     assert.equal(run.code, 107, run.stderr);
     const line = errorLine(run.stderr);
     assert.ok(line?.startsWith(start), line);
-    assert.match(line, /network profiles are lan, fios, .*; fault profiles \(add with \+, e\.g\. 3g\+flaky\) are flaky, stall, /);
+    assert.match(line, /network profiles are lan, fios, .*; modifiers \(add with \+, e\.g\. 3g\+loss1\) are ideal, loss1, .*; fault profiles \(e\.g\. 3g\+flaky\) are flaky, stall, /);
     assert.doesNotMatch(run.stderr, /\\tat /, 'no stack trace');
   }
 });

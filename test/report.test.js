@@ -1,5 +1,6 @@
-// `k6pack report` on real runs of four scenarios (ws-vs-http and grpc-vs-graphql
-// under lte, serialization on lan, push under lte), opened in headless
+// `k6pack report` on real runs of five scenarios (ws-vs-http and grpc-vs-graphql
+// under lte, serialization on lan, push under lte, study 001's document of
+// compound-vs-parallel on lan), opened in headless
 // Chromium as a person would: every chart drew every expected series inside
 // its plot area, the page makes no request beyond its own file (no CDN) and
 // logs no error. The screenshot is left in the test's temp folder (diagnostic).
@@ -26,8 +27,9 @@ before(async () => {
   const into = (name, scenario, env) => runInto(join(tmp, name), scenario, { ...stack.env, ...QUICK, ...env });
   runs.ws = await into('ws-vs-http', 'ws-vs-http', { PROFILE: 'lte', STEPS: '1,2' });
   runs.grpc = await into('grpc-vs-graphql', 'grpc-vs-graphql', { PROFILE: 'lte', BIG_SIZE: '100000' });
-  runs.serialization = await into('serialization', 'serialization', { PROFILE: 'lan', NS: '100,1000' });
+  runs.serialization = await into('serialization', 'serialization', { PROFILE: 'lan', NS: '100,1000', EXECUTORS: 'plain,per-item' });
   runs.push = await into('push', 'push', { PROFILE: 'lte', PUSH_INTERVAL_MS: '50', POLL_INTERVAL_MS: '100', STEP_SECONDS: '3' });
+  runs.study001 = await into('compound-vs-parallel', 'compound-vs-parallel', { PROFILE: 'lan', DOC_SIZES: 'study', LANES: 'compound_serial_h2,compound_h2,atomic_h2,vulcain_h2' });
   browser = await launch(executable);
 });
 after(async () => {
@@ -48,20 +50,24 @@ function expectedCharts() {
       .filter((l) => runs.grpc.doc.rows.some((r) => r.lane === l && r.dims.conn === 'warm' && r.latency.count))
       .map((l) => `${l} p50`),
     'grpc-vs-graphql-lte-model': ['measured p50', 'measured mean', 'model'],
-    'serialization-lan-size': ['typed p50', 'json p50', 'grpc_list p50', 'grpc_stream p50'],
-    'serialization-lan-ratio': ['c1 measured', 'study 002'],
+    'serialization-lan-size': ['typed p50', 'typed_per_item p50', 'json p50', 'grpc_list p50', 'grpc_stream p50'],
+    // one series per executor, beside the study's curve
+    'serialization-lan-ratio': ['plain', 'per-item', 'study 002 (graphql-java)'],
     'push-lte-push': ['p50', 'p95', 'p99', 'model'],
     'push-lte-model': ['measured p50', 'measured mean', 'model'],
+    'compound-vs-parallel-lan-size': ['compound_h2 p50', 'compound_serial_h2 p50', 'atomic_h2 p50', 'vulcain_h2 p50'],
+    // study 001's document: each lane split into its generation time and the rest, beside the published numbers
+    'compound-vs-parallel-lan-split': [runs.study001.doc.run.hints.split.knownLabel, runs.study001.doc.run.hints.split.restLabel],
   };
 }
 
-test('the report of four runs draws every chart and series offline, without errors', { timeout: 120000 }, async (t) => {
-  const order = [runs.ws, runs.grpc, runs.serialization, runs.push];
+test('the report of five runs draws every chart and series offline, without errors', { timeout: 120000 }, async (t) => {
+  const order = [runs.ws, runs.grpc, runs.serialization, runs.push, runs.study001];
   const r = await runCli(['report', ...order.map((x) => x.dir)], { timeoutMs: 60000 });
   assert.equal(r.exitCode, 0, r.stdout + r.stderr);
   const file = join(runs.ws.dir, 'report.html');
   assert.ok(existsSync(file), `no ${file}: ${r.stdout}`);
-  assert.match(r.stdout, /report: .*report\.html \(4 runs; opens offline\)/);
+  assert.match(r.stdout, /report: .*report\.html \(5 runs; opens offline\)/);
 
   const page = await browser.context.newPage();
   const errors = [];

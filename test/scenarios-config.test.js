@@ -14,7 +14,10 @@ import { runK6 } from '../dev/k6.js';
 
 const SCENARIOS = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.js')).map((f) => f.replace(/\.js$/, ''));
 const STEPPED = SCENARIOS.filter((s) => s !== 'soak');
-const TRANSPORTS = ['http-fresh', 'http-keepalive', 'http2', 'ws', 'grpc', 'grpc-fresh', 'grpc-stream', 'http-poll'];
+const TRANSPORTS = ['http-fresh', 'http-keepalive', 'http2', 'ws', 'grpc', 'grpc-fresh', 'grpc-stream', 'grpc-bidi', 'grpc-client-stream', 'http-poll'];
+// Concurrency steps at LOAD=full: 1 -> 10 -> 50 -> 200 VUs; fanout's steps are its
+// subscriber counts, 10 -> 100 -> 1000 (several subscribers to a VU).
+const FULL_STEPS = { fanout: 3 };
 
 async function inspect(name, env = {}) {
   const args = ['inspect', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), join(ROOT, 'scenarios', `${name}.js`)];
@@ -52,9 +55,10 @@ describe('load levels', () => {
 
       const full = lanesOf(await inspect(name, { LOAD: 'full' }));
       const lane = full[0].name.replace(/_c\d+$/, '');
-      const steps = full.filter((sc) => sc.name.startsWith(`${lane}_c`)).map((sc) => sc.vus);
-      assert.ok(steps.length >= 4, `${lane}: ${steps.length} steps`);
+      const steps = full.filter((sc) => sc.name.replace(/_c\d+$/, '') === lane).map((sc) => Number(sc.tags.step.slice(1)));
+      assert.ok(steps.length >= (FULL_STEPS[name] ?? 4), `${lane}: ${steps.length} steps`);
       assert.deepEqual(steps, [...steps].sort((a, b) => a - b), `${lane}: steps ${steps} do not rise`);
+      assert.ok(new Set(steps).size === steps.length, `${lane}: steps ${steps} repeat`);
     });
   }
 

@@ -42,19 +42,23 @@ function file(name, text) {
 }
 const bound = (list, stat) => Number((list.find((t) => t.startsWith(`${stat}<`)) || '').slice(stat.length + 1)) || null;
 
+// Settings that add lanes a scenario's defaults leave out: study 001's document
+// (and its serial and Vulcain lanes), every executor of study 002.
+const EXTRA_ENVS = { 'compound-vs-parallel': [{ DOC_SIZES: 'small,medium,large,study' }], serialization: [{ EXECUTORS: 'all' }] };
+
 describe('every scenario, profile, load level, lane and step has latency gates', () => {
-  const { network, faults } = listProfiles();
-  // Every network profile, and each fault on a shaped one.
-  const specs = [...network, ...faults.map((f) => `lte+${f}`)];
+  const { network, modifiers, faults } = listProfiles();
+  // Every network profile, each fault on a shaped one, and each modifier on a fast and a slow one.
+  const specs = [...network, ...faults.map((f) => `lte+${f}`), ...modifiers.flatMap((m) => [`lte+${m}`, `3g+${m}`])];
   for (const scenario of SCENARIOS) {
     test(scenario, () => {
       let count = 0;
       for (const level of Object.keys(LEVELS)) {
-        for (const spec of specs) {
+        for (const [spec, extra] of specs.flatMap((sp) => [{}, ...(EXTRA_ENVS[scenario] || [])].map((x) => [sp, x]))) {
           const profile = loadProfile(spec);
-          const env = { LOAD: level };
+          const env = { LOAD: level, ...extra };
           const built = buildScenario(declarations[scenario](env), profile, env, policy);
-          const where = `${scenario} ${spec} ${level}`;
+          const where = `${scenario} ${spec} ${level}${Object.keys(extra).length ? ` ${JSON.stringify(extra)}` : ''}`;
           for (const [name, sc] of Object.entries(built.plan.scenarios)) {
             if (!sc.tags.transport) continue;
             const own = built.gates.filter((g) => g.metric === built.latencyMetric && g.key.startsWith(`${built.latencyMetric}{scenario:${name}`));
@@ -100,6 +104,23 @@ describe('every scenario, profile, load level, lane and step has latency gates',
     assert.deepEqual(big('lan').overrides.map((o) => o.reason.slice(0, 20)), ['k6 itself decodes th']);
   });
 
+  test("study 001's lanes: the server term carries the generation time, the Vulcain flow one round trip more", () => {
+    const env = { DOC_SIZES: 'study' };
+    const gate = (lane, spec = '4g') => buildScenario(declarations['compound-vs-parallel'](env), loadProfile(spec), env, policy).gates.find((g) => g.key === `op_duration{scenario:${lane}_c1,size:study,cache:off,conn:warm}`).expected.p50;
+    const server = (e) => e.terms.find((t) => t.name === 'server').ms;
+    // (nb - hits) x delay = 35 x 20 ms one after another; one delay at once.
+    assert.ok(server(gate('compound_serial_h2')) - server(gate('compound_h2')) >= 680, `${server(gate('compound_serial_h2'))} vs ${server(gate('compound_h2'))}`);
+    assert.ok(server(gate('compound_h2')) >= 20 && server(gate('atomic_h2')) >= 20);
+    // 50 documents on 6 HTTP/1.1 connections: 9 rounds, 7 of them with a miss.
+    assert.equal(gate('atomic_h1').roundTrips, 9);
+    assert.ok(server(gate('atomic_h1')) >= 7 * 20);
+    const extra = gate('vulcain_h2').ms - gate('atomic_h2').ms;
+    assert.equal(gate('vulcain_h2').roundTrips - gate('atomic_h2').roundTrips, 1);
+    assert.ok(extra > 170 && extra < 170 + 60, `Vulcain's extra under 4g: ${extra} ms`);
+    // Under lan the gates see k6 read the 5 MB document.
+    assert.ok(gate('compound_h2', 'lan').terms.some((t) => t.name === 'client' && t.ms > 50));
+  });
+
   test('a network file of your own gets gates like a built-in profile', () => {
     const mine = file('my-network.json', { rttMs: 120, jitterMs: 0, downKbps: 4000, upKbps: 1000, source: 'measured from our office to the API, 2026-11' });
     const built = buildScenario(declarations['ws-vs-http']({}), loadProfile(`${mine}+flaky`), {}, policy);
@@ -113,7 +134,8 @@ describe('the policy file', () => {
   test('thresholds.json is valid and every override says why', () => {
     for (const [name, s] of Object.entries(policy.scenarios)) {
       assert.ok(SCENARIOS.includes(name), `thresholds.json names scenario "${name}", which does not exist`);
-      for (const p of Object.keys(s.profiles || {})) assert.doesNotThrow(() => loadProfile(p), `"${name}".profiles."${p}" is not a profile`);
+      // "+flaky" is that fault on any network.
+      for (const p of Object.keys(s.profiles || {})) assert.doesNotThrow(() => loadProfile(p.startsWith('+') ? `lan${p}` : p), `"${name}".profiles."${p}" is not a profile`);
       for (const o of s.overrides || []) assert.ok(o.reason.length > 20, `${name}: override ${JSON.stringify(o.where)} needs a reason`);
     }
     for (const list of [policy.gates.op_failed, policy.scenarios.faults.gates.op_failed]) {

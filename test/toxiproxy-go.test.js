@@ -1,5 +1,6 @@
-// The Go tests of the pack's toxiproxy build (tools/toxiproxy/*_test.go: the
-// handshake toxic, and churn_test.go for tools/toxiproxy/patches), run with
+// The Go tests of the pack's toxiproxy build (tools/toxiproxy/*_test.go: the link
+// toxic and its TCP model, the handshake toxic, and churn_test.go for
+// tools/toxiproxy/patches), run with
 // `go test` in a build directory prepared as `k6pack tools` prepares it
 // (lib/tools.js prepareToxiproxyBuild: sources, go mod vendor, patches applied).
 import assert from 'node:assert/strict';
@@ -12,6 +13,26 @@ import { execa } from 'execa';
 import { prepareToxiproxyBuild, ToolError } from '../lib/tools.js';
 
 const GO_TESTS = [
+  // tcp.go: the link toxic's TCP model, with made-up times
+  'TestSlowStartMatchesTheModel',
+  'TestWindowDoublesEveryRoundTrip',
+  'TestWindowGrowsOnlyAsFarAsItIsUsed',
+  'TestIdleRestart',
+  'TestFastRetransmitAndHeadOfLineBlocking',
+  'TestTailLossWaitsForTheTimeout',
+  'TestLossReducesTheWindow',
+  'TestEveryByteArrivesInOrder',
+  'TestLossModelRates',
+  'TestSharedLinkSplitsTheRate',
+  'TestHandshakeHold',
+  // link.go: the toxic on a stub and on a live proxy
+  'TestLinkHoldsTheHandshakeThenAddsLatency',
+  'TestLinkTimerIsNeverEarly',
+  'TestLinkEndOfStreamWaitsForHeldBytes',
+  'TestLinkInterruptsAndUpdatesKeepEveryByte',
+  'TestLinkRemovalLetsHeldBytesOut',
+  'TestLinkSharedBandwidthSplitsItBetweenConnections',
+  'TestLinkUpdateKeepsALiveConnection',
   'TestHandshakeDelayHoldsOnlyTheFirstChunk',
   'TestHandshakeUntilHoldsServerBytesUntilTheConnectionIsThatOld',
   'TestHandshakeThenLatencyAddsBothDelays',

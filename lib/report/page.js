@@ -31,7 +31,7 @@
         spanGaps: true,
       };
     });
-    const axis = (a) => ({ type: a.type, title: { display: true, text: a.title } });
+    const axis = (a) => ({ type: a.type, title: { display: true, text: a.title }, ...(chart.stacked ? { stacked: true } : {}) });
     return new Chart(canvas, {
       type: chart.kind,
       data: chart.kind === 'bar' ? { labels: chart.x.labels, datasets } : { datasets },

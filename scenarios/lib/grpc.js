@@ -7,6 +7,9 @@
 //                         tagged conn:cold and includes the connect
 //   transport grpc-fresh  a new channel per call: connect + call + close
 //   transport grpc-stream server streaming over the VU's warm channel
+//   transport grpc-bidi   requests and responses one after another on one long-lived
+//                         bidirectional stream (BidiStream)
+//   transport grpc-client-stream  a client stream answered once it ends (clientStream)
 // k6's connect() blocks until the channel is ready (TCP, TLS, HTTP/2
 // preface), so setup_duration{phase:grpc_connect} is the whole channel set-up.
 // TLS uses k6's TLS config: insecureSkipTLSVerify covers the self-signed cert.
@@ -170,6 +173,84 @@ export function serverStream(channel, method, request, { onData, timeout = GRPC_
     });
     stream.on('end', () => resolve({ count, endedAt: Date.now(), error }));
     stream.write(request);
+    stream.end();
+  });
+}
+
+// A bidirectional stream on which each request gets one response, in order:
+//   const b = new BidiStream(channel, 'PayloadStream', { timeout });
+//   const { message, at, error } = await b.send(request);   // never rejects
+//   await b.close();                                        // half-close, wait for the end
+// The channel connects first if it is not (blocking, as Channel.call).
+export class BidiStream {
+  constructor(channel, method, { timeout = GRPC_TIMEOUT } = {}) {
+    this.pending = []; // resolvers, oldest first
+    this.error = null;
+    this.ended = false;
+    this.onEnd = [];
+    if (!channel.connected) channel.connect(timeout);
+    this.stream = new grpc.Stream(channel.client, `${SERVICE}/${method}`, { timeout });
+    this.stream.on('data', (message) => {
+      const next = this.pending.shift();
+      if (next) next({ message, at: Date.now(), error: null });
+    });
+    this.stream.on('error', (err) => {
+      this.error = `status ${err.code}: ${err.message}`;
+    });
+    this.stream.on('end', () => {
+      this.ended = true;
+      for (const next of this.pending.splice(0)) next({ message: null, at: Date.now(), error: this.error || 'the stream ended' });
+      for (const fn of this.onEnd.splice(0)) fn();
+    });
+  }
+
+  send(request) {
+    if (this.ended) return Promise.resolve({ message: null, at: Date.now(), error: this.error || 'the stream ended' });
+    return new Promise((resolve) => {
+      this.pending.push(resolve);
+      this.stream.write(request);
+    });
+  }
+
+  // Half-closes and resolves once the server ended the stream (at most `waitMs`).
+  close(waitMs = 5000) {
+    if (this.ended) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, Math.max(0, waitMs));
+      this.onEnd.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.stream.end();
+    });
+  }
+}
+
+// A client stream: writes every message, half-closes, and resolves with the
+// server's one answer: { message, at, error } (never rejects).
+export function clientStream(channel, method, messages, { timeout = GRPC_TIMEOUT } = {}) {
+  stepStarted();
+  return new Promise((resolve) => {
+    let stream;
+    try {
+      if (!channel.connected) channel.connect(timeout);
+      stream = new grpc.Stream(channel.client, `${SERVICE}/${method}`, { timeout });
+    } catch (err) {
+      resolve({ message: null, at: Date.now(), error: String(err.message || err) });
+      return;
+    }
+    let message = null;
+    let at = null;
+    let error = null;
+    stream.on('data', (m) => {
+      message = m;
+      at = Date.now();
+    });
+    stream.on('error', (err) => {
+      error = `status ${err.code}: ${err.message}`;
+    });
+    stream.on('end', () => resolve({ message, at: at || Date.now(), error: error || (message ? null : 'no answer') }));
+    for (const m of messages) stream.write(m);
     stream.end();
   });
 }

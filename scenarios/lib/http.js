@@ -11,7 +11,7 @@
 //
 // An operation's duration is connecting + tls_handshaking + sending + waiting +
 // receiving (k6's timings.duration leaves set-up out; the user does not).
-// Through Toxiproxy the emulated TCP handshake (the handshake toxic holds the
+// Through Toxiproxy the emulated TCP handshake (the link toxic holds the
 // first chunk for one RTT) lands in `waiting`, since the proxy accepts at once.
 import http from 'k6/http';
 import { TARGETS } from './config.js';
@@ -26,6 +26,7 @@ export const HTTP_TIMEOUT = __ENV.HTTP_TIMEOUT || '30s';
 //   method: POST (default) or GET (cacheable: ETag, If-None-Match -> 304)
 //   headers: extra request headers (x-response-cache, If-None-Match, ...); timeout: '30s'
 //   url: another endpoint than the reference server's (the api scenario's)
+//   extensions: the request's extensions, e.g. { executor: 'jit' } (common/executors.js)
 // Without extra headers the params object is made once per (transport, method,
 // name, timeout) and handed to k6 again: it is never changed after use.
 const paramsMade = {};
@@ -41,29 +42,29 @@ function paramsOf(transport, method, name, timeout, headers) {
   return params;
 }
 
-export function graphqlRequest({ transport, tls, query, variables = {}, method = 'POST', headers, name = 'graphql', timeout = HTTP_TIMEOUT, url: given }) {
+export function graphqlRequest({ transport, tls, query, variables = {}, extensions, method = 'POST', headers, name = 'graphql', timeout = HTTP_TIMEOUT, url: given }) {
   const url = given || graphqlUrl(tls || transport === 'http2');
   const params = paramsOf(transport, method, name, timeout, headers);
   if (method === 'GET') {
-    const qs = `query=${encodeURIComponent(query)}&variables=${encodeURIComponent(JSON.stringify(variables))}`;
+    const qs = `query=${encodeURIComponent(query)}&variables=${encodeURIComponent(JSON.stringify(variables))}${extensions ? `&extensions=${encodeURIComponent(JSON.stringify(extensions))}` : ''}`;
     return { method: 'GET', url: `${url}?${qs}`, body: null, params };
   }
-  return { method: 'POST', url, body: requestJson(query, variables), params };
+  return { method: 'POST', url, body: requestJson(query, variables, extensions), params };
 }
 
-// {"query":...,"variables":...}, as JSON.stringify({ query, variables }) writes it: the
-// POST body, and graphql-ws's subscribe payload (ws.js). The query's JSON text is kept
-// from the last call (a lane sends one or two documents over and over); the variables
-// are written every time.
+// {"query":...,"variables":...[,"extensions":...]}, as JSON.stringify({ query, variables,
+// extensions }) writes it: the POST body, and graphql-ws's subscribe payload (ws.js). The
+// query's JSON text is kept from the last call (a lane sends one or two documents over and
+// over); the variables are written every time.
 let lastQuery = null;
 let lastQueryJson = '';
-export function requestJson(query, variables = {}) {
-  if (typeof query !== 'string') return JSON.stringify({ query, variables });
+export function requestJson(query, variables = {}, extensions) {
+  if (typeof query !== 'string') return JSON.stringify(extensions ? { query, variables, extensions } : { query, variables });
   if (query !== lastQuery) {
     lastQueryJson = JSON.stringify(query);
     lastQuery = query;
   }
-  return `{"query":${lastQueryJson},"variables":${JSON.stringify(variables)}}`;
+  return `{"query":${lastQueryJson},"variables":${JSON.stringify(variables)}${extensions ? `,"extensions":${JSON.stringify(extensions)}` : ''}}`;
 }
 
 export function opMs(res) {
@@ -153,11 +154,11 @@ export function graphqlErrorText(errors) {
 }
 
 // Records set-up time and (when its turn has come) the server's own time of one response.
-export function recordResponseTimings(res, tags) {
+export function recordResponseTimings(res, tags, serverDue) {
   const t = res.timings;
   if (t.connecting > 0) recordSetup('connect', t.connecting, tags);
   if (t.tls_handshaking > 0) recordSetup('tls', t.tls_handshaking, tags);
-  if (serverTimingDue()) recordServerTimingText(res.headers['Server-Timing'], tags);
+  if (serverDue) recordServerTimingText(res.headers['Server-Timing'], tags);
 }
 
 // One GraphQL operation over HTTP, recorded. Returns { ok, ms, res, data, reason }.
@@ -218,4 +219,52 @@ export async function graphqlParallel(requests, { transport, tags: opTags = {}, 
   });
   const ok = recordOp({ ok: !reason, ms, tags, reason, failedCheck });
   return { ok, ms, responses };
+}
+
+// The origin (scheme://host:port) of the GraphQL endpoint, which links are relative to.
+const originOf = (url) => /^[a-z]+:\/\/[^/]+/i.exec(url)[0];
+
+// The targets of a response's `Link: <url>; rel=preload` headers, in order (k6
+// joins repeated headers with ", "; a URL in <> holds no raw comma or >).
+export function preloadLinksOf(header) {
+  const out = [];
+  const text = Array.isArray(header) ? header.join(', ') : String(header || '');
+  const re = /<([^>]*)>([^,<]*)/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) if (/;\s*rel="?preload"?/i.test(m[2])) out.push(m[1]);
+  return out;
+}
+
+// Vulcain's flow (draft-dunglas-vulcain-01), recorded as ONE operation from the
+// first request to the last answer: the root document, asked for with a
+// `Preload` header, answers with `Link: <url>; rel=preload` headers; every linked
+// document is then fetched at once (multiplexed on the VU's HTTP/2 connection).
+// It is the closest a client comes to HTTP/2 Server Push today, and costs one
+// round trip more. Returns a promise of { ok, ms, links, responses }.
+//   root: graphqlRequest's arguments for the root document (GET); preload: the
+//   header's value; linkHeaders(i): the i-th link's request headers;
+//   validate(data, res): the root's answer; validateLink(data, res, i): the i-th link's.
+export async function graphqlPreload(root, { transport = 'http2', preload, linkHeaders = () => ({}), validate, validateLink, tags: opTags = {} }) {
+  const first = graphqlRequest({ transport, method: 'GET', ...root, headers: { ...(root.headers || {}), Preload: preload } });
+  const t0 = Date.now();
+  const rootRes = await http.asyncRequest(first.method, first.url, first.body, first.params);
+  const links = rootRes.status === 200 ? preloadLinksOf(rootRes.headers.Link) : [];
+  const origin = originOf(first.url);
+  const responses = await Promise.all(
+    links.map((link, i) => http.asyncRequest('GET', `${origin}${link}`, null, { headers: linkHeaders(i), tags: { name: 'graphql' }, timeout: first.params.timeout })),
+  );
+  const ms = Date.now() - t0;
+  const tags = { conn: connOf(rootRes) === 'cold' || responses.some((r) => connOf(r) === 'cold') ? 'cold' : 'warm', ...opTags };
+  const checks = {};
+  let reason = null;
+  // One operation: its server times are recorded (for every response) when its turn has come.
+  const serverDue = serverTimingDue();
+  const judged = (res, v, what) => {
+    for (const [k, pass] of Object.entries(v.checks)) checks[k] = checks[k] !== false && pass;
+    if (!v.ok && !reason) reason = `${what}: ${v.reason}`;
+    if (res.status !== 0) recordResponseTimings(res, tags, serverDue);
+  };
+  judged(rootRes, judge(rootRes, { transport, validate: validate && ((data, r) => validate(data, r, links)) }), 'the root document');
+  responses.forEach((res, i) => judged(res, judge(res, { transport, validate: validateLink && ((data, r) => validateLink(data, r, i)) }), `link ${i + 1}/${links.length}`));
+  const ok = recordOp({ ok: !reason, ms, tags, checks, reason });
+  return { ok, ms, links, responses };
 }

@@ -16,6 +16,11 @@
 //                            the outcome)
 //   push_latency     Trend   server send time (event sentAt) -> client receive time
 //   push_events      Counter events received (throughput)
+//   delivery_latency Trend   fanout: an event's publish time (the hub's stamp, set
+//                            to k6's clock) -> its receipt, at each subscriber
+//   delivery_spread  Trend   fanout: first to last subscriber for one event
+//   delivery_missed  Counter fanout: events a subscriber never received, or received
+//                            out of order; delivery_duplicates: received twice
 //   recovery_duration Trend  first failure of a streak -> next successful operation
 //   reconnects       Counter a socket or channel opened again after a failure
 //   op_abandoned     Counter a WebSocket operation (or connect) still in flight when
@@ -25,9 +30,10 @@
 //                            completed at least one operation in the step
 //
 // Tags: transport (http-fresh, http-keepalive, http2, ws, grpc, grpc-fresh,
-// grpc-stream, http-poll), tls ('true'/'false') and step come from the k6
-// scenario (see load.js); profile is test-wide (options.tags); operations add
-// payload, n, size, doc, cache, conn (cold/warm), op where they apply.
+// grpc-stream, grpc-bidi, grpc-client-stream, http-poll), tls ('true'/'false'),
+// step and, in fanout, subscribers come from the k6 scenario (see load.js);
+// profile is test-wide (options.tags); operations add payload, n, size, doc,
+// cache, conn (cold/warm), op where they apply.
 import { check } from 'k6';
 import exec from 'k6/execution';
 import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
@@ -43,6 +49,10 @@ export const setupDuration = new Trend('setup_duration', true);
 export const serverDuration = new Trend('server_duration', true);
 export const pushLatency = new Trend('push_latency', true);
 export const pushEvents = new Counter('push_events');
+export const deliveryLatency = new Trend('delivery_latency', true);
+export const deliverySpread = new Trend('delivery_spread', true);
+export const deliveryMissed = new Counter('delivery_missed');
+export const deliveryDuplicates = new Counter('delivery_duplicates');
 export const recoveryDuration = new Trend('recovery_duration', true);
 export const reconnects = new Counter('reconnects');
 export const opAbandoned = new Counter('op_abandoned');

@@ -1,7 +1,7 @@
 // The GraphQL documents and gRPC requests the scenarios send, with the checks
 // of their answers (right shape and count). A validator returns null when the
 // answer is right, else a sentence saying what is wrong.
-const BOOK_FIELDS = 'id name pageCount author { id firstName lastName }';
+import { BOOK_FIELDS, BOOK_RESOURCE_QUERY, bookResourceUrl } from '../../common/book-resource.js';
 
 // Study 000: the same query and mutation on every transport.
 export const BOOK_QUERY = `query Book($id: ID!) { book(id: $id) { ${BOOK_FIELDS} } }`;
@@ -16,11 +16,22 @@ export const PAYLOAD_QUERY = 'query Payload($size: Int!) { payload(size: $size) 
 
 // Study 001: one compound document vs atomic documents.
 export const PAGE_QUERY = `query Page($offset: Int!, $size: Int!, $blurb: Int!) { page(offset: $offset, size: $size) { offset size books { ${BOOK_FIELDS} blurb(size: $blurb) } } }`;
-export const ATOMIC_BOOK_QUERY = `query AtomicBook($id: ID!, $blurb: Int!) { book(id: $id) { ${BOOK_FIELDS} blurb(size: $blurb) } }`;
+// The same document the server links a book by (common/book-resource.js).
+export const ATOMIC_BOOK_QUERY = BOOK_RESOURCE_QUERY;
+// The Vulcain flow's root: the page's books as links (Book.href), which the
+// Preload header selects.
+export const PAGE_LINKS_QUERY = 'query PageLinks($offset: Int!, $size: Int!, $blurb: Int!) { page(offset: $offset, size: $size) { books { href(blurb: $blurb) } } }';
+export const PAGE_LINKS_PRELOAD = '"/data/page/books/*/href"';
 
 // Push.
 export const EVENTS_SUBSCRIPTION = 'subscription Events($count: Int!, $intervalMs: Int!, $size: Int) { events(count: $count, intervalMs: $intervalMs, size: $size) { id seq sentAt data } }';
 export const SERVER_STATS = 'query Stats { serverStats { rssBytes heapUsedBytes uptimeSeconds } }';
+
+// Fan-out (hub.graphql).
+export const TOPIC_SUBSCRIPTION = 'subscription Topic($topic: String!) { topicEvents(topic: $topic) { seq origin publishedAt payload } }';
+export const PUBLISH_MUTATION = 'mutation Publish($topic: String!, $payload: String) { publish(topic: $topic, payload: $payload) { seq publishedAt subscribers } }';
+export const TOPIC_STATE = 'query TopicState($topic: String!) { topic(name: $topic) { lastSeq subscribers now } }';
+export const TOPIC_POLL = 'query Poll($topic: String!, $after: Int!) { topic(name: $topic) { lastSeq events(afterSeq: $after) { seq origin publishedAt payload } } }';
 
 export const bookId = (i) => `book-${i}`;
 
@@ -97,4 +108,17 @@ export const validateAtomicBook = (offset, blurb) => (data, res, i) => {
   const problem = checkBook(b, bookId(offset + i + 1));
   if (problem) return problem;
   return typeof b.blurb === 'string' && b.blurb.length === blurb ? null : `blurb is not ${blurb} bytes`;
+};
+
+// The Vulcain root: the page's hrefs, each the atomic document's URL, and one
+// preload link for each (links: what the Link headers named).
+export const validatePageLinks = (offset, size, blurb) => (data, res, links) => {
+  const books = data && data.page && data.page.books;
+  if (!Array.isArray(books) || books.length !== size) return `page of ${size} links expected`;
+  for (let i = 0; i < size; i++) {
+    const want = bookResourceUrl(bookId(offset + i + 1), blurb);
+    if (books[i].href !== want) return `link ${i + 1} is ${books[i].href}, expected ${want}`;
+    if (links[i] !== want) return `Link header ${i + 1} is ${links[i]}, expected ${want}`;
+  }
+  return null;
 };

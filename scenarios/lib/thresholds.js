@@ -35,6 +35,7 @@ const METRIC_TYPES = {
   op_duration: 'trend', setup_duration: 'trend', server_duration: 'trend', push_latency: 'trend', recovery_duration: 'trend',
   server_rss_growth: 'trend', op_drift: 'trend', op_failed: 'rate', checks: 'rate', push_events: 'counter', reconnects: 'counter',
   server_rss_bytes: 'gauge', server_heap_bytes: 'gauge', op_abandoned: 'counter', silent_vus: 'counter', vus_completing: 'counter',
+  delivery_latency: 'trend', delivery_spread: 'trend', delivery_missed: 'counter', delivery_duplicates: 'counter',
   // k6's own, observed per step for summary.json (results.js)
   iterations: 'counter', dropped_iterations: 'counter', data_sent: 'counter', data_received: 'counter',
 };

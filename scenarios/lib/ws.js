@@ -161,7 +161,7 @@ export class GraphqlWs {
         if (!op) return; // a late message for an operation already settled
         op.count++;
         if (op.count === 1) op.first = msg.payload;
-        if (op.results) op.results.push(msg.payload);
+        if (op.keep) op.results.push(msg.payload);
         if (op.onNext) op.onNext(msg.payload, ev.timestamp);
         return;
       case 'error':
@@ -219,12 +219,13 @@ export class GraphqlWs {
   }
 
   // Starts an operation; resolves { results, endedAt } on complete, rejects on error.
-  start({ query, variables = {}, onNext, timeoutMs = this.timeoutMs }) {
+  // keep: false keeps no results (a long subscription handled in onNext).
+  start({ query, variables = {}, onNext, timeoutMs = this.timeoutMs, keep = true }) {
     if (!this.isOpen) return Promise.reject(new WsError('socket is not open'));
     const { ms, byDeadline } = this.budget(timeoutMs);
     if (ms <= 0) return Promise.reject(new WsError('the step ended before the operation started', true));
     return new Promise((resolve, reject) => {
-      this.begin({ execute: false, onNext, resolve, reject, results: [], count: 0, first: null, deadline: 0, timeoutMs: 0, byDeadline: false }, query, variables, ms, byDeadline);
+      this.begin({ execute: false, onNext, resolve, reject, results: [], keep, count: 0, first: null, deadline: 0, timeoutMs: 0, byDeadline: false }, query, variables, ms, byDeadline);
     });
   }
 
@@ -282,7 +283,7 @@ export class GraphqlWs {
   // settled by the message that ends it (finish() judges and records it).
   execute({ query, variables = EMPTY, validate = null, tags = this.tags, timeoutMs = this.timeoutMs }) {
     const t0 = Date.now();
-    const op = { execute: true, t0, validate, tags, resolve: null, results: null, onNext: null, count: 0, first: null, deadline: 0, timeoutMs: 0, byDeadline: false };
+    const op = { execute: true, t0, validate, tags, resolve: null, results: null, keep: false, onNext: null, count: 0, first: null, deadline: 0, timeoutMs: 0, byDeadline: false };
     if (!this.isOpen) return Promise.resolve(finish(op, new WsError('socket is not open'), t0));
     // The wait, cut to the socket's deadline (budget(), without its object).
     const left = this.deadline - t0;
@@ -295,9 +296,10 @@ export class GraphqlWs {
     });
   }
 
-  // A subscription until the server completes it; onNext(payload, receivedAt) per event.
-  subscribe({ query, variables, onNext, timeoutMs }) {
-    return this.start({ query, variables, onNext, timeoutMs });
+  // A subscription until the server completes it; onNext(payload, receivedAt) per event
+  // (receivedAt: when k6's reader received the frame, fractional ms).
+  subscribe({ query, variables, onNext, timeoutMs, keep }) {
+    return this.start({ query, variables, onNext, timeoutMs, keep });
   }
 
   abort(code, reason) {

@@ -1,23 +1,40 @@
 // Studies 003 and 004's plan (scenarios/grpc-vs-graphql.js runs it).
 import { LIMITS } from '../../common/defaults.js';
 import { envBool, envInt } from '../../common/env.js';
-import { DEFAULT_COLUMNS, lane, rttOf, transferSeconds } from '../../common/scenario.js';
+import { linkOf } from '../../common/model.js';
+import { callMs, DEFAULT_COLUMNS, lane, laneModelSeconds, rttOf } from '../../common/scenario.js';
 
 export const SMALL = 100;
 
-// -> { TLS, BIG, PAYLOADS, ...declaration }
+// An uploaded book on the wire (UploadBooks, one message each): ~65 B of protobuf, the
+// 5-byte gRPC prefix and a 9-byte HTTP/2 DATA frame header.
+export const BOOK_WIRE_BYTES = 80;
+// k6's own time per message it writes to a stream (JavaScript object -> protobuf),
+// and the server's per book it reads: measured under lan (1000-book uploads, p50).
+export const K6_WRITE_MS = 0.03;
+export const SERVER_BOOK_MS = 0.005;
+
+// -> { TLS, BIG, PAYLOADS, UPLOADS, ...declaration }
 export default function declare(env) {
   const TLS = envBool(env, 'TLS', false);
   const BIG = envInt(env, 'BIG_SIZE', 1000000, { min: 1, max: LIMITS.MAX_PAYLOAD_BYTES });
+  const BIG_UPLOAD = envInt(env, 'UPLOAD_BOOKS', 1000, { min: 1, max: LIMITS.MAX_UPLOAD_BOOKS });
   const PAYLOADS = [
     ['small', SMALL],
     ['big', BIG],
   ];
+  // The client stream's small and big uploads, in books.
+  const UPLOADS = { small: 10, big: BIG_UPLOAD };
   const bytes = Object.fromEntries(PAYLOADS);
   // payload(size) answers { size, data } with `size` characters of data in JSON
   // (~40 B around it); Payload answers the bytes with a 5-byte field header.
   const graphql = (dims) => ({ conn: dims.conn, reqBytes: 110, resBytes: bytes[dims.payload] + 40, serverMs: 1 });
   const grpc = (dims) => ({ conn: dims.conn, reqBytes: 10, resBytes: bytes[dims.payload] + 10, serverMs: 1 });
+  // UploadBooks: every book up, one summary back once the stream ends.
+  const upload = (dims) => {
+    const books = UPLOADS[dims.payload];
+    return { conn: dims.conn, reqBytes: books * BOOK_WIRE_BYTES, resBytes: 30, serverMs: 1 + books * SERVER_BOOK_MS, clientMs: books * K6_WRITE_MS, upWindow: true };
+  };
   // A kept connection's first call opens it (conn:cold), the rest are warm; a fresh
   // lane's every call is cold.
   const kept = PAYLOADS.flatMap(([payload]) => [
@@ -30,19 +47,46 @@ export default function declare(env) {
     lane('grpc_fresh', 'grpc-fresh', TLS, { dims: fresh, model: grpc }),
     lane('http_keepalive', TLS ? 'http2' : 'http-keepalive', TLS, { dims: kept, model: graphql }),
     lane('http_fresh', 'http-fresh', TLS, { dims: fresh, model: graphql }),
+    // The same small and big messages one after another on one long-lived
+    // bidirectional stream per VU and step (PayloadStream): gRPC's counterpart of
+    // many operations on one WebSocket.
+    lane('grpc_bidi', 'grpc-bidi', TLS, { dims: kept, model: grpc, setups: ['grpc_connect'] }),
+    // A client stream of books (UploadBooks), answered once it ends: 10 (small) or UPLOAD_BOOKS (big).
+    lane('grpc_client_stream', 'grpc-client-stream', TLS, { dims: kept, model: upload }),
   ];
   return {
     TLS,
     BIG,
     PAYLOADS,
+    UPLOADS,
     name: 'grpc-vs-graphql',
     defaultProfile: 'lan',
     lanes,
     columns: [...DEFAULT_COLUMNS, { title: 'grpc connect p50', metric: 'setup_duration', tags: { phase: 'grpc_connect' }, stat: 'med', unit: 'ms', laneOnly: true }],
-    // Worst lane: two calls on new connections (3 RTT each over TLS) and the big transfer.
-    iterationSeconds: (profile) => (6 * rttOf(profile)) / 1000 + transferSeconds(profile, BIG) + 0.2,
+    // The slowest lane's small and big call by the model (set-up, slow start, loss and
+    // the server's time included), and k6's decoding of the big message.
+    iterationSeconds: (profile) => Math.max(...lanes.map((l) => laneModelSeconds(l, profile, { by: 'payload' }))) + 0.05,
+    // A lane's step holds a VU's first iteration (its first call opens the
+    // connection) and, for a kept connection, one warm small call, each as long as
+    // the model says with a margin: calls start only if they fit before the step
+    // ends (scenarios/lib/fit.js), so the last one in flight needs only a little
+    // time to close (gracefulStop), not a whole iteration of big messages.
+    // On a kept gRPC channel the first big message still pays the flow-control
+    // window's ramp (grpc-go grows it from 64 KB as it measures the link): such a
+    // lane's step holds a second big one, so its warm row is not that one alone.
+    laneSeconds: (laneName, profile) => {
+      const l = lanes.find((x) => x.name === laneName);
+      const link = linkOf(profile);
+      const freshLane = l.dims.every((d) => d.conn === 'cold');
+      const first = PAYLOADS.map(([payload], i) => ({ payload, conn: freshLane || i === 0 ? 'cold' : 'warm' }));
+      const again = l.tags.transport === 'grpc' || l.tags.transport === 'grpc-bidi' ? PAYLOADS : PAYLOADS.slice(0, 1);
+      const calls = freshLane ? first : [...first, ...again.map(([payload]) => ({ payload, conn: 'warm' }))];
+      return calls.reduce((sum, d) => sum + callMs(l, d, link), 0) / 1000;
+    },
+    closeSeconds: (profile) => (2 * rttOf(profile)) / 1000 + 0.3,
     verdict: { where: { payload: 'small', conn: 'warm' } },
     // k6pack report: latency vs payload size, warm calls.
-    hints: { sizes: { dim: 'payload', label: 'payload size', unit: 'payload bytes', bytes, where: { conn: 'warm' } } },
+    // (The client stream's small and big are books, not these bytes.)
+    hints: { sizes: { dim: 'payload', label: 'payload size', unit: 'payload bytes', bytes, where: { conn: 'warm' }, lanes: lanes.map((l) => l.name).filter((n) => n !== 'grpc_client_stream') } },
   };
 }

@@ -1,8 +1,15 @@
 // Study 002's plan (scenarios/serialization.js runs it).
+// The study: github.com/itd-jt/gs-graphql-server-serialization-performance (Spring
+// Boot 3.0.1, Spring for GraphQL, graphql-java): allBooks(nrOfBooks) typed vs
+// allBooksAsJSON(nrOfBooks), the same books as one Jackson-made JSON string, timed
+// with curl; its README's table gives the factors in STUDY_FACTORS. Its
+// BookController resolves every book's author with a @SchemaMapping method, one
+// call per book, unbatched: the `per-item` executor here.
 import { LIMITS } from '../../common/defaults.js';
-import { envIntList } from '../../common/env.js';
+import { envIntList, envNames } from '../../common/env.js';
+import { EXECUTOR_NAMES } from '../../common/executors.js';
 import { byLevel, levelName } from '../../common/plan.js';
-import { DEFAULT_COLUMNS, lane, rttOf, transferSeconds } from '../../common/scenario.js';
+import { DEFAULT_COLUMNS, lane, laneModelSeconds } from '../../common/scenario.js';
 
 // What one book costs on this kind of machine (2 cores), server and k6 together,
 // measured at N = 500000 (typed GraphQL ~11 us, the JSON string ~5, ListBooks ~8 to
@@ -12,6 +19,16 @@ import { DEFAULT_COLUMNS, lane, rttOf, transferSeconds } from '../../common/scen
 // the model's server term.
 export const US_PER_BOOK = { typed: 15, json: 7, grpc_list: 15, grpc_stream: 40 };
 export const BYTES_PER_BOOK = { typed: 135, json: 160, grpc_list: 65, grpc_stream: 80 };
+// The typed list per executor (common/executors.js), measured the same way at
+// N = 500000 on this machine (plain ~11, per-item ~31, dataloader ~31,
+// instrumented ~17, jit ~4 us a book), rounded up.
+export const US_PER_BOOK_BY_EXECUTOR = { plain: US_PER_BOOK.typed, 'per-item': 40, dataloader: 40, instrumented: 25, jit: 5 };
+
+// The study's factor, typed / JSON-string request time, per N (its README).
+export const STUDY_FACTORS = { 100: 1.5, 1000: 8.1, 10000: 15.7, 100000: 17.3, 500000: 16.6 };
+
+// The typed lane of an executor: plain keeps the name `typed`.
+export const typedLaneOf = (executor) => (executor === 'plain' ? 'typed' : `typed_${executor.replace(/-/g, '_')}`);
 
 export default function declare(env) {
   const level = levelName(env, 'ci');
@@ -21,19 +38,35 @@ export default function declare(env) {
     min: 1,
     max: LIMITS.MAX_BOOKS,
   });
+  // The typed list's executors: EXECUTORS=plain,per-item (or all). The PR gate (ci)
+  // runs plain and per-item, whose factor grows with N; the study's row (full,
+  // smoke) runs all five.
+  const EXECUTORS = env.EXECUTORS === 'all' ? EXECUTOR_NAMES : envNames(env, 'EXECUTORS', byLevel(level, { ci: ['plain', 'per-item'] }, EXECUTOR_NAMES), EXECUTOR_NAMES);
   const dims = NS.map((n) => ({ n: String(n) }));
-  const model = (name) => (d) => ({ reqBytes: 120, resBytes: Number(d.n) * BYTES_PER_BOOK[name], serverMs: (Number(d.n) * US_PER_BOOK[name]) / 1000 });
-  const laneOf = (name, transport, variant) => lane(name, transport, false, { tags: { variant }, dims, model: model(name) });
+  const usPerBook = { ...US_PER_BOOK, ...Object.fromEntries(EXECUTOR_NAMES.map((e) => [typedLaneOf(e), US_PER_BOOK_BY_EXECUTOR[e]])) };
+  const bytesPerBook = (name) => BYTES_PER_BOOK[name] ?? BYTES_PER_BOOK.typed;
+  const model = (name) => (d) => ({ reqBytes: 120, resBytes: Number(d.n) * bytesPerBook(name), serverMs: (Number(d.n) * usPerBook[name]) / 1000 });
+  const laneOf = (name, transport, tags) => lane(name, transport, false, { tags, dims, model: model(name) });
+  const typedLanes = EXECUTORS.map((e) => laneOf(typedLaneOf(e), 'http-keepalive', { variant: 'typed', executor: e }));
+  const lanes = [
+    ...typedLanes,
+    laneOf('json', 'http-keepalive', { variant: 'json', executor: 'plain' }),
+    laneOf('grpc_list', 'grpc', { variant: 'list' }),
+    laneOf('grpc_stream', 'grpc-stream', { variant: 'stream' }),
+  ];
   return {
     NS,
+    EXECUTORS,
     name: 'serialization',
     defaultProfile: 'lan',
-    lanes: [laneOf('typed', 'http-keepalive', 'typed'), laneOf('json', 'http-keepalive', 'json'), laneOf('grpc_list', 'grpc', 'list'), laneOf('grpc_stream', 'grpc-stream', 'stream')],
+    lanes,
     // Each request may hold N books several times over in memory: modest
     // concurrency. The study's variable is N, not concurrency: the PR gate (ci)
     // runs one VU per lane to stay in its 5 minutes.
     steps: byLevel(level, { ci: [1], full: [1, 2, 4, 8] }, undefined),
-    laneSeconds: (name, profile) => NS.reduce((sum, n) => sum + n * US_PER_BOOK[name] * 1e-6 + transferSeconds(profile, n * 160) + rttOf(profile) / 1000, 0.2),
+    // One iteration: a request per N, by the model (the server's time per book, the
+    // transfer, slow start and loss included).
+    laneSeconds: (name, profile) => laneModelSeconds(lanes.find((l) => l.name === name), profile) + 0.2,
     columns: [
       ...DEFAULT_COLUMNS,
       { title: 'server exec p50', metric: 'server_duration', tags: { part: 'exec' }, stat: 'med', unit: 'ms' },
@@ -43,10 +76,19 @@ export default function declare(env) {
     // Server time is this study's question (exec vs ser per N), and its operations are
     // few and long (a step holds tens of them): every one's is recorded.
     serverTimingEvery: 1,
-    // k6pack report: latency vs N, and the typed / JSON-string factor vs N against the study's.
+    // k6pack report: latency vs N, and the typed / JSON-string factor vs N per
+    // executor against the study's.
     hints: {
       sizes: { dim: 'n', label: 'N books', unit: 'books (N)' },
-      ratio: { dim: 'n', numerator: 'typed', denominator: 'json', label: 'typed / JSON-string factor', unit: 'books (N)', study: { 100: 1.5, 1000: 8.1, 10000: 15.7, 100000: 17.3 }, studyLabel: 'study 002' },
+      ratio: {
+        dim: 'n',
+        numerators: Object.fromEntries(EXECUTORS.map((e) => [typedLaneOf(e), e])),
+        denominator: 'json',
+        label: 'typed / JSON-string factor',
+        unit: 'books (N)',
+        study: STUDY_FACTORS,
+        studyLabel: 'study 002 (graphql-java)',
+      },
     },
   };
 }

@@ -9,7 +9,10 @@ export default function declare(env) {
   const WS_OPS = envInt(env, 'WS_SOAK_OPS', 5, { min: 1, max: 1000 });
   const SAMPLE_SECONDS = envInt(env, 'SAMPLE_SECONDS', byLevel(level, { smoke: 1, ci: 5, full: 15 }, 30), { min: 1, max: 3600 });
   const parts = [{ part: 'first' }, { part: 'last' }];
-  const op = (more = {}) => () => ({ ...BOOK_OP, ...more });
+  // At the soak's arrival rates a kept connection sits idle longer than TCP's
+  // retransmission timeout between operations, so each starts on a restarted
+  // window (idle: answers this small fit in it anyway).
+  const op = (more = {}) => () => ({ ...BOOK_OP, idle: true, ...more });
   return {
     WS_OPS,
     SAMPLE_SECONDS,

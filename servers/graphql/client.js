@@ -40,11 +40,12 @@ export async function postGraphQL(url, operation, { headers = {}, ...options } =
 }
 
 // A GET URL for an operation: ?query=...&variables=...&operationName=...
-export function graphqlGetUrl(url, { query, variables, operationName }) {
+export function graphqlGetUrl(url, { query, variables, operationName, extensions }) {
   const u = new URL(url);
   u.searchParams.set('query', query);
   if (variables) u.searchParams.set('variables', JSON.stringify(variables));
   if (operationName) u.searchParams.set('operationName', operationName);
+  if (extensions) u.searchParams.set('extensions', JSON.stringify(extensions));
   return u.href;
 }
 

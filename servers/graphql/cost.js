@@ -10,8 +10,8 @@
 //   bytes   filler text (payload, blurb, event data)      at most MAX_FILLER_BYTES
 //
 // The largest legitimate requests fit: allBooks(MAX_BOOKS) with every book and
-// author field, page(MAX_PAGE_SIZE) with blurbs of MAX_BLURB_BYTES, a payload of
-// MAX_PAYLOAD_BYTES. The totals are upper bounds (a fragment spread twice counts
+// author field, page(MAX_PAGE_SIZE) with blurbs of 64 KiB, study 001's page of 50
+// books with blurbs of MAX_BLURB_BYTES (100 KiB), a payload of MAX_PAYLOAD_BYTES. The totals are upper bounds (a fragment spread twice counts
 // twice; fields that GraphQL would merge are not merged), computed in one pass
 // over the document: fragment totals are memoized, so no spread pattern makes the
 // computation itself expensive. A subscription's totals are per event.
@@ -29,7 +29,10 @@ import { MAX_AUTHOR_BOOKS } from './rules.js';
 // Ten values for each book of the largest list: a book and its author have seven
 // leaf fields, which leaves room for __typename and the like.
 export const MAX_RESULT_VALUES = 10 * LIMITS.MAX_BOOKS;
-export const MAX_FILLER_BYTES = Math.max(LIMITS.MAX_PAYLOAD_BYTES, LIMITS.MAX_PAGE_SIZE * LIMITS.MAX_BLURB_BYTES);
+// Filler per operation: what page(MAX_PAGE_SIZE) with 64 KiB blurbs makes, 32.8 MB
+// (MAX_BLURB_BYTES was 64 KiB until study 001's 100 KiB resources raised it; the
+// total stayed, so a page of the largest blurbs holds up to 320 books).
+export const MAX_FILLER_BYTES = Math.max(LIMITS.MAX_PAYLOAD_BYTES, LIMITS.MAX_PAGE_SIZE * 64 * 1024);
 const BOOK_JSON_VALUES = 7; // allBooksAsJSON: id, name, pageCount and the author's id, firstName, lastName per book
 
 // n when the resolver accepts it, else 0: an out-of-range argument is refused
@@ -53,6 +56,12 @@ const FIELDS = {
     each: () => 1, // one event per result
     bytes: (a) => within(a.size, LIMITS.MAX_PAYLOAD_BYTES),
   },
+  // Fan-out (hub.graphql): a poll's kept events, and one event per subscription result.
+  'TopicState.events': {
+    items: (a) => within(a.limit, LIMITS.MAX_POLL_EVENTS),
+    bytes: (a) => within(a.limit, LIMITS.MAX_POLL_EVENTS) * LIMITS.MAX_EVENT_PAYLOAD_BYTES,
+  },
+  'Subscription.topicEvents': { items: () => 1, each: () => 1, bytes: () => LIMITS.MAX_EVENT_PAYLOAD_BYTES },
 };
 
 const ZERO = { items: 0, values: 0, bytes: 0 };

@@ -4,18 +4,25 @@
 // GET queries get `Cache-Control: public, max-age=60` and a strong ETag, and
 // If-None-Match answers 304; the optional response cache answers repeats without
 // executing (x-cache: HIT | MISS | BYPASS).
+// Per request: the executor (`extensions.executor`, study 002: an instrumented
+// request goes to the instrumented Apollo server, execution.js), generation time per
+// resource (the x-generate header, study 001: resolvers.js), and Vulcain's Preload
+// header, answered with preload Link headers (preload.js).
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import http2 from 'node:http2';
 import { HeaderMap } from '@apollo/server';
-import { LIMITS } from '../../common/defaults.js';
+import { GRAPHQL_PATH, LIMITS } from '../../common/defaults.js';
+import { executorOf } from '../../common/executors.js';
+import { GENERATE_HEADER, parseGenerate } from '../../common/generation.js';
+import { PRELOAD_HEADER, linkValues, parsePreload, preloadLinks } from './preload.js';
 import { parseOnOff, responseCacheKey } from './responseCache.js';
 import { nestingError } from './rules.js';
 import { SLOW_CLIENT_MS } from '../shared/slow-clients.js';
 import { processStats } from '../shared/stats.js';
 import { newTiming, serverTimingHeader } from './timing.js';
 
-export const GRAPHQL_PATH = '/graphql';
+export { GRAPHQL_PATH };
 export const HEALTH_PATH = '/healthz';
 const JSON_TYPE = 'application/json; charset=utf-8';
 const GET_CACHE_CONTROL = 'public, max-age=60';
@@ -144,6 +151,21 @@ function queryOf(method, search, body) {
   return undefined;
 }
 
+// The request's `extensions` (a GET's parameter is JSON text; one that is not is
+// left for Apollo to refuse).
+function extensionsOf(method, search, body) {
+  if (method === 'GET') {
+    const text = new URLSearchParams(search).get('extensions');
+    if (!text) return undefined;
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  }
+  return method === 'POST' && body && typeof body === 'object' && !Array.isArray(body) ? body.extensions : undefined;
+}
+
 // What a GET or POST asks for, variables as JSON text: the response cache's key.
 function operationParams(method, search, body) {
   if (method === 'GET') {
@@ -197,11 +219,16 @@ export function onClientError(err, socket) {
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
 }
 
-// `entry`: { status, headers, body, hasErrors, etag? } from Apollo or the response cache.
-function sendGraphQL(req, res, entry, { timing, xCache }) {
+// `entry`: { status, headers, body, hasErrors, etag? } from Apollo or the response cache;
+// `preload`: the Preload header's selectors, if any.
+function sendGraphQL(req, res, entry, { timing, xCache, preload }) {
   res.statusCode = entry.status;
   for (const [name, value] of entry.headers) res.setHeader(name, value);
   res.setHeader('x-cache', xCache);
+  if (preload && entry.status === 200) {
+    const links = preloadLinks(preload.selectors, entry.body);
+    if (links.length) res.setHeader('link', linkValues(links));
+  }
   res.setHeader('server-timing', serverTimingHeader(timing));
   const httpCacheable = req.method === 'GET' && entry.status === 200 && !entry.hasErrors;
   if (!httpCacheable) {
@@ -221,10 +248,11 @@ function sendGraphQL(req, res, entry, { timing, xCache }) {
   res.end(entry.body);
 }
 
-// Returns the (req, res) listener. `documents` is the shared document cache
-// (documents.js); `cache` is an LRU from createResponseCache(); `cacheByDefault`
-// is the server-wide RESPONSE_CACHE switch.
-export function createHttpHandler({ apollo, documents, cache, cacheByDefault }) {
+// Returns the (req, res) listener. `apollo` runs every request but the
+// instrumented ones, which `apolloInstrumented` runs (server.js); `documents` is
+// the shared document cache (documents.js); `cache` is an LRU from
+// createResponseCache(); `cacheByDefault` is the server-wide RESPONSE_CACHE switch.
+export function createHttpHandler({ apollo, apolloInstrumented = apollo, documents, cache, cacheByDefault }) {
   async function graphql(req, res, search) {
     const read = await readBody(req, LIMITS.MAX_BODY_BYTES);
     if (read.aborted) return;
@@ -256,13 +284,20 @@ export function createHttpHandler({ apollo, documents, cache, cacheByDefault }) 
     }
     const shapeError = documents.shapeError(queryOf(req.method, search, body));
     if (shapeError) return sendError(res, 400, shapeError, 'BAD_REQUEST');
+    const executor = executorOf(extensionsOf(req.method, search, body));
+    if (executor.error) return sendError(res, 400, executor.error, 'BAD_REQUEST');
+    const generate = parseGenerate(req.headers[GENERATE_HEADER]);
+    if (generate.error) return sendError(res, 400, generate.error, 'BAD_REQUEST');
+    const preload = parsePreload(req.headers[PRELOAD_HEADER]);
+    if (preload?.error) return sendError(res, 400, preload.error, 'BAD_REQUEST');
     const key = useCache ? responseCacheKey(operationParams(req.method, search, body), req.headers.accept) : null;
     const hit = key === null ? undefined : cache.get(key);
-    if (hit) return sendGraphQL(req, res, hit, { timing, xCache: 'HIT' });
+    if (hit) return sendGraphQL(req, res, hit, { timing, xCache: 'HIT', preload });
 
-    const response = await apollo.executeHTTPGraphQLRequest({
+    const server = executor.value === 'instrumented' ? apolloInstrumented : apollo;
+    const response = await server.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: req.method.toUpperCase(), headers: apolloHeaders(req), search, body },
-      context: async () => ({ timing }),
+      context: async () => ({ timing, executor: executor.value, generate: generate.value }),
     });
     const isQuery = timing.operation === 'query';
     const xCache = useCache && (isQuery || timing.operation === null) ? 'MISS' : 'BYPASS';
@@ -277,7 +312,7 @@ export function createHttpHandler({ apollo, documents, cache, cacheByDefault }) 
     }
     const entry = { status: response.status ?? 200, headers: [...response.headers], body: response.body.string, hasErrors: timing.hasErrors };
     if (key !== null && isQuery && entry.status === 200 && !entry.hasErrors) cache.set(key, entry);
-    sendGraphQL(req, res, entry, { timing, xCache });
+    sendGraphQL(req, res, entry, { timing, xCache, preload });
   }
 
   async function handle(req, res) {

@@ -2,9 +2,13 @@
 // so the GraphQL and gRPC servers return identical books. Every argument that sizes
 // a response is bounded; out-of-range values are BAD_USER_INPUT errors naming the bound.
 import { performance } from 'node:perf_hooks';
+import DataLoader from 'dataloader';
 import { GraphQLError } from 'graphql';
+import { bookResourceUrl } from '../../common/book-resource.js';
 import { LIMITS } from '../../common/defaults.js';
-import { BOOK_COUNT, authorAt, authorIndex, bookIndex, booksOfAuthor, checkCount, filler, fullBookAt } from '../shared/data.js';
+import { NO_GENERATION } from '../../common/generation.js';
+import { BOOK_COUNT, authorAt, authorIndex, bookAt, bookIndex, booksOfAuthor, checkCount, filler, fullBookAt } from '../shared/data.js';
+import { generate, generateOne } from './generation.js';
 import { MAX_AUTHOR_BOOKS } from './rules.js';
 import { processStats } from '../shared/stats.js';
 
@@ -19,18 +23,50 @@ function bounded(name, n, max) {
   return n;
 }
 
-// Books first .. first+n-1 (1-based, clipped to the catalogue), authors resolved.
-function bookRange(first, n) {
+// Books first .. first+n-1 (1-based, clipped to the catalogue), authors resolved
+// (or, with `make`, books made by it).
+function bookRange(first, n, make = fullBookAt) {
   const last = Math.min(first + n - 1, BOOK_COUNT);
   const books = [];
-  for (let i = first; i <= last; i++) books.push(fullBookAt(i));
+  for (let i = first; i <= last; i++) books.push(make(i));
   return books;
 }
 
-// Study 002: the typed list and its JSON string are built by the same function.
-function allBooks(nrOfBooks) {
-  return bookRange(1, bounded('nrOfBooks', nrOfBooks, LIMITS.MAX_BOOKS));
+// Study 002's executors (common/executors.js) that resolve each book's author on
+// its own: the book carries its author's index and an `author` method, which
+// graphql-js's default resolver calls for every book (a property that is a
+// function is called with args, context and info). Plain books carry their
+// author, which the default resolver reads as a property.
+class PerItemBook {
+  constructor(i) {
+    Object.assign(this, bookAt(i));
+  }
+
+  // Its own async call per book, unbatched (Spring's @SchemaMapping per book).
+  async author() {
+    return authorAt(this.authorIndex);
+  }
 }
+
+const AUTHORS = Symbol('k6pack.authorLoader');
+const loadAuthors = async (keys) => keys.map(authorAt);
+class LoadedBook extends PerItemBook {
+  // Through the request's DataLoader: the books' loads of one tick are one batch.
+  author(_args, context) {
+    context[AUTHORS] ??= new DataLoader(loadAuthors);
+    return context[AUTHORS].load(this.authorIndex);
+  }
+}
+
+const BOOK_MAKERS = { 'per-item': (i) => new PerItemBook(i), dataloader: (i) => new LoadedBook(i) };
+
+// Study 002: the typed list and its JSON string are built by the same function.
+function allBooks(nrOfBooks, executor) {
+  return bookRange(1, bounded('nrOfBooks', nrOfBooks, LIMITS.MAX_BOOKS), BOOK_MAKERS[executor]);
+}
+
+// What the x-generate header asked for (http.js puts it in the context).
+const generationOf = (context) => context?.generate ?? NO_GENERATION;
 
 function requireBook(id) {
   const i = bookIndex(id);
@@ -95,22 +131,24 @@ export function createResolvers() {
 
   return {
     Query: {
-      allBooks: (_, { nrOfBooks }) => allBooks(nrOfBooks),
+      allBooks: (_, { nrOfBooks }, context) => allBooks(nrOfBooks, context?.executor),
       allBooksAsJSON: (_, { nrOfBooks }) => JSON.stringify(allBooks(nrOfBooks)),
       payload: (_, { size }) => ({ size, data: filler(bounded('size', size, LIMITS.MAX_PAYLOAD_BYTES)) }),
-      book: (_, { id }) => {
+      book: (_, { id }, context) => {
         const i = bookIndex(id);
-        return i === null ? null : fullBookAt(i);
+        return i === null ? null : generateOne(() => fullBookAt(i), generationOf(context));
       },
       author: (_, { id }) => {
         const a = authorIndex(id);
         return a === null ? null : authorAt(a);
       },
-      page: (_, { offset, size }) => {
+      page: (_, { offset, size }, context) => {
         bounded('offset', offset, BOOK_COUNT);
         bounded('size', size, LIMITS.MAX_PAGE_SIZE);
-        const books = bookRange(offset + 1, size);
-        return { offset, size: books.length, total: BOOK_COUNT, books };
+        const count = Math.max(0, Math.min(size, BOOK_COUNT - offset));
+        // Each book is a resource: generated as x-generate says (generation.js).
+        const books = generate(count, (k) => fullBookAt(offset + 1 + k), generationOf(context), badInput);
+        return { offset, size: count, total: BOOK_COUNT, books };
       },
       serverStats: () => processStats(),
     },
@@ -143,6 +181,7 @@ export function createResolvers() {
     },
     Book: {
       blurb: (book, { size }) => filler(bounded('size', size, LIMITS.MAX_BLURB_BYTES), bookIndex(book.id)),
+      href: (book, { blurb }) => bookResourceUrl(book.id, bounded('blurb', blurb, LIMITS.MAX_BLURB_BYTES)),
     },
     Event: {
       // Stamped while the event is being resolved, just before it is serialized and sent.

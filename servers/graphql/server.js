@@ -15,6 +15,10 @@
  * transport (documents.js).
  * GET queries are HTTP-cacheable (ETag, 304); RESPONSE_CACHE=on (or the header
  * `x-response-cache: on`) turns on the server-side response cache (x-cache header).
+ * Per request (README "Reference servers"): the executor (`extensions.executor`:
+ * plain, per-item, dataloader, instrumented, jit; execution.js), generation time
+ * per resource (`x-generate: delay=20, hits=15, resolve=serial`; generation.js) and
+ * Vulcain's `Preload` header, answered with preload links (preload.js).
  * Bounds come from LIMITS in common/defaults.js (rules.js, resolvers.js).
  *
  * Choices: no landing page (GET /graphql without a query is a 400 JSON error, not
@@ -22,8 +26,12 @@
  * preflight headers and nothing here uses cookies; batched requests refused
  * (Apollo's default); stack traces never sent.
  *
+ * Fan-out: a topic hub (servers/shared/hub.js; publish, topic, topicEvents in
+ * hub.graphql); with HUB_PEER=<gRPC server host:port> it relays with the gRPC
+ * server's hub (hub-relay.js), so writes through either server reach both.
+ *
  * Run: node servers/graphql/server.js   (HOST, GRAPHQL_PORT, GRAPHQL_TLS_PORT,
- * TLS_CERT_FILE, TLS_KEY_FILE, RESPONSE_CACHE=on|off). Drains on SIGTERM/SIGINT.
+ * TLS_CERT_FILE, TLS_KEY_FILE, RESPONSE_CACHE=on|off, HUB_PEER). Drains on SIGTERM/SIGINT.
  * Tests: createServer({ port: 0, tlsPort: 0 }) and close() afterwards.
  */
 import http from 'node:http';
@@ -31,17 +39,21 @@ import http2 from 'node:http2';
 import { pathToFileURL } from 'node:url';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { DEFAULT_HOST } from '../../common/defaults.js';
+import { Hub } from '../shared/hub.js';
 import { exitOnSignals, fatal, hostFromEnv, listenErrorMessage, portFromEnv } from '../shared/lifecycle.js';
 import { SLOW_CLIENT_MS, TIMEOUT_CHECK_MS, requirePrefaceWithin } from '../shared/slow-clients.js';
 import { loadTlsMaterial } from '../shared/tls.js';
 import { createDocumentCache } from './documents.js';
+import { startRelay } from './hub-relay.js';
 import { drainSecureServerPlugin } from './drain.js';
+import { createExecution } from './execution.js';
 import { GRAPHQL_PATH, HEALTH_PATH, createHttpHandler, onClientError } from './http.js';
 import { createResponseCache, parseOnOff } from './responseCache.js';
 import { explainValidationError } from './rules.js';
-import { createSchema, extraValidationRules } from './schema.js';
+import { createResolvers, createSchema, extraValidationRules } from './schema.js';
 import { timedStringifyResult, timingPlugin } from './timing.js';
 import { createWebSocketEndpoint } from './ws.js';
 
@@ -65,9 +77,13 @@ function listen(server, { port, host, label, envVar }) {
 export const KEEP_ALIVE_MS = 65_000;
 export const MAX_H2_STREAMS = 250;
 
-export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0, tls, responseCache = false } = {}) {
+// hubPeer: the gRPC server's address (host:port), whose hub this server's hub
+// relays to and from (hub-relay.js); without it the hub serves this server alone.
+export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0, tls, responseCache = false, hubPeer = null } = {}) {
   const { cert, key } = tls ?? (await loadTlsMaterial());
-  const schema = createSchema();
+  const resolvers = createResolvers();
+  const hub = new Hub({ origin: 'graphql' });
+  const schema = createSchema({ resolvers, hub });
   // Node closes an idle kept-alive connection after 5 s by default; a scenario
   // with think time would then silently measure fresh connections in its
   // keep-alive lane. 65 s outlasts any pause the scenarios make.
@@ -95,9 +111,10 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
   requirePrefaceWithin(tlsServer);
   // One cache of parsed, validated and priced documents for every transport.
   const documents = createDocumentCache({ schema, validationRules: extraValidationRules });
-  const ws = createWebSocketEndpoint({ schema, documents });
+  const execution = createExecution(schema);
+  const ws = createWebSocketEndpoint({ schema, documents, execution });
 
-  const apollo = new ApolloServer({
+  const apolloOptions = (schema, plugins) => ({
     schema,
     introspection: true,
     csrfPrevention: false,
@@ -106,33 +123,46 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
     documentStore: null, // documents.apolloPlugin keeps Apollo's documents, in the cache the WebSocket shares
     stringifyResult: timedStringifyResult,
     formatError: (formatted) => ({ ...formatted, message: explainValidationError(formatted.message) }),
-    plugins: [
+    plugins: [timingPlugin, documents.apolloPlugin, ApolloServerPluginLandingPageDisabled(), ...plugins],
+  });
+  const apollo = new ApolloServer(
+    apolloOptions(schema, [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: DRAIN_GRACE_MS }),
       drainSecureServerPlugin(tlsServer, { graceMs: DRAIN_GRACE_MS }),
       ws.drainPlugin,
-      timingPlugin,
-      documents.apolloPlugin,
-      ApolloServerPluginLandingPageDisabled(),
+      execution.jitPlugin,
       ApolloServerPluginCacheControlDisabled(), // http.js sets Cache-Control itself
-    ],
-  });
+    ]),
+  );
+  // The `instrumented` executor: Apollo Server as it ships, whose cache-control
+  // plugin is on by default and hooks every field (willResolveField). Apollo wraps
+  // the resolvers of the schema it runs for that, so it gets a schema of its own
+  // (the same type definitions and resolvers): the other executors' fields stay
+  // unwrapped. It computes cache hints only; http.js still sets Cache-Control.
+  const apolloInstrumented = new ApolloServer(apolloOptions(createSchema({ resolvers, hub }), [ApolloServerPluginCacheControl({ calculateHttpHeaders: false })]));
   await apollo.start();
+  await apolloInstrumented.start();
+  // Apollo wraps the schema's resolvers on the first request that has a field hook:
+  // do it now, so that request is not the one that pays for it.
+  await apolloInstrumented.executeOperation({ query: '{ __typename }' });
+  execution.useInstrumented(apolloInstrumented);
 
-  const onRequest = createHttpHandler({ apollo, documents, cache: createResponseCache(), cacheByDefault: responseCache });
+  const onRequest = createHttpHandler({ apollo, apolloInstrumented, documents, cache: createResponseCache(), cacheByDefault: responseCache });
   for (const server of [httpServer, tlsServer]) {
     server.on('request', onRequest);
     server.on('upgrade', ws.handleUpgrade);
   }
   tlsServer.on('tlsClientError', () => {}); // e.g. plain HTTP on the TLS port: the socket is closed, nothing to report
 
+  const relay = hubPeer ? startRelay(hub, hubPeer) : null;
   let stopped;
-  const close = () => (stopped ??= apollo.stop());
+  const close = () => (stopped ??= (relay?.close(), Promise.all([apollo.stop(), apolloInstrumented.stop()])));
   try {
     const ports = {
       httpPort: await listen(httpServer, { port, host, label: 'GraphQL HTTP', envVar: 'GRAPHQL_PORT' }),
       tlsPort: await listen(tlsServer, { port: tlsPort, host, label: 'GraphQL TLS', envVar: 'GRAPHQL_TLS_PORT' }),
     };
-    return { ...ports, close };
+    return { ...ports, hub, relay, close };
   } catch (err) {
     await close();
     throw err;
@@ -144,6 +174,8 @@ async function main() {
   const port = portFromEnv('GRAPHQL_PORT');
   const tlsPort = portFromEnv('GRAPHQL_TLS_PORT');
   const responseCache = parseOnOff(process.env.RESPONSE_CACHE, false);
+  const hubPeer = process.env.HUB_PEER || null;
+  if (hubPeer && !/^[A-Za-z0-9.:[\]-]+:\d{1,5}$/.test(hubPeer)) fatal(`HUB_PEER=${hubPeer}: give the gRPC server's host:port (e.g. 127.0.0.1:50051), or unset it`);
   if (responseCache === null) fatal(`RESPONSE_CACHE=${process.env.RESPONSE_CACHE}: use on or off`);
   let tls;
   try {
@@ -153,7 +185,7 @@ async function main() {
   }
   let server;
   try {
-    server = await createServer({ host, port, tlsPort, tls, responseCache });
+    server = await createServer({ host, port, tlsPort, tls, responseCache, hubPeer });
   } catch (err) {
     if (err.endpoint) fatal(listenErrorMessage(err, err.endpoint));
     throw err;

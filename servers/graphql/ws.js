@@ -10,7 +10,8 @@
 //   unknown operation names come back as `error` messages (graphql-ws would
 //   otherwise let a parse error escape and close the socket with 4500); at most
 //   MAX_OPERATIONS_PER_SOCKET operations run at once on one socket;
-// - operations run through execution.js, as over HTTP;
+// - operations run through execution.js with the executor the operation's
+//   extensions ask for (`extensions.executor`, common/executors.js), as over HTTP;
 // - a connection_init payload over MAX_INIT_PAYLOAD_BYTES closes with 4400;
 // - messages only a server sends (connection_ack, next, error) and binary frames are
 //   refused with 4400, frames over LIMITS.MAX_BODY_BYTES with 1009 (ws's maxPayload);
@@ -19,13 +20,13 @@ import { performance } from 'node:perf_hooks';
 import { GraphQLError, getOperationAST } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { LIMITS } from '../../common/defaults.js';
+import { GRAPHQL_PATH, LIMITS } from '../../common/defaults.js';
+import { executorOf } from '../../common/executors.js';
 import { costLimitError } from './cost.js';
-import { executeOperation, subscribeOperation } from './execution.js';
 import { explainValidationError } from './rules.js';
 import { newTiming, wsTiming } from './timing.js';
 
-export const WS_PATH = '/graphql';
+export const WS_PATH = GRAPHQL_PATH;
 const BAD_REQUEST = 4400; // graphql-ws CloseCode.BadRequest
 const SERVER_ONLY_MESSAGES = new Set(['connection_ack', 'next', 'error']);
 
@@ -64,16 +65,17 @@ function guardConnection(socket) {
   });
 }
 
-// `documents`: the shared document cache (documents.js).
-export function createWebSocketEndpoint({ schema, documents }) {
+// `documents`: the shared document cache (documents.js); `execution`: where
+// operations run (execution.js).
+export function createWebSocketEndpoint({ schema, documents, execution }) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.MAX_BODY_BYTES });
   wss.on('connection', guardConnection);
 
   const serverCleanup = useServer(
     {
       schema,
-      execute: executeOperation,
-      subscribe: subscribeOperation,
+      execute: execution.executeOperation,
+      subscribe: execution.subscribeOperation,
       // Runs while each incoming message is parsed; refusing here makes graphql-ws
       // close with 4400 "Invalid message received" instead of failing with 4500.
       jsonMessageReviver(key, value) {
@@ -95,6 +97,8 @@ export function createWebSocketEndpoint({ schema, documents }) {
         }
         const shapeError = documents.shapeError(payload.query);
         if (shapeError) return [badRequest(shapeError)];
+        const executor = executorOf(payload.extensions);
+        if (executor.error) return [badRequest(executor.error)];
         const prepared = documents.prepare(payload.query);
         if (prepared.syntaxError) return [withCode(prepared.syntaxError, 'GRAPHQL_PARSE_FAILED')];
         if (prepared.validationErrors) return prepared.validationErrors.map((err) => withCode(err, 'GRAPHQL_VALIDATION_FAILED'));
@@ -111,7 +115,7 @@ export function createWebSocketEndpoint({ schema, documents }) {
           document,
           operationName: payload.operationName,
           variableValues: payload.variables,
-          contextValue: { timing: newTiming(start, operation.operation) },
+          contextValue: { timing: newTiming(start, operation.operation), executor: executor.value, source: payload.query },
         };
       },
       onNext(_ctx, _id, _payload, args, result) {

@@ -25,13 +25,13 @@ export class RpcError extends Error {
   }
 }
 
-const invalid = (details) => new RpcError(status.INVALID_ARGUMENT, details);
+export const invalid = (details) => new RpcError(status.INVALID_ARGUMENT, details);
 
 function check(problem) {
   if (problem) throw invalid(problem);
 }
 
-function checkRange(name, value, min, max) {
+export function checkRange(name, value, min, max) {
   if (!Number.isInteger(value) || value < min || value > max) {
     throw invalid(`${name} must be an integer from ${min} to ${max} (got ${value})`);
   }
@@ -67,7 +67,7 @@ function listBooks({ n }) {
   return { books };
 }
 
-function payload({ size }) {
+export function payload({ size }) {
   check(checkCount('size', size, LIMITS.MAX_PAYLOAD_BYTES));
   return { size, data: filler(size) };
 }
@@ -80,7 +80,7 @@ function stats(_request, call) {
   return { rss_bytes: rssBytes, heap_used_bytes: heapUsedBytes, uptime_seconds: uptimeSeconds };
 }
 
-function toStatus(err) {
+export function toStatus(err) {
   if (err instanceof RpcError) return { code: err.code, details: err.details };
   console.error(`grpc server: ${err.stack || err}`);
   return { code: status.INTERNAL, details: `internal error: ${err.message}` };
@@ -100,17 +100,26 @@ function metadataBytes(metadata) {
   return bytes;
 }
 
-function checkRequest(call) {
+export function checkMetadata(call) {
   const bytes = metadataBytes(call.metadata);
   if (bytes > MAX_METADATA_BYTES) {
     throw new RpcError(status.RESOURCE_EXHAUSTED, `request metadata is ${bytes} bytes; the limit is ${MAX_METADATA_BYTES}: send less metadata`);
   }
-  if (call.request instanceof BadRequest) throw invalid(call.request.message);
-  return call.request;
+}
+
+// A request message (of a unary call, or one message of a stream) that decoded.
+export function checkMessage(message) {
+  if (message instanceof BadRequest) throw invalid(message.message);
+  return message;
+}
+
+function checkRequest(call) {
+  checkMetadata(call);
+  return checkMessage(call.request);
 }
 
 // A unary handler: build the response, encode it (timed), answer with server-timing.
-function unary(method, build) {
+export function unary(method, build) {
   return (call, callback) => {
     const timing = new ServerTiming();
     let bytes;
@@ -124,8 +133,8 @@ function unary(method, build) {
   };
 }
 
-// The sending side of one server stream.
-class Outbound {
+// The sending side of one server stream (and of the hub's streams: hub-service.js).
+export class Outbound {
   constructor(method, call, active) {
     this.method = method;
     this.call = call;
@@ -134,8 +143,15 @@ class Outbound {
     this.done = false;
     this.timer = null;
     this.wake = null;
+    this.cleanups = [];
     active.add(this);
     call.on('cancelled', () => this.finish());
+  }
+
+  // fn() runs once when the stream is over (ended, failed or cancelled).
+  onFinish(fn) {
+    if (this.done) fn();
+    else this.cleanups.push(fn);
   }
 
   get open() {
@@ -149,6 +165,7 @@ class Outbound {
     this.active.delete(this);
     clearTimeout(this.timer);
     this.wake?.();
+    for (const fn of this.cleanups.splice(0)) fn();
     return true;
   }
 

@@ -81,3 +81,20 @@ export function collectStream(call, onMessage = () => {}) {
     call.on('status', (status) => resolve({ messages, status }));
   });
 }
+
+// Client stream (e.g. UploadBooks) -> { message, status } once it ends, whatever the
+// status: writes `messages`, then half-closes unless `end` is false (a stream that
+// never ends); `call` is handed to onCall (to cancel it).
+export function clientStreamCall(client, method, messages, { metadata, end = true, onCall = () => {} } = {}) {
+  return new Promise((resolve) => {
+    let message = null;
+    const call = client[method](toMetadata(metadata), (_err, value) => {
+      message = value ?? null;
+    });
+    call.on('status', (status) => resolve({ message, status }));
+    call.on('error', () => {}); // the status says the same
+    onCall(call);
+    for (const m of messages) call.write(m);
+    if (end) call.end();
+  });
+}

@@ -5,6 +5,7 @@
 //
 //   node servers/grpc/server.js          # 127.0.0.1:50051 plaintext, :50052 TLS
 //   HOST=0.0.0.0 GRPC_PORT=6000 GRPC_TLS_PORT=6001 TLS_CERT_FILE=c.pem TLS_KEY_FILE=k.pem node servers/grpc/server.js
+//   STREAM_IDLE_MS=65000: a client or bidirectional stream silent this long is ended
 //
 // Tests import createServer() and start it on port 0. Responses can be large
 // (ListBooks(500000) is 35,042,049 bytes): clients raise their 4 MB receive limit
@@ -17,8 +18,11 @@ import { DEFAULT_HOST, LIMITS } from '../../common/defaults.js';
 import { exitOnSignals, fatal, hostFromEnv, listenErrorMessage, portFromEnv } from '../shared/lifecycle.js';
 import { SLOW_CLIENT_MS, requirePrefaceWithin } from '../shared/slow-clients.js';
 import { loadTlsMaterial } from '../shared/tls.js';
+import { Hub } from '../shared/hub.js';
 import { MAX_METADATA_BYTES, booksHandlers } from './books-service.js';
+import { hubHandlers } from './hub-service.js';
 import { SERVICE_NAME, serverBooksService } from './proto.js';
+import { streamHandlers } from './stream-service.js';
 import { addReflection } from './reflection.js';
 
 // How long close() lets calls in flight finish before cutting connections;
@@ -78,11 +82,15 @@ function bind(server, host, port, credentials, endpoint) {
   });
 }
 
-export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0, tls } = {}) {
+// streamIdleMs: how long a client or bidirectional stream may stay silent before
+// the server ends it (LIMITS.STREAM_IDLE_MS; env STREAM_IDLE_MS).
+export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0, tls, streamIdleMs = LIMITS.STREAM_IDLE_MS } = {}) {
   const material = tls ?? (await loadTlsMaterial());
   const server = new grpc.Server(SERVER_OPTIONS);
   const streams = new Set();
-  server.addService(serverBooksService, booksHandlers(streams));
+  // The fan-out hub (servers/shared/hub.js); the GraphQL server's hub dials Relay.
+  const hub = new Hub({ origin: 'grpc' });
+  server.addService(serverBooksService, { ...booksHandlers(streams), ...hubHandlers(hub, streams), ...streamHandlers(streams, { idleMs: streamIdleMs }) });
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
   addReflection(server);
@@ -121,7 +129,8 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
     host,
     cert: material.cert,
     selfSigned: Boolean(material.selfSigned),
-    openStreams: () => streams.size, // StreamBooks/StreamEvents calls not yet over
+    openStreams: () => streams.size, // server, client and bidirectional streams not yet over
+    hub,
     close: () => (closing ??= shutdown()),
   };
 }
@@ -142,6 +151,9 @@ async function main() {
   const host = hostFromEnv();
   const port = portFromEnv('GRPC_PORT');
   const tlsPort = portFromEnv('GRPC_TLS_PORT');
+  const idle = process.env.STREAM_IDLE_MS;
+  const streamIdleMs = idle ? Number(idle) : LIMITS.STREAM_IDLE_MS;
+  if (!Number.isInteger(streamIdleMs) || streamIdleMs < 100 || streamIdleMs > 3_600_000) fatal(`STREAM_IDLE_MS=${idle}: give the ms a stream may stay silent, 100 to 3600000 (default ${LIMITS.STREAM_IDLE_MS})`);
   let tls;
   try {
     tls = await loadTlsMaterial();
@@ -150,7 +162,7 @@ async function main() {
   }
   let server;
   try {
-    server = await createServer({ host, port, tlsPort, tls });
+    server = await createServer({ host, port, tlsPort, tls, streamIdleMs });
   } catch (err) {
     if (err.endpoint) fatal(listenErrorMessage(err, err.endpoint));
     throw err;

@@ -28,10 +28,11 @@ import (
 	"github.com/Shopify/toxiproxy/v2/toxics"
 )
 
-// Toxic sets switched between, as the profiles do: the handshake and latency
-// toxics of every network profile, plus toxics that close a stub themselves
-// (reset_peer, limit_data) or on removal (timeout's Cleanup), which is what
-// leaves a link half-closed while it is still in the collection.
+// Toxic sets switched between, as the profiles do: the link toxics of every
+// network profile (and the handshake and latency toxics of earlier builds),
+// plus toxics that close a stub themselves (reset_peer, limit_data) or on
+// removal (timeout's Cleanup), which is what leaves a link half-closed while it
+// is still in the collection.
 var churnProfiles = [][]string{
 	{
 		`{"name":"hs_up","type":"handshake","stream":"upstream","attributes":{"delay":2}}`,
@@ -54,6 +55,12 @@ var churnProfiles = [][]string{
 		`{"name":"lat_up","type":"latency","stream":"upstream","attributes":{"latency":1}}`,
 		`{"name":"cut","type":"limit_data","stream":"downstream","toxicity":0.5,"attributes":{"bytes":40}}`,
 		`{"name":"lat_down","type":"latency","stream":"downstream","attributes":{"latency":1}}`,
+	},
+	{
+		// A network profile's link toxics (state per connection, released on removal by Cleanup).
+		`{"name":"link_up","type":"link","stream":"upstream","attributes":{"handshake":2,"latency":1,"rtt":2,"bitrate":8000000,"iw":14600,"loss":10000}}`,
+		`{"name":"link_down","type":"link","stream":"downstream","attributes":{"handshake":3,"latency":1,"rtt":2,"bitrate":8000000,"iw":14600,"loss":10000,"shared":1}}`,
+		`{"name":"reset","type":"reset_peer","stream":"downstream","toxicity":0.3,"attributes":{"timeout":0}}`,
 	},
 	{}, // lan: no toxics
 }

@@ -78,7 +78,11 @@ func (t *HandshakeToxic) Pipe(stub *toxics.ToxicStub) {
 				case <-time.After(hold):
 					c.Timestamp = time.Now()
 				case <-stub.Interrupt:
-					stub.Output <- c // never drop data on an update
+					// Never drop data on an update: the held chunk goes now, and
+					// counts as the first one (or the next run holds the chunk
+					// after it a whole delay again).
+					state.first = true
+					stub.Output <- c
 					return
 				}
 			}

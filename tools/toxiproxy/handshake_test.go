@@ -189,8 +189,9 @@ func TestHandshakeThenLatencyAddsBothDelays(t *testing.T) {
 }
 
 // Interrupting the toxic (a toxic added, updated or removed on the proxy)
-// while it holds a chunk lets that chunk out at once; chunks queued behind it
-// stay in the input for the toxic's next run. No byte is lost, order is kept.
+// while it holds a chunk lets that chunk out at once, as the connection's first;
+// chunks queued behind it stay in the input for the toxic's next run and are not
+// held again. No byte is lost, order is kept.
 func TestHandshakeInterruptNeverDropsAChunk(t *testing.T) {
 	p := newPipe(&HandshakeToxic{Delay: (2 * hold).Milliseconds()})
 	done := p.run()
@@ -211,13 +212,14 @@ func TestHandshakeInterruptNeverDropsAChunk(t *testing.T) {
 		t.Fatal("InterruptToxic reported the stub closed")
 	}
 	<-done
-	// Run again, as UpdateToxic or AddToxic does. (The interrupt let the first
-	// chunk go without marking it as sent, so the next one is held a full delay
-	// now: only order and completeness are checked here.)
+	// Run again, as UpdateToxic or AddToxic does. The chunk let out counts as the
+	// connection's first: the ones queued behind it are not held again.
+	start = time.Now()
 	done = p.run()
 	for got.Len() < sent.Len() {
 		got.Write(recv(t, p.out).Data)
 	}
+	assertWait(t, "chunks queued behind the one let out", time.Since(start), 0)
 	if got.String() != sent.String() {
 		t.Fatalf("got %q, sent %q", got.String(), sent.String())
 	}

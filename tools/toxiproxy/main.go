@@ -1,14 +1,17 @@
-// toxiproxy-server v2.5.0 with one extra toxic, "handshake", compiled in, and
-// the pack's patches (patches/*.patch) applied to the vendored toxiproxy module.
+// toxiproxy-server v2.5.0 with the pack's own toxics compiled in, "link" and
+// "handshake", and the pack's patches (patches/*.patch) applied to the vendored
+// toxiproxy module.
 //
 // Stock Toxiproxy accepts the client's TCP connection at once and only then
-// dials upstream, so a fresh connection through it pays no TCP handshake:
-// a request on a new connection costs the same one RTT as on a kept-alive one.
-// Its toxics act only on the bytes that flow through a connection, none on
-// connection set-up. The handshake toxic (handshake.go) holds the first
-// upstream chunk of every connection for one RTT, which is what the SYN /
-// SYN-ACK exchange costs on a real link. The build follows toxiproxy's
-// CREATING_TOXICS.md: a main package that registers the toxic and runs the server.
+// dials upstream, so a fresh connection through it pays no TCP handshake, and
+// its bandwidth toxic sends at full rate from the first byte. The link toxic
+// (link.go, one per direction) gives a network profile's connections what TCP
+// does on a real link (tcp.go): the handshake's round trip, latency, the
+// bandwidth, slow start, and loss repaired by retransmission, with the
+// head-of-line blocking that comes with it; on a precise timer (clock.go). The
+// handshake toxic (handshake.go) is the handshake alone, for chains of stock
+// toxics. The build follows toxiproxy's CREATING_TOXICS.md: a main package that
+// registers the toxics and runs the server.
 //
 // The patches make toxiproxy v2.5.0 survive profile changes (POST /reset, then
 // new toxics) while connections open and close: unpatched it panics in
@@ -34,6 +37,7 @@ import (
 )
 
 func init() {
+	toxics.Register("link", new(LinkToxic))
 	toxics.Register("handshake", new(HandshakeToxic))
 }
 
@@ -46,7 +50,7 @@ func main() {
 	flag.Parse()
 
 	if *version {
-		fmt.Printf("toxiproxy-server version %s (k6pack build, +handshake toxic, patched for toxic changes under live traffic: tools/toxiproxy/patches)\n", toxiproxy.Version)
+		fmt.Printf("toxiproxy-server version %s (k6pack build, +link and handshake toxics, patched for toxic changes under live traffic: tools/toxiproxy/patches)\n", toxiproxy.Version)
 		return
 	}
 

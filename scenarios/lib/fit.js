@@ -1,0 +1,31 @@
+// Calls that end before their step does: a lane starts a call only if the call's
+// expected time (common/scenario.js callMs: the model's median with a margin) fits in
+// what is left of its step, so a step's gracefulStop need not cover a whole
+// iteration of big messages (grpc-vs-graphql). When nothing fits any more, a VU
+// of the closed workload waits the step out instead of starting empty iterations.
+import { sleep } from 'k6';
+import { linkOf } from '../../common/model.js';
+import { callMs } from '../../common/scenario.js';
+import { remainingMs } from './load.js';
+
+// built: defineScenario's result. -> fits(laneName, dims) -> boolean
+export function fitter(built) {
+  const link = linkOf(built.profile);
+  const cache = {};
+  return (laneName, dims) => {
+    const key = `${laneName}|${dims.payload}|${dims.conn}`;
+    let ms = cache[key];
+    if (ms === undefined) {
+      const lane = built.lanes.find((l) => l.name === laneName);
+      ms = cache[key] = lane ? callMs(lane, dims, link) : 0;
+    }
+    return remainingMs() >= ms;
+  };
+}
+
+// Nothing fits: under the closed workload wait for the step to end (at most 5 s at a
+// time); an open step's arrival just ends.
+export function waitOutStep(built) {
+  if (built.plan.workload === 'open') return;
+  sleep(Math.max(0, Math.min(remainingMs(), 5000)) / 1000 + 0.05);
+}

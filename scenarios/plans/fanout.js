@@ -1,0 +1,148 @@
+// Fan-out's plan (scenarios/fanout.js runs it): lanes, subscriber steps, the
+// step's timeline and what a delivery costs under the model.
+import { LIMITS } from '../../common/defaults.js';
+import { configError, envInt, envIntList } from '../../common/env.js';
+import { byLevel } from '../../common/plan.js';
+import { lane, rttOf } from '../../common/scenario.js';
+
+// A delivered event's bytes around its payload: the graphql-transport-ws `next`
+// message with topicEvents { seq id origin publishedAt payload } and the timing
+// extension (~230 B); a gRPC TopicEvent is smaller (~60 B).
+const EVENT_BYTES = 250;
+
+// The hub's fan-out time, server and k6 together: from the publish being stamped
+// to a subscriber's copy being read, for the median subscriber (p50) and the 95th
+// percentile one (p95), as baseMs + perSubMs x n for n subscribers (the copies go
+// out one after another). Measured under lan on the pack's 2-core machine
+// (bench/fanout.js --profiles lan --subscribers 10,100,1000 --events 50: one VU,
+// the publisher at 10 events/s, 2026-11-25) and fitted where the machine keeps up:
+//   ws    p50 3.0 / 9.6 / 77 ms, p95 8.1 / 33.5 / 174 ms at 10 / 100 / 1000
+//   wss   p50 2.6 / 8.6 ms, p95 6.2 / 15.8 ms at 10 / 100 (at 1000: 831 / 1914 ms,
+//         each event waiting for the last: past this machine's capacity)
+//   grpc  p50 1.3 / 2.9 / 28 ms, p95 2.5 / 7.9 / 76 ms
+// A step past the machine's capacity queues and fails its budget, which is the
+// verdict's "held up to".
+export const FANOUT_COST = {
+  // graphql-ws executes the subscription's selection for every subscriber and frames each copy
+  ws: { p50: { baseMs: 2, perSubMs: 0.075 }, p95: { baseMs: 6, perSubMs: 0.17 } },
+  // ... and encrypts each copy
+  wss: { p50: { baseMs: 2, perSubMs: 0.066 }, p95: { baseMs: 5, perSubMs: 0.11 } },
+  // one encoded message written to every stream; k6 handles each copy in JavaScript
+  'grpc-stream': { p50: { baseMs: 1, perSubMs: 0.027 }, p95: { baseMs: 2, perSubMs: 0.074 } },
+};
+
+// Round trips before a subscriber is subscribed: TCP (+ TLS), the WebSocket upgrade
+// and init/ack, the subscribe message; a gRPC channel's TCP and SETTINGS, then the
+// call; a poller's first poll on a new connection.
+const SETUP_RTTS = { ws: 4, wss: 5, grpc_stream: 4, http_poll: 2 };
+// Time to open one more subscriber, ms, k6 and the server together: a socket (a
+// TLS one costs both sides a handshake's CPU, ~5 ms: common/model.js), a stream
+// on an open channel, a poll loop.
+const OPEN_MS = { ws: 2, wss: 8, grpc_stream: 1, http_poll: 2 };
+// Slack on each phase of a step for what the model leaves out.
+const SLACK_MS = 300;
+
+export const PUBLISH_VIAS = ['own', 'http', 'grpc'];
+
+export default function declare(env) {
+  const level = env.LOAD || 'ci';
+  const SUBSCRIBERS = envIntList(env, 'SUBSCRIBERS', byLevel(level, { smoke: [10], ci: [10, 100], full: [10, 100, 1000] }, [10]), { min: 1, max: LIMITS.MAX_SUBSCRIBERS });
+  const RATE = envInt(env, 'FANOUT_RATE', 10, { min: 1, max: 1000 });
+  const MIN_EVENTS = envInt(env, 'FANOUT_EVENTS', byLevel(level, { smoke: 5, ci: 8, full: 100 }, 8), { min: 1, max: 100000 });
+  const SIZE = envInt(env, 'FANOUT_SIZE', 100, { min: 0, max: LIMITS.MAX_EVENT_PAYLOAD_BYTES });
+  const POLL_MS = envInt(env, 'POLL_INTERVAL_MS', 500, { min: 10, max: 60000 });
+  const PER_VU = envInt(env, 'SUBSCRIBERS_PER_VU', 1000, { min: 1, max: LIMITS.MAX_SUBSCRIBERS });
+  const PUBLISH_VIA = env.PUBLISH_VIA || 'own';
+  if (!PUBLISH_VIAS.includes(PUBLISH_VIA)) throw configError(`PUBLISH_VIA=${PUBLISH_VIA} is not a publisher: use own (each lane's own server), http (GraphQL over HTTP keep-alive) or grpc (gRPC Publish)`);
+  const maxN = Math.max(...SUBSCRIBERS);
+
+  const fanMs = (transport, n, which) => {
+    const c = FANOUT_COST[transport]?.[which];
+    return c ? c.baseMs + c.perSubMs * n : 0;
+  };
+  // A pushed event: R/2 + its bytes/Bd + the fan-out before this subscriber's copy.
+  const pushed = (transport) => (_dims, _link, step = { n: 1 }) => ({
+    p50: { conn: 'warm', oneWay: true, resBytes: SIZE + EVENT_BYTES, serverMs: fanMs(transport, step.n, 'p50') },
+    p95: { conn: 'warm', oneWay: true, resBytes: SIZE + EVENT_BYTES, serverMs: fanMs(transport, step.n, 'p95') },
+  });
+  // A polled event waits for the next poll to reach the server, (POLL + R)/2 on
+  // average and 0.95 (POLL + R) at p95 (a poll runs every POLL + R), then travels R/2.
+  const polled = (_dims, link) => ({
+    p50: { conn: 'warm', oneWay: true, resBytes: SIZE + EVENT_BYTES, waitMs: (POLL_MS + link.R) / 2 },
+    p95: { conn: 'warm', oneWay: true, resBytes: SIZE + EVENT_BYTES, waitMs: 0.95 * (POLL_MS + link.R) },
+  });
+  const steps = { stepTags: (n) => ({ subscribers: String(n) }) };
+  // Subscribers a VU holds. A VU's gRPC subscribers share its channel, one connection
+  // through the profile's link, so a VU holds as many as use at most a quarter of
+  // the link's down-rate at RATE (lan: PER_VU): sharing it never throttles them.
+  // Every other subscriber has a connection of its own.
+  const perVu = (laneName, profile) => {
+    const kbps = profile.network.downKbps;
+    if (laneName !== 'grpc_stream' || !kbps) return PER_VU;
+    const perSubscriberKbps = (RATE * (SIZE + EVENT_BYTES) * 8) / 1000;
+    return Math.max(1, Math.min(PER_VU, Math.floor((0.25 * kbps) / perSubscriberKbps)));
+  };
+  const lanes = [
+    lane('ws', 'ws', false, { model: pushed('ws'), ...steps }),
+    lane('wss', 'ws', true, { model: pushed('wss'), ...steps }),
+    lane('grpc_stream', 'grpc-stream', false, { model: pushed('grpc-stream'), ...steps }),
+    lane('http_poll', 'http-poll', false, { model: polled, ...steps }),
+  ];
+  const costOf = (laneName) => (laneName === 'wss' ? 'wss' : laneName === 'grpc_stream' ? 'grpc-stream' : 'ws');
+
+  // A step of n subscribers, in ms from its start: subscribers open until readyMs
+  // at the latest (the publisher starts as soon as the hub counts all of them),
+  // the publisher writes at RATE, drainMs is left for the last event to reach
+  // every subscriber, and in the last closeMs each VU asks the hub how many events
+  // it delivered (one round trip) and closes its subscribers (another).
+  function timeline(laneName, n, profile) {
+    const R = rttOf(profile);
+    const readyMs = SETUP_RTTS[laneName] * R + SLACK_MS + n * OPEN_MS[laneName];
+    const drainMs = laneName === 'http_poll' ? POLL_MS + 2 * R + SLACK_MS : R + fanMs(costOf(laneName), n, 'p95') + SLACK_MS;
+    return { readyMs, drainMs, closeMs: 2 * R + SLACK_MS };
+  }
+  // The events a step of `durationMs` holds at RATE (the publisher's count; every VU works it out alike).
+  const eventsIn = (laneName, n, profile, durationMs) => {
+    const t = timeline(laneName, n, profile);
+    return Math.max(1, Math.floor(((durationMs - t.readyMs - t.drainMs - t.closeMs) * RATE) / 1000) + 1);
+  };
+
+  return {
+    SUBSCRIBERS,
+    RATE,
+    MIN_EVENTS,
+    SIZE,
+    POLL_MS,
+    PER_VU,
+    PUBLISH_VIA,
+    timeline,
+    eventsIn,
+    perVu,
+    name: 'fanout',
+    defaultProfile: 'lan',
+    steps: SUBSCRIBERS,
+    // A step's subscribers stay for the whole step: arrival rates do not apply.
+    open: false,
+    lanes,
+    // A step of n subscribers runs on one VU per perVu of them.
+    laneVus: (laneName, n, profile) => Math.ceil(n / perVu(laneName, profile)),
+    // Each lane's step: subscribe, at least MIN_EVENTS at RATE, drain (for the most subscribers).
+    laneSeconds: (laneName, profile) => {
+      const t = timeline(laneName, maxN, profile);
+      return (t.readyMs + ((MIN_EVENTS - 1) * 1000) / RATE + t.drainMs + t.closeMs) / 1000;
+    },
+    // Subscribers close themselves before the step ends: gracefulStop is only a safety margin.
+    closeSeconds: () => 0.5,
+    columns: [
+      { title: 'delivery p50', metric: 'delivery_latency', stat: 'med', unit: 'ms' },
+      { title: 'delivery p95', metric: 'delivery_latency', stat: 'p(95)', unit: 'ms' },
+      { title: 'spread p95', metric: 'delivery_spread', stat: 'p(95)', unit: 'ms' },
+      { title: 'deliveries', metric: 'delivery_latency', stat: 'count', unit: '' },
+      { title: 'missed', metric: 'delivery_missed', stat: 'count', unit: '' },
+      { title: 'duplicates', metric: 'delivery_duplicates', stat: 'count', unit: '' },
+      { title: 'failed', metric: 'op_failed', stat: 'rate', unit: '%' },
+    ],
+    verdict: { unit: 'subscribers' },
+    hints: { fanout: { rate: RATE, size: SIZE, pollIntervalMs: POLL_MS, publishVia: PUBLISH_VIA, subscribersPerVu: PER_VU } },
+  };
+}
