@@ -7,8 +7,9 @@
 //                       per set-up phase; server_duration{part} for the parts the
 //                       scenario reports (its columns and observers: `total` for the
 //                       summary's "server p50", exec and ser where a study splits them),
-//                       from every Nth operation of each VU (N = serverTimingEvery:
-//                       SERVER_TIMING_EVERY, else the scenario's own, else 8). A failed
+//                       from every Nth operation of each VU in each step (N = serverTimingEvery:
+//                       SERVER_TIMING_EVERY, else the scenario's own, else 8; counted
+//                       per VU and step, so a step's first operation is always sampled). A failed
 //                       operation also records a failed k6 check named after what failed.
 //   lean                op_duration and op_failed only, for the most load one k6 process
 //                       can drive: no set-up phases, no server time; a failed operation
@@ -60,7 +61,7 @@ export function recordingOf(env, { serverTimingEvery, serverParts = ['total'] } 
 }
 
 const nth = (k) => `${k}${k % 100 >= 11 && k % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][k % 10] || 'th'}`;
-const ordinal = (n) => (n === 1 ? 'every operation' : `one operation in ${n} of each VU (sampled: its ${nth(1)}, ${nth(1 + n)}, ${nth(1 + 2 * n)}, ...)`);
+const ordinal = (n) => (n === 1 ? 'every operation' : `one operation in ${n} of each VU per step (sampled: its ${nth(1)}, ${nth(1 + n)}, ${nth(1 + 2 * n)}, ...)`);
 
 // One line for the summaries and the report.
 export function describeRecording(rec) {

@@ -37,6 +37,7 @@
 import { check } from 'k6';
 import exec from 'k6/execution';
 import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
+import { scenarioInfo } from './load.js';
 import { stepStarted } from './progress.js';
 import { recordingOf } from '../../common/recording.js';
 import { FIRST_ERROR_CHECK } from '../../common/results.js';
@@ -180,11 +181,20 @@ export function withTag(tags, key, value) {
   return byValue[value] || (byValue[value] = { ...tags, [key]: value });
 }
 
-// Server time is read from every Nth operation of each VU (common/recording.js):
-// true when this operation's is due. Each call counts one operation.
+// Server time is read from every Nth operation of each VU in each step (common/recording.js):
+// true when this operation's is due. Each call counts one operation. The count starts
+// again when the VU runs another k6 scenario (a step of a lane: k6 reuses VUs across
+// them), so every step's first operation is sampled, however few operations it holds.
 let serverCount = 0;
+let serverScenario = null;
 export function serverTimingDue() {
   if (serverEvery === 0) return false;
+  if (serverEvery === 1) return true;
+  const name = scenarioInfo().name;
+  if (name !== serverScenario) {
+    serverScenario = name;
+    serverCount = 0;
+  }
   if (serverCount === 0) {
     serverCount = serverEvery - 1;
     return true;

@@ -182,6 +182,9 @@ export default function declare(env) {
     // noVUConnectionReuse: every iteration starts on cold connections.
     options: { batchPerHost: H1_CONNECTIONS, noVUConnectionReuse: true },
     verdict: { where: { size: SIZES.at(-1), cache: 'off', conn: 'warm' } },
+    // Server time is study 001's split (generation time vs the rest), and its documents
+    // are few per step (the study's take a second each): every one's is recorded.
+    serverTimingEvery: 1,
     hints: {
       // k6pack report: latency vs document size, warm, server cache off.
       sizes: { dim: 'size', label: 'document size', unit: 'document bytes', bytes: Object.fromEntries(SIZES.map((sz) => [sz, docBytes(sz)])), where: { cache: 'off', conn: 'warm' } },
