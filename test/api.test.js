@@ -303,12 +303,12 @@ test('up --api, then plain k6 with the plan file, then down', { timeout: 150000 
   assert.ok(up.stdout.includes(`-e API=${plan}`), up.stdout);
   const status = await runCli(['status'], { env });
   assert.match(status.stdout, new RegExp(`api_graphql 127\\.0\\.0\\.1:${ports.PROXY_API_GRAPHQL_PORT} -> 127\\.0\\.0\\.1:${yoga.port}`));
-  assert.match(status.stdout, /api_grpc .*\n\s+handshake_upstream: handshake upstream delay=300/);
+  assert.match(status.stdout, /api_grpc .*\n\s+link_upstream: link upstream handshake=300 /);
   const k6 = await runK6(SCRIPT, { env: { API: plan, PROFILE: 'lte', LOAD: 'smoke' }, timeoutMs: 120000 });
   assert.equal(k6.code, 0, k6.stdout + k6.stderr.slice(-3000));
   assert.match(k6.stdout, /lte \(R 70 ms\) p50 at c1: /);
   // teardown put back what up applied (3g)
-  assert.match((await runCli(['status'], { env })).stdout, /api_graphql .*\n\s+handshake_upstream: handshake upstream delay=300/);
+  assert.match((await runCli(['status'], { env })).stdout, /api_graphql .*\n\s+link_upstream: link upstream handshake=300 /);
   const down = await runCli(['down'], { env });
   assert.equal(down.exitCode, 0, down.stderr);
   assert.ok(!existsSync(plan), 'down removes the plan file');
