@@ -63,6 +63,30 @@ const TLS_RECORD = 30;
 // certificate): 5-9 ms on the pack's 2-core machine; it is all a fresh HTTPS
 // request costs under lan beyond its bytes.
 export const TLS_HANDSHAKE_CPU_MS = 5;
+// Bytes [up, down] a set-up phase puts on the wire beyond its round trip, counted by a
+// proxy between k6 v1.8.1 and the pack's servers (2026-11-25): k6's (Go's) TLS 1.3
+// ClientHello carries an X25519MLKEM768 key share (1494 B) and its Finished (80 B);
+// the server's flight with its EC P-256 certificate (771 B) and two session tickets
+// (578 B); the WebSocket upgrade request (237 B + a TLS record) and its 101 (171 B).
+// They matter where the uplink is slow: the ClientHello alone is 31 ms at dsl's 384 kbit/s.
+export const SETUP_BYTES = { tls: [1574, 1349], ws_upgrade: [237, 171] };
+const setupBytesOf = (phases, tls) =>
+  phases.reduce(
+    ([u, d], p) => {
+      const [pu, pd] = SETUP_BYTES[p] || [0, 0];
+      const rec = tls && p !== 'tls' && SETUP_BYTES[p] ? TLS_RECORD : 0;
+      return [u + pu + rec, d + pd + rec];
+    },
+    [0, 0],
+  );
+const setupTransferMs = (link, phases, tls) => {
+  const [u, d] = setupBytesOf(phases, tls);
+  return transferMs(u, link.upKbps) + transferMs(d, link.downKbps);
+};
+const setupBytesText = (phases, tls) => {
+  const [u, d] = setupBytesOf(phases, tls);
+  return `set-up ${u}/${d} B/B`;
+};
 
 function framingOf(transport, tls) {
   const f = transport.startsWith('grpc') ? FRAMING.grpc : transport === 'ws' ? FRAMING.ws : transport === 'http2' ? FRAMING.http2 : FRAMING.http;
@@ -381,6 +405,7 @@ export function operation(link, op) {
     if (ms > 0 || name === 'request') terms.push({ name, ms, text });
   };
   for (const p of phases) add(p, link.R + link.extraMs, `${PHASES[p]}: R`);
+  add('handshake bytes', setupTransferMs(link, phases, phases.includes('tls')), setupBytesText(phases, phases.includes('tls')));
   add('request', rounds * (link.R + link.extraMs), `${rounds === 1 ? '' : rounds === 0.5 ? '½' : rounds}R${link.extraMs ? ' + fault delay' : ''}`);
   // On a shared link, parallel connections' bytes queue for the same bandwidth.
   const share = link.shared ? op.connections || 1 : 1;
@@ -419,7 +444,7 @@ export function operation(link, op) {
   add('client', (op.clientMs || 0) + (phases.includes('tls') ? TLS_HANDSHAKE_CPU_MS : 0), 'k6');
   add('wait', op.waitMs || 0, 'protocol wait');
   const ms = terms.reduce((s, t) => s + t.ms, 0);
-  const setupMs = phases.length * (link.R + link.extraMs);
+  const setupMs = phases.length * (link.R + link.extraMs) + setupTransferMs(link, phases, phases.includes('tls'));
   const roundsTotal = phases.length + rounds;
   const formula = [
     `${roundsTotal === 1 ? '' : roundsTotal === 0.5 ? '½' : round1(roundsTotal)}R`,
@@ -480,9 +505,16 @@ export function windowAfter(link, op) {
 
 // A set-up phase list on its own (setup_duration{phase:...}): ws_upgrade measures
 // TCP (+ TLS) + the upgrade, ws_init the init/ack, grpc_connect the whole channel.
+// Beyond the round trips: the phases' bytes on the link and TLS's CPU.
 export function setupOnly(link, phases) {
-  const ms = phases.length * (link.R + link.extraMs);
-  return { ms, setupMs: ms, roundTrips: phases.length, terms: phases.map((p) => ({ name: p, ms: link.R + link.extraMs, text: `${PHASES[p]}: R` })), formula: `${phases.length === 1 ? "" : phases.length}R` };
+  const terms = phases.map((p) => ({ name: p, ms: link.R + link.extraMs, text: `${PHASES[p]}: R` }));
+  const tls = phases.includes('tls');
+  const bytesMs = setupTransferMs(link, phases, tls);
+  if (bytesMs > 0) terms.push({ name: 'handshake bytes', ms: bytesMs, text: setupBytesText(phases, tls) });
+  if (tls) terms.push({ name: 'client', ms: TLS_HANDSHAKE_CPU_MS, text: 'k6' });
+  const ms = terms.reduce((sum, t) => sum + t.ms, 0);
+  const extras = terms.slice(phases.length).map((t) => t.text);
+  return { ms, setupMs: ms, roundTrips: phases.length, terms, formula: [`${phases.length === 1 ? '' : phases.length}R`, ...extras].join(' + ') };
 }
 
 // What a measured setup_duration phase covers.

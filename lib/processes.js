@@ -7,6 +7,15 @@ import { deathLine } from '../common/log-tail.js';
 
 export const STOP_GRACE_MS = 5000;
 
+// [file, args] that start `file args` so the kernel kills it (SIGKILL) when this
+// process dies, however it dies: util-linux's setpriv --pdeathsig, where there is
+// one (Linux). A k6 that outlived a killed CLI would block for ever on the samples
+// FIFO it opens read-write (lib/report/sample-stream.js) once nobody reads it.
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
+export function diesWithParent(file, args) {
+  return SETPRIV && process.platform === 'linux' ? [SETPRIV, ['--pdeathsig', 'KILL', '--', file, ...args]] : [file, args];
+}
+
 // Starts `file args` with stdout+stderr appended to `logFile`. A detached process
 // gets its own process group (a Ctrl-C in the terminal does not reach it) and
 // outlives this one; otherwise execa kills it when this process exits.

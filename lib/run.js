@@ -11,6 +11,7 @@ import { profileList, resolveScenario, UsageError } from './cli-support.js';
 import { describeToxic } from './commands.js';
 import { k6RunArgs } from './k6.js';
 import { takeHold } from './hold.js';
+import { diesWithParent } from './processes.js';
 import { deadLine, deadOf, readState } from './runstate.js';
 import { resolvePorts, StackError, startStack } from './stack.js';
 import { ensureTools } from './tools.js';
@@ -48,7 +49,9 @@ const deadProcesses = (stack) => deadOf(stack.processes);
 // k6 in its own process group, so a terminal Ctrl-C reaches it once (forwarded
 // from here) and k6 stops gracefully and runs teardown instead of aborting.
 async function runK6Forwarding(k6, args, trap, env = {}, onStart = () => {}) {
-  const child = execa(k6, args, { env, stdin: 'ignore', stdout: 'inherit', stderr: 'inherit', detached: true, cleanup: false, reject: false });
+  // (setpriv execs k6 in place: the pid is k6's.)
+  const [file, argv] = diesWithParent(k6, args);
+  const child = execa(file, argv, { env, stdin: 'ignore', stdout: 'inherit', stderr: 'inherit', detached: true, cleanup: false, reject: false });
   if (child.pid) await onStart(child.pid);
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);

@@ -141,7 +141,9 @@ describe('docker-compose.yml matches the embedded stack', () => {
 
   test('the servers listen on all container interfaces at the default ports', () => {
     for (const name of ['graphql', 'grpc']) {
-      const expected = { HOST: '0.0.0.0', ...Object.fromEntries(SERVICE_PORT_VARS[name].map((v) => [v, String(SERVER_PORTS[v])])) };
+      // The GraphQL server's fan-out hub relays through the gRPC server's (lib/stack.js does the same).
+      const peer = name === 'graphql' ? { HUB_PEER: `grpc:${SERVER_PORTS.GRPC_PORT}` } : {};
+      const expected = { HOST: '0.0.0.0', ...Object.fromEntries(SERVICE_PORT_VARS[name].map((v) => [v, String(SERVER_PORTS[v])])), ...peer };
       assert.deepEqual(services[name].environment, expected, name);
     }
   });

@@ -143,14 +143,30 @@ describe('one run at a time on a stack', () => {
     // k6pack run, killed outright, and its k6 with it
     const cli = runCli(['run', 'ws-vs-http', '--profile', 'lte', '--load', 'smoke', '--', '-e', 'STEP_SECONDS=20'], { env: env.env, timeoutMs: 60000 });
     await waitFor(cli, '== ws-vs-http, profile lte', 30000);
-    const held = await tp.holder();
+    // The hold names the CLI's k6 once it has started it (a moment after that line).
+    let held = await tp.holder();
+    for (const deadline = Date.now() + 20000; !held?.childPid && Date.now() < deadline; ) {
+      await sleep(100);
+      held = await tp.holder();
+    }
     assert.equal(held.kind, 'k6pack run');
-    // The CLI and its k6 (in a process group of its own, which a SIGKILL of the CLI
-    // does not reach; it holds the CLI's output pipes open until it ends).
+    // The CLI killed outright: its k6 is in a process group of its own (for Ctrl-C),
+    // which a SIGKILL of the CLI does not reach, but the kernel kills it with its parent.
     cli.kill('SIGKILL');
     assert.ok(held.childPid, 'the hold names the k6 the CLI runs');
-    process.kill(held.childPid, 'SIGKILL');
     await cli;
+    // Its k6 dies with it (lib/processes.js diesWithParent): no k6 is left running,
+    // blocked on a samples FIFO nobody reads.
+    const alive = (pid) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (const deadline = Date.now() + 5000; alive(held.childPid) && Date.now() < deadline; ) await sleep(100);
+    assert.equal(alive(held.childPid), false, `k6 (pid ${held.childPid}) outlived its killed CLI`);
     r = await runCli(['status'], { env: env.env });
     assert.match(r.stdout, /hold: was held by k6pack run ws-vs-http under lte .*no longer running: released it/);
     assert.equal(await tp.holder(), null);

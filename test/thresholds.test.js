@@ -114,9 +114,17 @@ describe('every scenario, profile, load level, lane and step has latency gates',
     // 50 documents on 6 HTTP/1.1 connections: 9 rounds, 7 of them with a miss.
     assert.equal(gate('atomic_h1').roundTrips, 9);
     assert.ok(server(gate('atomic_h1')) >= 7 * 20);
+    // One request round more (R = 170 ms under 4g); with TCP on the link, the list's
+    // exchange also grows the window the documents then use, so the whole extra is
+    // less than R (what slow start saves) but never free.
+    const term = (e, name) => (e.terms.find((t) => t.name === name) || { ms: 0 }).ms;
     const extra = gate('vulcain_h2').ms - gate('atomic_h2').ms;
     assert.equal(gate('vulcain_h2').roundTrips - gate('atomic_h2').roundTrips, 1);
-    assert.ok(extra > 170 && extra < 170 + 60, `Vulcain's extra under 4g: ${extra} ms`);
+    assert.equal(term(gate('vulcain_h2'), 'request') - term(gate('atomic_h2'), 'request'), 170);
+    assert.ok(extra > 85 && extra < 170 + 60, `Vulcain's extra under 4g: ${extra} ms`);
+    // Without slow start (+ideal) the extra is the round trip and the links' bytes.
+    const ideal = gate('vulcain_h2', '4g+ideal').ms - gate('atomic_h2', '4g+ideal').ms;
+    assert.ok(ideal > 170 && ideal < 170 + 60, `Vulcain's extra under 4g+ideal: ${ideal} ms`);
     // Under lan the gates see k6 read the 5 MB document.
     assert.ok(gate('compound_h2', 'lan').terms.some((t) => t.name === 'client' && t.ms > 50));
   });
@@ -176,7 +184,7 @@ describe('the policy file', () => {
     const r = await runCli(['thresholds', 'ws-vs-http', '--profile', '5g']);
     assert.equal(r.exitCode, 0, r.stderr);
     assert.match(r.stdout, /^ws-vs-http under 5g \(R 31 ms, down 111070 \/ up 11120 kbit\/s\), load ci: 20 latency gates/);
-    assert.match(r.stdout, /op_duration\{scenario:https_fresh_c1\} p\(50\)<\d+ p\(95\)<\d+ {2}\(model 3R \+ \d+ B\/Bu \+ \d+ B\/Bd \+ server \+ k6 = 9\d\.\d ms\)/);
+    assert.match(r.stdout, /op_duration\{scenario:https_fresh_c1\} p\(50\)<\d+ p\(95\)<\d+ {2}\(model 3R \+ set-up \d+\/\d+ B\/B \+ \d+ B\/Bu \+ \d+ B\/Bd \+ server \+ k6 = 10\d\.\d ms\)/);
     assert.match(r.stdout, /op_duration\{scenario:ws_c4\} .*4 VUs\)/);
     assert.match(r.stdout, /op_failed rate<0\.01 \(aborts the run\)/);
     const bad = await runCli(['thresholds', 'ws-vs-http', '--profile', '6g']);

@@ -66,6 +66,9 @@ func main() {
 	if lvl, err := zerolog.ParseLevel(os.Getenv("LOG_LEVEL")); err == nil && os.Getenv("LOG_LEVEL") != "" {
 		level = lvl
 	}
+	// toxiproxy v2.5.0 also logs through zerolog's global logger (trace lines for
+	// every connection and toxic change), which the level above does not reach.
+	zerolog.SetGlobalLevel(level)
 	logger := zerolog.New(os.Stdout).With().Timestamp().Logger().Level(level)
 
 	server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), logger)
