@@ -131,7 +131,7 @@ test('Ctrl-C during the gate: exit 130, no k6, server or toxiproxy left, no gate
   t.after(cleanup);
   const out = join(runDir, 'gate');
   const child = runCli(['gate', ...SMALL, '--results', out, '--', ...FAST], { env, timeoutMs: 80000 });
-  await waitFor(child, 'step 1/', 60000); // grpc-vs-graphql's first step (of 6)
+  await waitFor(child, 'step 1/', 60000);
   child.kill('SIGINT');
   const r = await child;
   assert.equal(r.exitCode, 130, r.stdout.slice(-2000) + r.stderr.slice(-2000));

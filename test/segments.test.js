@@ -33,7 +33,7 @@ import { RELATIVE_PRECISION } from '../lib/report/histograms.js';
 
 const R = 70; // lte
 const SEQ = '0,1/2,1';
-const ENV = { LOAD: 'smoke', PROFILE: 'lte', NS: '100', STEPS: '2', STEP_ITERATIONS: '10', STEP_SECONDS: '3' };
+const ENV = { LOAD: 'smoke', PROFILE: 'lte', NS: '100', EXECUTORS: 'plain', STEPS: '2', STEP_ITERATIONS: '10', STEP_SECONDS: '3' };
 let stack;
 let tmp;
 before(async () => {
