@@ -21,7 +21,6 @@ export const TIMED = [
   'api.test.js',
   'bench.test.js',
   'fanout.test.js',
-  'gate.test.js',
   'grpc-streams.test.js',
   'hold.test.js',
   'profile-churn.test.js',
