@@ -79,13 +79,10 @@ const setupBytesOf = (phases, tls) =>
     },
     [0, 0],
   );
-const setupTransferMs = (link, phases, tls) => {
-  const [u, d] = setupBytesOf(phases, tls);
-  return transferMs(u, link.upKbps) + transferMs(d, link.downKbps);
-};
-const setupBytesText = (phases, tls) => {
-  const [u, d] = setupBytesOf(phases, tls);
-  return `set-up ${u}/${d} B/B`;
+// The set-up phases' bytes on the link: { ms, text } (the model's term).
+const setupBytes = (link, phases) => {
+  const [u, d] = setupBytesOf(phases, phases.includes('tls'));
+  return { ms: transferMs(u, link.upKbps) + transferMs(d, link.downKbps), text: `set-up ${u}/${d} B/B` };
 };
 
 function framingOf(transport, tls) {
@@ -405,7 +402,8 @@ export function operation(link, op) {
     if (ms > 0 || name === 'request') terms.push({ name, ms, text });
   };
   for (const p of phases) add(p, link.R + link.extraMs, `${PHASES[p]}: R`);
-  add('handshake bytes', setupTransferMs(link, phases, phases.includes('tls')), setupBytesText(phases, phases.includes('tls')));
+  const handshake = setupBytes(link, phases);
+  add('handshake bytes', handshake.ms, handshake.text);
   add('request', rounds * (link.R + link.extraMs), `${rounds === 1 ? '' : rounds === 0.5 ? '½' : rounds}R${link.extraMs ? ' + fault delay' : ''}`);
   // On a shared link, parallel connections' bytes queue for the same bandwidth.
   const share = link.shared ? op.connections || 1 : 1;
@@ -444,7 +442,7 @@ export function operation(link, op) {
   add('client', (op.clientMs || 0) + (phases.includes('tls') ? TLS_HANDSHAKE_CPU_MS : 0), 'k6');
   add('wait', op.waitMs || 0, 'protocol wait');
   const ms = terms.reduce((s, t) => s + t.ms, 0);
-  const setupMs = phases.length * (link.R + link.extraMs) + setupTransferMs(link, phases, phases.includes('tls'));
+  const setupMs = phases.length * (link.R + link.extraMs) + handshake.ms;
   const roundsTotal = phases.length + rounds;
   const formula = [
     `${roundsTotal === 1 ? '' : roundsTotal === 0.5 ? '½' : round1(roundsTotal)}R`,
@@ -509,8 +507,8 @@ export function windowAfter(link, op) {
 export function setupOnly(link, phases) {
   const terms = phases.map((p) => ({ name: p, ms: link.R + link.extraMs, text: `${PHASES[p]}: R` }));
   const tls = phases.includes('tls');
-  const bytesMs = setupTransferMs(link, phases, tls);
-  if (bytesMs > 0) terms.push({ name: 'handshake bytes', ms: bytesMs, text: setupBytesText(phases, tls) });
+  const handshake = setupBytes(link, phases);
+  if (handshake.ms > 0) terms.push({ name: 'handshake bytes', ms: handshake.ms, text: handshake.text });
   if (tls) terms.push({ name: 'client', ms: TLS_HANDSHAKE_CPU_MS, text: 'k6' });
   const ms = terms.reduce((sum, t) => sum + t.ms, 0);
   const extras = terms.slice(phases.length).map((t) => t.text);
