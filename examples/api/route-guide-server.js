@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
-import selfsigned from 'selfsigned';
+import { selfSignedPem } from './self-signed.js';
 
 const PORT = Number(process.env.PORT || 50151);
 const TLS = process.env.TLS === 'on';
@@ -45,16 +45,8 @@ server.addService(routeguide.RouteGuide.service, {
 
 async function credentials() {
   if (!TLS) return grpc.ServerCredentials.createInsecure();
-  const notBeforeDate = new Date(Date.now() - 60_000);
-  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    notBeforeDate,
-    notAfterDate: new Date(notBeforeDate.getTime() + 24 * 3600 * 1000),
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
-  });
-  return grpc.ServerCredentials.createSsl(null, [{ private_key: Buffer.from(pems.private), cert_chain: Buffer.from(pems.cert) }], false);
+  const { key, cert } = await selfSignedPem();
+  return grpc.ServerCredentials.createSsl(null, [{ private_key: Buffer.from(key), cert_chain: Buffer.from(cert) }], false);
 }
 
 server.bindAsync(`127.0.0.1:${PORT}`, await credentials(), (err) => {

@@ -12,7 +12,7 @@ import { createServer as createHttps } from 'node:https';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import selfsigned from 'selfsigned';
+import { selfSignedPem } from './self-signed.js';
 
 const PORT = Number(process.env.PORT || 4100);
 const WS = process.env.WS !== 'off';
@@ -64,20 +64,8 @@ const schema = createSchema({
 
 const yoga = createYoga({ schema, logging: false, maskedErrors: false, graphiql: false });
 
-async function tlsOptions() {
-  const notBeforeDate = new Date(Date.now() - 60_000);
-  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    notBeforeDate,
-    notAfterDate: new Date(notBeforeDate.getTime() + 24 * 3600 * 1000),
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
-  });
-  return { key: pems.private, cert: pems.cert };
-}
 
-const server = TLS ? createHttps(await tlsOptions(), yoga) : createHttp(yoga);
+const server = TLS ? createHttps(await selfSignedPem(), yoga) : createHttp(yoga);
 let wsCleanup = null;
 if (WS) {
   // The graphql-ws recipe from yoga's documentation: yoga parses, validates and executes.
