@@ -23,7 +23,7 @@
  *   node bench/merge-scale.js --quick                          # 200,000 samples: a check that it runs
  * Appends its figures to bench/results.jsonl.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';

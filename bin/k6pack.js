@@ -7,14 +7,13 @@
 // `merge` when a threshold fails on the pooled data, for `gate` a broken run's
 // code, else 99, else 3; 130/143 after SIGINT/SIGTERM.
 import { Command, CommanderError } from 'commander';
-import { InterruptedError, trapSignals, UsageError } from '../lib/cli-support.js';
+import { InterruptedError, trapSignals, UsageError, UsageError as Usage } from '../lib/cli-support.js';
 import * as commands from '../lib/commands.js';
 import { GATE_DEFAULTS, GATE_FILES, runGate } from '../lib/gate.js';
 import * as results from '../lib/report/cli.js';
 import { runScenario } from '../lib/run.js';
 import { addApiOptions, apiFlagsIn } from '../lib/api/config.js';
 import { runApi, upApi } from '../lib/api/run.js';
-import { UsageError as Usage } from '../lib/cli-support.js';
 import { defaultRunDir } from '../lib/stack.js';
 import { installTools } from '../lib/tools.js';
 import { DEFAULT_PORTS } from '../common/defaults.js';

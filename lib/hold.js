@@ -22,7 +22,7 @@ const WAIT_SAY_EVERY_MS = 15000;
 
 // k6 processes on this machine running `script` (a file name such as ws-vs-http.js).
 function k6Running(script) {
-  let pids = [];
+  let pids;
   try {
     pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
   } catch {

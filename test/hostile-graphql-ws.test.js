@@ -15,7 +15,6 @@ import { runOperation, wsClient } from '../servers/graphql/client.js';
 import { MAX_NESTING } from '../servers/graphql/rules.js';
 import { MAX_INIT_PAYLOAD_BYTES, MAX_OPERATIONS_PER_SOCKET } from '../servers/graphql/ws.js';
 import {
-  PROTOCOL,
   WS_UPGRADE,
   ackedSocket,
   assertMemoryBounded,

@@ -36,7 +36,6 @@ let work;
 let k8s;
 let result; // validate(): kubeconform's verdict and the built manifests
 let docs;
-const byKind = (kind) => docs.filter((d) => d.kind === kind);
 const one = (kind, name) => {
   const found = docs.filter((d) => d.kind === kind && (!name || d.metadata.name === name));
   assert.equal(found.length, 1, `one ${kind} ${name || ''}`);

@@ -50,7 +50,7 @@ export function buildArchive({ scenario, profile, load, env = [], output = DEFAU
       .replace(/^.*msg="([^"]*)".*$/, '$1') // k6's log line -> its message
       .split('\\n')[0] // the message without the JS stack k6 appends
       .replace(/^(Go)?Error: /, '');
-    throw new Error(`k6 archive ${relative(ROOT, script)} failed: ${said}`);
+    throw new Error(`k6 archive ${relative(ROOT, script)} failed: ${said}`, { cause: err });
   }
   const size = statSync(archive).size;
   if (size > CONFIGMAP_LIMIT) throw new Error(`${archive} is ${size} bytes: a ConfigMap holds at most 1 MiB`);

@@ -26,8 +26,6 @@ export function checkApiInput(cfg) {
   return out;
 }
 
-const lane = (name) => API_LANES.find((l) => l.name === name);
-
 // Which lanes run, and why the others do not. -> { lanes: [{ name, transport, tls }], skipped: [{ lane, reason }] }
 export function lanesFor(cfg, g, r, method) {
   const run = new Map();

@@ -1,4 +1,4 @@
-/* global Chart, document, window */
+/* global Chart */
 // Runs in the browser, inlined into report.html after Chart.js: reads the data
 // block and draws every chart and table. No network: everything is in the file.
 (function main() {

@@ -1,7 +1,6 @@
 // Study 000's plan: lanes, steps and what each operation costs under the model
 // (scenarios/ws-vs-http.js runs it). Plain ES module: k6 and Node read it.
-import { lane, rttOf } from '../../common/scenario.js';
-import { DEFAULT_COLUMNS } from '../../common/scenario.js';
+import { DEFAULT_COLUMNS, lane, rttOf } from '../../common/scenario.js';
 
 // Under an open workload a WebSocket lane's arrival is a client that connects, runs
 // this many operations and leaves (a socket lives inside one k6 iteration).
