@@ -26,7 +26,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { k6RunArgs, requireK6 } from '../lib/k6.js';
-import { BenchError, main, parseFlags, recordResult, round, ROOT, table, withStack, withTempDir } from './lib/common.js';
+import {
+  BenchError,
+  main,
+  parseFlags,
+  recordResult,
+  round,
+  ROOT,
+  table,
+  withStack,
+  withTempDir,
+} from './lib/common.js';
 
 const LANES = ['ws', 'wss', 'grpc_stream', 'http_poll'];
 // Lanes whose every subscriber has a connection of its own (gRPC's share a VU's channel).
@@ -42,7 +52,9 @@ const rssOf = (pid) => {
   }
 };
 const hardFileLimit = () => {
-  const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+  const line = readFileSync('/proc/self/limits', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('Max open files'));
   const hard = line.trim().split(/\s+/)[4];
   return hard === 'unlimited' ? Infinity : Number(hard);
 };
@@ -72,12 +84,19 @@ async function runOne(stack, dir, { profile, lane, n, events, direct }) {
   };
   const servers = { graphql: stack.pids.graphql, grpc: stack.pids.grpc };
   const before = Object.fromEntries(Object.entries(servers).map(([k, pid]) => [k, rssOf(pid)]));
-  const child = execa(requireK6(), k6RunArgs(join(ROOT, 'scenarios', 'fanout.js'), { env, args: ['--quiet', '--no-color', '--address', '', '--summary-export', summaryFile] }), {
-    reject: false,
-    stdin: 'ignore',
-    timeout: 900_000,
-    forceKillAfterDelay: 5000,
-  });
+  const child = execa(
+    requireK6(),
+    k6RunArgs(join(ROOT, 'scenarios', 'fanout.js'), {
+      env,
+      args: ['--quiet', '--no-color', '--address', '', '--summary-export', summaryFile],
+    }),
+    {
+      reject: false,
+      stdin: 'ignore',
+      timeout: 900_000,
+      forceKillAfterDelay: 5000,
+    },
+  );
   const peak = { graphql: 0, grpc: 0, k6: 0 };
   const sampler = setInterval(() => {
     for (const [k, pid] of Object.entries(servers)) peak[k] = Math.max(peak[k], rssOf(pid) || 0);
@@ -85,7 +104,8 @@ async function runOne(stack, dir, { profile, lane, n, events, direct }) {
   }, 250);
   const r = await child;
   clearInterval(sampler);
-  if (![0, 99].includes(r.exitCode)) throw new BenchError(`k6 (fanout ${profile} ${lane} ${n}) exited ${r.exitCode}: ${String(r.stderr).slice(-1500)}`);
+  if (![0, 99].includes(r.exitCode))
+    throw new BenchError(`k6 (fanout ${profile} ${lane} ${n}) exited ${r.exitCode}: ${String(r.stderr).slice(-1500)}`);
   const summary = JSON.parse(readFileSync(summaryFile, 'utf8'));
   const m = (key) => summary.metrics[key];
   const key = `{scenario:${lane}_c${n}}`;
@@ -93,7 +113,9 @@ async function runOne(stack, dir, { profile, lane, n, events, direct }) {
   const failed = m(`op_failed${key}`);
   // Held: every gate of the step (latency budgets, nothing missed or twice) and < 1 % failed
   // (k6's summary export marks a crossed threshold true).
-  const gates = Object.entries(summary.metrics).filter(([k]) => k.endsWith(key)).flatMap(([, v]) => Object.values(v.thresholds || {}));
+  const gates = Object.entries(summary.metrics)
+    .filter(([k]) => k.endsWith(key))
+    .flatMap(([, v]) => Object.values(v.thresholds || {}));
   const failedRate = failed ? failed.passes / Math.max(1, failed.passes + failed.fails) : 0;
   const held = gates.length > 0 && gates.every((crossed) => crossed === false) && failedRate < 0.01;
   const server = lane === 'grpc_stream' ? 'grpc' : 'graphql';
@@ -115,13 +137,22 @@ async function runOne(stack, dir, { profile, lane, n, events, direct }) {
 }
 
 await main(async () => {
-  const flags = parseFlags({ profiles: 'lan,lte', subscribers: '10,100,1000,10000', lanes: LANES.join(','), events: 100, quick: false });
-  if (flags.quick) Object.assign(flags, { profiles: 'lan', subscribers: '10,100', lanes: 'ws,grpc_stream', events: 10 });
+  const flags = parseFlags({
+    profiles: 'lan,lte',
+    subscribers: '10,100,1000,10000',
+    lanes: LANES.join(','),
+    events: 100,
+    quick: false,
+  });
+  if (flags.quick)
+    Object.assign(flags, { profiles: 'lan', subscribers: '10,100', lanes: 'ws,grpc_stream', events: 10 });
   const profiles = flags.profiles.split(',');
   const counts = flags.subscribers.split(',').map(Number);
   const lanes = flags.lanes.split(',');
-  for (const lane of lanes) if (!LANES.includes(lane)) throw new BenchError(`--lanes ${lane}: the fanout lanes are ${LANES.join(', ')}`);
-  if (counts.some((n) => !Number.isInteger(n) || n < 1)) throw new BenchError(`--subscribers ${flags.subscribers}: give whole numbers, e.g. 10,100,1000`);
+  for (const lane of lanes)
+    if (!LANES.includes(lane)) throw new BenchError(`--lanes ${lane}: the fanout lanes are ${LANES.join(', ')}`);
+  if (counts.some((n) => !Number.isInteger(n) || n < 1))
+    throw new BenchError(`--subscribers ${flags.subscribers}: give whole numbers, e.g. 10,100,1000`);
   const fileLimit = hardFileLimit();
   const rows = [];
   const skipped = [];
@@ -133,12 +164,16 @@ await main(async () => {
             // Toxiproxy holds two descriptors per proxied connection.
             const direct = SOCKET_PER_SUBSCRIBER.has(lane) && 2 * n + 500 > fileLimit;
             if (direct && profile !== 'lan') {
-              skipped.push(`${profile} ${lane} ${n}: ${2 * n} descriptors through Toxiproxy, over the open-files limit ${fileLimit}`);
+              skipped.push(
+                `${profile} ${lane} ${n}: ${2 * n} descriptors through Toxiproxy, over the open-files limit ${fileLimit}`,
+              );
               continue;
             }
             const row = await runOne(stack, dir, { profile, lane, n, events: flags.events, direct });
             rows.push(row);
-            console.error(`fanout ${profile} ${lane} ${n}${direct ? ' (direct)' : ''}: p50 ${row['p50 ms']} ms, p95 ${row['p95 ms']} ms, missed ${row.missed}, held ${row.held}`);
+            console.error(
+              `fanout ${profile} ${lane} ${n}${direct ? ' (direct)' : ''}: p50 ${row['p50 ms']} ms, p95 ${row['p95 ms']} ms, missed ${row.missed}, held ${row.held}`,
+            );
           }
         }
       }
@@ -150,7 +185,9 @@ await main(async () => {
     held[profile] = {};
     for (const lane of lanes) {
       let most = 0;
-      for (const row of rows.filter((r) => r.profile === profile && r.transport === lane).sort((a, b) => a.subscribers - b.subscribers)) {
+      for (const row of rows
+        .filter((r) => r.profile === profile && r.transport === lane)
+        .sort((a, b) => a.subscribers - b.subscribers)) {
         if (row.held !== 'yes') break;
         most = row.subscribers;
       }
@@ -160,21 +197,53 @@ await main(async () => {
   // Memory per subscriber at the largest count run (server), k6's as the slope of its peak.
   const memory = {};
   for (const lane of lanes) {
-    const own = rows.filter((r) => r.transport === lane && r.profile === profiles[0]).sort((a, b) => a.subscribers - b.subscribers);
+    const own = rows
+      .filter((r) => r.transport === lane && r.profile === profiles[0])
+      .sort((a, b) => a.subscribers - b.subscribers);
     const top = own.at(-1);
     const next = own.at(-2);
     if (!top) continue;
     memory[lane] = {
       subscribers: top.subscribers,
-      'server KB/subscriber': top.serverDeltaBytes !== null ? round(top.serverDeltaBytes / top.subscribers / KB, 1) : null,
-      'k6 KB/subscriber': next && top.k6PeakBytes && next.k6PeakBytes ? round((top.k6PeakBytes - next.k6PeakBytes) / (top.subscribers - next.subscribers) / KB, 1) : null,
+      'server KB/subscriber':
+        top.serverDeltaBytes !== null ? round(top.serverDeltaBytes / top.subscribers / KB, 1) : null,
+      'k6 KB/subscriber':
+        next && top.k6PeakBytes && next.k6PeakBytes
+          ? round((top.k6PeakBytes - next.k6PeakBytes) / (top.subscribers - next.subscribers) / KB, 1)
+          : null,
     };
   }
-  console.log(table(rows, ['profile', 'transport', 'subscribers', 'path', 'p50 ms', 'p95 ms', 'spread p95', 'deliveries', 'missed', 'failed %', 'held']));
+  console.log(
+    table(rows, [
+      'profile',
+      'transport',
+      'subscribers',
+      'path',
+      'p50 ms',
+      'p95 ms',
+      'spread p95',
+      'deliveries',
+      'missed',
+      'failed %',
+      'held',
+    ]),
+  );
   console.log('\nlargest subscriber count held with nothing missed:');
-  for (const [profile, byLane] of Object.entries(held)) console.log(`  ${profile}: ${Object.entries(byLane).map(([l, v]) => `${l} ${v || 'none'}`).join(', ')}`);
-  console.log('\nmemory per subscriber (server: peak RSS over the RSS before the run; k6: slope of its peak RSS between the two largest counts):');
-  console.log(table(Object.entries(memory).map(([lane, v]) => ({ transport: lane, ...v })), ['transport', 'subscribers', 'server KB/subscriber', 'k6 KB/subscriber']));
+  for (const [profile, byLane] of Object.entries(held))
+    console.log(
+      `  ${profile}: ${Object.entries(byLane)
+        .map(([l, v]) => `${l} ${v || 'none'}`)
+        .join(', ')}`,
+    );
+  console.log(
+    '\nmemory per subscriber (server: peak RSS over the RSS before the run; k6: slope of its peak RSS between the two largest counts):',
+  );
+  console.log(
+    table(
+      Object.entries(memory).map(([lane, v]) => ({ transport: lane, ...v })),
+      ['transport', 'subscribers', 'server KB/subscriber', 'k6 KB/subscriber'],
+    ),
+  );
   for (const s of skipped) console.log(`skipped: ${s}`);
   recordResult(
     'fanout',

@@ -21,7 +21,18 @@
  */
 import { linkOf, windowWaitMs } from '../common/model.js';
 import { loadProfile } from '../lib/profiles.js';
-import { BenchError, main, median, parseFlags, recordResult, round, runScenario, stat, table, withStack } from './lib/common.js';
+import {
+  BenchError,
+  main,
+  median,
+  parseFlags,
+  recordResult,
+  round,
+  runScenario,
+  stat,
+  table,
+  withStack,
+} from './lib/common.js';
 
 const TARGET = [0.95, 1.05];
 const TARGET_MIN_RTT = 40;
@@ -44,13 +55,45 @@ const WS_HTTP_ROWS = [
   { row: 'http fresh', lane: 'http_fresh', k: 2, bytes: 'iteration' },
   { row: 'http keep-alive', lane: 'http_keepalive', k: 1, bytes: 'iteration' },
   { row: 'ws op', lane: 'ws', k: 1, bytes: 'wsOp' },
-  { row: 'ws upgrade (TCP + upgrade)', lane: 'ws', k: 2, bytes: 'wsUpgrade', metric: 'setup_duration', tags: { phase: 'ws_upgrade' }, server: false },
-  { row: 'ws init/ack', lane: 'ws', k: 1, bytes: 'wsInit', metric: 'setup_duration', tags: { phase: 'ws_init' }, server: false },
+  {
+    row: 'ws upgrade (TCP + upgrade)',
+    lane: 'ws',
+    k: 2,
+    bytes: 'wsUpgrade',
+    metric: 'setup_duration',
+    tags: { phase: 'ws_upgrade' },
+    server: false,
+  },
+  {
+    row: 'ws init/ack',
+    lane: 'ws',
+    k: 1,
+    bytes: 'wsInit',
+    metric: 'setup_duration',
+    tags: { phase: 'ws_init' },
+    server: false,
+  },
   { row: 'https fresh (TCP + TLS 1.3)', lane: 'https_fresh', k: 3, bytes: 'iteration' },
   { row: 'http2', lane: 'http2', k: 1, bytes: 'iteration' },
   { row: 'wss op', lane: 'wss', k: 1, bytes: 'wsOp' },
-  { row: 'wss upgrade (TCP + TLS + upgrade)', lane: 'wss', k: 3, bytes: 'wsUpgrade', metric: 'setup_duration', tags: { phase: 'ws_upgrade' }, server: false },
-  { row: 'wss init/ack', lane: 'wss', k: 1, bytes: 'wsInit', metric: 'setup_duration', tags: { phase: 'ws_init' }, server: false },
+  {
+    row: 'wss upgrade (TCP + TLS + upgrade)',
+    lane: 'wss',
+    k: 3,
+    bytes: 'wsUpgrade',
+    metric: 'setup_duration',
+    tags: { phase: 'ws_upgrade' },
+    server: false,
+  },
+  {
+    row: 'wss init/ack',
+    lane: 'wss',
+    k: 1,
+    bytes: 'wsInit',
+    metric: 'setup_duration',
+    tags: { phase: 'ws_init' },
+    server: false,
+  },
 ];
 
 const GRPC_GRAPHQL_ROWS = [
@@ -64,7 +107,14 @@ const GRPC_GRAPHQL_ROWS = [
   ['small', 'big']
     // The first call of a warm lane is its only cold one: small only.
     .filter((payload) => !(conn === 'cold' && (lane === 'grpc' || lane === 'http_keepalive') && payload === 'big'))
-    .map((payload) => ({ row: `${row} ${payload}`, lane, k, payload, tags: { payload, conn }, bytes: conn === 'cold' && k > 1 && lane !== 'grpc_fresh' && lane !== 'http_fresh' ? 'firstCall' : 'call' })),
+    .map((payload) => ({
+      row: `${row} ${payload}`,
+      lane,
+      k,
+      payload,
+      tags: { payload, conn },
+      bytes: conn === 'cold' && k > 1 && lane !== 'grpc_fresh' && lane !== 'http_fresh' ? 'firstCall' : 'call',
+    })),
 );
 
 const SCENARIOS = {
@@ -79,7 +129,8 @@ const SCENARIOS = {
     rows: GRPC_GRAPHQL_ROWS,
     env: { BIG_SIZE: BIG },
     // About three iterations of the slowest lane (two new channels, 6R, and the big transfer).
-    stepSeconds: (rtt, profile) => Math.max(3, Math.ceil(3 * ((6 * rtt) / 1000 + transferMs(profile, BIG, 'down') / 1000) + 1)),
+    stepSeconds: (rtt, profile) =>
+      Math.max(3, Math.ceil(3 * ((6 * rtt) / 1000 + transferMs(profile, BIG, 'down') / 1000) + 1)),
     calibrate: calibrateGrpcGraphql,
   },
 };
@@ -120,7 +171,8 @@ const medianOf = (list, dir) => median(list.map((it) => it[dir]));
 const CALIBRATION = { LOAD: 'smoke', STEPS: '1', STEP_SECONDS: '1', PROFILE: 'lan' };
 
 function need(iterations, lane) {
-  if (!iterations[lane]?.length) throw new BenchError(`calibration run has no data_sent/data_received for lane ${lane}`);
+  if (!iterations[lane]?.length)
+    throw new BenchError(`calibration run has no data_sent/data_received for lane ${lane}`);
   return iterations[lane];
 }
 
@@ -129,7 +181,10 @@ function need(iterations, lane) {
 // separate the two.
 async function calibrateWsHttp(stack) {
   const many = await runScenario(stack, 'ws-vs-http', { env: CALIBRATION, keep: keepBytes });
-  const one = await runScenario(stack, 'ws-vs-http', { env: { ...CALIBRATION, WS_OPS_PER_SOCKET: '1' }, keep: keepBytes });
+  const one = await runScenario(stack, 'ws-vs-http', {
+    env: { ...CALIBRATION, WS_OPS_PER_SOCKET: '1' },
+    keep: keepBytes,
+  });
   const a = iterationsByLane(many.samples);
   const b = iterationsByLane(one.samples);
   const bytes = {};
@@ -157,7 +212,10 @@ async function calibrateWsHttp(stack) {
 // grpc-vs-graphql: an iteration is a small and a big call; calibrated with
 // big = small, so a call is half an iteration and a big one SMALL - BIG bytes more.
 async function calibrateGrpcGraphql(stack) {
-  const run = await runScenario(stack, 'grpc-vs-graphql', { env: { ...CALIBRATION, BIG_SIZE: String(SMALL) }, keep: keepBytes });
+  const run = await runScenario(stack, 'grpc-vs-graphql', {
+    env: { ...CALIBRATION, BIG_SIZE: String(SMALL) },
+    keep: keepBytes,
+  });
   const it = iterationsByLane(run.samples);
   const bytes = {};
   for (const lane of ['grpc', 'grpc_fresh', 'http_keepalive', 'http_fresh']) {
@@ -181,13 +239,23 @@ function modelFor(row, profile, bytes, serverMs) {
   const link = linkOf(profile);
   const slowStart = row.k > 1 ? windowWaitMs(down, link.initialWindow, rtt, link.downKbps) : 0;
   const wire = transferMs(profile, b.up, 'up') + transferMs(profile, down, 'down') + slowStart;
-  return { rounds: row.k * rtt, wire, server: serverMs ?? 0, total: row.k * rtt + wire + (serverMs ?? 0), up: b.up, down };
+  return {
+    rounds: row.k * rtt,
+    wire,
+    server: serverMs ?? 0,
+    total: row.k * rtt + wire + (serverMs ?? 0),
+    up: b.up,
+    down,
+  };
 }
 
 // The summary keys of a row: what is measured, and the server's own time for it.
 function keysFor(row) {
   const dims = { scenario: `${row.lane}_c1`, ...(row.payload ? row.tags : {}) };
-  const key = (metric, tags) => `${metric}{${Object.entries(tags).map(([k, v]) => `${k}:${v}`).join(',')}}`;
+  const key = (metric, tags) =>
+    `${metric}{${Object.entries(tags)
+      .map(([k, v]) => `${k}:${v}`)
+      .join(',')}}`;
   return {
     measured: key(row.metric || 'op_duration', { ...dims, ...(row.tags || {}) }),
     server: row.server === false ? null : key('server_duration', { ...dims, part: 'total' }),
@@ -208,7 +276,9 @@ async function measure(stack, name, spec, profileName, bytes, { quick }) {
   const rtt = profile.network.rttMs;
   const step = quick ? 2 : spec.stepSeconds(rtt, profile);
   const t0 = Date.now();
-  const run = await runScenario(stack, name, { env: { LOAD: 'smoke', STEPS: '1', STEP_SECONDS: String(step), PROFILE: profileName, ...spec.env } });
+  const run = await runScenario(stack, name, {
+    env: { LOAD: 'smoke', STEPS: '1', STEP_SECONDS: String(step), PROFILE: profileName, ...spec.env },
+  });
   const seconds = (Date.now() - t0) / 1000;
   return {
     seconds,
@@ -243,10 +313,13 @@ async function measure(stack, name, spec, profileName, bytes, { quick }) {
 
 await main(async () => {
   const flags = parseFlags({ profiles: 'lan,lte,4g,3g,2g', scenarios: Object.keys(SCENARIOS).join(','), quick: false });
-  const profiles = (flags.quick && flags.profiles === 'lan,lte,4g,3g,2g' ? 'lte' : flags.profiles).split(',').map((p) => p.trim());
+  const profiles = (flags.quick && flags.profiles === 'lan,lte,4g,3g,2g' ? 'lte' : flags.profiles)
+    .split(',')
+    .map((p) => p.trim());
   profiles.forEach((p) => loadProfile(p)); // an unknown name fails before any run
   const names = flags.scenarios.split(',').map((s) => s.trim());
-  for (const n of names) if (!SCENARIOS[n]) throw new BenchError(`unknown scenario ${n}: use ${Object.keys(SCENARIOS).join(', ')}`);
+  for (const n of names)
+    if (!SCENARIOS[n]) throw new BenchError(`unknown scenario ${n}: use ${Object.keys(SCENARIOS).join(', ')}`);
 
   const started = Date.now();
   const rows = [];
@@ -260,7 +333,21 @@ await main(async () => {
         const r = await measure(stack, name, spec, p, bytes, flags);
         runs.push({ scenario: name, profile: p, seconds: round(r.seconds, 1), k6Exit: r.code });
         console.log(`\n${name} under ${p} (${round(r.seconds, 0)} s, k6 exit ${r.code}):`);
-        console.log(table(r.rows, ['row', 'n', 'p50', 'model', 'k*R', 'wire', 'server', 'bytes up/down', 'excess ms', 'ratio', 'verdict']));
+        console.log(
+          table(r.rows, [
+            'row',
+            'n',
+            'p50',
+            'model',
+            'k*R',
+            'wire',
+            'server',
+            'bytes up/down',
+            'excess ms',
+            'ratio',
+            'verdict',
+          ]),
+        );
         rows.push(...r.rows);
       }
     }
@@ -272,11 +359,25 @@ await main(async () => {
   ]) {
     if (!judged.length) continue;
     const ratios = judged.map((r) => r.ratio).filter((x) => x !== null);
-    console.log(`\nfidelity: ${judged.filter((r) => r.verdict === 'met').length} of ${judged.length} rows with ${what} within ${lo}-${hi} (ratios ${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)}, median ${median(ratios)?.toFixed(3)})`);
+    console.log(
+      `\nfidelity: ${judged.filter((r) => r.verdict === 'met').length} of ${judged.length} rows with ${what} within ${lo}-${hi} (ratios ${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)}, median ${median(ratios)?.toFixed(3)})`,
+    );
   }
   console.log(`wall time ${wallSeconds} s`);
   const judged = rows.filter((r) => r.rtt > 0);
   const met = judged.filter((r) => r.verdict === 'met').length;
-  for (const r of judged.filter((x) => x.verdict !== 'met')) console.log(`  missed: ${r.scenario} ${r.profile} ${r.row}: ${r.p50} ms vs model ${r.model} ms (x${r.ratio})`);
-  recordResult('fidelity', { target: { ratio: TARGET, minRttMs: TARGET_MIN_RTT, lowRttRatio: TARGET_LOW_RTT }, met, judged: judged.length, wallSeconds, runs, rows }, { quick: flags.quick });
+  for (const r of judged.filter((x) => x.verdict !== 'met'))
+    console.log(`  missed: ${r.scenario} ${r.profile} ${r.row}: ${r.p50} ms vs model ${r.model} ms (x${r.ratio})`);
+  recordResult(
+    'fidelity',
+    {
+      target: { ratio: TARGET, minRttMs: TARGET_MIN_RTT, lowRttRatio: TARGET_LOW_RTT },
+      met,
+      judged: judged.length,
+      wallSeconds,
+      runs,
+      rows,
+    },
+    { quick: flags.quick },
+  );
 });

@@ -30,19 +30,22 @@ const DRIFT_PROFILE = 'lte';
 
 async function k6pack(args, env) {
   const r = await execa(process.execPath, [CLI, ...args], { env, reject: false, timeout: 300000, stdin: 'ignore' });
-  if (r.exitCode !== 0) throw new BenchError(`k6pack ${args.join(' ')} exited ${r.exitCode}: ${r.stderr.trim().split('\n').at(-1)}`);
+  if (r.exitCode !== 0)
+    throw new BenchError(`k6pack ${args.join(' ')} exited ${r.exitCode}: ${r.stderr.trim().split('\n').at(-1)}`);
 }
 
 await main(async () => {
   const flags = parseFlags({ runs: 5, 'drift-runs': 5, scenarios: '', load: GATE_DEFAULTS.load, quick: false });
-  if (flags.quick) Object.assign(flags, { runs: 1, 'drift-runs': 1, scenarios: flags.scenarios || 'ws-vs-http', load: 'smoke' });
+  if (flags.quick)
+    Object.assign(flags, { runs: 1, 'drift-runs': 1, scenarios: flags.scenarios || 'ws-vs-http', load: 'smoke' });
   const k6Args = flags.quick ? ['-e', 'STEP_SECONDS=1'] : [];
   const delayMs = Math.round(loadProfile(DRIFT_PROFILE).network.rttMs * DRIFT_SHARE);
 
   await withTempDir(async (dir) => {
     const ports = Object.fromEntries(Object.entries(await freePortMap()).map(([k, v]) => [k, String(v)]));
     const env = { ...ports, K6PACK_RUN_DIR: join(dir, 'run') };
-    const gate = (name, opts) => runGate({ load: flags.load, scenarios: flags.scenarios, folder: join(dir, name), env, k6Args, ...opts });
+    const gate = (name, opts) =>
+      runGate({ load: flags.load, scenarios: flags.scenarios, folder: join(dir, name), env, k6Args, ...opts });
     const rows = [];
     try {
       await k6pack(['up'], env);
@@ -51,17 +54,39 @@ await main(async () => {
         console.log(`== clean gate ${i}/${flags.runs}`);
         const g = await gate(`clean-${i}`, { profiles: GATE_DEFAULTS.profile });
         const failed = failedGates(g, join(dir, `clean-${i}`));
-        rows.push({ part: 'clean', run: i, exit: g.exitCode, seconds: round(g.seconds, 0), failed: failed.length, first: failed[0] || '-' });
+        rows.push({
+          part: 'clean',
+          run: i,
+          exit: g.exitCode,
+          seconds: round(g.seconds, 0),
+          failed: failed.length,
+          first: failed[0] || '-',
+        });
       }
       // ---- drift: the same servers, 20 % of lte's RTT slower ----
       await k6pack(['down'], env);
-      const driftEnv = { ...env, NODE_OPTIONS: `--import=${pathToFileURL(join(ROOT, 'dev', 'server-delay.js')).href}`, K6PACK_TEST_DELAY_MS: String(delayMs) };
+      const driftEnv = {
+        ...env,
+        NODE_OPTIONS: `--import=${pathToFileURL(join(ROOT, 'dev', 'server-delay.js')).href}`,
+        K6PACK_TEST_DELAY_MS: String(delayMs),
+      };
       await k6pack(['up'], driftEnv);
       for (let i = 1; i <= flags['drift-runs']; i++) {
         console.log(`== drift gate ${i}/${flags['drift-runs']} (servers +${delayMs} ms a request)`);
-        const g = await gate(`drift-${i}`, { profiles: DRIFT_PROFILE, baseline: join(dir, 'clean-1'), tolerance: '10%' });
+        const g = await gate(`drift-${i}`, {
+          profiles: DRIFT_PROFILE,
+          baseline: join(dir, 'clean-1'),
+          tolerance: '10%',
+        });
         const regressions = (g.comparisons || []).reduce((n, c) => n + (c.regressions || 0), 0);
-        rows.push({ part: 'drift', run: i, exit: g.exitCode, seconds: round(g.seconds, 0), regressions, detected: regressions > 0 ? 'yes' : 'NO' });
+        rows.push({
+          part: 'drift',
+          run: i,
+          exit: g.exitCode,
+          seconds: round(g.seconds, 0),
+          regressions,
+          detected: regressions > 0 ? 'yes' : 'NO',
+        });
       }
     } finally {
       await k6pack(['down', '--force'], env).catch(() => {});
@@ -71,10 +96,30 @@ await main(async () => {
     const drift = rows.filter((r) => r.part === 'drift');
     const falseFailures = clean.filter((r) => r.exit !== 0).length;
     const detected = drift.filter((r) => r.detected === 'yes').length;
-    const verdict = { cryWolf: falseFailures === 0 ? 'met' : 'MISSED', drift: detected === drift.length ? 'met' : 'MISSED' };
+    const verdict = {
+      cryWolf: falseFailures === 0 ? 'met' : 'MISSED',
+      drift: detected === drift.length ? 'met' : 'MISSED',
+    };
     console.log(`\ncry wolf: ${falseFailures} of ${clean.length} clean gates failed (target 0): ${verdict.cryWolf}`);
-    console.log(`drift: ${detected} of ${drift.length} gates with the servers ${delayMs} ms slower (20 % of ${DRIFT_PROFILE}'s RTT) reported the regression (target all): ${verdict.drift}`);
+    console.log(
+      `drift: ${detected} of ${drift.length} gates with the servers ${delayMs} ms slower (20 % of ${DRIFT_PROFILE}'s RTT) reported the regression (target all): ${verdict.drift}`,
+    );
     console.log(`gate time: ${clean.map((r) => r.seconds).join(', ')} s (target <= 300 s)`);
-    recordResult('gate-trust', { load: flags.load, scenarios: flags.scenarios || 'all but soak', falseFailures, cleanRuns: clean.length, detected, driftRuns: drift.length, delayMs, gateSeconds: clean.map((r) => r.seconds), verdict, rows }, { quick: flags.quick });
+    recordResult(
+      'gate-trust',
+      {
+        load: flags.load,
+        scenarios: flags.scenarios || 'all but soak',
+        falseFailures,
+        cleanRuns: clean.length,
+        detected,
+        driftRuns: drift.length,
+        delayMs,
+        gateSeconds: clean.map((r) => r.seconds),
+        verdict,
+        rows,
+      },
+      { quick: flags.quick },
+    );
   }, 'k6pack-gate-trust-');
 });

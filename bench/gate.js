@@ -23,13 +23,21 @@ const TARGET_SECONDS = 300;
 
 await main(async () => {
   const flags = parseFlags({ scenarios: '', profiles: GATE_DEFAULTS.profile, load: GATE_DEFAULTS.load, quick: false });
-  if (flags.quick) Object.assign(flags, { scenarios: flags.scenarios || 'grpc-vs-graphql', profiles: 'lan', load: 'smoke' });
+  if (flags.quick)
+    Object.assign(flags, { scenarios: flags.scenarios || 'grpc-vs-graphql', profiles: 'lan', load: 'smoke' });
   const k6Args = flags.quick ? ['-e', 'STEP_SECONDS=1'] : [];
 
   const started = Date.now();
   const gate = await withTempDir(async (dir) => {
     const ports = Object.fromEntries(Object.entries(await freePortMap()).map(([k, v]) => [k, String(v)]));
-    return runGate({ profiles: flags.profiles, load: flags.load, scenarios: flags.scenarios, folder: join(dir, 'gate'), env: { ...ports, K6PACK_RUN_DIR: join(dir, 'run') }, k6Args });
+    return runGate({
+      profiles: flags.profiles,
+      load: flags.load,
+      scenarios: flags.scenarios,
+      folder: join(dir, 'gate'),
+      env: { ...ports, K6PACK_RUN_DIR: join(dir, 'run') },
+      k6Args,
+    });
   }, 'k6pack-gate-');
   const total = round((Date.now() - started) / 1000, 0);
 
@@ -39,10 +47,30 @@ await main(async () => {
     'k6pack exit': s.exitCode,
     'k6 exits': s.runs.map((x) => `${x.profile}:${x.exitCode}`).join(' ') || '-',
   }));
-  const runSeconds = round(rows.reduce((s, r) => s + r.seconds, 0), 0);
-  console.log(`\ngate: ${rows.length} scenarios x ${flags.profiles} at LOAD=${flags.load} (k6pack gate exited ${gate.exitCode}):`);
+  const runSeconds = round(
+    rows.reduce((s, r) => s + r.seconds, 0),
+    0,
+  );
+  console.log(
+    `\ngate: ${rows.length} scenarios x ${flags.profiles} at LOAD=${flags.load} (k6pack gate exited ${gate.exitCode}):`,
+  );
   console.log(table(rows, Object.keys(rows[0])));
   const verdict = runSeconds <= TARGET_SECONDS ? 'met' : 'MISSED';
-  console.log(`\ngate time: ${runSeconds} s of scenario runs (${total} s for the one command, with the stack's start-up and stop); target <= ${TARGET_SECONDS} s: ${verdict}`);
-  recordResult('gate', { profiles: flags.profiles, load: flags.load, runSeconds, wallSeconds: total, target: TARGET_SECONDS, verdict, gateExit: gate.exitCode, rows }, { quick: flags.quick });
+  console.log(
+    `\ngate time: ${runSeconds} s of scenario runs (${total} s for the one command, with the stack's start-up and stop); target <= ${TARGET_SECONDS} s: ${verdict}`,
+  );
+  recordResult(
+    'gate',
+    {
+      profiles: flags.profiles,
+      load: flags.load,
+      runSeconds,
+      wallSeconds: total,
+      target: TARGET_SECONDS,
+      verdict,
+      gateExit: gate.exitCode,
+      rows,
+    },
+    { quick: flags.quick },
+  );
 });

@@ -43,7 +43,10 @@ const GENERATOR = new URL('./lib/synthetic-runs.js', import.meta.url);
 async function generate(dir, flags) {
   const manifest = join(dir, 'manifest.json');
   const want = { runners: flags.runners, samples: flags.samples, seed: flags.seed, version: 1 };
-  if (existsSync(manifest) && JSON.stringify(JSON.parse(readFileSync(manifest, 'utf8')).want) === JSON.stringify(want)) {
+  if (
+    existsSync(manifest) &&
+    JSON.stringify(JSON.parse(readFileSync(manifest, 'utf8')).want) === JSON.stringify(want)
+  ) {
     console.log(`reusing the runner folders in ${dir}`);
     return JSON.parse(readFileSync(manifest, 'utf8'));
   }
@@ -57,7 +60,9 @@ async function generate(dir, flags) {
   const lane = async () => {
     for (let runner = queue.shift(); runner; runner = queue.shift()) {
       const result = await new Promise((resolve, reject) => {
-        const w = new Worker(GENERATOR, { workerData: { synthetic: true, dir, runner, runners: flags.runners, samples: per, seed: flags.seed } });
+        const w = new Worker(GENERATOR, {
+          workerData: { synthetic: true, dir, runner, runners: flags.runners, samples: per, seed: flags.seed },
+        });
         w.once('message', resolve);
         w.once('error', reject);
       });
@@ -79,7 +84,11 @@ async function generate(dir, flags) {
     }
     all.sort();
     const out = { count: all.length };
-    for (const [name, p] of [['p50', 0.5], ['p95', 0.95], ['p99', 0.99]]) {
+    for (const [name, p] of [
+      ['p50', 0.5],
+      ['p95', 0.95],
+      ['p99', 0.99],
+    ]) {
       const i = p * (all.length - 1);
       out[name] = percentile(all, p);
       out[`${name}Neighbours`] = [all[Math.floor(i)], all[Math.ceil(i)]];
@@ -105,8 +114,19 @@ async function generate(dir, flags) {
     doc.run.histograms = 'histograms.json.gz';
     writeFileSync(join(to, 'summary.json'), JSON.stringify(doc));
   }
-  const bytes = (prefix, file) => Array.from({ length: flags.runners }, (_, i) => statSync(join(dir, `${prefix}-${i + 1}`, file)).size).reduce((a, b) => a + b, 0);
-  const data = { want, ops, exact, samplesMB: round(bytes('runner', 'samples.json.gz') / 2 ** 20, 1), histogramsMB: round(bytes('hist', 'histograms.json.gz') / 2 ** 20, 2), generateSeconds: round((Date.now() - started) / 1000, 0) };
+  const bytes = (prefix, file) =>
+    Array.from({ length: flags.runners }, (_, i) => statSync(join(dir, `${prefix}-${i + 1}`, file)).size).reduce(
+      (a, b) => a + b,
+      0,
+    );
+  const data = {
+    want,
+    ops,
+    exact,
+    samplesMB: round(bytes('runner', 'samples.json.gz') / 2 ** 20, 1),
+    histogramsMB: round(bytes('hist', 'histograms.json.gz') / 2 ** 20, 2),
+    generateSeconds: round((Date.now() - started) / 1000, 0),
+  };
   writeFileSync(manifest, JSON.stringify(data));
   return data;
 }
@@ -119,10 +139,23 @@ async function mergeChild(dir, prefix, runners) {
   const parts = Array.from({ length: runners }, (_, i) => join(dir, `${prefix}-${i + 1}`));
   const started = Date.now();
   // --method hdr: what auto picks above 32 MiB of samples (and --quick's runs are smaller).
-  const r = await execa(process.execPath, ['--import', MAX_RSS, CLI, 'merge', ...parts, '--out', out, '--method', 'hdr'], { env: { K6PACK_MAX_RSS_FILE: rssFile }, reject: false, timeout: 600000, stdin: 'ignore' });
+  const r = await execa(
+    process.execPath,
+    ['--import', MAX_RSS, CLI, 'merge', ...parts, '--out', out, '--method', 'hdr'],
+    { env: { K6PACK_MAX_RSS_FILE: rssFile }, reject: false, timeout: 600000, stdin: 'ignore' },
+  );
   const seconds = (Date.now() - started) / 1000;
-  if (![0, 99].includes(r.exitCode)) throw new BenchError(`k6pack merge of ${prefix} folders exited ${r.exitCode}: ${r.stderr.trim().split('\n').at(-1)}`);
-  return { seconds, rssMB: Number(readFileSync(rssFile, 'utf8')) / 1024, doc: JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')), exitCode: r.exitCode, stdout: r.stdout.trim() };
+  if (![0, 99].includes(r.exitCode))
+    throw new BenchError(
+      `k6pack merge of ${prefix} folders exited ${r.exitCode}: ${r.stderr.trim().split('\n').at(-1)}`,
+    );
+  return {
+    seconds,
+    rssMB: Number(readFileSync(rssFile, 'utf8')) / 1024,
+    doc: JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')),
+    exitCode: r.exitCode,
+    stdout: r.stdout.trim(),
+  };
 }
 
 // Every row's and step's p50/p95/p99 against the exact pooled value: { worst (relative error), within (all within the bound), checked }.
@@ -149,11 +182,14 @@ function check(doc, exact) {
 await main(async () => {
   const flags = parseFlags({ samples: 10_000_000, runners: 8, seed: 1, data: '', quick: false });
   if (flags.quick) flags.samples = 200_000;
-  if (flags.runners < 2 || flags.samples < flags.runners * 100) throw new BenchError('--runners needs at least 2, --samples at least 100 per runner');
+  if (flags.runners < 2 || flags.samples < flags.runners * 100)
+    throw new BenchError('--runners needs at least 2, --samples at least 100 per runner');
   const dir = flags.data || join(tmpdir(), `k6pack-merge-scale-${process.pid}`);
   try {
     const data = await generate(dir, flags);
-    console.log(`${flags.runners} runner folders: ${flags.samples.toLocaleString('en')} samples, ${data.ops.toLocaleString('en')} operations; samples.json.gz ${data.samplesMB} MB, histograms.json.gz ${data.histogramsMB} MB in all (generated in ${data.generateSeconds} s)`);
+    console.log(
+      `${flags.runners} runner folders: ${flags.samples.toLocaleString('en')} samples, ${data.ops.toLocaleString('en')} operations; samples.json.gz ${data.samplesMB} MB, histograms.json.gz ${data.histogramsMB} MB in all (generated in ${data.generateSeconds} s)`,
+    );
     const rows = [];
     for (const prefix of ['runner', 'hist']) {
       const m = await mergeChild(dir, prefix, flags.runners);
@@ -171,9 +207,23 @@ await main(async () => {
       });
       console.log(m.stdout);
     }
-    console.log(`\nmerge of ${flags.runners} runners, ${flags.samples.toLocaleString('en')} samples; target <= ${TARGET.seconds} s, <= ${TARGET.rssMB} MB peak RSS, percentiles within ${RELATIVE_PRECISION * 100} %:`);
+    console.log(
+      `\nmerge of ${flags.runners} runners, ${flags.samples.toLocaleString('en')} samples; target <= ${TARGET.seconds} s, <= ${TARGET.rssMB} MB peak RSS, percentiles within ${RELATIVE_PRECISION * 100} %:`,
+    );
     console.log(table(rows, Object.keys(rows[0])));
-    recordResult('merge-scale', { runners: flags.runners, samples: flags.samples, operations: data.ops, samplesMB: data.samplesMB, histogramsMB: data.histogramsMB, target: TARGET, rows }, { quick: flags.quick });
+    recordResult(
+      'merge-scale',
+      {
+        runners: flags.runners,
+        samples: flags.samples,
+        operations: data.ops,
+        samplesMB: data.samplesMB,
+        histogramsMB: data.histogramsMB,
+        target: TARGET,
+        rows,
+      },
+      { quick: flags.quick },
+    );
     if (rows.some((r) => !r['within precision'])) process.exitCode = 1;
   } finally {
     if (!flags.data) rmSync(dir, { recursive: true, force: true });

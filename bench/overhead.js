@@ -30,7 +30,19 @@ import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
 import { booksClient } from '../servers/grpc/client.js';
 import { BOOK_QUERY } from '../scenarios/lib/queries.js';
-import { BenchError, main, median, parseFlags, recordResult, round, ROOT, runK6, table, withStack, withTempDir } from './lib/common.js';
+import {
+  BenchError,
+  main,
+  median,
+  parseFlags,
+  recordResult,
+  round,
+  ROOT,
+  runK6,
+  table,
+  withStack,
+  withTempDir,
+} from './lib/common.js';
 
 const AB = join(ROOT, 'bench', 'k6', 'ab.js');
 const WS_OPS = 50;
@@ -56,8 +68,14 @@ const bareSide = (t, where) => ({ exec: EXEC.bare[t], env: t === 'grpc' ? { ADDR
 async function abRun(pairs, { rounds, slot, vus, env = {} }) {
   const plan = { pairs, rounds, slotSeconds: slot, vus, warmupSeconds: 1 };
   const slots = Object.values(pairs).reduce((n, pair) => n + Object.keys(pair).length, 0);
-  const run = await runK6(AB, { env: { ...env, PLAN: JSON.stringify(plan), WS_OPS }, timeoutMs: ((rounds + 1) * slots * (slot + 1.5) + 60) * 1000 });
-  if (run.code !== 0 || !run.summary) throw new BenchError(`A/B k6 run exited ${run.code}${run.timedOut ? ' (timed out)' : ''}: ${run.stderr.slice(-1500)}`);
+  const run = await runK6(AB, {
+    env: { ...env, PLAN: JSON.stringify(plan), WS_OPS },
+    timeoutMs: ((rounds + 1) * slots * (slot + 1.5) + 60) * 1000,
+  });
+  if (run.code !== 0 || !run.summary)
+    throw new BenchError(
+      `A/B k6 run exited ${run.code}${run.timedOut ? ' (timed out)' : ''}: ${run.stderr.slice(-1500)}`,
+    );
   const m = run.summary.metrics;
   const out = {};
   for (const [t, pair] of Object.entries(pairs)) {
@@ -74,7 +92,11 @@ async function abRun(pairs, { rounds, slot, vus, env = {} }) {
       for (const s of Object.keys(pair)) slotPair[s] = side(s);
       const idle = Object.keys(pair).filter((s) => !slotPair[s].rate);
       if (idle.length) {
-        throw new BenchError(`${t} round ${r}: a side completed no iteration (${Object.keys(pair).map((s) => `${pair[s].exec} ${slotPair[s].rate}/s`).join(', ')}): ${run.stderr.slice(-1500)}`);
+        throw new BenchError(
+          `${t} round ${r}: a side completed no iteration (${Object.keys(pair)
+            .map((s) => `${pair[s].exec} ${slotPair[s].rate}/s`)
+            .join(', ')}): ${run.stderr.slice(-1500)}`,
+        );
       }
       out[t].push(slotPair);
     }
@@ -87,7 +109,9 @@ const medianOf = (rounds, side, key) => median(rounds.map((x) => x[side][key]));
 
 // (a) Toxiproxy (no toxics) vs direct.
 async function proxyOverhead(stack, opts) {
-  const pairs = Object.fromEntries(TRANSPORTS.map((t) => [t, { a: bareSide(t, direct(stack.ports)), b: bareSide(t, proxied(stack.env)) }]));
+  const pairs = Object.fromEntries(
+    TRANSPORTS.map((t) => [t, { a: bareSide(t, direct(stack.ports)), b: bareSide(t, proxied(stack.env)) }]),
+  );
   await stack.toxiproxy.reset();
   const latency = await abRun(pairs, { ...opts, vus: 1 });
   const throughput = await abRun(pairs, { ...opts, vus: 8 });
@@ -105,7 +129,9 @@ async function proxyOverhead(stack, opts) {
 // (b) scenarios/lib clients (full, and lean) vs bare k6, straight to the servers.
 async function clientOverhead(stack, opts) {
   const where = direct(stack.ports);
-  const pairs = Object.fromEntries(TRANSPORTS.map((t) => [t, { a: bareSide(t, where), b: { exec: EXEC.lib[t] }, c: { exec: EXEC.lean[t] } }]));
+  const pairs = Object.fromEntries(
+    TRANSPORTS.map((t) => [t, { a: bareSide(t, where), b: { exec: EXEC.lib[t] }, c: { exec: EXEC.lean[t] } }]),
+  );
   // The lib clients read their targets from the run's env (scenarios/lib/config.js).
   const env = { GRAPHQL_HTTP_URL: where.http, GRAPHQL_WS_URL: where.ws, GRPC_ADDR: where.grpc };
   const r = await abRun(pairs, { ...opts, vus: 1, env });
@@ -135,14 +161,18 @@ async function captureAnswers(ports) {
   const body = JSON.stringify({ query: BOOK_QUERY, variables: { id: 'book-1' } });
   const res = await fetch(where.http, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   const httpAnswer = { body: await res.text(), contentType: res.headers.get('content-type') };
-  if (res.status !== 200) throw new BenchError(`reference server answered ${res.status}: ${httpAnswer.body.slice(0, 200)}`);
+  if (res.status !== 200)
+    throw new BenchError(`reference server answered ${res.status}: ${httpAnswer.body.slice(0, 200)}`);
   const wsNext = await new Promise((resolve, reject) => {
     const ws = new WebSocket(where.ws, 'graphql-transport-ws');
     const timer = setTimeout(() => reject(new BenchError('no WebSocket answer within 5 s')), 5000);
     ws.on('open', () => ws.send('{"type":"connection_init"}'));
     ws.on('message', (data) => {
       const msg = JSON.parse(data);
-      if (msg.type === 'connection_ack') ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: BOOK_QUERY, variables: { id: 'book-1' } } }));
+      if (msg.type === 'connection_ack')
+        ws.send(
+          JSON.stringify({ id: '1', type: 'subscribe', payload: { query: BOOK_QUERY, variables: { id: 'book-1' } } }),
+        );
       if (msg.type === 'next') {
         clearTimeout(timer);
         ws.close();
@@ -153,7 +183,11 @@ async function captureAnswers(ports) {
   });
   const client = booksClient(where.grpc);
   try {
-    const grpc = await new Promise((resolve, reject) => client.getBook({ id: 'book-1' }, { deadline: Date.now() + 5000 }, (err, book) => (err ? reject(err) : resolve(book))));
+    const grpc = await new Promise((resolve, reject) =>
+      client.getBook({ id: 'book-1' }, { deadline: Date.now() + 5000 }, (err, book) =>
+        err ? reject(err) : resolve(book),
+      ),
+    );
     return { http: httpAnswer, wsNext, grpc };
   } finally {
     client.close();
@@ -162,7 +196,9 @@ async function captureAnswers(ports) {
 
 // Starts bench/lib/bare-servers.js; resolves { ports: { http, grpc }, stop() }.
 function startBareServers(captureFile) {
-  const child = spawn(process.execPath, [join(ROOT, 'bench', 'lib', 'bare-servers.js'), captureFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(ROOT, 'bench', 'lib', 'bare-servers.js'), captureFile], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const stop = () =>
     new Promise((resolve) => {
       if (child.exitCode !== null) return resolve();
@@ -194,8 +230,14 @@ async function serverCeiling(stack, opts) {
     writeFileSync(file, JSON.stringify(capture));
     const bare = await startBareServers(file);
     try {
-      const bareWhere = { http: `http://127.0.0.1:${bare.ports.http}/graphql`, ws: `ws://127.0.0.1:${bare.ports.http}/graphql`, grpc: `127.0.0.1:${bare.ports.grpc}` };
-      const pairs = Object.fromEntries(TRANSPORTS.map((t) => [t, { a: bareSide(t, bareWhere), b: bareSide(t, direct(stack.ports)) }]));
+      const bareWhere = {
+        http: `http://127.0.0.1:${bare.ports.http}/graphql`,
+        ws: `ws://127.0.0.1:${bare.ports.http}/graphql`,
+        grpc: `127.0.0.1:${bare.ports.grpc}`,
+      };
+      const pairs = Object.fromEntries(
+        TRANSPORTS.map((t) => [t, { a: bareSide(t, bareWhere), b: bareSide(t, direct(stack.ports)) }]),
+      );
       const r = await abRun(pairs, { ...opts, vus: 8 });
       return TRANSPORTS.map((t) => ({
         transport: t,
@@ -213,7 +255,10 @@ async function serverCeiling(stack, opts) {
 
 const PARTS = {
   a: ['(a) Toxiproxy, no toxics, vs straight to the server (bare k6)', proxyOverhead],
-  b: [`(b) scenarios/lib clients vs bare k6 (1 VU, straight to the servers; lib: METRICS=full, lean: METRICS=lean; target lib/bare >= ${LIB_TARGET})`, clientOverhead],
+  b: [
+    `(b) scenarios/lib clients vs bare k6 (1 VU, straight to the servers; lib: METRICS=full, lean: METRICS=lean; target lib/bare >= ${LIB_TARGET})`,
+    clientOverhead,
+  ],
   c: ['(c) reference servers vs bare Node servers answering the same bytes (bare k6, 8 VUs)', serverCeiling],
 };
 

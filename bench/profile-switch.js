@@ -28,7 +28,8 @@ import { CLI } from './lib/gate.js';
 
 const SPECS = ['lan', 'lte', '3g', '2g', '3g+flaky', 'lte+stall', '4g+jitter', 'lte+truncate'];
 
-const cli = (args, env) => execa(process.execPath, [CLI, ...args], { env, reject: false, timeout: 120000, stdin: 'ignore' });
+const cli = (args, env) =>
+  execa(process.execPath, [CLI, ...args], { env, reject: false, timeout: 120000, stdin: 'ignore' });
 
 await main(async () => {
   const flags = parseFlags({ seconds: 60, 'cli-switches': 20, quick: false });
@@ -40,10 +41,17 @@ await main(async () => {
     if (up.exitCode !== 0) throw new BenchError(`k6pack up: ${up.stderr.trim()}`);
     const targets = targetsFor(Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, Number(v)])));
     const toxiproxy = new Toxiproxy(targets.TOXIPROXY_URL);
-    const churn = execa(requireK6(), k6RunArgs(join(ROOT, 'test', 'k6', 'churn.js'), { env: { ...targets, CHURN_SECONDS: flags.seconds + 60 }, args: ['--quiet', '--address', ''] }), {
-      reject: false,
-      stdin: 'ignore',
-    });
+    const churn = execa(
+      requireK6(),
+      k6RunArgs(join(ROOT, 'test', 'k6', 'churn.js'), {
+        env: { ...targets, CHURN_SECONDS: flags.seconds + 60 },
+        args: ['--quiet', '--address', ''],
+      }),
+      {
+        reject: false,
+        stdin: 'ignore',
+      },
+    );
     try {
       await new Promise((r) => setTimeout(r, 3000)); // connections under way
       // ---- back to back, through the same code as `k6pack profile` ----
@@ -76,19 +84,48 @@ await main(async () => {
       const t0 = performance.now();
       const named = await cli(['profile', 'lte'], env);
       const nameMs = performance.now() - t0;
-      if (!/toxiproxy-server \(pid \d+\) is not running/.test(named.stderr)) errors.push(`after the kill, k6pack profile said: ${named.stderr.trim()}`);
+      if (!/toxiproxy-server \(pid \d+\) is not running/.test(named.stderr))
+        errors.push(`after the kill, k6pack profile said: ${named.stderr.trim()}`);
 
       const q = (list, p) => round(quantile(list, p), 1);
       const rows = [
-        { what: 'one switch (applyToxics)', switches: took.length, p50: q(took, 0.5), p95: q(took, 0.95), max: round(Math.max(...took), 1) },
-        { what: '`k6pack profile NAME`', switches: cliTook.length, p50: q(cliTook, 0.5), p95: q(cliTook, 0.95), max: round(Math.max(...cliTook), 1) },
+        {
+          what: 'one switch (applyToxics)',
+          switches: took.length,
+          p50: q(took, 0.5),
+          p95: q(took, 0.95),
+          max: round(Math.max(...took), 1),
+        },
+        {
+          what: '`k6pack profile NAME`',
+          switches: cliTook.length,
+          p50: q(cliTook, 0.5),
+          p95: q(cliTook, 0.95),
+          max: round(Math.max(...cliTook), 1),
+        },
       ];
       console.log(table(rows, ['what', 'switches', 'p50', 'p95', 'max']));
-      console.log(`\n${round(perMinute, 0)} switches a minute back to back under churn, ${errors.length} errors; toxiproxy ${alive ? 'still up' : 'DIED'} after ${took.length + cliTook.length} switches`);
+      console.log(
+        `\n${round(perMinute, 0)} switches a minute back to back under churn, ${errors.length} errors; toxiproxy ${alive ? 'still up' : 'DIED'} after ${took.length + cliTook.length} switches`,
+      );
       console.log(`a dead toxiproxy named by the next command in ${round(nameMs, 0)} ms: ${named.stderr.trim()}`);
       if (errors.length) console.log(`errors: ${errors.slice(0, 3).join(' | ')}`);
       const verdict = alive && !errors.length ? 'met' : 'MISSED';
-      recordResult('profile-switch', { seconds: flags.seconds, switches: took.length, perMinute: round(perMinute, 0), apiMs: { p50: q(took, 0.5), p95: q(took, 0.95) }, cliMs: { p50: q(cliTook, 0.5), p95: q(cliTook, 0.95) }, deadNamedMs: round(nameMs, 0), errors: errors.length, toxiproxyAlive: alive, verdict }, { quick: flags.quick });
+      recordResult(
+        'profile-switch',
+        {
+          seconds: flags.seconds,
+          switches: took.length,
+          perMinute: round(perMinute, 0),
+          apiMs: { p50: q(took, 0.5), p95: q(took, 0.95) },
+          cliMs: { p50: q(cliTook, 0.5), p95: q(cliTook, 0.95) },
+          deadNamedMs: round(nameMs, 0),
+          errors: errors.length,
+          toxiproxyAlive: alive,
+          verdict,
+        },
+        { quick: flags.quick },
+      );
     } finally {
       churn.kill('SIGTERM');
       await churn;

@@ -41,8 +41,14 @@ const P95_FLOOR_MS = 2;
 
 // The open-files limit (soft, hard) from /proc/self/limits.
 function fileLimits() {
-  const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
-  const [soft, hard] = line.trim().split(/\s+/).slice(3, 5).map((v) => (v === 'unlimited' ? Infinity : Number(v)));
+  const line = readFileSync('/proc/self/limits', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('Max open files'));
+  const [soft, hard] = line
+    .trim()
+    .split(/\s+/)
+    .slice(3, 5)
+    .map((v) => (v === 'unlimited' ? Infinity : Number(v)));
   return { soft, hard };
 }
 
@@ -51,10 +57,14 @@ async function ensureFileLimit() {
   const { soft, hard } = fileLimits();
   if (soft >= hard || process.env.K6PACK_BENCH_ULIMIT) return { soft, hard };
   const limit = hard === Infinity ? 'unlimited' : String(hard);
-  const child = spawn('sh', ['-c', `ulimit -n ${limit} && exec "$0" "$@"`, process.execPath, ...process.argv.slice(1)], {
-    stdio: 'inherit',
-    env: { ...process.env, K6PACK_BENCH_ULIMIT: '1' },
-  });
+  const child = spawn(
+    'sh',
+    ['-c', `ulimit -n ${limit} && exec "$0" "$@"`, process.execPath, ...process.argv.slice(1)],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, K6PACK_BENCH_ULIMIT: '1' },
+    },
+  );
   const code = await new Promise((resolve) => child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0))));
   process.exit(code);
 }
@@ -75,8 +85,13 @@ async function serverRss(ports) {
 // ---- ws: the swarm ----
 
 function runSwarm(options, onOpened) {
-  const child = spawn(process.execPath, [join(ROOT, 'bench', 'lib', 'ws-swarm.js'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const bound = setTimeout(() => child.kill('SIGKILL'), (options.connections / options.rampPerSecond + options.holdSeconds + 120) * 1000);
+  const child = spawn(process.execPath, [join(ROOT, 'bench', 'lib', 'ws-swarm.js'), JSON.stringify(options)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const bound = setTimeout(
+    () => child.kill('SIGKILL'),
+    (options.connections / options.rampPerSecond + options.holdSeconds + 120) * 1000,
+  );
   return new Promise((resolve, reject) => {
     let done = null;
     createInterface({ input: child.stdout }).on('line', async (line) => {
@@ -97,7 +112,13 @@ async function wsConnections(stack, flags) {
   const before = await serverRss(stack.ports);
   let held = null;
   const result = await runSwarm(
-    { url, connections: flags.connections, rampPerSecond: flags.ramp, holdSeconds: flags.hold, opEverySeconds: flags.opEvery },
+    {
+      url,
+      connections: flags.connections,
+      rampPerSecond: flags.ramp,
+      holdSeconds: flags.hold,
+      opEverySeconds: flags.opEvery,
+    },
     // Mid-hold, once the ramp is over: the server's memory with every socket open.
     async (opened) => {
       await sleep(Math.min(flags.hold / 2, 10) * 1000);
@@ -118,7 +139,10 @@ async function wsConnections(stack, flags) {
     'server KB/conn': held && n ? round((held.server - before) / n / 1024, 1) : null,
     'client KB/conn': n ? round((result.rssBytes - result.baseRssBytes) / n / 1024, 1) : null,
     'server RSS MB': held ? round(held.server / MB, 0) : null,
-    errors: Object.entries(result.errors).map(([k, v]) => `${v}x ${k}`).join('; ') || '-',
+    errors:
+      Object.entries(result.errors)
+        .map(([k, v]) => `${v}x ${k}`)
+        .join('; ') || '-',
   };
   const clean = n === flags.connections && !result.openFailed && !result.closedEarly && !result.opFailed;
   row.verdict = n >= WS_TARGET && clean ? 'met' : clean ? `below ${WS_TARGET}` : 'errors';
@@ -129,7 +153,10 @@ async function wsConnections(stack, flags) {
 async function k6Rss(stack, vus, seconds) {
   const script = join(ROOT, 'bench', 'k6', 'ws-hold.js');
   const env = { GRAPHQL_WS_URL: `ws://127.0.0.1:${stack.ports.GRAPHQL_PORT}/graphql`, VUS: vus, SECONDS: seconds };
-  const child = execa(requireK6(), k6RunArgs(script, { env, args: ['--quiet', '--no-color', '--address', ''] }), { reject: false, timeout: (seconds + 120) * 1000 });
+  const child = execa(requireK6(), k6RunArgs(script, { env, args: ['--quiet', '--no-color', '--address', ''] }), {
+    reject: false,
+    timeout: (seconds + 120) * 1000,
+  });
   let peak = 0;
   while (child.exitCode === null && child.pid) {
     peak = Math.max(peak, rssOf(child.pid) || 0);
@@ -160,7 +187,8 @@ async function kneeStep(stack, transport, rate, seconds) {
     env: { ...stack.env, TRANSPORT: transport, RATE: rate, SECONDS: seconds },
     timeoutMs: (seconds + 90) * 1000,
   });
-  if (!run.summary) throw new BenchError(`knee step ${transport} at ${rate}/s: k6 exited ${run.code}: ${run.stderr.slice(-800)}`);
+  if (!run.summary)
+    throw new BenchError(`knee step ${transport} at ${rate}/s: k6 exited ${run.code}: ${run.stderr.slice(-800)}`);
   const m = run.summary.metrics;
   const ops = m.op_duration?.count ?? 0;
   // k6's summary export counts a Rate's non-zero samples (failures here) as "passes".
@@ -186,7 +214,12 @@ async function knee(stack, transport, flags) {
   for (let rate = flags.kneeStart; rate <= flags.kneeMax; rate = Math.round(rate * flags.kneeFactor)) {
     const s = await kneeStep(stack, transport, rate, flags.kneeSeconds);
     if (s.p95 !== null) base = Math.min(base, s.p95);
-    const ok = s.p95 !== null && s.p95 <= 2 * Math.max(base, P95_FLOOR_MS) && s.failedShare < 0.01 && s.droppedShare < 0.01 && s.achieved >= 0.95 * rate;
+    const ok =
+      s.p95 !== null &&
+      s.p95 <= 2 * Math.max(base, P95_FLOOR_MS) &&
+      s.failedShare < 0.01 &&
+      s.droppedShare < 0.01 &&
+      s.achieved >= 0.95 * rate;
     steps.push({ ...s, ok });
     if (!ok) break;
     kneeRate = rate;
@@ -197,7 +230,9 @@ async function knee(stack, transport, flags) {
     'knee ops/s': kneeRate,
     'lowest p95 ms': base === Infinity ? null : base,
     'p95 at knee ms': steps.find((s) => s.rate === kneeRate)?.p95 ?? null,
-    'first step past it': last.ok ? `none up to ${last.rate}/s` : `${last.rate}/s: p95 ${last.p95} ms, ${last.achieved}/s done, ${(last.failedShare * 100).toFixed(1)} % failed, ${(last.droppedShare * 100).toFixed(1)} % dropped`,
+    'first step past it': last.ok
+      ? `none up to ${last.rate}/s`
+      : `${last.rate}/s: p95 ${last.p95} ms, ${last.achieved}/s done, ${(last.failedShare * 100).toFixed(1)} % failed, ${(last.droppedShare * 100).toFixed(1)} % dropped`,
     steps: steps.map((s) => `${s.rate}:${s.p95}`).join(' '),
   };
 }
@@ -218,17 +253,32 @@ await main(async () => {
     transports: KNEE_TRANSPORTS.join(','),
     quick: false,
   });
-  if (flags.quick) Object.assign(flags, { connections: 200, hold: 4, opEvery: 2, k6Vus: 30, k6Seconds: 3, kneeStart: 50, kneeMax: 80, kneeSeconds: 2, transports: 'http-keepalive' });
+  if (flags.quick)
+    Object.assign(flags, {
+      connections: 200,
+      hold: 4,
+      opEvery: 2,
+      k6Vus: 30,
+      k6Seconds: 3,
+      kneeStart: 50,
+      kneeMax: 80,
+      kneeSeconds: 2,
+      transports: 'http-keepalive',
+    });
   const limits = await ensureFileLimit();
   if (flags.parts.includes('ws') && limits.soft < flags.connections + 1000) {
-    throw new BenchError(`open-files limit is ${limits.soft} (hard ${limits.hard}): ${flags.connections} connections need ${flags.connections + 1000}; raise the hard limit (ulimit -Hn) or use --connections`);
+    throw new BenchError(
+      `open-files limit is ${limits.soft} (hard ${limits.hard}): ${flags.connections} connections need ${flags.connections + 1000}; raise the hard limit (ulimit -Hn) or use --connections`,
+    );
   }
   const started = Date.now();
   const figures = { limits: { soft: limits.soft, hard: limits.hard } };
   await withStack(async (stack) => {
     if (flags.parts.includes('ws')) {
       const row = await wsConnections(stack, flags);
-      console.log(`\nWebSocket connections held ${flags.hold} s, an operation every ${flags.opEvery} s each (target >= ${WS_TARGET} without errors):`);
+      console.log(
+        `\nWebSocket connections held ${flags.hold} s, an operation every ${flags.opEvery} s each (target >= ${WS_TARGET} without errors):`,
+      );
       console.log(table([row], Object.keys(row)));
       figures.ws = row;
     }
@@ -241,7 +291,9 @@ await main(async () => {
     if (flags.parts.includes('knee')) {
       const rows = [];
       for (const t of flags.transports.split(',')) rows.push(await knee(stack, t.trim(), flags));
-      console.log(`\nknee under lan, through the proxies (steps of ${flags.kneeSeconds} s, x${flags.kneeFactor}; rate:p95 ms):`);
+      console.log(
+        `\nknee under lan, through the proxies (steps of ${flags.kneeSeconds} s, x${flags.kneeFactor}; rate:p95 ms):`,
+      );
       console.log(table(rows, Object.keys(rows[0])));
       figures.knee = rows;
     }

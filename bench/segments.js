@@ -20,7 +20,17 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { runToFolder } from '../dev/k6.js';
 import { runSegments } from '../dev/segments.js';
-import { BenchError, main, parseFlags, recordResult, round, ROOT, table, withStack, withTempDir } from './lib/common.js';
+import {
+  BenchError,
+  main,
+  parseFlags,
+  recordResult,
+  round,
+  ROOT,
+  table,
+  withStack,
+  withTempDir,
+} from './lib/common.js';
 import { loadRun } from '../lib/report/runs.js';
 
 const CLI = join(ROOT, 'bin', 'k6pack.js');
@@ -33,32 +43,62 @@ function figures(doc, seconds) {
 }
 
 await main(async () => {
-  const flags = parseFlags({ scenario: 'ws-vs-http', profile: 'lan', steps: '4', stepSeconds: 10, segments: 4, quick: false });
+  const flags = parseFlags({
+    scenario: 'ws-vs-http',
+    profile: 'lan',
+    steps: '4',
+    stepSeconds: 10,
+    segments: 4,
+    quick: false,
+  });
   // Quick: under lte, so five k6 processes stay light beside the other benches test/bench.test.js runs at once.
   if (flags.quick) Object.assign(flags, { scenario: 'serialization', profile: 'lte', stepSeconds: 1 });
-  if (!Number.isInteger(flags.segments) || flags.segments < 2) throw new BenchError('--segments needs a whole number of at least 2');
-  const env = { LOAD: 'smoke', PROFILE: flags.profile, STEPS: flags.steps, STEP_SECONDS: String(flags.stepSeconds), ...(flags.scenario === 'serialization' ? { NS: '100' } : {}) };
+  if (!Number.isInteger(flags.segments) || flags.segments < 2)
+    throw new BenchError('--segments needs a whole number of at least 2');
+  const env = {
+    LOAD: 'smoke',
+    PROFILE: flags.profile,
+    STEPS: flags.steps,
+    STEP_SECONDS: String(flags.stepSeconds),
+    ...(flags.scenario === 'serialization' ? { NS: '100' } : {}),
+  };
   const timeoutMs = 20 * 60 * 1000;
 
-  const result = await withTempDir((dir) =>
-    withStack(async (stack) => {
-      const into = async (folder, name, e, opts) => {
+  const result = await withTempDir(
+    (dir) =>
+      withStack(async (stack) => {
+        const into = async (folder, name, e, opts) => {
+          const started = Date.now();
+          const r = await runToFolder(folder, join(ROOT, 'scenarios', `${name}.js`), { env: e, ...opts });
+          if (![0, 99].includes(r.code))
+            throw new BenchError(`k6 ${name} in ${folder} exited ${r.code}: ${r.stderr.slice(-800)}`);
+          return { ...r, seconds: (Date.now() - started) / 1000, doc: loadRun(folder).doc };
+        };
+        console.log(
+          `${flags.scenario} under ${flags.profile}, STEPS=${flags.steps}, ${flags.stepSeconds} s steps: one process...`,
+        );
+        const one = await into(join(dir, 'one'), flags.scenario, { ...stack.env, ...env }, { timeoutMs });
+        console.log(`... then ${flags.segments} segments at once`);
+        const parts = await runSegments(
+          into,
+          join(dir, 'segments'),
+          flags.scenario,
+          { ...stack.env, ...env },
+          { total: flags.segments, timeoutMs },
+        );
         const started = Date.now();
-        const r = await runToFolder(folder, join(ROOT, 'scenarios', `${name}.js`), { env: e, ...opts });
-        if (![0, 99].includes(r.code)) throw new BenchError(`k6 ${name} in ${folder} exited ${r.code}: ${r.stderr.slice(-800)}`);
-        return { ...r, seconds: (Date.now() - started) / 1000, doc: loadRun(folder).doc };
-      };
-      console.log(`${flags.scenario} under ${flags.profile}, STEPS=${flags.steps}, ${flags.stepSeconds} s steps: one process...`);
-      const one = await into(join(dir, 'one'), flags.scenario, { ...stack.env, ...env }, { timeoutMs });
-      console.log(`... then ${flags.segments} segments at once`);
-      const parts = await runSegments(into, join(dir, 'segments'), flags.scenario, { ...stack.env, ...env }, { total: flags.segments, timeoutMs });
-      const started = Date.now();
-      const merged = join(dir, 'merged');
-      const m = await execa(process.execPath, [CLI, 'merge', ...parts.map((p) => p.dir), '--out', merged], { reject: false, timeout: 300000, stdin: 'ignore' });
-      if (![0, 99].includes(m.exitCode)) throw new BenchError(`k6pack merge exited ${m.exitCode}: ${m.stderr.trim()}`);
-      return { one, parts, merged: loadRun(merged).doc, mergeSeconds: (Date.now() - started) / 1000 };
-    }),
-  'k6pack-segments-');
+        const merged = join(dir, 'merged');
+        const m = await execa(process.execPath, [CLI, 'merge', ...parts.map((p) => p.dir), '--out', merged], {
+          reject: false,
+          timeout: 300000,
+          stdin: 'ignore',
+        });
+        if (![0, 99].includes(m.exitCode))
+          throw new BenchError(`k6pack merge exited ${m.exitCode}: ${m.stderr.trim()}`);
+        return { one, parts, merged: loadRun(merged).doc, mergeSeconds: (Date.now() - started) / 1000 };
+      }),
+    'k6pack-segments-',
+  );
 
   const { one, parts, merged } = result;
   const rows = [
@@ -67,12 +107,34 @@ await main(async () => {
     { run: `merged (${merged.run.merged.method})`, ...figures(merged, Math.max(...parts.map((p) => p.seconds))) },
   ];
   const single = new Map(one.doc.thresholds.map((t) => [`${t.key} ${t.threshold}`, t.ok]));
-  const differ = merged.thresholds.filter((t) => single.get(`${t.key} ${t.threshold}`) !== t.ok).map((t) => `${t.key} ${t.threshold}: merged ${t.ok ? 'ok' : 'failed'}`);
+  const differ = merged.thresholds
+    .filter((t) => single.get(`${t.key} ${t.threshold}`) !== t.ok)
+    .map((t) => `${t.key} ${t.threshold}: merged ${t.ok ? 'ok' : 'failed'}`);
   const ratio = round(rows.at(-1)['ops/s'] / rows[0]['ops/s'], 2);
   const iterationsAdd = parts.reduce((n, p) => n + p.doc.totals.iterations, 0) === merged.totals.iterations;
   const verdict = differ.length === 0 && iterationsAdd ? 'met' : 'MISSED';
   console.log(`\n${flags.segments} segments vs one process (${flags.scenario}, ${flags.profile}):`);
   console.log(table(rows, Object.keys(rows[0])));
-  console.log(`\nops/s, ${flags.segments} segments / one process: ${ratio}; merge ${round(result.mergeSeconds, 1)} s; thresholds: ${merged.thresholds.length - differ.length} of ${merged.thresholds.length} with the single run's verdict${differ.length ? `; differ: ${differ.join('; ')}` : ''}; target (same verdicts, iterations add up): ${verdict}`);
-  recordResult('segments', { scenario: flags.scenario, profile: flags.profile, steps: flags.steps, stepSeconds: flags.stepSeconds, segments: flags.segments, ratio, mergeSeconds: round(result.mergeSeconds, 1), method: merged.run.merged.method, thresholds: merged.thresholds.length, differ, iterationsAdd, verdict, rows }, { quick: flags.quick });
+  console.log(
+    `\nops/s, ${flags.segments} segments / one process: ${ratio}; merge ${round(result.mergeSeconds, 1)} s; thresholds: ${merged.thresholds.length - differ.length} of ${merged.thresholds.length} with the single run's verdict${differ.length ? `; differ: ${differ.join('; ')}` : ''}; target (same verdicts, iterations add up): ${verdict}`,
+  );
+  recordResult(
+    'segments',
+    {
+      scenario: flags.scenario,
+      profile: flags.profile,
+      steps: flags.steps,
+      stepSeconds: flags.stepSeconds,
+      segments: flags.segments,
+      ratio,
+      mergeSeconds: round(result.mergeSeconds, 1),
+      method: merged.run.merged.method,
+      thresholds: merged.thresholds.length,
+      differ,
+      iterationsAdd,
+      verdict,
+      rows,
+    },
+    { quick: flags.quick },
+  );
 });

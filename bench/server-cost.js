@@ -45,7 +45,19 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { monotonicMicros, readProfile, splitProfile } from './lib/cpu-profile.js';
 import { processCpuMs } from './lib/process-cpu.js';
-import { BenchError, main, median, parseFlags, recordResult, round, ROOT, runK6, table, withStack, withTempDir } from './lib/common.js';
+import {
+  BenchError,
+  main,
+  median,
+  parseFlags,
+  recordResult,
+  round,
+  ROOT,
+  runK6,
+  table,
+  withStack,
+  withTempDir,
+} from './lib/common.js';
 
 const SCRIPT = join(ROOT, 'bench', 'k6', 'server-cost.js');
 const BASE = 'h1';
@@ -55,7 +67,11 @@ const TARGET = 1.15;
 const LANES = {
   h1: { server: 'graphql', target: (p) => ({ URL: `http://127.0.0.1:${p.GRAPHQL_PORT}/graphql` }) },
   'h1-fresh': { server: 'graphql', target: (p) => ({ URL: `http://127.0.0.1:${p.GRAPHQL_PORT}/graphql` }) },
-  'h1-tls': { server: 'graphql', target: (p) => ({ URL: `https://127.0.0.1:${p.GRAPHQL_TLS_PORT}/graphql` }), processEnv: { GODEBUG: 'http2client=0' } },
+  'h1-tls': {
+    server: 'graphql',
+    target: (p) => ({ URL: `https://127.0.0.1:${p.GRAPHQL_TLS_PORT}/graphql` }),
+    processEnv: { GODEBUG: 'http2client=0' },
+  },
   h2: { server: 'graphql', target: (p) => ({ URL: `https://127.0.0.1:${p.GRAPHQL_TLS_PORT}/graphql` }) },
   ws: { server: 'graphql', target: (p) => ({ URL: `ws://127.0.0.1:${p.GRAPHQL_PORT}/graphql` }) },
   wss: { server: 'graphql', target: (p) => ({ URL: `wss://127.0.0.1:${p.GRAPHQL_TLS_PORT}/graphql` }) },
@@ -107,7 +123,9 @@ async function measure(stack, { lanes, ops, rounds, seconds, warmupSeconds, vus 
       const s = await slot(stack, lane, op, { seconds: r === 0 ? warmupSeconds : seconds, vus });
       if (r > 0) out[`${op} ${lane}`].push(s);
     }
-    console.log(`round ${r}${r === 0 ? ' (warm-up)' : ''} of ${rounds}: ${Math.round((Date.now() - started) / 1000)} s`);
+    console.log(
+      `round ${r}${r === 0 ? ' (warm-up)' : ''} of ${rounds}: ${Math.round((Date.now() - started) / 1000)} s`,
+    );
   }
   return out;
 }
@@ -136,7 +154,13 @@ function report(slots, { lanes, ops }) {
     for (const [label, a, b, target] of COMPARISONS) {
       if (!lanes.includes(a) || !lanes.includes(b)) continue;
       const value = round(ratio(slots, `${op} ${a}`, `${op} ${b}`), 2);
-      comparisons.push({ op, comparison: label, ratio: value, target: target ? `<= ${target}` : '-', verdict: target ? (value <= target ? 'met' : 'MISSED') : '-' });
+      comparisons.push({
+        op,
+        comparison: label,
+        ratio: value,
+        target: target ? `<= ${target}` : '-',
+        verdict: target ? (value <= target ? 'met' : 'MISSED') : '-',
+      });
     }
   }
   return { rows, comparisons };
@@ -154,11 +178,19 @@ function profileReport(profile, slots, { lanes, ops }) {
       const cpuMs = {};
       for (const x of s) {
         const split = splitProfile(profile, x);
-        for (const [k, ms] of Object.entries(split)) if (k !== 'total' && split.total > 0) cpuMs[k] = (cpuMs[k] ?? 0) + (ms / split.total) * x.cpuMs;
+        for (const [k, ms] of Object.entries(split))
+          if (k !== 'total' && split.total > 0) cpuMs[k] = (cpuMs[k] ?? 0) + (ms / split.total) * x.cpuMs;
       }
       const n = s.reduce((sum, x) => sum + x.ops, 0);
-      const perOp = Object.entries(cpuMs).sort((a, b) => b[1] - a[1]).map(([k, ms]) => [k, round((ms * 1000) / n, 1)]);
-      rows.push({ op, lane, 'CPU us/op': round((s.reduce((sum, x) => sum + x.cpuMs, 0) * 1000) / n, 0), ...Object.fromEntries(perOp) });
+      const perOp = Object.entries(cpuMs)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, ms]) => [k, round((ms * 1000) / n, 1)]);
+      rows.push({
+        op,
+        lane,
+        'CPU us/op': round((s.reduce((sum, x) => sum + x.cpuMs, 0) * 1000) / n, 0),
+        ...Object.fromEntries(perOp),
+      });
     }
   }
   return rows;
@@ -177,13 +209,23 @@ function profileOf(dir, pid) {
 }
 
 await main(async () => {
-  const flags = parseFlags({ lanes: Object.keys(LANES).join(','), ops: OPS.join(','), rounds: 3, seconds: 5, vus: 8, profile: false, keepProfile: '', quick: false });
+  const flags = parseFlags({
+    lanes: Object.keys(LANES).join(','),
+    ops: OPS.join(','),
+    rounds: 3,
+    seconds: 5,
+    vus: 8,
+    profile: false,
+    keepProfile: '',
+    quick: false,
+  });
   if (flags.keepProfile) flags.profile = true;
   const lanes = flags.lanes.split(',').map((l) => l.trim());
   const ops = flags.ops.split(',').map((o) => o.trim());
   for (const l of lanes) if (!LANES[l]) throw new BenchError(`unknown lane ${l}: use ${Object.keys(LANES).join(', ')}`);
   for (const o of ops) if (!OPS.includes(o)) throw new BenchError(`unknown op ${o}: use ${OPS.join(', ')}`);
-  if (!(flags.rounds >= 1 && flags.seconds >= 1 && flags.vus >= 1)) throw new BenchError('--rounds, --seconds and --vus must be at least 1');
+  if (!(flags.rounds >= 1 && flags.seconds >= 1 && flags.vus >= 1))
+    throw new BenchError('--rounds, --seconds and --vus must be at least 1');
   // --quick: one round of 1 s slots, 2 VUs, no warm-up.
   const opts = flags.quick
     ? { lanes, ops, rounds: 1, seconds: 1, warmupSeconds: 0, vus: 2 }
@@ -201,7 +243,9 @@ await main(async () => {
       { serverEnv },
     );
     const { rows, comparisons } = report(slots, opts);
-    console.log(`\nServer CPU per operation (k6, ${opts.vus} VUs, ${opts.seconds} s slots, median of ${opts.rounds} rounds; x ${BASE}: ratio to HTTP/1.1 keep-alive):`);
+    console.log(
+      `\nServer CPU per operation (k6, ${opts.vus} VUs, ${opts.seconds} s slots, median of ${opts.rounds} rounds; x ${BASE}: ratio to HTTP/1.1 keep-alive):`,
+    );
     console.log(table(rows, Object.keys(rows[0])));
     if (comparisons.length) {
       console.log('\nComparisons (median of per-round ratios of CPU per operation):');
@@ -212,9 +256,13 @@ await main(async () => {
       const profile = profileOf(dir, pids.graphql);
       if (flags.keepProfile) {
         writeFileSync(flags.keepProfile, JSON.stringify(profile));
-        const windows = Object.fromEntries(Object.entries(slots).map(([k, s]) => [k, s.map(({ from, to, ops }) => ({ from, to, ops }))]));
+        const windows = Object.fromEntries(
+          Object.entries(slots).map(([k, s]) => [k, s.map(({ from, to, ops }) => ({ from, to, ops }))]),
+        );
         writeFileSync(`${flags.keepProfile}.slots.json`, JSON.stringify(windows));
-        console.log(`\nprofile: ${flags.keepProfile} (open in Chrome DevTools > Performance); slot windows (monotonic us): ${flags.keepProfile}.slots.json`);
+        console.log(
+          `\nprofile: ${flags.keepProfile} (open in Chrome DevTools > Performance); slot windows (monotonic us): ${flags.keepProfile}.slots.json`,
+        );
       }
       const phases = profileReport(profile, slots, opts);
       const columns = [...new Set(phases.flatMap((r) => Object.keys(r)))];
@@ -227,5 +275,9 @@ await main(async () => {
   const wallSeconds = round((Date.now() - started) / 1000, 0);
   console.log(`\nserver-cost: wall time ${wallSeconds} s`);
   const { lanes: _l, ops: _o, ...settings } = opts;
-  recordResult('server-cost', { load: 'k6', ...settings, wallSeconds, profile: flags.profile, ...figures }, { quick: flags.quick });
+  recordResult(
+    'server-cost',
+    { load: 'k6', ...settings, wallSeconds, profile: flags.profile, ...figures },
+    { quick: flags.quick },
+  );
 });

@@ -25,7 +25,19 @@
  */
 import { loadProfile } from '../lib/profiles.js';
 import { sampleHeap, withExposeGc } from './lib/heap.js';
-import { leakEnv, main, median, parseDuration, parseFlags, recordResult, round, runScenario, slope, table, withStack } from './lib/common.js';
+import {
+  leakEnv,
+  main,
+  median,
+  parseDuration,
+  parseFlags,
+  recordResult,
+  round,
+  runScenario,
+  slope,
+  table,
+  withStack,
+} from './lib/common.js';
 
 const WARMUP = 0.2; // as scenarios/soak.js
 const DRIFT_WINDOW_S = 600;
@@ -41,7 +53,9 @@ function memorySlopes(samples, heap, t0, seconds) {
   const secondHalf = t0 + (seconds * 1000) / 2;
   const out = [];
   for (const server of SERVERS) {
-    const points = samples.filter((s) => s.metric === 'server_rss_bytes' && s.tags.server === server).map((s) => [s.time, s.value]);
+    const points = samples
+      .filter((s) => s.metric === 'server_rss_bytes' && s.tags.server === server)
+      .map((s) => [s.time, s.value]);
     const late = points.filter(([t]) => t >= after);
     const heapPoints = heap.filter((h) => h.server === server).map((h) => [h.time, h.heapUsedBytes]);
     const heapLate = heapPoints.filter(([t]) => t >= after);
@@ -75,7 +89,13 @@ function drift(samples, seconds) {
     const mine = ops.filter((s) => `${s.tags.transport} tls=${s.tags.tls}` === t);
     const first = median(mine.filter((s) => s.time <= start + window * 1000).map((s) => s.value));
     const last = median(mine.filter((s) => s.time >= end - window * 1000).map((s) => s.value));
-    rows.push({ transport: t, ops: mine.length, 'p50 first ms': round(first, 1), 'p50 last ms': round(last, 1), 'drift last/first': first && last ? round(last / first, 3) : null });
+    rows.push({
+      transport: t,
+      ops: mine.length,
+      'p50 first ms': round(first, 1),
+      'p50 last ms': round(last, 1),
+      'drift last/first': first && last ? round(last / first, 3) : null,
+    });
   }
   return { window, rows };
 }
@@ -84,7 +104,9 @@ await main(async () => {
   const defaults = { duration: '1h', profile: '3g' };
   const flags = parseFlags({ ...defaults, rate: 0, leak: 0, quick: false });
   // --quick: 40 s under lan, unless told otherwise.
-  if (flags.quick) for (const [k, v] of Object.entries({ duration: '40s', profile: 'lan' })) if (flags[k] === defaults[k]) flags[k] = v;
+  if (flags.quick)
+    for (const [k, v] of Object.entries({ duration: '40s', profile: 'lan' }))
+      if (flags[k] === defaults[k]) flags[k] = v;
   const seconds = parseDuration(flags.duration);
   loadProfile(flags.profile); // an unknown name fails here
   const env = {
@@ -95,32 +117,72 @@ await main(async () => {
     SAMPLE_SECONDS: String(Math.max(2, Math.min(30, Math.round(seconds / 60)))),
     ...(flags.rate ? { SOAK_RATE: String(flags.rate) } : {}),
   };
-  console.log(`soak: ${flags.duration} under ${flags.profile}${flags.leak ? `, GraphQL server leaking ${flags.leak} bytes per HTTP request` : ''} ...`);
+  console.log(
+    `soak: ${flags.duration} under ${flags.profile}${flags.leak ? `, GraphQL server leaking ${flags.leak} bytes per HTTP request` : ''} ...`,
+  );
   const started = Date.now();
   const serverEnv = withExposeGc(flags.leak ? leakEnv(flags.leak) : {});
   const sampleMs = Number(env.SAMPLE_SECONDS) * 1000;
   let heap = [];
-  const run = await withStack(async (stack) => {
-    const stopHeap = sampleHeap(stack, { everyMs: sampleMs, maxSamples: Math.ceil((seconds * 1000) / sampleMs) + 30 });
-    try {
-      return await runScenario(stack, 'soak', { env, keep: (m) => m === 'op_duration' || m === 'server_rss_bytes', timeoutMs: (seconds + 300) * 1000 });
-    } finally {
-      heap = await stopHeap();
-    }
-  }, { serverEnv });
+  const run = await withStack(
+    async (stack) => {
+      const stopHeap = sampleHeap(stack, {
+        everyMs: sampleMs,
+        maxSamples: Math.ceil((seconds * 1000) / sampleMs) + 30,
+      });
+      try {
+        return await runScenario(stack, 'soak', {
+          env,
+          keep: (m) => m === 'op_duration' || m === 'server_rss_bytes',
+          timeoutMs: (seconds + 300) * 1000,
+        });
+      } finally {
+        heap = await stopHeap();
+      }
+    },
+    { serverEnv },
+  );
   const t0 = Math.min(...run.samples.map((s) => s.time));
   const memory = memorySlopes(run.samples, heap, t0, seconds);
   const d = drift(run.samples, seconds);
-  const failed = Object.entries(run.summary.metrics).flatMap(([k, m]) => Object.entries(m.thresholds || {}).filter(([, bad]) => bad).map(([expr]) => `${k} ${expr}`));
+  const failed = Object.entries(run.summary.metrics).flatMap(([k, m]) =>
+    Object.entries(m.thresholds || {})
+      .filter(([, bad]) => bad)
+      .map(([expr]) => `${k} ${expr}`),
+  );
   const dropped = run.summary.metrics.dropped_iterations?.count ?? 0;
 
-  console.log(`\nserver memory (slopes over the samples after the first ${WARMUP * 100} %, and RSS over the second half):`);
+  console.log(
+    `\nserver memory (slopes over the samples after the first ${WARMUP * 100} %, and RSS over the second half):`,
+  );
   const columns = Object.keys(memory[0]);
-  console.log(table(memory, columns.filter((c) => !c.startsWith('heap'))));
+  console.log(
+    table(
+      memory,
+      columns.filter((c) => !c.startsWith('heap')),
+    ),
+  );
   console.log(table(memory, ['server', ...columns.filter((c) => c.startsWith('heap'))]));
   console.log(`\np50 drift, first vs last ${d.window >= 60 ? `${round(d.window / 60, 1)} minutes` : `${d.window} s`}:`);
   if (d.rows.length) console.log(table(d.rows, Object.keys(d.rows[0])));
-  console.log(`\ndropped iterations: ${dropped}; k6 exit ${run.code}${failed.length ? `; failed thresholds: ${failed.join(', ')}` : ' (every soak threshold passed)'}`);
+  console.log(
+    `\ndropped iterations: ${dropped}; k6 exit ${run.code}${failed.length ? `; failed thresholds: ${failed.join(', ')}` : ' (every soak threshold passed)'}`,
+  );
   const wallSeconds = round((Date.now() - started) / 1000, 0);
-  recordResult('soak', { duration: flags.duration, profile: flags.profile, leakBytesPerRequest: flags.leak, k6Exit: run.code, failedThresholds: failed, dropped, driftWindowSeconds: d.window, memory, drift: d.rows, wallSeconds }, { quick: flags.quick });
+  recordResult(
+    'soak',
+    {
+      duration: flags.duration,
+      profile: flags.profile,
+      leakBytesPerRequest: flags.leak,
+      k6Exit: run.code,
+      failedThresholds: failed,
+      dropped,
+      driftWindowSeconds: d.window,
+      memory,
+      drift: d.rows,
+      wallSeconds,
+    },
+    { quick: flags.quick },
+  );
 });

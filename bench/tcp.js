@@ -33,7 +33,21 @@ import { linkOf, operation } from '../common/model.js';
 import { buildScenario } from '../common/scenario.js';
 import { parsePolicy } from '../common/thresholds.js';
 import { loadProfile } from '../lib/profiles.js';
-import { BenchError, main, median, parseFlags, quantile, recordResult, round, ROOT, runK6, runScenario, stat, table, withStack } from './lib/common.js';
+import {
+  BenchError,
+  main,
+  median,
+  parseFlags,
+  quantile,
+  recordResult,
+  round,
+  ROOT,
+  runK6,
+  runScenario,
+  stat,
+  table,
+  withStack,
+} from './lib/common.js';
 
 const PROBE = join(ROOT, 'dev', 'k6', 'tcp.js');
 const RATIO = [0.9, 1.1];
@@ -85,7 +99,12 @@ async function overhead(stack, profiles, { quick }) {
   await once(echo, 'listening');
   const tp = stack.toxiproxy;
   const name = 'bench_echo';
-  const created = await tp.request('POST', '/proxies', { name, listen: '127.0.0.1:0', upstream: `127.0.0.1:${echo.address().port}`, enabled: true });
+  const created = await tp.request('POST', '/proxies', {
+    name,
+    listen: '127.0.0.1:0',
+    upstream: `127.0.0.1:${echo.address().port}`,
+    enabled: true,
+  });
   const port = Number(created.listen.split(':').pop());
   const rows = [];
   try {
@@ -93,7 +112,16 @@ async function overhead(stack, profiles, { quick }) {
     const size = 20;
     const bare = await pingPong(port, { n, size });
     const bareP50 = median(bare);
-    rows.push({ profile: 'none (proxy, no toxics)', n, p50: round(bareP50, 3), p90: round(quantile(bare, 0.9), 3), model: 0, excess: round(bareP50, 3), 'beyond bare proxy': 0, verdict: '-' });
+    rows.push({
+      profile: 'none (proxy, no toxics)',
+      n,
+      p50: round(bareP50, 3),
+      p90: round(quantile(bare, 0.9), 3),
+      model: 0,
+      excess: round(bareP50, 3),
+      'beyond bare proxy': 0,
+      verdict: '-',
+    });
     for (const spec of profiles) {
       const p = loadProfile(spec);
       for (const t of p.toxics) await tp.request('POST', `/proxies/${name}/toxics`, t);
@@ -117,7 +145,9 @@ async function overhead(stack, profiles, { quick }) {
     await tp.request('DELETE', `/proxies/${name}`);
     echo.close();
   }
-  console.log(`\noverhead: ${rows[1]?.n} round trips of 20 B through an extra proxy (target: p50 at most ${OVERHEAD_TARGET_MS} ms beyond R + bytes/rate)`);
+  console.log(
+    `\noverhead: ${rows[1]?.n} round trips of 20 B through an extra proxy (target: p50 at most ${OVERHEAD_TARGET_MS} ms beyond R + bytes/rate)`,
+  );
   console.log(table(rows, ['profile', 'n', 'p50', 'p90', 'model', 'excess', 'beyond bare proxy', 'verdict']));
   return rows;
 }
@@ -135,14 +165,41 @@ async function slowStart(stack, profiles, { quick }) {
     const profile = loadProfile(spec);
     const link = linkOf(profile);
     const samples = quick ? 2 : 3;
-    const run = await runK6(PROBE, { env: { ...stack.env, PROFILE: spec, MODES: 'fresh,warm,idle', SIZES: sizes.join(','), SAMPLES: samples, IDLE_MS: 2000, IDLE_SIZE: 100000 }, timeoutMs: 900000 });
-    if (run.code !== 0 || !run.summary) throw new BenchError(`dev/k6/tcp.js under ${spec} exited ${run.code}${run.timedOut ? ' (timed out)' : ''}: ${run.stderr.slice(-1500)}`);
+    const run = await runK6(PROBE, {
+      env: {
+        ...stack.env,
+        PROFILE: spec,
+        MODES: 'fresh,warm,idle',
+        SIZES: sizes.join(','),
+        SAMPLES: samples,
+        IDLE_MS: 2000,
+        IDLE_SIZE: 100000,
+      },
+      timeoutMs: 900000,
+    });
+    if (run.code !== 0 || !run.summary)
+      throw new BenchError(
+        `dev/k6/tcp.js under ${spec} exited ${run.code}${run.timedOut ? ' (timed out)' : ''}: ${run.stderr.slice(-1500)}`,
+      );
     const m = run.summary.metrics;
-    const cases = [...sizes.flatMap((size) => [['fresh', size], ['warm', size]]), ['idle', 100000]];
+    const cases = [
+      ...sizes.flatMap((size) => [
+        ['fresh', size],
+        ['warm', size],
+      ]),
+      ['idle', 100000],
+    ];
     for (const [kind, size] of cases) {
       const measured = m[`${kind}_${size}`]?.med ?? null;
       const serverMs = m[`server_${kind}_${size}`]?.med ?? 0;
-      const op = { transport: kind === 'fresh' ? 'http-fresh' : 'http-keepalive', conn: kind === 'fresh' ? 'cold' : 'warm', idle: kind === 'idle', reqBytes: REQ_BYTES, resBytes: size + RES_WRAP, serverMs };
+      const op = {
+        transport: kind === 'fresh' ? 'http-fresh' : 'http-keepalive',
+        conn: kind === 'fresh' ? 'cold' : 'warm',
+        idle: kind === 'idle',
+        reqBytes: REQ_BYTES,
+        resBytes: size + RES_WRAP,
+        serverMs,
+      };
       const e = operation(link, op);
       const window = e.terms.find((t) => t.name === 'window')?.ms || 0;
       const ratio = measured === null ? null : measured / e.ms;
@@ -159,7 +216,9 @@ async function slowStart(stack, profiles, { quick }) {
       });
     }
   }
-  console.log('\nslow start: p50 of single requests, 1 VU, beside the model (common/model.js operation(); target 0.9-1.1)');
+  console.log(
+    '\nslow start: p50 of single requests, 1 VU, beside the model (common/model.js operation(); target 0.9-1.1)',
+  );
   console.log(table(rows, ['profile', 'case', 'n', 'p50', 'model', 'slow start', 'ratio', 'verdict', 'formula']));
   return rows;
 }
@@ -200,7 +259,20 @@ async function study(stack, scenario, spec, env, pick) {
     });
   }
   console.log(`\n${scenario} under ${spec} (${round(seconds, 0)} s, k6 exit ${run.code}):`);
-  console.log(table(rows, ['row', 'n', 'p50', 'model p50', 'p50 ratio', 'p95', 'model p95', 'stall p95-p50', 'model stall', 'gates']));
+  console.log(
+    table(rows, [
+      'row',
+      'n',
+      'p50',
+      'model p50',
+      'p50 ratio',
+      'p95',
+      'model p95',
+      'stall p95-p50',
+      'model stall',
+      'gates',
+    ]),
+  );
   return { rows, seconds, code: run.code };
 }
 
@@ -209,7 +281,9 @@ async function study001(stack, { quick }) {
   const env = { LOAD: 'smoke', STEPS: '1', STEP_SECONDS: quick ? '20' : '60', DOC_SIZES: 'medium,large' };
   const out = [];
   for (const spec of quick ? ['3g+loss3'] : ['3g+loss3', '3g+loss3+shared']) {
-    out.push(await study(stack, 'compound-vs-parallel', spec, env, (g) => g.dims.cache === 'off' && g.dims.conn === 'warm'));
+    out.push(
+      await study(stack, 'compound-vs-parallel', spec, env, (g) => g.dims.cache === 'off' && g.dims.conn === 'warm'),
+    );
   }
   return out;
 }
@@ -218,15 +292,28 @@ async function study000(stack, { quick }) {
   const out = [];
   for (const spec of quick ? ['lte+loss1'] : ['lte+loss1', '3g+burst']) {
     const env = { LOAD: 'smoke', STEPS: '1', STEP_SECONDS: quick ? '10' : spec.startsWith('3g') ? '90' : '45' };
-    out.push(await study(stack, 'ws-vs-http', spec, env, (g) => ['ws', 'http_keepalive', 'https_fresh', 'http2'].includes(g.lane)));
+    out.push(
+      await study(stack, 'ws-vs-http', spec, env, (g) =>
+        ['ws', 'http_keepalive', 'https_fresh', 'http2'].includes(g.lane),
+      ),
+    );
   }
   return out;
 }
 
 await main(async () => {
-  const flags = parseFlags({ parts: 'overhead,slowstart,study001,study000', profiles: '3g,3g+ideal,lte,lte+ideal', overheadProfiles: 'fios,cable,lte', quick: false });
+  const flags = parseFlags({
+    parts: 'overhead,slowstart,study001,study000',
+    profiles: '3g,3g+ideal,lte,lte+ideal',
+    overheadProfiles: 'fios,cable,lte',
+    quick: false,
+  });
   // --quick: the emulator's overhead and slow start only (the studies take minutes each).
-  const parts = (flags.quick && flags.parts === 'overhead,slowstart,study001,study000' ? 'overhead,slowstart' : flags.parts).split(',').map((p) => p.trim());
+  const parts = (
+    flags.quick && flags.parts === 'overhead,slowstart,study001,study000' ? 'overhead,slowstart' : flags.parts
+  )
+    .split(',')
+    .map((p) => p.trim());
   const known = ['overhead', 'slowstart', 'study001', 'study000'];
   for (const p of parts) if (!known.includes(p)) throw new BenchError(`unknown part ${p}: use ${known.join(', ')}`);
   const profiles = (flags.quick ? 'lte' : flags.profiles).split(',').map((p) => p.trim());
@@ -243,7 +330,17 @@ await main(async () => {
   const judged = (figures.slowstart || []).filter((r) => r.ratio !== null);
   if (judged.length) {
     const ratios = judged.map((r) => r.ratio);
-    console.log(`\nslow start: ${judged.filter((r) => r.verdict === 'met').length} of ${judged.length} within ${RATIO[0]}-${RATIO[1]} (ratios ${Math.min(...ratios)}-${Math.max(...ratios)})`);
+    console.log(
+      `\nslow start: ${judged.filter((r) => r.verdict === 'met').length} of ${judged.length} within ${RATIO[0]}-${RATIO[1]} (ratios ${Math.min(...ratios)}-${Math.max(...ratios)})`,
+    );
   }
-  recordResult('tcp', { target: { ratio: RATIO, overheadMs: OVERHEAD_TARGET_MS }, wallSeconds: round((Date.now() - started) / 1000, 0), ...figures }, { quick: flags.quick });
+  recordResult(
+    'tcp',
+    {
+      target: { ratio: RATIO, overheadMs: OVERHEAD_TARGET_MS },
+      wallSeconds: round((Date.now() - started) / 1000, 0),
+      ...figures,
+    },
+    { quick: flags.quick },
+  );
 });

@@ -71,7 +71,9 @@ program
 addApiOptions(
   program
     .command('up')
-    .description('start both servers and toxiproxy in the background, populate the proxies, apply a profile; with --api/--graphql/--grpc: proxies in front of your own API')
+    .description(
+      'start both servers and toxiproxy in the background, populate the proxies, apply a profile; with --api/--graphql/--grpc: proxies in front of your own API',
+    )
     .option('-p, --profile <name>', 'network profile, optionally +fault (default: lan)')
     .option('--wait', 'when a run holds the stack, wait for it before changing the profile'),
 )
@@ -99,7 +101,10 @@ program
   .command('down')
   .description('stop everything `up` started (SIGTERM, SIGKILL after 5 s); safe to repeat')
   .option('--force', 'stop it even while a run holds the stack')
-  .addHelpText('after', '\nRefuses (exit 4) while a run holds the stack, unless --force.\n\nExample:\n  $ npx k6pack down')
+  .addHelpText(
+    'after',
+    '\nRefuses (exit 4) while a run holds the stack, unless --force.\n\nExample:\n  $ npx k6pack down',
+  )
   .action(action((opts) => commands.down(opts, ctx)));
 
 program
@@ -113,22 +118,35 @@ program
   .description('switch the running stack to another network profile (removes the old toxics)')
   .argument('<name>', "profile, e.g. lan, 3g, 3g+flaky ('npx k6pack list' shows them)")
   .option('--wait', 'when a run holds the stack, wait for it to end first')
-  .addHelpText('after', '\nRefuses (exit 4) while a run holds the stack, naming it, unless --wait.\n\nExamples:\n  $ npx k6pack profile 3g\n  $ npx k6pack profile lan')
+  .addHelpText(
+    'after',
+    '\nRefuses (exit 4) while a run holds the stack, naming it, unless --wait.\n\nExamples:\n  $ npx k6pack profile 3g\n  $ npx k6pack profile lan',
+  )
   .action(action((name, opts) => commands.profile(name, opts, ctx)));
 
-addApiOptions(program
-  .command('run')
-  .description('run a scenario once per profile; starts (and afterwards stops) the stack if it is not up; `run api` runs your own API')
-  .argument('<scenario>', "scenario name from scenarios/ (e.g. ws-vs-http) or a path to a k6 script")
-  .argument('[k6args...]', 'extra arguments for `k6 run`, after --')
-  .option('-p, --profile <names>', "comma-separated profiles, one k6 run each (default: the scenario's own)")
-  .option('-l, --load <level>', 'load level, passed to k6 as -e LOAD=<level>')
-  .option('--results <dir>', 'where run folders go (default: ./results, or K6PACK_RESULTS_DIR)')
-  .option('--no-samples', 'keep no raw samples (samples.json.gz); the histograms (histograms.json.gz) still merge')
-  .option('--dashboard', "k6's web dashboard on a free 127.0.0.1 port, saved as k6-dashboard.html in the run folder")
-  .option('--wait', 'when another run holds the stack, wait for it to end (default: refuse, exit 4)')
-  .option('-w, --workload <kind>', 'closed (VUs in a loop, the default) or open (rising arrival rates from the model), passed as -e WORKLOAD')
-  .option('-m, --metrics <mode>', 'full (every figure the summary reports, the default) or lean (op_duration and op_failed only, for the most load one k6 drives), passed as -e METRICS'))
+addApiOptions(
+  program
+    .command('run')
+    .description(
+      'run a scenario once per profile; starts (and afterwards stops) the stack if it is not up; `run api` runs your own API',
+    )
+    .argument('<scenario>', 'scenario name from scenarios/ (e.g. ws-vs-http) or a path to a k6 script')
+    .argument('[k6args...]', 'extra arguments for `k6 run`, after --')
+    .option('-p, --profile <names>', "comma-separated profiles, one k6 run each (default: the scenario's own)")
+    .option('-l, --load <level>', 'load level, passed to k6 as -e LOAD=<level>')
+    .option('--results <dir>', 'where run folders go (default: ./results, or K6PACK_RESULTS_DIR)')
+    .option('--no-samples', 'keep no raw samples (samples.json.gz); the histograms (histograms.json.gz) still merge')
+    .option('--dashboard', "k6's web dashboard on a free 127.0.0.1 port, saved as k6-dashboard.html in the run folder")
+    .option('--wait', 'when another run holds the stack, wait for it to end (default: refuse, exit 4)')
+    .option(
+      '-w, --workload <kind>',
+      'closed (VUs in a loop, the default) or open (rising arrival rates from the model), passed as -e WORKLOAD',
+    )
+    .option(
+      '-m, --metrics <mode>',
+      'full (every figure the summary reports, the default) or lean (op_duration and op_failed only, for the most load one k6 drives), passed as -e METRICS',
+    ),
+)
   .addHelpText(
     'after',
     `
@@ -165,20 +183,31 @@ them (Toxiproxy alone is started when no stack runs). Bad input: one line, exit 
     action((scenario, k6Args, opts) => {
       const given = apiFlagsIn(opts);
       if (scenario === 'api') return runApi({ ...opts, k6Args }, ctx);
-      if (given.length) throw new Usage(`${given.join(', ')} belong${given.length === 1 ? 's' : ''} to \`run api\` (your own API), not to ${scenario}`);
+      if (given.length)
+        throw new Usage(
+          `${given.join(', ')} belong${given.length === 1 ? 's' : ''} to \`run api\` (your own API), not to ${scenario}`,
+        );
       return runScenario(scenario, { ...opts, k6Args }, ctx);
     }),
   );
 
 program
   .command('gate')
-  .description('the PR gate in one command: every scenario but soak and api, per profile; HTML report, JUnit and Markdown in one folder')
+  .description(
+    'the PR gate in one command: every scenario but soak and api, per profile; HTML report, JUnit and Markdown in one folder',
+  )
   .argument('[k6args...]', 'extra arguments for every `k6 run`, after --')
   .option('-p, --profile <names>', 'comma-separated profiles, one k6 run each per scenario', GATE_DEFAULTS.profile)
   .option('-l, --load <level>', 'load level, passed to k6 as -e LOAD=<level>', GATE_DEFAULTS.load)
   .option('-s, --scenarios <names>', 'comma-separated scenarios (default: every one but soak and api)')
-  .option('--results <dir>', 'the gate folder for its run folders and files (default: results/gate-<UTC time>/, or under K6PACK_RESULTS_DIR)')
-  .option('--baseline <path>', 'compare each run with the baseline run of its scenario and profile: a gate folder, a folder of run folders, or a summary.json')
+  .option(
+    '--results <dir>',
+    'the gate folder for its run folders and files (default: results/gate-<UTC time>/, or under K6PACK_RESULTS_DIR)',
+  )
+  .option(
+    '--baseline <path>',
+    'compare each run with the baseline run of its scenario and profile: a gate folder, a folder of run folders, or a summary.json',
+  )
   .option('-t, --tolerance <pct>', 'with --baseline: latency p50/p95 change allowed, relative (default 10%)')
   .option('--dashboard', "k6's web dashboard per run, saved as k6-dashboard.html in its run folder")
   .option('--wait', 'when another run holds the stack, wait for it to end (default: refuse, exit 4)')
@@ -252,7 +281,9 @@ Examples:
 
 program
   .command('merge')
-  .description('merge runs of one scenario and profile (segments, k6-operator runners) from their samples or histograms')
+  .description(
+    'merge runs of one scenario and profile (segments, k6-operator runners) from their samples or histograms',
+  )
   .argument('<runs...>', 'two or more run folders with samples.json.gz or histograms.json.gz')
   .requiredOption('-o, --out <dir>', 'a new (or empty) folder for the merged summary.json, junit.xml, summary.md')
   .option('--method <m>', 'auto, exact (pool every raw sample) or hdr (merge histograms)', 'auto')
@@ -276,7 +307,10 @@ program
   .command('thresholds')
   .description("a scenario's gates under a profile and load level, each with the model term behind it")
   .argument('<scenario>', 'scenario name (e.g. ws-vs-http)')
-  .option('-p, --profile <name>', "profile, a fault combination, or a file of your own (./my-network.json) (default: the scenario's)")
+  .option(
+    '-p, --profile <name>',
+    "profile, a fault combination, or a file of your own (./my-network.json) (default: the scenario's)",
+  )
   .option('-l, --load <level>', 'load level (default: ci; the steps follow it)')
   .option('--file <path>', 'the policy file (default: THRESHOLDS, else thresholds.json)')
   .addHelpText(
@@ -310,4 +344,4 @@ try {
   }
 }
 // Idle keep-alive sockets (fetch) must not hold the exit; stdout/stderr writes are synchronous here.
-process.exit(trap.received ? trap.exitCode() : process.exitCode ?? 0);
+process.exit(trap.received ? trap.exitCode() : (process.exitCode ?? 0));

@@ -59,7 +59,19 @@ export function nominalPlan() {
     hosts: {},
     insecure: false,
     graphql: { url: 'http://127.0.0.1:1/graphql', wsUrl: 'ws://127.0.0.1:1/graphql', operations: [op] },
-    grpc: { addr: '127.0.0.1:1', tls: false, method: 'api.Service/Method', name: 'Method', stream: false, request: {}, reqBytes: 20, resBytes: 200, messages: 1, serverMs: 5, serverFrom: 'nominal' },
+    grpc: {
+      addr: '127.0.0.1:1',
+      tls: false,
+      method: 'api.Service/Method',
+      name: 'Method',
+      stream: false,
+      request: {},
+      reqBytes: 20,
+      resBytes: 200,
+      messages: 1,
+      serverMs: 5,
+      serverFrom: 'nominal',
+    },
     lanes: ['http_fresh', 'http_keepalive', 'ws', 'grpc', 'grpc_fresh'].map(lane),
     skipped: [],
   };
@@ -80,7 +92,9 @@ export function hostPort(target) {
 // any problem is one sentence naming the file. env: ALLOW_REMOTE_TARGET.
 export function parseApiPlan(text, file, env = {}) {
   const fail = (what) => {
-    throw configError(`API plan ${file}: ${what}: write it again with \`npx k6pack up --api …\` (or let \`npx k6pack run api\` make it)`);
+    throw configError(
+      `API plan ${file}: ${what}: write it again with \`npx k6pack up --api …\` (or let \`npx k6pack run api\` make it)`,
+    );
   };
   let plan;
   try {
@@ -91,15 +105,23 @@ export function parseApiPlan(text, file, env = {}) {
   if (!isObject(plan)) fail('not a JSON object');
   if (plan.version !== API_PLAN_VERSION) fail(`version ${JSON.stringify(plan.version)} is not ${API_PLAN_VERSION}`);
   if (!Array.isArray(plan.lanes) || !plan.lanes.length) fail('no lanes to run');
-  for (const l of plan.lanes) if (!isObject(l) || !API_LANE_NAMES.includes(l.name)) fail(`unknown lane ${JSON.stringify(l && l.name)}`);
+  for (const l of plan.lanes)
+    if (!isObject(l) || !API_LANE_NAMES.includes(l.name)) fail(`unknown lane ${JSON.stringify(l && l.name)}`);
   const kinds = new Set(plan.lanes.map((l) => API_LANES.find((x) => x.name === l.name).kind));
-  if ((kinds.has('http') || kinds.has('ws')) && !(isObject(plan.graphql) && Array.isArray(plan.graphql.operations) && plan.graphql.operations.length)) fail('GraphQL lanes but no operations');
-  if (kinds.has('grpc') && !(isObject(plan.grpc) && plan.grpc.method && plan.grpc.file)) fail('gRPC lanes but no method or .proto file');
+  if (
+    (kinds.has('http') || kinds.has('ws')) &&
+    !(isObject(plan.graphql) && Array.isArray(plan.graphql.operations) && plan.graphql.operations.length)
+  )
+    fail('GraphQL lanes but no operations');
+  if (kinds.has('grpc') && !(isObject(plan.grpc) && plan.grpc.method && plan.grpc.file))
+    fail('gRPC lanes but no method or .proto file');
   if (!isObject(plan.hosts) || !Array.isArray(plan.proxies)) fail('no hosts or proxies');
   for (const [from, to] of Object.entries(plan.hosts)) {
     if (!isLoopback(to)) fail(`the proxy for ${from} is at ${to}, not on loopback`);
     if (env.ALLOW_REMOTE_TARGET !== '1' && !isLoopback(from)) {
-      throw configError(`API plan ${file}: the endpoint ${from} is not a loopback address: the pack only loads 127.0.0.1/::1 unless you set -e ALLOW_REMOTE_TARGET=1 on purpose`);
+      throw configError(
+        `API plan ${file}: the endpoint ${from} is not a loopback address: the pack only loads 127.0.0.1/::1 unless you set -e ALLOW_REMOTE_TARGET=1 on purpose`,
+      );
     }
   }
   return plan;

@@ -13,7 +13,8 @@ export function envInt(env, name, fallback, { min = 0, max = Number.MAX_SAFE_INT
   if (!given(env, name)) return fallback;
   const raw = env[name];
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw configError(`${name}=${raw} must be a whole number from ${min} to ${max}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw configError(`${name}=${raw} must be a whole number from ${min} to ${max}`);
   return n;
 }
 
@@ -25,7 +26,8 @@ export function envIntList(env, name, fallback, { min = 0, max = Number.MAX_SAFE
     .split(',')
     .map((part, i) => {
       const n = Number(part.trim());
-      if (!Number.isInteger(n) || n < min || n > max) throw configError(`${name}=${raw}: item ${i + 1} must be a whole number from ${min} to ${max}`);
+      if (!Number.isInteger(n) || n < min || n > max)
+        throw configError(`${name}=${raw}: item ${i + 1} must be a whole number from ${min} to ${max}`);
       return n;
     });
 }
@@ -38,7 +40,8 @@ export function envNames(env, name, fallback, known) {
     .split(',')
     .map((x) => x.trim())
     .filter(Boolean);
-  for (const item of list) if (!known.includes(item)) throw configError(`${name}=${raw}: "${item}" is not one of ${known.join(', ')}`);
+  for (const item of list)
+    if (!known.includes(item)) throw configError(`${name}=${raw}: "${item}" is not one of ${known.join(', ')}`);
   if (!list.length) throw configError(`${name}= names nothing: give one or more of ${known.join(', ')}`);
   return list;
 }

@@ -6,9 +6,10 @@
 // (EXECUTORS=plain,jit). Plain ES module with no k6 or Node imports.
 export const EXECUTORS = {
   plain: 'graphql-js; books come with their authors, read as plain properties (the default)',
-  'per-item': "each book's author resolved through its own async resolver call, unbatched, as Spring's @SchemaMapping per book",
+  'per-item':
+    "each book's author resolved through its own async resolver call, unbatched, as Spring's @SchemaMapping per book",
   dataloader: "each book's author loaded through a per-request DataLoader (the dataloader package): one batch per tick",
-  instrumented: "Apollo Server as it ships: its cache-control plugin on, a hook on every field (willResolveField)",
+  instrumented: 'Apollo Server as it ships: its cache-control plugin on, a hook on every field (willResolveField)',
   jit: 'graphql-jit compiles the operation once per document and runs it, same schema and resolvers',
 };
 export const EXECUTOR_NAMES = Object.keys(EXECUTORS);

@@ -18,7 +18,11 @@ import { overridesFor } from './thresholds.js';
 export function expectationsOf(lane, dims, link, step = { n: 1 }) {
   const base = { transport: lane.tags.transport, tls: lane.tags.tls === 'true' };
   const spec = lane.model ? lane.model(dims, link, step) : {};
-  if (spec.p50) return { p50: operation(link, { ...base, ...spec.p50 }), p95: operation(link, { ...base, ...(spec.p95 || spec.p50) }) };
+  if (spec.p50)
+    return {
+      p50: operation(link, { ...base, ...spec.p50 }),
+      p95: operation(link, { ...base, ...(spec.p95 || spec.p50) }),
+    };
   const conn = spec.conn || (FRESH.has(base.transport) ? 'cold' : 'mixed');
   if (conn === 'mixed') {
     // The tail is the cold operation, unless the warm one is slower (a long transfer on
@@ -31,7 +35,6 @@ export function expectationsOf(lane, dims, link, step = { n: 1 }) {
   const e = operation(link, { ...base, ...spec, conn });
   return { p50: e, p95: e };
 }
-
 
 // The budgets an override changes, and its reasons.
 function applyOverrides(b, overrides) {
@@ -90,7 +93,19 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
       const e = setupOnly(link, measuredPhases(phase, lane.tags.tls === 'true'));
       const setupOverrides = overridesFor(policy, scenario, { ...rowTags, phase }, 'setup_duration');
       const sb = applyOverrides(budget(lat, link, { p50: e, p95: e }, vus), setupOverrides);
-      gates.push({ key, metric: 'setup_duration', which: phase, lane: lane.name, step: sc.tags.step, vus, dims: {}, expected: { p50: e, p95: e }, budget: sb, overrides: setupOverrides, thresholds: [`p(50)<${sb.p50}`] });
+      gates.push({
+        key,
+        metric: 'setup_duration',
+        which: phase,
+        lane: lane.name,
+        step: sc.tags.step,
+        vus,
+        dims: {},
+        expected: { p50: e, p95: e },
+        budget: sb,
+        overrides: setupOverrides,
+        thresholds: [`p(50)<${sb.p50}`],
+      });
     }
   }
   return gates;
@@ -115,7 +130,8 @@ export function droppedGates(policy, plan) {
 // One line per gate, for `k6pack thresholds` and the tests.
 export function describeGate(g) {
   const e = g.expected.p50;
-  const tail = g.expected.p95 !== g.expected.p50 ? `; p95 of ${g.expected.p95.formula} = ${g.expected.p95.ms.toFixed(1)} ms` : '';
+  const tail =
+    g.expected.p95 !== g.expected.p50 ? `; p95 of ${g.expected.p95.formula} = ${g.expected.p95.ms.toFixed(1)} ms` : '';
   const why = g.overrides.length ? `; override: ${g.overrides.map((o) => o.reason).join('; ')}` : '';
   return `${g.key} ${g.thresholds.join(' ')}  (model ${e.formula} = ${e.ms.toFixed(1)} ms${tail}${g.vus > 1 ? `; ${g.vus} ${g.unit || 'VUs'}` : ''}${why})`;
 }

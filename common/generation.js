@@ -44,14 +44,19 @@ export function parseGenerate(text) {
   const value = { ...NO_GENERATION };
   for (const part of String(text).split(',')) {
     const m = /^\s*([a-z]+)\s*=\s*([^\s]*)\s*$/.exec(part);
-    if (!m) return { error: `${GENERATE_HEADER} must be key=value pairs separated by commas, such as ${EXAMPLE} (got "${text}")` };
+    if (!m)
+      return {
+        error: `${GENERATE_HEADER} must be key=value pairs separated by commas, such as ${EXAMPLE} (got "${text}")`,
+      };
     const [, key, raw] = m;
     if (key === 'resolve') {
-      if (!RESOLVE_STRATEGIES.includes(raw)) return { error: `${GENERATE_HEADER}: resolve must be one of ${RESOLVE_STRATEGIES.join(', ')} (got "${raw}")` };
+      if (!RESOLVE_STRATEGIES.includes(raw))
+        return { error: `${GENERATE_HEADER}: resolve must be one of ${RESOLVE_STRATEGIES.join(', ')} (got "${raw}")` };
       value.resolve = raw;
     } else if (key in BOUNDS) {
       const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
-      if (!(n <= BOUNDS[key])) return { error: `${GENERATE_HEADER}: ${key} must be an integer from 0 to ${BOUNDS[key]} (got "${raw}")` };
+      if (!(n <= BOUNDS[key]))
+        return { error: `${GENERATE_HEADER}: ${key} must be an integer from 0 to ${BOUNDS[key]} (got "${raw}")` };
       value[key] = n;
     } else {
       return { error: `${GENERATE_HEADER}: unknown key "${key}": use delay, hits and resolve, such as ${EXAMPLE}` };

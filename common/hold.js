@@ -46,7 +46,8 @@ export const silentSeconds = (holder, now = Date.now()) => {
   return Number.isFinite(t) ? Math.max(0, (now - t) / 1000) : Infinity;
 };
 
-export const isStale = (holder, now = Date.now(), staleSeconds = STALE_SECONDS) => silentSeconds(holder, now) > staleSeconds;
+export const isStale = (holder, now = Date.now(), staleSeconds = STALE_SECONDS) =>
+  silentSeconds(holder, now) > staleSeconds;
 
 const hhmmss = (iso) => (iso ? String(iso).slice(11, 19) : '?');
 

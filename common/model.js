@@ -86,7 +86,13 @@ const setupBytes = (link, phases) => {
 };
 
 function framingOf(transport, tls) {
-  const f = transport.startsWith('grpc') ? FRAMING.grpc : transport === 'ws' ? FRAMING.ws : transport === 'http2' ? FRAMING.http2 : FRAMING.http;
+  const f = transport.startsWith('grpc')
+    ? FRAMING.grpc
+    : transport === 'ws'
+      ? FRAMING.ws
+      : transport === 'http2'
+        ? FRAMING.http2
+        : FRAMING.http;
   return tls ? { req: f.req + TLS_RECORD, res: f.res + TLS_RECORD } : f;
 }
 
@@ -116,7 +122,8 @@ export function rtoMs(R, samples = Infinity) {
 
 // The window where it stops growing: the bandwidth-delay product and one segment
 // (a window that large keeps the link busy), never below the window it starts at.
-export const windowCap = (R, kbps, window = 0) => (kbps ? Math.max(window, Math.floor((R * kbps) / 8) + TCP.mss) : Infinity);
+export const windowCap = (R, kbps, window = 0) =>
+  kbps ? Math.max(window, Math.floor((R * kbps) / 8) + TCP.mss) : Infinity;
 
 // One message of `bytes` sent on a connection whose window is `window` bytes, on
 // a link of round trip R and `kbps`: -> { waitMs (what the window adds beyond
@@ -246,7 +253,7 @@ export function linkOf(profile) {
     extraMs,
     extraP95Ms,
     // TCP's window (none without a round trip: lan has no link toxic).
-    initialWindow: R > 0 && net.slowStart !== false ? net.initialWindow ?? TCP.initialWindow : 0,
+    initialWindow: R > 0 && net.slowStart !== false ? (net.initialWindow ?? TCP.initialWindow) : 0,
     shared: Boolean(net.sharedBandwidth),
     loss: lossModel(net.loss),
   };
@@ -356,7 +363,8 @@ export function lossCost(link, flights, connections = 1) {
   const loss = link.loss;
   if (!loss || !link.R) return { p50: 0, p95: 0, bound: 0 };
   let dist = [[0, 1]];
-  for (const f of flights) dist = convolve(dist, messageStalls(loss, Math.max(f.segments || 1, segmentsOf(f.bytes)), link.R, f.rto));
+  for (const f of flights)
+    dist = convolve(dist, messageStalls(loss, Math.max(f.segments || 1, segmentsOf(f.bytes)), link.R, f.rto));
   if (connections > 1) dist = maxOf(dist, Math.round(connections));
   return { p50: quantile(dist, 0.5), p95: quantile(dist, TAIL_QUANTILE), bound: quantile(dist, MEDIAN_BOUND) };
 }
@@ -393,8 +401,8 @@ export function operation(link, op) {
   const cold = FRESH.has(op.transport) || op.conn === 'cold';
   const phases = op.phases || (cold ? setupPhases(op.transport, op.tls) : []);
   const framing = framingOf(op.transport, op.tls);
-  const rounds = op.oneWay ? 0.5 : op.rounds ?? 1;
-  const messages = op.messages ?? (op.oneWay ? 1 : op.rounds ?? 1);
+  const rounds = op.oneWay ? 0.5 : (op.rounds ?? 1);
+  const messages = op.messages ?? (op.oneWay ? 1 : (op.rounds ?? 1));
   const up = op.oneWay ? 0 : (op.reqBytes || 0) + framing.req * messages;
   const down = (op.resBytes || 0) + framing.res * messages;
   const terms = [];
@@ -404,7 +412,11 @@ export function operation(link, op) {
   for (const p of phases) add(p, link.R + link.extraMs, `${PHASES[p]}: R`);
   const handshake = setupBytes(link, phases);
   add('handshake bytes', handshake.ms, handshake.text);
-  add('request', rounds * (link.R + link.extraMs), `${rounds === 1 ? '' : rounds === 0.5 ? '½' : rounds}R${link.extraMs ? ' + fault delay' : ''}`);
+  add(
+    'request',
+    rounds * (link.R + link.extraMs),
+    `${rounds === 1 ? '' : rounds === 0.5 ? '½' : rounds}R${link.extraMs ? ' + fault delay' : ''}`,
+  );
   // On a shared link, parallel connections' bytes queue for the same bandwidth.
   const share = link.shared ? op.connections || 1 : 1;
   add('up', transferMs(up * share, link.upKbps), `${Math.round(up * share)} B/Bu`);
@@ -420,7 +432,7 @@ export function operation(link, op) {
   // A connection's age in round trips sets its timeout: from 0 on one the operation
   // opens, op.age on a young kept one (a plan that opens its connections per
   // iteration), else steady.
-  const age = { up: cold ? 0 : op.age ?? Infinity, down: cold ? 0 : op.age ?? Infinity };
+  const age = { up: cold ? 0 : (op.age ?? Infinity), down: cold ? 0 : (op.age ?? Infinity) };
   const flight = (dir, bytes, segments = 1) => flights.push({ bytes, segments, rto: rtoMs(link.R, age[dir]++) });
   for (const ph of phases) {
     const [u, d] = SETUP_SEGMENTS[ph] || [0, 0];
@@ -428,7 +440,10 @@ export function operation(link, op) {
     if (d) flight('down', 0, d);
   }
   // Each message is a write of its own (HTTP/2's 20 atomic requests are 20 segments at least).
-  const least = Math.max(MESSAGE_SEGMENTS[op.transport.startsWith('grpc') ? 'grpc' : op.transport] || 1, Math.round(messages / exchanges));
+  const least = Math.max(
+    MESSAGE_SEGMENTS[op.transport.startsWith('grpc') ? 'grpc' : op.transport] || 1,
+    Math.round(messages / exchanges),
+  );
   for (let i = 0; i < exchanges; i++) {
     if (up > 0) flight('up', up / exchanges, least);
     if (down > 0) flight('down', down / exchanges, least);
@@ -448,7 +463,16 @@ export function operation(link, op) {
     `${roundsTotal === 1 ? '' : roundsTotal === 0.5 ? '½' : round1(roundsTotal)}R`,
     ...terms.filter((t) => !PHASES[t.name] && t.name !== 'request').map((t) => t.text),
   ].join(' + ');
-  return { ms, setupMs, roundTrips: roundsTotal, terms, formula, tailMs: lost.p95 - lost.p50 + tail, spreadMs: tail, stallSpreadMs: lost.bound - lost.p50 };
+  return {
+    ms,
+    setupMs,
+    roundTrips: roundsTotal,
+    terms,
+    formula,
+    tailMs: lost.p95 - lost.p50 + tail,
+    spreadMs: tail,
+    stallSpreadMs: lost.bound - lost.p50,
+  };
 }
 
 // TCP's window over an operation: each exchange (rounds one after another on a
@@ -463,12 +487,18 @@ function tcpWindows(link, op, cold, up, down, exchanges) {
   // On a lossy link a kept connection's window is where losses keep it (windowRounds
   // starts an open window there), whatever it carried before.
   const kept = !cold && !op.idle;
-  const tcp = windowLoss && kept ? Infinity : op.window ?? (link.initialWindow && (cold || op.idle) ? link.initialWindow : Infinity);
+  const tcp =
+    windowLoss && kept
+      ? Infinity
+      : (op.window ?? (link.initialWindow && (cold || op.idle) ? link.initialWindow : Infinity));
   const grpcCold = cold && op.transport.startsWith('grpc');
   let wait = 0;
   let tail = 0;
   let after = tcp;
-  for (const [bytes, kbps, first, dir] of [[up, link.upKbps, tcp, 'up'], [down, link.downKbps, grpcCold ? Math.min(tcp, GRPC_INITIAL_WINDOW) : tcp, 'down']]) {
+  for (const [bytes, kbps, first, dir] of [
+    [up, link.upKbps, tcp, 'up'],
+    [down, link.downKbps, grpcCold ? Math.min(tcp, GRPC_INITIAL_WINDOW) : tcp, 'down'],
+  ]) {
     let w = first;
     for (let i = 0; i < exchanges && bytes > 0; i++) {
       const b = bytes / exchanges;
@@ -512,7 +542,13 @@ export function setupOnly(link, phases) {
   if (tls) terms.push({ name: 'client', ms: TLS_HANDSHAKE_CPU_MS, text: 'k6' });
   const ms = terms.reduce((sum, t) => sum + t.ms, 0);
   const extras = terms.slice(phases.length).map((t) => t.text);
-  return { ms, setupMs: ms, roundTrips: phases.length, terms, formula: [`${phases.length === 1 ? '' : phases.length}R`, ...extras].join(' + ') };
+  return {
+    ms,
+    setupMs: ms,
+    roundTrips: phases.length,
+    terms,
+    formula: [`${phases.length === 1 ? '' : phases.length}R`, ...extras].join(' + '),
+  };
 }
 
 // What a measured setup_duration phase covers.
@@ -572,10 +608,15 @@ const bisect = (f, lo, hi) => {
 const normalCdf = (z) => {
   const x = Math.abs(z) / Math.SQRT2;
   const t = 1 / (1 + 0.3275911 * x);
-  const erf = 1 - t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) * Math.exp(-x * x);
+  const erf =
+    1 -
+    t *
+      (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) *
+      Math.exp(-x * x);
   return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
 };
-export const MEDIAN_BOUND = 1 - bisect((p) => binomialAtLeast(LOSS_SAMPLES, Math.ceil(LOSS_SAMPLES / 2), p) >= 0.05, 0, 1);
+export const MEDIAN_BOUND =
+  1 - bisect((p) => binomialAtLeast(LOSS_SAMPLES, Math.ceil(LOSS_SAMPLES / 2), p) >= 0.05, 0, 1);
 const MEDIAN_BOUND_Z = bisect((z) => normalCdf(z) >= MEDIAN_BOUND, -10, 10);
 export const medianSpreadMs = (e) => (e.stallSpreadMs || 0) + ((e.spreadMs || 0) * MEDIAN_BOUND_Z) / 1.645;
 
@@ -584,7 +625,8 @@ export const stepAllowance = (policy, which, vus) => (vus > 1 ? policy.stepMs[wh
 const ceil5 = (x) => Math.ceil(x / 5 - 1e-9) * 5;
 
 // The tail a link's jitter adds to an operation of `roundTrips` round trips.
-export const jitterTailMs = (link, roundTrips) => (link.extraP95Ms - link.extraMs) * roundTrips + link.jitterMs * Math.sqrt(roundTrips);
+export const jitterTailMs = (link, roundTrips) =>
+  (link.extraP95Ms - link.extraMs) * roundTrips + link.jitterMs * Math.sqrt(roundTrips);
 
 // expected: { p50, p95 }: operation()'s results, the p95 one the tail when it is
 // another operation (a lane whose first operation opens its connection: p95 covers
@@ -593,8 +635,20 @@ export function budget(policy, link, { p50: e50, p95: e95 = e50 }, vus = 1, extr
   const cpu = (e) => e.terms.filter((t) => CPU_TERMS.has(t.name)).reduce((s, t) => s + t.ms, 0);
   const scaled = (e, factor) => (e.ms - cpu(e)) * factor + cpu(e) * policy.cpuFactor;
   return {
-    p50: ceil5(scaled(e50, policy.p50.factor) + medianSpreadMs(e50) + policy.p50.plusMs + stepAllowance(policy, 'p50', vus) + (extra.p50 || 0)),
-    p95: ceil5((scaled(e95, policy.p95.factor) + (jitterTailMs(link, e95.roundTrips) + (e95.tailMs || 0)) * policy.p95.factor) + policy.p95.plusMs + stepAllowance(policy, 'p95', vus) + (extra.p95 || 0)),
+    p50: ceil5(
+      scaled(e50, policy.p50.factor) +
+        medianSpreadMs(e50) +
+        policy.p50.plusMs +
+        stepAllowance(policy, 'p50', vus) +
+        (extra.p50 || 0),
+    ),
+    p95: ceil5(
+      scaled(e95, policy.p95.factor) +
+        (jitterTailMs(link, e95.roundTrips) + (e95.tailMs || 0)) * policy.p95.factor +
+        policy.p95.plusMs +
+        stepAllowance(policy, 'p95', vus) +
+        (extra.p95 || 0),
+    ),
   };
 }
 const CPU_TERMS = new Set(['server', 'client']);

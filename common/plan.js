@@ -48,7 +48,8 @@ export const WORKLOADS = ['closed', 'open'];
 
 export function workloadOf(env) {
   const w = env.WORKLOAD || 'closed';
-  if (!WORKLOADS.includes(w)) throw configError(`WORKLOAD=${w} is not a workload: use closed (VUs in a loop) or open (arrival rates)`);
+  if (!WORKLOADS.includes(w))
+    throw configError(`WORKLOAD=${w} is not a workload: use closed (VUs in a loop) or open (arrival rates)`);
   return w;
 }
 
@@ -124,7 +125,12 @@ function steppedPlan(lanes, level, hints, env, open) {
       const name = `${lane.name}_${step}`;
       let work;
       if (open) {
-        const { concurrency: inFlight, ...rest } = openStep(n, open.connections, lane.openSeconds || iterationSeconds, stepSeconds);
+        const { concurrency: inFlight, ...rest } = openStep(
+          n,
+          open.connections,
+          lane.openSeconds || iterationSeconds,
+          stepSeconds,
+        );
         work = rest;
         concurrency[name] = inFlight;
       } else {
@@ -147,7 +153,14 @@ function steppedPlan(lanes, level, hints, env, open) {
       start += stepSeconds + gracefulSeconds;
     }
   }
-  return { scenarios, durations, concurrency, totalSeconds: start, stepSeconds, steps: open ? steps.map((s) => `o${s}`) : steps };
+  return {
+    scenarios,
+    durations,
+    concurrency,
+    totalSeconds: start,
+    stepSeconds,
+    steps: open ? steps.map((s) => `o${s}`) : steps,
+  };
 }
 
 function mixPlan(lanes, level, name, env) {
@@ -175,7 +188,14 @@ function mixPlan(lanes, level, name, env) {
     durations[name] = seconds * 1000;
     concurrency[name] = 1; // rates far below any step's concurrency
   }
-  return { scenarios, durations, concurrency, totalSeconds: seconds + level.gracefulSeconds, stepSeconds: seconds, steps: ['mix'] };
+  return {
+    scenarios,
+    durations,
+    concurrency,
+    totalSeconds: seconds + level.gracefulSeconds,
+    stepSeconds: seconds,
+    steps: ['mix'],
+  };
 }
 
 // lanes: [{ name, exec, tags: { transport, tls, ... }, iterationSeconds?,
@@ -196,12 +216,17 @@ function mixPlan(lanes, level, name, env) {
 export function plan(lanes, hints, name, env) {
   const level = LEVELS[name];
   const workload = workloadOf(env);
-  const open = workload === 'open' && hints.open !== false && !hints.mix && level.kind !== 'mix' ? openSpec(name, env) : null;
+  const open =
+    workload === 'open' && hints.open !== false && !hints.mix && level.kind !== 'mix' ? openSpec(name, env) : null;
   let built;
   if (level.kind === 'mix') built = mixPlan(lanes, level, name, env);
   else if (hints.mix) built = mixPlan(lanes, MIX_AT[name], name, env);
   else built = steppedPlan(lanes, level, hints, env, open);
-  return { level: name, workload: open ? 'open' : level.kind === 'mix' || hints.mix ? 'open (mix)' : 'closed', ...built };
+  return {
+    level: name,
+    workload: open ? 'open' : level.kind === 'mix' || hints.mix ? 'open (mix)' : 'closed',
+    ...built,
+  };
 }
 
 // The open steps of a level; OPEN_SHARES=10,50,90,150 (percent) and OPEN_CONNECTIONS=50 override.
@@ -212,4 +237,3 @@ function openSpec(name, env) {
     shares: envIntList(env, 'OPEN_SHARES', base.shares, { min: 1, max: 1000 }),
   };
 }
-

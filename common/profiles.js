@@ -35,7 +35,17 @@ export const INDEX_FILE = `${PROFILE_DIR}/index.json`;
 export const KINDS = { network: 'network', modifiers: 'modifiers', faults: 'faults' };
 
 // Toxic types Toxiproxy v2.5.0 knows, plus the pack's own `link` and `handshake`.
-export const TOXIC_TYPES = ['latency', 'bandwidth', 'slow_close', 'timeout', 'reset_peer', 'slicer', 'limit_data', 'link', 'handshake'];
+export const TOXIC_TYPES = [
+  'latency',
+  'bandwidth',
+  'slow_close',
+  'timeout',
+  'reset_peer',
+  'slicer',
+  'limit_data',
+  'link',
+  'handshake',
+];
 const STREAMS = ['upstream', 'downstream'];
 const NAME_RE = /^[a-z0-9][a-z0-9-]*$/;
 const TOXIC_NAME_RE = /^[A-Za-z0-9_.-]+$/;
@@ -58,13 +68,20 @@ export const isProfileFile = (part) => /[/\\]/.test(part) || /\.json$/i.test(par
 // './my-network.json+flaky' -> { network: './my-network.json', file: true, extras: ['flaky'] }
 export function parseSpec(spec) {
   if (typeof spec !== 'string' || spec.trim() === '') {
-    throw new ProfileError('profile spec is empty: give a network profile, optionally with modifiers and faults, e.g. "3g", "3g+loss1" or "3g+flaky"');
+    throw new ProfileError(
+      'profile spec is empty: give a network profile, optionally with modifiers and faults, e.g. "3g", "3g+loss1" or "3g+flaky"',
+    );
   }
-  const parts = spec.trim().split('+').map((p) => p.trim());
+  const parts = spec
+    .trim()
+    .split('+')
+    .map((p) => p.trim());
   parts.forEach((p, i) => {
     if (i === 0 && isProfileFile(p)) return;
     if (!NAME_RE.test(p)) {
-      throw new ProfileError(`profile spec "${spec}" is malformed: expected NETWORK[+MODIFIER or FAULT...] of lower-case names (or a file of your own, ./my-network.json), e.g. "3g+flaky"`);
+      throw new ProfileError(
+        `profile spec "${spec}" is malformed: expected NETWORK[+MODIFIER or FAULT...] of lower-case names (or a file of your own, ./my-network.json), e.g. "3g+flaky"`,
+      );
     }
   });
   const extras = parts.slice(1);
@@ -108,27 +125,53 @@ const isProb = (v, max = 1) => isNumber(v) && v >= 0 && v <= max;
 
 // Checks the TCP fields present in obj (a network file, or a modifier's `network`).
 function checkTcpFields(obj, file) {
-  if ('slowStart' in obj && typeof obj.slowStart !== 'boolean') throw new ProfileError(`${file}: slowStart must be true or false`);
-  if ('sharedBandwidth' in obj && typeof obj.sharedBandwidth !== 'boolean') throw new ProfileError(`${file}: sharedBandwidth must be true or false`);
-  if ('initialWindow' in obj && !(Number.isInteger(obj.initialWindow) && obj.initialWindow >= MSS && obj.initialWindow <= 1000 * MSS)) {
-    throw new ProfileError(`${file}: initialWindow must be whole bytes from ${MSS} (one segment) to ${1000 * MSS} (RFC 6928's is 14600)`);
+  if ('slowStart' in obj && typeof obj.slowStart !== 'boolean')
+    throw new ProfileError(`${file}: slowStart must be true or false`);
+  if ('sharedBandwidth' in obj && typeof obj.sharedBandwidth !== 'boolean')
+    throw new ProfileError(`${file}: sharedBandwidth must be true or false`);
+  if (
+    'initialWindow' in obj &&
+    !(Number.isInteger(obj.initialWindow) && obj.initialWindow >= MSS && obj.initialWindow <= 1000 * MSS)
+  ) {
+    throw new ProfileError(
+      `${file}: initialWindow must be whole bytes from ${MSS} (one segment) to ${1000 * MSS} (RFC 6928's is 14600)`,
+    );
   }
   if ('loss' in obj) {
     const l = obj.loss;
     const where = `${file}: loss`;
-    if (l === null || typeof l !== 'object' || Array.isArray(l)) throw new ProfileError(`${where} must be an object { rate, burst? } (rate: the share of segments lost, e.g. 0.01)`);
+    if (l === null || typeof l !== 'object' || Array.isArray(l))
+      throw new ProfileError(
+        `${where} must be an object { rate, burst? } (rate: the share of segments lost, e.g. 0.01)`,
+      );
     const extra = Object.keys(l).find((k) => !['rate', 'burst'].includes(k));
     if (extra) throw new ProfileError(`${where}: unknown field "${extra}" (allowed: rate, burst)`);
-    if (!isProb(l.rate, MAX_LOSS)) throw new ProfileError(`${where}.rate must be a number from 0 to ${MAX_LOSS} (the share of segments lost, e.g. 0.01; with burst: outside bursts)`);
+    if (!isProb(l.rate, MAX_LOSS))
+      throw new ProfileError(
+        `${where}.rate must be a number from 0 to ${MAX_LOSS} (the share of segments lost, e.g. 0.01; with burst: outside bursts)`,
+      );
     if (l.burst !== undefined) {
       const b = l.burst;
-      if (b === null || typeof b !== 'object' || Array.isArray(b)) throw new ProfileError(`${where}.burst must be an object { p, r, rate } (Gilbert-Elliott: good -> bad, bad -> good, loss in the bad state)`);
+      if (b === null || typeof b !== 'object' || Array.isArray(b))
+        throw new ProfileError(
+          `${where}.burst must be an object { p, r, rate } (Gilbert-Elliott: good -> bad, bad -> good, loss in the bad state)`,
+        );
       const bx = Object.keys(b).find((k) => !['p', 'r', 'rate'].includes(k));
       if (bx) throw new ProfileError(`${where}.burst: unknown field "${bx}" (allowed: p, r, rate)`);
-      if (!isProb(b.p)) throw new ProfileError(`${where}.burst.p must be a number from 0 to 1 (the chance a segment starts a burst)`);
-      if (!isProb(b.r) || b.r === 0) throw new ProfileError(`${where}.burst.r must be a number above 0, up to 1 (the chance a burst ends after a segment)`);
-      if (!isProb(b.rate)) throw new ProfileError(`${where}.burst.rate must be a number from 0 to 1 (the share of segments lost in a burst)`);
-      if (lossRate(l) > MAX_LOSS) throw new ProfileError(`${where}: the bursts lose ${(lossRate(l) * 100).toFixed(1)} % of segments in all, over ${MAX_LOSS * 100} %`);
+      if (!isProb(b.p))
+        throw new ProfileError(`${where}.burst.p must be a number from 0 to 1 (the chance a segment starts a burst)`);
+      if (!isProb(b.r) || b.r === 0)
+        throw new ProfileError(
+          `${where}.burst.r must be a number above 0, up to 1 (the chance a burst ends after a segment)`,
+        );
+      if (!isProb(b.rate))
+        throw new ProfileError(
+          `${where}.burst.rate must be a number from 0 to 1 (the share of segments lost in a burst)`,
+        );
+      if (lossRate(l) > MAX_LOSS)
+        throw new ProfileError(
+          `${where}: the bursts lose ${(lossRate(l) * 100).toFixed(1)} % of segments in all, over ${MAX_LOSS * 100} %`,
+        );
     }
   }
 }
@@ -145,11 +188,20 @@ export function lossRate(loss) {
 export function validateNetworkProfile(obj, name, file = profileFile(KINDS.network, name), { user = false } = {}) {
   checkFields(obj, file, NETWORK_FIELDS);
   if (user) {
-    if (obj.name !== undefined && (typeof obj.name !== 'string' || !NAME_RE.test(obj.name))) throw new ProfileError(`${file}: name must be lower-case letters, digits and dashes (or leave it out: the file's name is used)`);
-    if (obj.description !== undefined && !isText(obj.description)) throw new ProfileError(`${file}: description must be a non-empty string (or leave it out)`);
-    for (const f of ['rttMs', 'jitterMs', 'downKbps', 'upKbps', 'source']) if (!(f in obj)) throw new ProfileError(`${file}: ${f} is missing (a network file needs rttMs, jitterMs, downKbps, upKbps and source)`);
+    if (obj.name !== undefined && (typeof obj.name !== 'string' || !NAME_RE.test(obj.name)))
+      throw new ProfileError(
+        `${file}: name must be lower-case letters, digits and dashes (or leave it out: the file's name is used)`,
+      );
+    if (obj.description !== undefined && !isText(obj.description))
+      throw new ProfileError(`${file}: description must be a non-empty string (or leave it out)`);
+    for (const f of ['rttMs', 'jitterMs', 'downKbps', 'upKbps', 'source'])
+      if (!(f in obj))
+        throw new ProfileError(
+          `${file}: ${f} is missing (a network file needs rttMs, jitterMs, downKbps, upKbps and source)`,
+        );
   } else checkHeader(obj, file, name);
-  if (!isText(obj.source)) throw new ProfileError(`${file}: source must be a non-empty string saying where the numbers come from`);
+  if (!isText(obj.source))
+    throw new ProfileError(`${file}: source must be a non-empty string saying where the numbers come from`);
   if (!isNumber(obj.rttMs) || obj.rttMs < 0) throw new ProfileError(`${file}: rttMs must be a number >= 0`);
   if (!isNumber(obj.jitterMs) || obj.jitterMs < 0 || obj.jitterMs > obj.rttMs) {
     throw new ProfileError(`${file}: jitterMs must be a number between 0 and rttMs (${obj.rttMs})`);
@@ -169,10 +221,12 @@ const MODIFIER_FIELDS = ['name', 'description', 'source', 'network'];
 export function validateModifier(obj, name, file = profileFile(KINDS.modifiers, name)) {
   checkFields(obj, file, MODIFIER_FIELDS);
   checkHeader(obj, file, name);
-  if (!isText(obj.source)) throw new ProfileError(`${file}: source must be a non-empty string saying where the numbers come from`);
+  if (!isText(obj.source))
+    throw new ProfileError(`${file}: source must be a non-empty string saying where the numbers come from`);
   const at = `${file}: network`;
   checkFields(obj.network, at, TCP_FIELDS);
-  if (!Object.keys(obj.network).length) throw new ProfileError(`${at} must set at least one of ${TCP_FIELDS.join(', ')}`);
+  if (!Object.keys(obj.network).length)
+    throw new ProfileError(`${at} must set at least one of ${TCP_FIELDS.join(', ')}`);
   checkTcpFields(obj.network, at);
   return obj;
 }
@@ -198,16 +252,21 @@ export function validateFaultProfile(obj, name, file = profileFile(KINDS.faults,
   checkFields(obj, file, FAULT_FIELDS);
   checkHeader(obj, file, name);
   if (!Array.isArray(obj.toxics) || obj.toxics.length === 0) {
-    throw new ProfileError(`${file}: toxics must be a non-empty array of Toxiproxy toxics {name, type, stream, toxicity, attributes}`);
+    throw new ProfileError(
+      `${file}: toxics must be a non-empty array of Toxiproxy toxics {name, type, stream, toxicity, attributes}`,
+    );
   }
   obj.toxics.forEach((t, i) => {
     const at = `${file}: toxics[${i}]`;
     checkFields(t, at, TOXIC_FIELDS);
-    if (typeof t.name !== 'string' || !TOXIC_NAME_RE.test(t.name)) throw new ProfileError(`${at}.name must be a string of letters, digits, _ . -`);
-    if (obj.toxics.findIndex((o) => o.name === t.name) !== i) throw new ProfileError(`${at}.name "${t.name}" is used twice`);
+    if (typeof t.name !== 'string' || !TOXIC_NAME_RE.test(t.name))
+      throw new ProfileError(`${at}.name must be a string of letters, digits, _ . -`);
+    if (obj.toxics.findIndex((o) => o.name === t.name) !== i)
+      throw new ProfileError(`${at}.name "${t.name}" is used twice`);
     if (!TOXIC_TYPES.includes(t.type)) throw new ProfileError(`${at}.type must be one of ${TOXIC_TYPES.join(', ')}`);
     if (!STREAMS.includes(t.stream)) throw new ProfileError(`${at}.stream must be "upstream" or "downstream"`);
-    if (!isNumber(t.toxicity) || t.toxicity < 0 || t.toxicity > 1) throw new ProfileError(`${at}.toxicity must be a number between 0 and 1`);
+    if (!isNumber(t.toxicity) || t.toxicity < 0 || t.toxicity > 1)
+      throw new ProfileError(`${at}.toxicity must be a number between 0 and 1`);
     if (t.attributes === null || typeof t.attributes !== 'object' || Array.isArray(t.attributes)) {
       throw new ProfileError(`${at}.attributes must be an object of the toxic's settings`);
     }
@@ -244,7 +303,7 @@ export function networkToxics(profile) {
   const common = {
     rtt,
     shared: profile.sharedBandwidth ? 1 : 0,
-    iw: profile.slowStart === false || rtt === 0 ? 0 : profile.initialWindow ?? INITIAL_WINDOW,
+    iw: profile.slowStart === false || rtt === 0 ? 0 : (profile.initialWindow ?? INITIAL_WINDOW),
     mss: MSS,
     rto_min: RTO_MIN_MS,
     loss: ppm(loss.rate),
@@ -254,8 +313,20 @@ export function networkToxics(profile) {
   };
   const bitrate = (kbps) => (kbps === null ? 0 : Math.round(kbps * 1000));
   return [
-    toxic('link_upstream', 'link', 'upstream', { handshake: rtt, latency: upMs, jitter: upJitter, bitrate: bitrate(profile.upKbps), ...common }),
-    toxic('link_downstream', 'link', 'downstream', { handshake: rtt + upMs, latency: downMs, jitter: downJitter, bitrate: bitrate(profile.downKbps), ...common }),
+    toxic('link_upstream', 'link', 'upstream', {
+      handshake: rtt,
+      latency: upMs,
+      jitter: upJitter,
+      bitrate: bitrate(profile.upKbps),
+      ...common,
+    }),
+    toxic('link_downstream', 'link', 'downstream', {
+      handshake: rtt + upMs,
+      latency: downMs,
+      jitter: downJitter,
+      bitrate: bitrate(profile.downKbps),
+      ...common,
+    }),
   ];
 }
 
@@ -268,12 +339,18 @@ export function profileToxics(network, faults = []) {
   for (const f of faults) {
     for (const t of f.toxics) {
       const clash = all.find((o) => o.name === t.name);
-      if (clash) throw new ProfileError(`fault "${f.name}" defines toxic "${t.name}", which another part of the profile already uses: rename it`);
+      if (clash)
+        throw new ProfileError(
+          `fault "${f.name}" defines toxic "${t.name}", which another part of the profile already uses: rename it`,
+        );
       all.push({ ...t, attributes: { ...t.attributes } });
     }
   }
   // Stable sort: within a rank the profile's own order is kept.
-  return all.map((t, i) => [t, i]).sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1]).map(([t]) => t);
+  return all
+    .map((t, i) => [t, i])
+    .sort((a, b) => rank(a[0]) - rank(b[0]) || a[1] - b[1])
+    .map(([t]) => t);
 }
 
 export function validateIndex(obj, file = INDEX_FILE) {
@@ -320,15 +397,29 @@ export function resolveProfile(spec, readText, readUser) {
   let network;
   let specOut = spec.trim();
   if (parsed.file) {
-    if (!readUser) throw new ProfileError(`profile file ${parsed.network}: files of your own are read by k6 and the CLI, not here`);
+    if (!readUser)
+      throw new ProfileError(`profile file ${parsed.network}: files of your own are read by k6 and the CLI, not here`);
     const { text, path } = readUser(parsed.network);
     const obj = validateNetworkProfile(parseJson(text, parsed.network), null, parsed.network, { user: true });
-    const base = String(path).split(/[/\\]/).pop().replace(/\.json$/i, '').toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'custom';
-    network = { ...obj, name: obj.name || base, description: obj.description || `your own network (${parsed.network})`, file: path };
+    const base =
+      String(path)
+        .split(/[/\\]/)
+        .pop()
+        .replace(/\.json$/i, '')
+        .toLowerCase()
+        .replace(/[^a-z0-9-]+/g, '-')
+        .replace(/^-+|-+$/g, '') || 'custom';
+    network = {
+      ...obj,
+      name: obj.name || base,
+      description: obj.description || `your own network (${parsed.network})`,
+      file: path,
+    };
     // k6 gets the absolute path: it may run from another directory than the CLI.
     specOut = [path, ...parsed.extras].join('+');
   } else {
-    if (!index.network.includes(parsed.network)) throw new ProfileError(unknownMessage(KINDS.network, parsed.network, index));
+    if (!index.network.includes(parsed.network))
+      throw new ProfileError(unknownMessage(KINDS.network, parsed.network, index));
     network = load(KINDS.network, parsed.network, validateNetworkProfile);
   }
   const modifiers = [];

@@ -30,7 +30,10 @@ const given = (env, name) => env[name] !== undefined && env[name] !== '';
 export function metricsModeOf(env) {
   if (!given(env, 'METRICS')) return 'full';
   const mode = String(env.METRICS).trim();
-  if (!METRICS_MODES.includes(mode)) throw configError(`METRICS=${env.METRICS} is not a metrics mode: use full (every figure the summary reports, the default) or lean (op_duration and op_failed only)`);
+  if (!METRICS_MODES.includes(mode))
+    throw configError(
+      `METRICS=${env.METRICS} is not a metrics mode: use full (every figure the summary reports, the default) or lean (op_duration and op_failed only)`,
+    );
   return mode;
 }
 
@@ -54,20 +57,27 @@ export function recordingOf(env, { serverTimingEvery, serverParts = ['total'] } 
   if (given(env, 'SERVER_TIMING_EVERY')) {
     const raw = env.SERVER_TIMING_EVERY;
     every = Number(raw);
-    if (!Number.isInteger(every) || every < 1 || every > MAX_EVERY) throw configError(`SERVER_TIMING_EVERY=${raw} must be a whole number from 1 (every operation) to ${MAX_EVERY}`);
+    if (!Number.isInteger(every) || every < 1 || every > MAX_EVERY)
+      throw configError(`SERVER_TIMING_EVERY=${raw} must be a whole number from 1 (every operation) to ${MAX_EVERY}`);
   }
   if (metrics === 'lean') return { metrics, setup: false, serverTiming: null };
   return { metrics, setup: true, serverTiming: serverParts.length ? { every, parts: [...serverParts] } : null };
 }
 
 const nth = (k) => `${k}${k % 100 >= 11 && k % 100 <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][k % 10] || 'th'}`;
-const ordinal = (n) => (n === 1 ? 'every operation' : `one operation in ${n} of each VU per step (sampled: its ${nth(1)}, ${nth(1 + n)}, ${nth(1 + 2 * n)}, ...)`);
+const ordinal = (n) =>
+  n === 1
+    ? 'every operation'
+    : `one operation in ${n} of each VU per step (sampled: its ${nth(1)}, ${nth(1 + n)}, ${nth(1 + 2 * n)}, ...)`;
 
 // One line for the summaries and the report.
 export function describeRecording(rec) {
   if (!rec) return null;
-  if (rec.metrics === 'lean') return 'metrics: lean (METRICS=lean): op_duration and op_failed only; no server time, no set-up phases';
+  if (rec.metrics === 'lean')
+    return 'metrics: lean (METRICS=lean): op_duration and op_failed only; no server time, no set-up phases';
   const st = rec.serverTiming;
-  const server = st ? `server time (${st.parts.join(', ')}) from ${ordinal(st.every)}` : 'no server time (the scenario reports none)';
+  const server = st
+    ? `server time (${st.parts.join(', ')}) from ${ordinal(st.every)}`
+    : 'no server time (the scenario reports none)';
   return `metrics: full: op_duration and op_failed for every operation, set-up phases, ${server}`;
 }

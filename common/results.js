@@ -73,7 +73,8 @@ export function addFailedChecks(lists) {
 // outcome line of the summaries (op_failed is every operation's outcome).
 export function outcomeLine(doc) {
   const t = doc.totals;
-  if (t.operations === undefined) return `checks ${formatRate(doc.checks.rate)} of ${doc.checks.passes + doc.checks.fails}`;
+  if (t.operations === undefined)
+    return `checks ${formatRate(doc.checks.rate)} of ${doc.checks.passes + doc.checks.fails}`;
   const failed = t.failedOperations || 0;
   const share = t.operations ? ` (${formatRate(failed / t.operations)})` : '';
   const checks = (doc.failedChecks || []).map((c) => `${c.name} x${c.fails}`).join(', ');
@@ -81,7 +82,10 @@ export function outcomeLine(doc) {
 }
 
 // k6's sub-metric keys: 'op_duration{scenario:ws_c1,payload:small}' <-> { metric, tags }.
-const tagText = (tags) => Object.entries(tags).map(([k, v]) => `${k}:${v}`).join(',');
+const tagText = (tags) =>
+  Object.entries(tags)
+    .map(([k, v]) => `${k}:${v}`)
+    .join(',');
 export const cellKey = (metric, tags = {}) => (Object.keys(tags).length ? `${metric}{${tagText(tags)}}` : metric);
 
 export function parseKey(key) {
@@ -89,7 +93,10 @@ export function parseKey(key) {
   const tags = {};
   for (const part of m && m[2] ? m[2].split(',') : []) {
     const i = part.indexOf(':');
-    tags[part.slice(0, i).trim()] = part.slice(i + 1).trim().replace(/^"(.*)"$/, '$1');
+    tags[part.slice(0, i).trim()] = part
+      .slice(i + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
   }
   return { metric: m ? m[1].trim() : key, tags };
 }
@@ -103,7 +110,16 @@ export function statValue(values, stat) {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
-const TREND_STATS = [['count', 'count'], ['min', 'min'], ['max', 'max'], ['avg', 'avg'], ['p50', 'med'], ['p90', 'p(90)'], ['p95', 'p(95)'], ['p99', 'p(99)']];
+const TREND_STATS = [
+  ['count', 'count'],
+  ['min', 'min'],
+  ['max', 'max'],
+  ['avg', 'avg'],
+  ['p50', 'med'],
+  ['p90', 'p(90)'],
+  ['p95', 'p(95)'],
+  ['p99', 'p(99)'],
+];
 
 // A k6 sub-metric in the schema's names, or null when it has no samples.
 export function statsOf(metric) {
@@ -217,12 +233,20 @@ export function buildSummary(data, ctx, now = Date.now()) {
     if (observers.has(key)) continue;
     for (const [expr, verdict] of Object.entries(metric.thresholds || {})) {
       const parsed = parseThreshold(expr);
-      thresholds.push({ key, threshold: expr, ok: verdict.ok, stat: parsed ? parsed.stat : null, observed: parsed ? statValue(metric.values, parsed.stat) : null });
+      thresholds.push({
+        key,
+        threshold: expr,
+        ok: verdict.ok,
+        stat: parsed ? parsed.stat : null,
+        observed: parsed ? statValue(metric.values, parsed.stat) : null,
+      });
     }
   }
   thresholds.sort((a, b) => (a.key + a.threshold).localeCompare(b.key + b.threshold));
 
-  const checks = metrics.checks ? { passes: metrics.checks.values.passes, fails: metrics.checks.values.fails, rate: metrics.checks.values.rate } : { passes: 0, fails: 0, rate: null };
+  const checks = metrics.checks
+    ? { passes: metrics.checks.values.passes, fails: metrics.checks.values.fails, rate: metrics.checks.values.rate }
+    : { passes: 0, fails: 0, rate: null };
   // op_failed: a Rate whose non-zero samples ("passes" in k6's data) are the failures.
   const outcomes = metrics.op_failed ? metrics.op_failed.values : { passes: 0, fails: 0 };
   const endedAt = new Date(now).toISOString();
@@ -232,7 +256,19 @@ export function buildSummary(data, ctx, now = Date.now()) {
     run: {
       scenario: ctx.scenario,
       profile: ctx.profile.name,
-      network: ctx.profile.network ? pick(ctx.profile.network, ['name', 'rttMs', 'jitterMs', 'downKbps', 'upKbps', 'slowStart', 'initialWindow', 'loss', 'sharedBandwidth']) : null,
+      network: ctx.profile.network
+        ? pick(ctx.profile.network, [
+            'name',
+            'rttMs',
+            'jitterMs',
+            'downKbps',
+            'upKbps',
+            'slowStart',
+            'initialWindow',
+            'loss',
+            'sharedBandwidth',
+          ])
+        : null,
       modifiers: (ctx.profile.modifiers || []).map((m) => m.name),
       faults: (ctx.profile.faults || []).map((f) => f.name),
       load: ctx.level,
@@ -281,7 +317,12 @@ export function refreshGates(doc) {
   const ok = new Map(doc.thresholds.map((t) => [`${t.key} ${t.threshold}`, t.ok]));
   const held = (key, list) => list.every((t) => ok.get(`${key} ${t}`) !== false);
   // New objects: the parts' documents keep their own outcomes.
-  for (const row of doc.rows) if (row.gate) row.gate = { ...row.gate, ok: held(cellKey(doc.run.latencyMetric, { scenario: row.scenario, ...row.dims }), row.gate.thresholds) };
+  for (const row of doc.rows)
+    if (row.gate)
+      row.gate = {
+        ...row.gate,
+        ok: held(cellKey(doc.run.latencyMetric, { scenario: row.scenario, ...row.dims }), row.gate.thresholds),
+      };
   for (const step of doc.steps) {
     if (!step.setupGates) continue;
     step.setupGates = step.setupGates.map((g) => ({ ...g, gate: { ...g.gate, ok: held(g.key, g.gate.thresholds) } }));
@@ -294,7 +335,9 @@ export function refreshGates(doc) {
 // The set-up gates of a step (setup_duration{scenario,phase}): each with its model
 // and budget, and whether all held.
 function setupGatesOf(gates, name, metrics) {
-  const own = gates.filter((g) => g.metric === 'setup_duration' && g.key.startsWith(`setup_duration{scenario:${name},`));
+  const own = gates.filter(
+    (g) => g.metric === 'setup_duration' && g.key.startsWith(`setup_duration{scenario:${name},`),
+  );
   if (!own.length) return {};
   const setupGates = own.map((g) => ({ phase: g.which, key: g.key, ...gateOf(g, metrics) }));
   return { setupGates, setupGateOk: setupGates.every((g) => g.gate.ok) };
@@ -317,7 +360,8 @@ function laneFields(name, sc) {
 export function seconds(d) {
   if (d === undefined || d === null) return null;
   let total = 0;
-  for (const m of String(d).matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) total += Number(m[1]) * { ms: 0.001, s: 1, m: 60, h: 3600 }[m[2]];
+  for (const m of String(d).matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g))
+    total += Number(m[1]) * { ms: 0.001, s: 1, m: 60, h: 3600 }[m[2]];
   return total;
 }
 
@@ -345,7 +389,9 @@ export function coversWhole(ranges, { disjoint = false } = {}) {
 
 // A row's label as the tables show it: 'http-fresh tls=true' / 'http-keepalive tls=false typed n:100'.
 export function rowLabel(row) {
-  const dims = Object.entries(row.dims || {}).map(([k, v]) => `${k}:${v}`).join(',');
+  const dims = Object.entries(row.dims || {})
+    .map(([k, v]) => `${k}:${v}`)
+    .join(',');
   return [row.transport, `tls=${row.tls}`, row.variant, dims].filter(Boolean).join(' ');
 }
 
@@ -354,7 +400,8 @@ export function formatMs(v) {
   return v >= 100 ? `${v.toFixed(0)} ms` : `${v.toFixed(1)} ms`;
 }
 export const formatRate = (v) => (v === null || v === undefined ? '-' : `${(v * 100).toFixed(2)}%`);
-export const formatValue = (v) => (v === null || v === undefined ? '-' : Number.isInteger(v) ? String(v) : v.toFixed(2));
+export const formatValue = (v) =>
+  v === null || v === undefined ? '-' : Number.isInteger(v) ? String(v) : v.toFixed(2);
 
 const mdEscape = (s) => String(s).replace(/\|/g, '\\|');
 
@@ -362,12 +409,15 @@ const mdEscape = (s) => String(s).replace(/\|/g, '\\|');
 export function toMarkdown(doc) {
   const r = doc.run;
   const failed = doc.thresholds.filter((t) => !t.ok);
-  const verdict = failed.length ? `❌ ${failed.length} of ${doc.thresholds.length} thresholds failed` : `✅ ${doc.thresholds.length} thresholds passed`;
+  const verdict = failed.length
+    ? `❌ ${failed.length} of ${doc.thresholds.length} thresholds failed`
+    : `✅ ${doc.thresholds.length} thresholds passed`;
   const facts = [
     r.k6Version && `k6 ${r.k6Version}`,
     r.gitCommit && `commit ${String(r.gitCommit).slice(0, 12)}`,
     r.executionSegment && `segment ${r.executionSegment}`,
-    r.merged && `merged from ${r.merged.parts.length} runs (${r.merged.kind}; percentiles ${r.merged.method || 'exact'})`,
+    r.merged &&
+      `merged from ${r.merged.parts.length} runs (${r.merged.kind}; percentiles ${r.merged.method || 'exact'})`,
     r.startedAt && `${r.startedAt} → ${r.endedAt}`,
     `thresholds: ${r.thresholdsFile}`,
   ].filter(Boolean);
@@ -375,33 +425,64 @@ export function toMarkdown(doc) {
   if (doc.verdict) lines.push(...doc.verdict.lines.map((l) => `> ${mdEscape(l)}`), '');
   if (doc.errors) lines.push(...errorLines(doc).map((l) => `> ${mdEscape(l)}`), '');
   lines.push(facts.join(' · '), '');
-  lines.push(`| lane | step | ops | p50 | p95 | p99 | failed | model p50 | budget p50 / p95 |`, '|---|---|--:|--:|--:|--:|--:|--:|--:|');
+  lines.push(
+    `| lane | step | ops | p50 | p95 | p99 | failed | model p50 | budget p50 / p95 |`,
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|',
+  );
   for (const row of doc.rows) {
     const l = row.latency || {};
     if (!l.count && !(row.failures && row.failures.total)) continue;
     const model = row.model ? formatMs(row.model.p50.ms) : '-';
-    const budget = row.budget ? `${row.gate && !row.gate.ok ? '❌ ' : ''}${row.budget.p50} / ${row.budget.p95} ms` : '-';
-    lines.push(`| ${mdEscape(rowLabel(row))} | ${row.step} | ${l.count || 0} | ${formatMs(l.p50)} | ${formatMs(l.p95)} | ${formatMs(l.p99)} | ${formatRate(row.failures && row.failures.rate)} | ${model} | ${budget} |`);
+    const budget = row.budget
+      ? `${row.gate && !row.gate.ok ? '❌ ' : ''}${row.budget.p50} / ${row.budget.p95} ms`
+      : '-';
+    lines.push(
+      `| ${mdEscape(rowLabel(row))} | ${row.step} | ${l.count || 0} | ${formatMs(l.p50)} | ${formatMs(l.p95)} | ${formatMs(l.p99)} | ${formatRate(row.failures && row.failures.rate)} | ${model} | ${budget} |`,
+    );
   }
-  lines.push('', `latency: ${r.latencyMetric}; ${outcomeLine(doc)}; dropped iterations ${doc.totals.droppedIterations}`);
+  lines.push(
+    '',
+    `latency: ${r.latencyMetric}; ${outcomeLine(doc)}; dropped iterations ${doc.totals.droppedIterations}`,
+  );
   if (r.recording) lines.push('', describeRecording(r.recording));
-  const table = (list) => ['| | metric | threshold | observed |', '|---|---|---|--:|', ...list.map((t) => `| ${t.ok ? '✅' : '❌'} | \`${mdEscape(t.key)}\` | \`${mdEscape(t.threshold)}\` | ${formatValue(t.observed)} |`)];
+  const table = (list) => [
+    '| | metric | threshold | observed |',
+    '|---|---|---|--:|',
+    ...list.map(
+      (t) =>
+        `| ${t.ok ? '✅' : '❌'} | \`${mdEscape(t.key)}\` | \`${mdEscape(t.threshold)}\` | ${formatValue(t.observed)} |`,
+    ),
+  ];
   if (failed.length) lines.push('', '**Failed thresholds**', '', ...table(failed));
   const passed = doc.thresholds.filter((t) => t.ok);
-  if (passed.length) lines.push('', `<details><summary>${passed.length} passed thresholds</summary>`, '', ...table(passed), '', '</details>');
+  if (passed.length)
+    lines.push(
+      '',
+      `<details><summary>${passed.length} passed thresholds</summary>`,
+      '',
+      ...table(passed),
+      '',
+      '</details>',
+    );
   return `${lines.join('\n')}\n`;
 }
 
 // The first error of each operation that failed, one line each.
 export const errorLines = (doc) => (doc.errors || []).map((e) => `First error of ${e.op}: ${e.message}`);
 
-const xmlEscape = (s) => String(s).replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]);
+const xmlEscape = (s) =>
+  String(s).replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]);
 
 // A JUnit <testsuite>: cases [{ name, failure?, error? }] (failure/error: the message).
 export function junitSuite({ name, classname, cases, seconds }) {
   const body = cases.map((c) => {
     const head = `  <testcase name="${xmlEscape(c.name)}" classname="${xmlEscape(classname)}"`;
-    const problem = c.failure !== undefined ? ['failure', c.failure, 'threshold'] : c.error !== undefined ? ['error', c.error, 'run'] : null;
+    const problem =
+      c.failure !== undefined
+        ? ['failure', c.failure, 'threshold']
+        : c.error !== undefined
+          ? ['error', c.error, 'run']
+          : null;
     if (!problem) return `${head}/>`;
     const [tag, text, type] = problem;
     return `${head}><${tag} message="${xmlEscape(text)}" type="${type}">${xmlEscape(text)}</${tag}></testcase>`;
@@ -411,17 +492,24 @@ export function junitSuite({ name, classname, cases, seconds }) {
   return `<testsuite name="${xmlEscape(name)}" tests="${cases.length}" failures="${count('failure')}" errors="${count('error')}"${time}>\n${body.join('\n')}\n</testsuite>`;
 }
 
-export const junitDocument = (suites) => `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n${suites.join('\n')}\n</testsuites>\n`;
+export const junitDocument = (suites) =>
+  `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n${suites.join('\n')}\n</testsuites>\n`;
 
 // A run's <testsuite>: one test case per threshold; a failure says what was observed.
 export function junitSuiteOf(doc) {
   const r = doc.run;
   const cases = doc.thresholds.map((t) => {
     const c = { name: `${t.key} ${t.threshold}` };
-    if (!t.ok) c.failure = `${t.key}: ${t.observed === null ? 'no value' : `${t.stat}=${formatValue(t.observed)}`}, threshold ${t.threshold}`;
+    if (!t.ok)
+      c.failure = `${t.key}: ${t.observed === null ? 'no value' : `${t.stat}=${formatValue(t.observed)}`}, threshold ${t.threshold}`;
     return c;
   });
-  return junitSuite({ name: `${r.scenario} (${r.profile})`, classname: `k6pack.${r.scenario}.${r.profile}`, cases, seconds: r.durationMs ? r.durationMs / 1000 : 0 });
+  return junitSuite({
+    name: `${r.scenario} (${r.profile})`,
+    classname: `k6pack.${r.scenario}.${r.profile}`,
+    cases,
+    seconds: r.durationMs ? r.durationMs / 1000 : 0,
+  });
 }
 
 // junit.xml of one run.

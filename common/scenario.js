@@ -81,12 +81,17 @@ export const DEFAULT_COLUMNS = [
   { title: 'server p50', metric: 'server_duration', tags: { part: 'total' }, stat: 'med', unit: 'ms' },
 ];
 
-const tagText = (tags) => Object.entries(tags).map(([k, v]) => `${k}:${v}`).join(',');
+const tagText = (tags) =>
+  Object.entries(tags)
+    .map(([k, v]) => `${k}:${v}`)
+    .join(',');
 // A column with laneOnly: true ignores the row's dims (set-up is per lane, not per payload).
-export const cellKeyOf = (row, c) => cellKey(c.metric, { ...(c.laneOnly ? { scenario: row.tags.scenario } : row.tags), ...(c.tags || {}) });
+export const cellKeyOf = (row, c) =>
+  cellKey(c.metric, { ...(c.laneOnly ? { scenario: row.tags.scenario } : row.tags), ...(c.tags || {}) });
 
 // The first latency column's metric is the run's latency (op_duration; push_latency for push).
-export const latencyMetricOf = (columns) => (columns.find((c) => c.unit === 'ms' && !c.tags) || { metric: 'op_duration' }).metric;
+export const latencyMetricOf = (columns) =>
+  (columns.find((c) => c.unit === 'ms' && !c.tags) || { metric: 'op_duration' }).metric;
 
 export { cellKey };
 
@@ -99,9 +104,15 @@ export function summaryRows(plan, lanes) {
     const dims = (lane && lane.dims) || [{}];
     // What tells the lanes apart: transport, TLS, variant, and a lane's executor
     // (serialization) or resolution strategy (compound-vs-parallel).
-    const label = [sc.tags.transport, `tls=${sc.tags.tls}`, sc.tags.variant, sc.tags.executor, sc.tags.resolve].filter(Boolean).join(' ');
+    const label = [sc.tags.transport, `tls=${sc.tags.tls}`, sc.tags.variant, sc.tags.executor, sc.tags.resolve]
+      .filter(Boolean)
+      .join(' ');
     for (const dim of dims) {
-      rows.push({ label: [label, tagText(dim)].filter(Boolean).join(' '), step: sc.tags.step, tags: { scenario: name, ...dim } });
+      rows.push({
+        label: [label, tagText(dim)].filter(Boolean).join(' '),
+        step: sc.tags.step,
+        tags: { scenario: name, ...dim },
+      });
     }
   }
   return rows;
@@ -122,8 +133,10 @@ function laneKeys(plan, latencyMetric) {
   for (const [name, sc] of Object.entries(plan.scenarios)) {
     if (!sc.tags.transport) continue;
     const { transport, tls } = sc.tags;
-    for (const metric of ['op_duration', 'op_failed']) keys.push(`${metric}{scenario:${name}}`, `${metric}{transport:${transport},tls:${tls}}`);
-    for (const metric of [latencyMetric, 'iterations', 'dropped_iterations', 'data_sent', 'data_received']) keys.push(`${metric}{scenario:${name}}`);
+    for (const metric of ['op_duration', 'op_failed'])
+      keys.push(`${metric}{scenario:${name}}`, `${metric}{transport:${transport},tls:${tls}}`);
+    for (const metric of [latencyMetric, 'iterations', 'dropped_iterations', 'data_sent', 'data_received'])
+      keys.push(`${metric}{scenario:${name}}`);
   }
   return [...new Set(keys)];
 }
@@ -138,18 +151,25 @@ export function buildScenario(decl, profile, env, policy) {
   // LANES=ws,http2 runs only those lanes (names as the scenario's summary shows them).
   const names = decl.lanes.filter((l) => l.tags.transport).map((l) => l.name);
   const only = envNames(env, 'LANES', names, names);
-  const lanes = decl.lanes.filter((l) => !l.tags.transport || only.includes(l.name)).map((l) => ({
-    ...l,
-    ...(decl.laneSeconds ? { iterationSeconds: decl.laneSeconds(l.name, profile) } : {}),
-    ...(decl.laneVus ? { vus: (n) => decl.laneVus(l.name, n, profile) } : {}),
-    openSeconds: modelIterationSeconds(l, link),
-  }));
+  const lanes = decl.lanes
+    .filter((l) => !l.tags.transport || only.includes(l.name))
+    .map((l) => ({
+      ...l,
+      ...(decl.laneSeconds ? { iterationSeconds: decl.laneSeconds(l.name, profile) } : {}),
+      ...(decl.laneVus ? { vus: (n) => decl.laneVus(l.name, n, profile) } : {}),
+      openSeconds: modelIterationSeconds(l, link),
+    }));
   const closeSeconds = decl.closeSeconds ? decl.closeSeconds(profile) : undefined;
   const level = levelName(env, decl.level || 'ci');
   // Under loss, a step's median needs a few operations to stand on: one in 10 or so
   // waits for a retransmission, and the median of one or two is a coin toss.
   const minIterations = Math.max(decl.minIterations || 0, linkOf(profile).loss ? LOSS_MIN_ITERATIONS : 0);
-  const plan = buildPlan(lanes, { iterationSeconds, closeSeconds, minIterations, steps: decl.steps, mix: decl.mix, open: decl.open }, level, env);
+  const plan = buildPlan(
+    lanes,
+    { iterationSeconds, closeSeconds, minIterations, steps: decl.steps, mix: decl.mix, open: decl.open },
+    level,
+    env,
+  );
   // The profile tags go on every k6 scenario too: a command-line --tag (the
   // k6-operator always passes one) replaces options.tags, not scenario tags.
   for (const sc of Object.values(plan.scenarios)) sc.tags = { profile: profile.name, ...sc.tags };
@@ -160,13 +180,44 @@ export function buildScenario(decl, profile, env, policy) {
   // What the clients record (common/recording.js): the server-timing parts are the ones
   // the scenario reports; METRICS=lean records neither server time nor set-up phases,
   // so it neither gates nor observes them.
-  const recording = recordingOf(env, { serverTimingEvery: decl.serverTimingEvery, serverParts: serverPartsOf(reported) });
+  const recording = recordingOf(env, {
+    serverTimingEvery: decl.serverTimingEvery,
+    serverParts: serverPartsOf(reported),
+  });
   const recorded = (key) => recording.metrics !== 'lean' || !/^(server_duration|setup_duration)(\{|$)/.test(key);
-  const gates = deriveGates({ policy, scenario: decl.name, profile, plan, lanes, rows, latencyMetric, unit: decl.verdict?.unit }).filter((g) => recorded(g.key));
-  const thresholds = { ...policyGates(policy, decl.name, profile.name), ...gateThresholds(gates), ...droppedGates(policy, plan), ...stepGates(policy, decl.name, plan) };
+  const gates = deriveGates({
+    policy,
+    scenario: decl.name,
+    profile,
+    plan,
+    lanes,
+    rows,
+    latencyMetric,
+    unit: decl.verdict?.unit,
+  }).filter((g) => recorded(g.key));
+  const thresholds = {
+    ...policyGates(policy, decl.name, profile.name),
+    ...gateThresholds(gates),
+    ...droppedGates(policy, plan),
+    ...stepGates(policy, decl.name, plan),
+  };
   // Keys to report without gating them (a key with a gate is reported anyway).
-  const observers = [...new Set([...reported, ...laneKeys(plan, latencyMetric)])].filter((k) => !thresholds[k] && recorded(k));
-  return { name: decl.name, profile, plan, lanes, rows, columns, latencyMetric, observers, gates, thresholds, recording };
+  const observers = [...new Set([...reported, ...laneKeys(plan, latencyMetric)])].filter(
+    (k) => !thresholds[k] && recorded(k),
+  );
+  return {
+    name: decl.name,
+    profile,
+    plan,
+    lanes,
+    rows,
+    columns,
+    latencyMetric,
+    observers,
+    gates,
+    thresholds,
+    recording,
+  };
 }
 
 // The policy's stepGates on every step of the plan: <metric>{scenario:<lane>_<step>}.
@@ -199,8 +250,19 @@ const K6_BYTE_MS = 1.5e-5;
 // warm); a session lane (a WebSocket for `session.ops` operations) also opens its socket.
 function modelIterationSeconds(lane, link) {
   if (!lane.tags.transport) return 0;
-  const dims = (lane.dims || [{}]).filter((d) => d.conn !== 'cold' || (lane.dims || []).every((x) => x.conn === 'cold'));
-  const opMs = (lane.opsPerIteration || 1) * dims.reduce((s, d) => s + expectationsOf(lane, d, link).p50.ms + K6_OP_MS + K6_BYTE_MS * ((lane.model && lane.model(d, link).resBytes) || 0), 0);
+  const dims = (lane.dims || [{}]).filter(
+    (d) => d.conn !== 'cold' || (lane.dims || []).every((x) => x.conn === 'cold'),
+  );
+  const opMs =
+    (lane.opsPerIteration || 1) *
+    dims.reduce(
+      (s, d) =>
+        s +
+        expectationsOf(lane, d, link).p50.ms +
+        K6_OP_MS +
+        K6_BYTE_MS * ((lane.model && lane.model(d, link).resBytes) || 0),
+      0,
+    );
   if (!lane.session) return opMs / 1000;
   const setup = setupOnly(link, setupPhases(lane.tags.transport, lane.tags.tls === 'true')).ms;
   return (setup + lane.session.ops * opMs) / 1000;

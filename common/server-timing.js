@@ -16,7 +16,7 @@ export function parseServerTiming(header) {
   if (!header) return null;
   const text = typeof header === 'string' ? header : Array.isArray(header) ? header.join(',') : String(header);
   let out = null;
-  for (let from = 0; from < text.length; ) {
+  for (let from = 0; from < text.length;) {
     let end = text.indexOf(',', from);
     if (end === -1) end = text.length;
     const semi = text.indexOf(';', from);

@@ -70,12 +70,19 @@ function checkGates(file, where, gates) {
     if (!METRIC_KEY.test(metric)) fail(file, `${at}: not a metric name with optional {tag:value} filters`);
     // The clients record a check only when it fails (common/recording.js): k6's checks rate
     // is 0 whenever anything failed, so a gate on it means nothing.
-    if (/^checks(\{|$)/.test(metric)) fail(file, `${at}: k6's checks are recorded only when they fail, so they cannot be gated: gate op_failed instead (every operation's outcome, a failed check included), e.g. "op_failed": ["rate<0.01"]`);
+    if (/^checks(\{|$)/.test(metric))
+      fail(
+        file,
+        `${at}: k6's checks are recorded only when they fail, so they cannot be gated: gate op_failed instead (every operation's outcome, a failed check included), e.g. "op_failed": ["rate<0.01"]`,
+      );
     if (!Array.isArray(list) || list.length === 0) fail(file, `${at}: must be a non-empty array of thresholds`);
     for (const t of list) {
       const expr = expressionOf(t);
       if (typeof expr !== 'string' || !parseThreshold(expr)) {
-        fail(file, `${at}: "${typeof expr === 'string' ? expr : JSON.stringify(t)}" is not a k6 threshold such as "p(95)<300" or "rate<0.01"`);
+        fail(
+          file,
+          `${at}: "${typeof expr === 'string' ? expr : JSON.stringify(t)}" is not a k6 threshold such as "p(95)<300" or "rate<0.01"`,
+        );
       }
       if (isObject(t)) {
         const extra = Object.keys(t).find((k) => !['threshold', 'abortOnFail', 'delayAbortEval'].includes(k));
@@ -91,7 +98,8 @@ function checkMargin(file, where, m, fields) {
 }
 
 const needsReason = (file, where, obj) => {
-  if (typeof obj.reason !== 'string' || !obj.reason.trim()) fail(file, `${where} needs a "reason": say why, so a reviewer sees it`);
+  if (typeof obj.reason !== 'string' || !obj.reason.trim())
+    fail(file, `${where} needs a "reason": say why, so a reviewer sees it`);
 };
 
 function checkOverride(file, where, o) {
@@ -99,11 +107,18 @@ function checkOverride(file, where, o) {
   const allowed = ['where', 'metric', 'plusMs', 'p50Ms', 'p95Ms', 'reason'];
   const extra = Object.keys(o).find((k) => !allowed.includes(k) && !isNote(k));
   if (extra) fail(file, `${where}: unknown field "${extra}" (allowed: ${allowed.join(', ')})`);
-  if (!isObject(o.where)) fail(file, `${where}.where must be an object of tag -> value (transport, tls, lane, step, profile, or a row's tags such as payload)`);
-  for (const [k, v] of Object.entries(o.where)) if (typeof v !== 'string') fail(file, `${where}.where.${k} must be a string`);
+  if (!isObject(o.where))
+    fail(
+      file,
+      `${where}.where must be an object of tag -> value (transport, tls, lane, step, profile, or a row's tags such as payload)`,
+    );
+  for (const [k, v] of Object.entries(o.where))
+    if (typeof v !== 'string') fail(file, `${where}.where.${k} must be a string`);
   if (o.plusMs !== undefined) checkMargin(file, `${where}.plusMs`, o.plusMs, ['p50', 'p95']);
-  for (const f of ['p50Ms', 'p95Ms']) if (o[f] !== undefined && (!isNumber(o[f]) || o[f] <= 0)) fail(file, `${where}.${f} must be a number of ms > 0`);
-  if (o.plusMs === undefined && o.p50Ms === undefined && o.p95Ms === undefined) fail(file, `${where} changes nothing: give plusMs, p50Ms or p95Ms`);
+  for (const f of ['p50Ms', 'p95Ms'])
+    if (o[f] !== undefined && (!isNumber(o[f]) || o[f] <= 0)) fail(file, `${where}.${f} must be a number of ms > 0`);
+  if (o.plusMs === undefined && o.p50Ms === undefined && o.p95Ms === undefined)
+    fail(file, `${where} changes nothing: give plusMs, p50Ms or p95Ms`);
   needsReason(file, where, o);
 }
 
@@ -117,9 +132,22 @@ export function parsePolicy(text, file) {
   }
   if (!isObject(doc)) fail(file, 'must be a JSON object with latency, gates and scenarios');
   const extra = Object.keys(doc).find((k) => !isNote(k) && !['latency', 'open', 'gates', 'scenarios'].includes(k));
-  if (extra) fail(file, `unknown top-level field "${extra}" (allowed: latency, open, gates, scenarios; a file of the older layout keyed by scenario must be rewritten: see README "Thresholds and PR gating")`);
+  if (extra)
+    fail(
+      file,
+      `unknown top-level field "${extra}" (allowed: latency, open, gates, scenarios; a file of the older layout keyed by scenario must be rewritten: see README "Thresholds and PR gating")`,
+    );
   if (doc.open !== undefined) {
-    if (!isObject(doc.open) || !isNumber(doc.open.droppedShare) || doc.open.droppedShare < 0 || doc.open.droppedShare > 1) fail(file, 'open.droppedShare must be a number from 0 to 1 (the share of an open step\'s arrivals that may be dropped)');
+    if (
+      !isObject(doc.open) ||
+      !isNumber(doc.open.droppedShare) ||
+      doc.open.droppedShare < 0 ||
+      doc.open.droppedShare > 1
+    )
+      fail(
+        file,
+        "open.droppedShare must be a number from 0 to 1 (the share of an open step's arrivals that may be dropped)",
+      );
     needsReason(file, 'open', doc.open);
   }
   const lat = doc.latency;
@@ -127,7 +155,8 @@ export function parsePolicy(text, file) {
   checkMargin(file, 'latency.p50', lat.p50, ['factor', 'plusMs']);
   checkMargin(file, 'latency.p95', lat.p95, ['factor', 'plusMs']);
   checkMargin(file, 'latency.stepMs', lat.stepMs, ['p50', 'p95']);
-  if (typeof lat.cpuFactor !== 'number' || !(lat.cpuFactor >= 1)) fail(file, 'latency.cpuFactor must be a number >= 1 (the margin on the server\'s and k6\'s time)');
+  if (typeof lat.cpuFactor !== 'number' || !(lat.cpuFactor >= 1))
+    fail(file, "latency.cpuFactor must be a number >= 1 (the margin on the server's and k6's time)");
   needsReason(file, 'latency', lat);
   checkGates(file, 'gates', doc.gates || {});
   const scenarios = doc.scenarios || {};
@@ -136,13 +165,16 @@ export function parsePolicy(text, file) {
     if (isNote(name)) continue;
     const at = `scenarios."${name}"`;
     if (!isObject(s)) fail(file, `${at} must be an object (gates, profiles, overrides)`);
-    const bad = Object.keys(s).find((k) => !isNote(k) && !['gates', 'stepGates', 'profiles', 'overrides', 'reason'].includes(k));
+    const bad = Object.keys(s).find(
+      (k) => !isNote(k) && !['gates', 'stepGates', 'profiles', 'overrides', 'reason'].includes(k),
+    );
     if (bad) fail(file, `${at}: unknown field "${bad}" (allowed: gates, stepGates, profiles, overrides, reason)`);
     if (s.gates) checkGates(file, `${at}.gates`, s.gates);
     if (s.stepGates) {
       checkGates(file, `${at}.stepGates`, s.stepGates);
       const tagged = Object.keys(s.stepGates).find((k) => !isNote(k) && k.includes('{'));
-      if (tagged) fail(file, `${at}.stepGates."${tagged}": give the metric alone; each step adds {scenario:<lane>_<step>}`);
+      if (tagged)
+        fail(file, `${at}.stepGates."${tagged}": give the metric alone; each step adds {scenario:<lane>_<step>}`);
     }
     for (const [p, block] of Object.entries(s.profiles || {})) {
       if (isNote(p)) continue;
@@ -180,5 +212,8 @@ export const stepGatesOf = (policy, scenario) => stripNotes(((policy.scenarios |
 // samples carry (transport, tls, step, lane, dims), plus profile (the spec) and network.
 export function overridesFor(policy, scenario, rowTags, metric = 'op_duration') {
   const list = ((policy.scenarios || {})[scenario] || {}).overrides || [];
-  return list.filter((o) => (o.metric || 'op_duration') === metric && Object.entries(o.where).every(([k, v]) => String(rowTags[k]) === v));
+  return list.filter(
+    (o) =>
+      (o.metric || 'op_duration') === metric && Object.entries(o.where).every(([k, v]) => String(rowTags[k]) === v),
+  );
 }

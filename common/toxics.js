@@ -31,7 +31,8 @@ export function sameSettings(want, have) {
   );
 }
 
-const sameSlot = (want, have) => have && want.name === have.name && want.type === have.type && want.stream === have.stream;
+const sameSlot = (want, have) =>
+  have && want.name === have.name && want.type === have.type && want.stream === have.stream;
 
 // The changes that turn one proxy's `current` toxics (as GET /proxies lists them)
 // into `wanted` (a profile's toxics, in add order): [] when nothing differs, else
@@ -46,14 +47,19 @@ export function toxicChanges(current, wanted) {
 }
 
 // Does every named proxy carry exactly the wanted toxics? proxies: GET /proxies' answer.
-export const carries = (proxies, names, wanted) => names.every((p) => proxies[p] && toxicChanges(proxies[p].toxics, wanted).length === 0);
+export const carries = (proxies, names, wanted) =>
+  names.every((p) => proxies[p] && toxicChanges(proxies[p].toxics, wanted).length === 0);
 
 // The request for one change, as [method, path, body]: the same for both HTTP clients.
 export function changeRequest(proxy, change) {
   const base = `/proxies/${encodeURIComponent(proxy)}/toxics`;
   switch (change.op) {
     case 'update':
-      return ['POST', `${base}/${encodeURIComponent(change.toxic.name)}`, { attributes: change.toxic.attributes, toxicity: change.toxic.toxicity }];
+      return [
+        'POST',
+        `${base}/${encodeURIComponent(change.toxic.name)}`,
+        { attributes: change.toxic.attributes, toxicity: change.toxic.toxicity },
+      ];
     case 'delete':
       return ['DELETE', `${base}/${encodeURIComponent(change.name)}`, undefined];
     default:
@@ -63,6 +69,13 @@ export function changeRequest(proxy, change) {
 
 // The toxics of every named proxy, to put back later: { proxy: [toxic...] } in add order
 // (stream by stream, which is how they were added: the order within a stream is what counts).
-export const snapshotOf = (proxies, names) => Object.fromEntries(names.filter((p) => proxies[p]).map((p) => [p, byStream(proxies[p].toxics).map(strip)]));
+export const snapshotOf = (proxies, names) =>
+  Object.fromEntries(names.filter((p) => proxies[p]).map((p) => [p, byStream(proxies[p].toxics).map(strip)]));
 
-const strip = (t) => ({ name: t.name, type: t.type, stream: t.stream, toxicity: t.toxicity, attributes: { ...t.attributes } });
+const strip = (t) => ({
+  name: t.name,
+  type: t.type,
+  stream: t.stream,
+  toxicity: t.toxicity,
+  attributes: { ...t.attributes },
+});

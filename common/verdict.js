@@ -56,7 +56,8 @@ function ratePerSecond(doc, lane, step) {
   if (!s || !s.rate) return null;
   return s.rate / (seconds(s.timeUnit) || 1);
 }
-const seconds = (unit) => ({ '1s': 1, '1m': 60, '1m0s': 60, '1h': 3600 })[unit] || Number(String(unit).replace(/s$/, '')) || 1;
+const seconds = (unit) =>
+  ({ '1s': 1, '1m': 60, '1m0s': 60, '1h': 3600 })[unit] || Number(String(unit).replace(/s$/, '')) || 1;
 
 // { lane: highest VUs held (0 = not even the first step) } over the lanes' steps in order;
 // for an open workload the highest arrival rate held, per second.
@@ -64,7 +65,9 @@ export function heldUpTo(doc) {
   const out = {};
   const lanes = [...new Set(doc.steps.map((s) => s.lane))];
   for (const lane of lanes) {
-    const steps = [...new Set(doc.steps.filter((s) => s.lane === lane).map((s) => s.step))].sort((a, b) => stepVus(a) - stepVus(b));
+    const steps = [...new Set(doc.steps.filter((s) => s.lane === lane).map((s) => s.step))].sort(
+      (a, b) => stepVus(a) - stepVus(b),
+    );
     let held = 0;
     let known = false;
     for (const step of steps) {
@@ -98,7 +101,9 @@ export function verdictOf(doc) {
   }
   const where = `${doc.run.profile}${R ? ` (R ${R} ms)` : ''}`;
   const metric = doc.run.latencyMetric === 'op_duration' ? '' : ` ${doc.run.latencyMetric}`;
-  const lines = [`${where}${metric} p50 at ${rows[0]?.step}: ${groups.map((g) => `${list(g.rows.map((r) => label(r.lane)))} ${fmt(g.p50)}`).join('; ')}.`];
+  const lines = [
+    `${where}${metric} p50 at ${rows[0]?.step}: ${groups.map((g) => `${list(g.rows.map((r) => label(r.lane)))} ${fmt(g.p50)}`).join('; ')}.`,
+  ];
   const slowest = groups.at(-1);
   if (groups.length > 1) {
     const worst = slowest.rows[0];
@@ -106,7 +111,10 @@ export function verdictOf(doc) {
     const parts = groups.slice(0, -1).map((g) => {
       const saved = slowest.p50 - g.p50;
       const diff = setupOf(worst) !== null && setupOf(g.rows[0]) !== null ? setupOf(worst) - setupOf(g.rows[0]) : null;
-      const setup = diff && diff > 0 ? ` (${diff >= saved ? 'all' : fmt(diff)} of it connection set-up by the model${R ? `: ${Math.round(diff / R)} RTT` : ''})` : '';
+      const setup =
+        diff && diff > 0
+          ? ` (${diff >= saved ? 'all' : fmt(diff)} of it connection set-up by the model${R ? `: ${Math.round(diff / R)} RTT` : ''})`
+          : '';
       return `${list(g.rows.map((r) => label(r.lane)))} save${g.rows.length === 1 ? 's' : ''} ${fmt(saved)}${setup}`;
     });
     lines.push(`Against ${list(slowest.rows.map((r) => label(r.lane)))}: ${parts.join('; ')}.`);
@@ -115,9 +123,24 @@ export function verdictOf(doc) {
   const open = doc.steps.some((s) => isOpen(s.step));
   // A scenario whose steps count something else than VUs names it (fanout: subscribers).
   const unit = doc.run.verdict?.unit;
-  const amount = (v) => (open ? `${v >= 10 ? Math.round(v) : v.toFixed(1)} arrivals/s` : unit ? `${v} ${unit}` : `${v} VU${v === 1 ? '' : 's'}`);
+  const amount = (v) =>
+    open
+      ? `${v >= 10 ? Math.round(v) : v.toFixed(1)} arrivals/s`
+      : unit
+        ? `${v} ${unit}`
+        : `${v} VU${v === 1 ? '' : 's'}`;
   if (heldLanes.length) {
-    lines.push(`Held the budget up to: ${heldLanes.map(([lane, v]) => `${label(lane)} ${v ? amount(v) : 'none (failed at its first step)'}`).join(', ')}.`);
+    lines.push(
+      `Held the budget up to: ${heldLanes.map(([lane, v]) => `${label(lane)} ${v ? amount(v) : 'none (failed at its first step)'}`).join(', ')}.`,
+    );
   }
-  return { lines, ranking: groups.map((g) => ({ lanes: g.rows.map((r) => r.lane), p50: g.p50, setupMs: g.rows[0].model?.p50?.setupMs ?? null })), held };
+  return {
+    lines,
+    ranking: groups.map((g) => ({
+      lanes: g.rows.map((r) => r.lane),
+      p50: g.p50,
+      setupMs: g.rows[0].model?.p50?.setupMs ?? null,
+    })),
+    held,
+  };
 }

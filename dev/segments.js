@@ -21,7 +21,12 @@ export async function runSegments(runInto, dir, scenario, env, { total, staggerM
   for (let i = 1; i <= total; i++) {
     if (i > 1) await sleep(staggerMs);
     const started = Date.now();
-    runs.push(runInto(join(dir, `segment-${i}`), scenario, env, { args: segmentFlags(i, total), timeoutMs }).then((r) => ({ ...r, seconds: (Date.now() - started) / 1000 })));
+    runs.push(
+      runInto(join(dir, `segment-${i}`), scenario, env, { args: segmentFlags(i, total), timeoutMs }).then((r) => ({
+        ...r,
+        seconds: (Date.now() - started) / 1000,
+      })),
+    );
   }
   return Promise.all(runs);
 }

@@ -54,7 +54,9 @@ async function grpcProbe({ host }) {
   const client = new Health(host, grpc.credentials.createInsecure());
   try {
     const res = await new Promise((resolve, reject) => {
-      client.check({ service: '' }, { deadline: Date.now() + TIMEOUT_MS }, (err, r) => (err ? reject(err) : resolve(r)));
+      client.check({ service: '' }, { deadline: Date.now() + TIMEOUT_MS }, (err, r) =>
+        err ? reject(err) : resolve(r),
+      );
     });
     if (res.status !== 'SERVING') throw new Error(`health status ${res.status}`);
   } finally {
@@ -66,7 +68,8 @@ const PROBES = { 'http:': httpProbe, 'https:': httpProbe, 'grpc:': grpcProbe, 't
 
 // Runs the probes in order; resolves null when all pass, else "<target>: <reason>".
 export async function check(targets) {
-  if (!targets.length) return 'usage: healthcheck.js <http(s)://host:port/path | grpc://host:port | tcp://host:port>...';
+  if (!targets.length)
+    return 'usage: healthcheck.js <http(s)://host:port/path | grpc://host:port | tcp://host:port>...';
   for (const target of targets) {
     let url;
     try {

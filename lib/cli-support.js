@@ -82,7 +82,9 @@ export function resolveScenario(arg) {
   const name = arg.replace(/\.js$/, '');
   if (scenarioNames().includes(name)) return join(SCENARIO_DIR, `${name}.js`);
   const known = scenarioNames();
-  throw new UsageError(`unknown scenario '${arg}': choose one of ${known.length ? known.join(', ') : '(none yet in scenarios/)'} or give a path to a k6 script`);
+  throw new UsageError(
+    `unknown scenario '${arg}': choose one of ${known.length ? known.join(', ') : '(none yet in scenarios/)'} or give a path to a k6 script`,
+  );
 }
 
 // The first line of a script's leading comment, as its one-line description.
@@ -92,7 +94,10 @@ export function scenarioDescription(name) {
     const line = raw.trim();
     if (!line) continue;
     if (!/^(\/\/|\/\*|\*)/.test(line)) return '';
-    const content = line.replace(/^(\/\/+|\/\*+|\*+\/?)/, '').replace(/\*\/$/, '').trim();
+    const content = line
+      .replace(/^(\/\/+|\/\*+|\*+\/?)/, '')
+      .replace(/\*\/$/, '')
+      .trim();
     if (content) return content;
   }
   return '';

@@ -17,7 +17,6 @@ import { clearState, deadLine, deadOf, processesOf, readState, stopRecorded, wri
 import { resolvePorts, services, StackError, startStack } from './stack.js';
 import { Toxiproxy } from './toxiproxy.js';
 
-
 // 'latency_up: latency upstream latency=150 jitter=0'
 export function describeToxic(t) {
   const attrs = Object.entries(t.attributes || {}).map(([k, v]) => `${k}=${v}`);
@@ -64,12 +63,18 @@ export async function up({ profile: spec, wait }, ctx) {
   const profile = profileOrUsage(spec || 'lan');
   const found = readState(runDir);
   if (found && found.reference === false) {
-    throw new StackError(`the stack in ${show(runDir)} is Toxiproxy alone, for your API (\`up --api\`): \`npx k6pack down\`, then \`npx k6pack up\` for the reference servers (or set K6PACK_RUN_DIR and the port variables for a second stack)`);
+    throw new StackError(
+      `the stack in ${show(runDir)} is Toxiproxy alone, for your API (\`up --api\`): \`npx k6pack down\`, then \`npx k6pack up\` for the reference servers (or set K6PACK_RUN_DIR and the port variables for a second stack)`,
+    );
   }
   if (found) {
     const dead = deadOf(found);
     if (!dead.length) {
-      out(`the stack is already running (${processesOf(found).map((p) => `${p.name} pid ${p.pid}`).join(', ')})`);
+      out(
+        `the stack is already running (${processesOf(found)
+          .map((p) => `${p.name} pid ${p.pid}`)
+          .join(', ')})`,
+      );
       if (spec) await applyHeld(new Toxiproxy(targetsFor(found.ports).TOXIPROXY_URL), profile, runDir, { wait }, ctx);
       printTargets(out, targetsFor(found.ports));
       return 0;
@@ -77,7 +82,14 @@ export async function up({ profile: spec, wait }, ctx) {
     // Restart only what died, on the recorded ports; the rest keeps running (and serving a run, if one holds the stack).
     warn(deadLine(dead));
     out(`restarting ${dead.map((d) => d.name).join(', ')}`);
-    const restarted = await startStack({ ports: found.ports, runDir, detached: true, log: out, signal: trap.signal, only: dead.map((d) => d.name) });
+    const restarted = await startStack({
+      ports: found.ports,
+      runDir,
+      detached: true,
+      log: out,
+      signal: trap.signal,
+      only: dead.map((d) => d.name),
+    });
     const state = {
       ...found,
       pids: { ...found.pids, ...restarted.pids },
@@ -125,11 +137,20 @@ export async function down({ force }, { runDir, out }) {
   }
   // Stopping the stack under a run would break it: refuse unless --force.
   if (!force && !deadOf(state).some((d) => d.name === 'toxiproxy')) {
-    const held = await holdStatus(new Toxiproxy(targetsFor(state.ports).TOXIPROXY_URL, { timeoutMs: 2000 })).catch(() => null);
-    if (held && !held.gone) throw new HoldError(`the stack is in use by ${held.text}: wait for it to end, or \`npx k6pack down --force\` to stop it anyway`);
+    const held = await holdStatus(new Toxiproxy(targetsFor(state.ports).TOXIPROXY_URL, { timeoutMs: 2000 })).catch(
+      () => null,
+    );
+    if (held && !held.gone)
+      throw new HoldError(
+        `the stack is in use by ${held.text}: wait for it to end, or \`npx k6pack down --force\` to stop it anyway`,
+      );
   }
   const stopped = await stopRecorded(runDir, state);
-  out(stopped.length ? `stopped ${stopped.map((p) => `${p.name} (pid ${p.pid})`).join(', ')}` : 'nothing was running; cleared the pid files');
+  out(
+    stopped.length
+      ? `stopped ${stopped.map((p) => `${p.name} (pid ${p.pid})`).join(', ')}`
+      : 'nothing was running; cleared the pid files',
+  );
   return 0;
 }
 
@@ -150,7 +171,10 @@ export async function status(_opts, { runDir, out }) {
     const health = !p.alive ? 'NOT RUNNING' : answering ? 'running' : 'running, NOT ANSWERING';
     ok &&= answering;
     // A Toxiproxy started alone for a team's API (`up --api`) has no reference proxies.
-    const ports = svc.ports.filter((v) => state.reference !== false || !v.startsWith('PROXY_')).map((v) => `${state.ports[v]} (${v})`).join(', ');
+    const ports = svc.ports
+      .filter((v) => state.reference !== false || !v.startsWith('PROXY_'))
+      .map((v) => `${state.ports[v]} (${v})`)
+      .join(', ');
     out(`  ${p.name.padEnd(9)} pid ${String(p.pid).padEnd(7)} ${health}; ports ${ports}`);
     if (dead[p.name]?.said) out(`    its log (${show(dead[p.name].log)}) ends: ${dead[p.name].said}`);
   }
@@ -159,7 +183,9 @@ export async function status(_opts, { runDir, out }) {
     const proxies = await toxiproxy.proxies();
     out('toxics:');
     for (const p of ALL_PROXY_NAMES.map((n) => proxies[n]).filter(Boolean)) {
-      out(`  ${p.name} ${p.listen} -> ${p.upstream}${p.enabled ? '' : ' (DISABLED)'}${p.toxics.length ? '' : ': none'}`);
+      out(
+        `  ${p.name} ${p.listen} -> ${p.upstream}${p.enabled ? '' : ' (DISABLED)'}${p.toxics.length ? '' : ': none'}`,
+      );
       for (const t of p.toxics) out(`    ${describeToxic(t)}`);
     }
     const held = await holdStatus(toxiproxy);
@@ -233,12 +259,19 @@ export async function list(_opts, { out }) {
 // each with the model term behind it (the same derivation k6 makes: common/scenario.js).
 export async function thresholds(scenario, { profile: spec, load, file }, { out }) {
   const names = scenarioNames();
-  if (!names.includes(scenario)) throw new UsageError(`unknown scenario '${scenario}': choose one of ${names.join(', ')}`);
+  if (!names.includes(scenario))
+    throw new UsageError(`unknown scenario '${scenario}': choose one of ${names.join(', ')}`);
   const { default: declare } = await import(pathToFileURL(join(ROOT, 'scenarios', 'plans', `${scenario}.js`)).href);
   const env = { ...process.env, ...(load ? { LOAD: load } : {}) };
   // api: the plan file `k6pack up --api` wrote (API=path), else the nominal API.
-  const api = scenario === 'api' && env.API ? withUsage(() => parseApiPlan(readFileSync(resolve(env.API), 'utf8'), env.API, env)) : null;
-  if (scenario === 'api' && !api) out('(no API=<plan file> given: the gates of a nominal API, one operation of 200 B up, 500 B down and 5 ms of server time)');
+  const api =
+    scenario === 'api' && env.API
+      ? withUsage(() => parseApiPlan(readFileSync(resolve(env.API), 'utf8'), env.API, env))
+      : null;
+  if (scenario === 'api' && !api)
+    out(
+      '(no API=<plan file> given: the gates of a nominal API, one operation of 200 B up, 500 B down and 5 ms of server time)',
+    );
   const decl = withUsage(() => declare(env, api));
   const profile = profileOrUsage(spec || decl.defaultProfile);
   const policyFile = file || process.env.THRESHOLDS || join(ROOT, 'thresholds.json');
@@ -252,7 +285,10 @@ export async function thresholds(scenario, { profile: spec, load, file }, { out 
   for (const g of built.gates) out(`  ${describeGate(g)}`);
   const other = Object.entries(built.thresholds).filter(([k]) => !built.gates.some((g) => g.key === k));
   out('other gates:');
-  for (const [k, list] of other) out(`  ${k} ${list.map((t) => (typeof t === 'string' ? t : `${t.threshold}${t.abortOnFail ? ' (aborts the run)' : ''}`)).join(' ')}`);
+  for (const [k, list] of other)
+    out(
+      `  ${k} ${list.map((t) => (typeof t === 'string' ? t : `${t.threshold}${t.abortOnFail ? ' (aborts the run)' : ''}`)).join(' ')}`,
+    );
   return 0;
 }
 

@@ -33,10 +33,22 @@ export const GATE_FILES = { report: FILES.report, junit: FILES.junit, markdown: 
 export function gateScenarios(list) {
   const known = scenarioNames();
   if (list === undefined) return known.filter((s) => s !== 'soak' && s !== 'api');
-  const names = [...new Set(String(list).split(',').map((s) => s.trim()).filter(Boolean))];
+  const names = [
+    ...new Set(
+      String(list)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (!names.length) throw new UsageError('--scenarios needs at least one scenario name');
-  for (const n of names) if (!known.includes(n)) throw new UsageError(`unknown scenario '${n}' in --scenarios: choose from ${known.join(', ')}`);
-  if (names.includes('api')) throw new UsageError('api in --scenarios: the api scenario needs your API: gate it with `npx k6pack run api … --load ci` (exit 99 when a threshold fails)');
+  for (const n of names)
+    if (!known.includes(n))
+      throw new UsageError(`unknown scenario '${n}' in --scenarios: choose from ${known.join(', ')}`);
+  if (names.includes('api'))
+    throw new UsageError(
+      'api in --scenarios: the api scenario needs your API: gate it with `npx k6pack run api … --load ci` (exit 99 when a threshold fails)',
+    );
   return names;
 }
 
@@ -51,13 +63,26 @@ function planGate(opts) {
   if (envFlagsOf(k6Args).some((f) => f.startsWith('RESULTS_DIR='))) {
     throw new UsageError('the gate keeps its run folders in --results: leave -e RESULTS_DIR out');
   }
-  if (opts.tolerance !== undefined && opts.baseline === undefined) throw new UsageError('--tolerance applies to the comparison: give --baseline too');
+  if (opts.tolerance !== undefined && opts.baseline === undefined)
+    throw new UsageError('--tolerance applies to the comparison: give --baseline too');
   const compare = compareOptions({ tolerance: opts.tolerance });
   const baselines = opts.baseline === undefined ? null : loadBaselines(opts.baseline);
   const dir = resolve(opts.results ?? join(resultsRoot(), `gate-${stamp(new Date())}`));
   checkWorkload(opts.workload);
   checkMetrics(opts.metrics);
-  return { scenarios, profiles, load: opts.load ?? GATE_DEFAULTS.load, workload: opts.workload, metrics: opts.metrics, k6Args, compare, baselines, dir, dashboard: Boolean(opts.dashboard), wait: Boolean(opts.wait) };
+  return {
+    scenarios,
+    profiles,
+    load: opts.load ?? GATE_DEFAULTS.load,
+    workload: opts.workload,
+    metrics: opts.metrics,
+    k6Args,
+    compare,
+    baselines,
+    dir,
+    dashboard: Boolean(opts.dashboard),
+    wait: Boolean(opts.wait),
+  };
 }
 
 // A run of the gate, with its summary loaded when it wrote one.
@@ -85,11 +110,20 @@ function junitOf(runs) {
 }
 
 function markdownOf(gate, runs, comparisons) {
-  const lines = [`## k6pack gate — ${gate.verdict}`, '', `${plural(gate.scenarios.length, 'scenario')} × ${gate.profiles.join(', ')}, load ${gate.load}, ${clock(gate.seconds)}`, ''];
+  const lines = [
+    `## k6pack gate — ${gate.verdict}`,
+    '',
+    `${plural(gate.scenarios.length, 'scenario')} × ${gate.profiles.join(', ')}, load ${gate.load}, ${clock(gate.seconds)}`,
+    '',
+  ];
   lines.push('| scenario | profile | k6 exit | time | thresholds |', '|---|---|--:|--:|---|');
   for (const r of runs) {
     const t = r.loaded?.doc.thresholds;
-    const verdict = !t ? `no ${FILES.summary}` : t.every((x) => x.ok) ? `✅ ${t.length} passed` : `❌ ${t.filter((x) => !x.ok).length} of ${t.length} failed`;
+    const verdict = !t
+      ? `no ${FILES.summary}`
+      : t.every((x) => x.ok)
+        ? `✅ ${t.length} passed`
+        : `❌ ${t.filter((x) => !x.ok).length} of ${t.length} failed`;
     lines.push(`| ${r.scenario} | ${r.profile || 'default'} | ${r.exitCode} | ${clock(r.seconds)} | ${verdict} |`);
   }
   lines.push('');
@@ -97,7 +131,11 @@ function markdownOf(gate, runs, comparisons) {
   if (comparisons) {
     lines.push('## Compared with the baseline', '');
     for (const c of comparisons) {
-      lines.push(c.result ? renderComparison(c.result, { markdown: true }) : `- ${c.key}: no baseline yet, gated on its thresholds only\n`);
+      lines.push(
+        c.result
+          ? renderComparison(c.result, { markdown: true })
+          : `- ${c.key}: no baseline yet, gated on its thresholds only\n`,
+      );
     }
   }
   return `${lines.join('\n').trimEnd()}\n`;
@@ -106,12 +144,21 @@ function markdownOf(gate, runs, comparisons) {
 // The exit code and a one-line verdict.
 function verdictOf(scenarios, runs, regressions) {
   const broken = scenarios.find((s) => s.exitCode !== 0 && s.exitCode !== THRESHOLDS_FAILED);
-  if (broken) return { code: broken.exitCode, verdict: `${broken.scenario} broke (exit ${broken.exitCode}); the scenarios after it did not run` };
+  if (broken)
+    return {
+      code: broken.exitCode,
+      verdict: `${broken.scenario} broke (exit ${broken.exitCode}); the scenarios after it did not run`,
+    };
   const failed = runs.filter((r) => r.exitCode === THRESHOLDS_FAILED);
   const regressed = regressions ? `; ${plural(regressions, 'regression')} against the baseline` : '';
-  if (failed.length) return { code: THRESHOLDS_FAILED, verdict: `thresholds failed in ${failed.map(runName).join(', ')}${regressed}` };
-  if (regressions) return { code: REGRESSION_EXIT, verdict: `${plural(regressions, 'regression')} against the baseline` };
-  return { code: 0, verdict: `${runs.length === 1 ? 'the run' : `all ${runs.length} runs`} passed${regressions === 0 ? ', no regression' : ''}` };
+  if (failed.length)
+    return { code: THRESHOLDS_FAILED, verdict: `thresholds failed in ${failed.map(runName).join(', ')}${regressed}` };
+  if (regressions)
+    return { code: REGRESSION_EXIT, verdict: `${plural(regressions, 'regression')} against the baseline` };
+  return {
+    code: 0,
+    verdict: `${runs.length === 1 ? 'the run' : `all ${runs.length} runs`} passed${regressions === 0 ? ', no regression' : ''}`,
+  };
 }
 
 export async function runGate(opts, ctx) {
@@ -122,36 +169,64 @@ export async function runGate(opts, ctx) {
   const startedAt = new Date();
   const elapsed = () => (Date.now() - startedAt.getTime()) / 1000;
   const names = plan.profiles.map((p) => p.name);
-  out(`== gate: ${plural(plan.scenarios.length, 'scenario')} (${plan.scenarios.join(', ')}) × ${names.join(', ')}, load ${plan.load}; results in ${showPath(plan.dir)}/`);
+  out(
+    `== gate: ${plural(plan.scenarios.length, 'scenario')} (${plan.scenarios.join(', ')}) × ${names.join(', ')}, load ${plan.load}; results in ${showPath(plan.dir)}/`,
+  );
   const scenarios = [];
   const hold = { kind: 'k6pack gate', what: plan.scenarios.join(','), profile: names.join(','), wait: plan.wait };
-  await withRunStack(async (stack, held) => {
-    for (const [i, scenario] of plan.scenarios.entries()) {
-      if (trap.received) break;
-      out(`== gate ${i + 1}/${plan.scenarios.length}: ${scenario}, ${clock(elapsed())} elapsed`);
-      const t0 = Date.now();
-      const script = join(ROOT, 'scenarios', `${scenario}.js`);
-      const opts = { k6, root: plan.dir, load: plan.load, workload: plan.workload, metrics: plan.metrics, k6Args: plan.k6Args, samples: true, dashboard: plan.dashboard, hold: held };
-      const { code, runs } = await runProfiles(stack, scenario, script, plan.profiles, opts, ctx);
-      scenarios.push({ scenario, seconds: (Date.now() - t0) / 1000, exitCode: code, runs });
-      // A failed threshold is a result: the gate goes on. Anything else is a broken run.
-      if (code !== 0 && code !== THRESHOLDS_FAILED) break;
-    }
-  }, ctx, hold);
+  await withRunStack(
+    async (stack, held) => {
+      for (const [i, scenario] of plan.scenarios.entries()) {
+        if (trap.received) break;
+        out(`== gate ${i + 1}/${plan.scenarios.length}: ${scenario}, ${clock(elapsed())} elapsed`);
+        const t0 = Date.now();
+        const script = join(ROOT, 'scenarios', `${scenario}.js`);
+        const opts = {
+          k6,
+          root: plan.dir,
+          load: plan.load,
+          workload: plan.workload,
+          metrics: plan.metrics,
+          k6Args: plan.k6Args,
+          samples: true,
+          dashboard: plan.dashboard,
+          hold: held,
+        };
+        const { code, runs } = await runProfiles(stack, scenario, script, plan.profiles, opts, ctx);
+        scenarios.push({ scenario, seconds: (Date.now() - t0) / 1000, exitCode: code, runs });
+        // A failed threshold is a result: the gate goes on. Anything else is a broken run.
+        if (code !== 0 && code !== THRESHOLDS_FAILED) break;
+      }
+    },
+    ctx,
+    hold,
+  );
   if (trap.received) {
-    out(`== gate stopped (${trap.received}) after ${plural(scenarios.length, 'scenario')}; their run folders are in ${showPath(plan.dir)}/`);
+    out(
+      `== gate stopped (${trap.received}) after ${plural(scenarios.length, 'scenario')}; their run folders are in ${showPath(plan.dir)}/`,
+    );
     return trap.exitCode();
   }
 
   const runs = scenarios.flatMap((s) => s.runs).map(loadGateRun);
   const done = runs.filter((r) => r.loaded);
-  const comparisons = plan.baselines && compareWithBaselines(done.map((r) => r.loaded), plan.baselines, plan.compare);
+  const comparisons =
+    plan.baselines &&
+    compareWithBaselines(
+      done.map((r) => r.loaded),
+      plan.baselines,
+      plan.compare,
+    );
   const regressions = comparisons ? comparisons.reduce((n, c) => n + (c.result?.regressions || 0), 0) : null;
   const { code, verdict } = verdictOf(scenarios, runs, regressions);
   const gate = { scenarios: plan.scenarios, profiles: names, load: plan.load, seconds: elapsed(), verdict };
 
   const file = (name) => join(plan.dir, name);
-  if (done.length) await writeReport(done.map((r) => r.loaded.dir), { out: file(GATE_FILES.report) });
+  if (done.length)
+    await writeReport(
+      done.map((r) => r.loaded.dir),
+      { out: file(GATE_FILES.report) },
+    );
   writeFileSync(file(GATE_FILES.junit), junitOf(runs));
   writeFileSync(file(GATE_FILES.markdown), markdownOf(gate, runs, comparisons));
   const record = {
@@ -162,9 +237,19 @@ export async function runGate(opts, ctx) {
       scenario: s.scenario,
       seconds: s.seconds,
       exitCode: s.exitCode,
-      runs: s.runs.map((r) => ({ profile: r.profile, dir: r.dir && relative(plan.dir, r.dir), exitCode: r.exitCode, seconds: r.seconds })),
+      runs: s.runs.map((r) => ({
+        profile: r.profile,
+        dir: r.dir && relative(plan.dir, r.dir),
+        exitCode: r.exitCode,
+        seconds: r.seconds,
+      })),
     })),
-    comparisons: comparisons?.map((c) => ({ key: c.key, base: c.base?.file ?? null, regressions: c.result?.regressions ?? null })) ?? null,
+    comparisons:
+      comparisons?.map((c) => ({
+        key: c.key,
+        base: c.base?.file ?? null,
+        regressions: c.result?.regressions ?? null,
+      })) ?? null,
   };
   writeFileSync(file(GATE_FILES.record), `${JSON.stringify(record, null, 2)}\n`);
 
@@ -179,7 +264,9 @@ export async function runGate(opts, ctx) {
   out(`== gate results in ${showPath(plan.dir)}/:`);
   if (done.length) out(`   ${GATE_FILES.report}  the HTML report of ${plural(done.length, 'run')} (opens offline)`);
   else out(`   (no ${GATE_FILES.report}: no run wrote a ${FILES.summary})`);
-  out(`   ${GATE_FILES.junit}    ${plural(runs.length, 'test suite')}, ${plural(cases, 'test case')}, ${plural(failures, 'failure')}`);
+  out(
+    `   ${GATE_FILES.junit}    ${plural(runs.length, 'test suite')}, ${plural(cases, 'test case')}, ${plural(failures, 'failure')}`,
+  );
   out(`   ${GATE_FILES.markdown}      the Markdown tables (cat it >> "$GITHUB_STEP_SUMMARY")`);
   out(`   ${GATE_FILES.record}    seconds and exit codes per scenario and run; the run folders beside them`);
   if (code !== 0) warn(`gate failed: ${verdict}`);

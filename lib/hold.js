@@ -31,7 +31,9 @@ function k6Running(script) {
   return pids.some((pid) => {
     try {
       const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      return /(^|\/)k6$/.test(argv[0]) && argv.includes('run') && argv.some((a) => a.endsWith(`/${script}`) || a === script);
+      return (
+        /(^|\/)k6$/.test(argv[0]) && argv.includes('run') && argv.some((a) => a.endsWith(`/${script}`) || a === script)
+      );
     } catch {
       return false;
     }
@@ -56,7 +58,15 @@ export function holderGone(h, now = Date.now()) {
 // Found taken: a holder that is gone is released (and said); a live one makes it
 // throw a HoldError, or with wait: true waits for it (a progress line every 15 s).
 export async function takeHold(toxiproxy, { kind, what = null, profile = null, wait = false }, { out, warn, trap }) {
-  const record = { kind, what, profile, pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), token: newToken() };
+  const record = {
+    kind,
+    what,
+    profile,
+    pid: process.pid,
+    host: hostname(),
+    startedAt: new Date().toISOString(),
+    token: newToken(),
+  };
   const t0 = Date.now();
   let said = 0;
   for (;;) {
@@ -73,7 +83,9 @@ export async function takeHold(toxiproxy, { kind, what = null, profile = null, w
     }
     if (!wait) throw new HoldError(refusal(h));
     if (Date.now() - said >= WAIT_SAY_EVERY_MS) {
-      out(`== waiting for the stack: in use by ${describeHolder(h)} (waited ${Math.round((Date.now() - t0) / 1000)} s)`);
+      out(
+        `== waiting for the stack: in use by ${describeHolder(h)} (waited ${Math.round((Date.now() - t0) / 1000)} s)`,
+      );
       said = Date.now();
     }
     await sleep(WAIT_POLL_MS, undefined, { signal: trap?.signal }).catch(() => {});

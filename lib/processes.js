@@ -13,7 +13,9 @@ export const STOP_GRACE_MS = 5000;
 // FIFO it opens read-write (lib/report/sample-stream.js) once nobody reads it.
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
 export function diesWithParent(file, args) {
-  return SETPRIV && process.platform === 'linux' ? [SETPRIV, ['--pdeathsig', 'KILL', '--', file, ...args]] : [file, args];
+  return SETPRIV && process.platform === 'linux'
+    ? [SETPRIV, ['--pdeathsig', 'KILL', '--', file, ...args]]
+    : [file, args];
 }
 
 // Starts `file args` with stdout+stderr appended to `logFile`. A detached process

@@ -27,7 +27,9 @@ function readUser(path) {
   try {
     return { text: readFileSync(abs, 'utf8'), path: abs };
   } catch (err) {
-    throw new ProfileError(`profile file ${path}: cannot read it (${err.code || err.message}): give the path of a JSON file with rttMs, jitterMs, downKbps, upKbps and source`);
+    throw new ProfileError(
+      `profile file ${path}: cannot read it (${err.code || err.message}): give the path of a JSON file with rttMs, jitterMs, downKbps, upKbps and source`,
+    );
   }
 }
 

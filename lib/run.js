@@ -16,7 +16,15 @@ import { deadLine, deadOf, readState } from './runstate.js';
 import { resolvePorts, StackError, startStack } from './stack.js';
 import { ensureTools } from './tools.js';
 import { Toxiproxy } from './toxiproxy.js';
-import { describePlan, envFlagsOf, inspectPlan, prepareRunResults, resultsRoot, resultsSaid, showPath } from './report/run-folder.js';
+import {
+  describePlan,
+  envFlagsOf,
+  inspectPlan,
+  prepareRunResults,
+  resultsRoot,
+  resultsSaid,
+  showPath,
+} from './report/run-folder.js';
 
 const THRESHOLDS_FAILED = 99;
 // After a forwarded Ctrl-C, k6 stops its VUs (gracefulStop, 30 s by default) and
@@ -31,14 +39,33 @@ async function attachStack({ runDir, out, trap }, start = {}) {
   if (state) {
     const dead = deadOf(state);
     if (dead.length) throw new StackError(`${deadLine(dead)}: \`npx k6pack up\` restarts what died`);
-    return { ports: state.ports, toxiproxy: new Toxiproxy(targetsFor(state.ports).TOXIPROXY_URL), stop: null, processes: state };
+    return {
+      ports: state.ports,
+      toxiproxy: new Toxiproxy(targetsFor(state.ports).TOXIPROXY_URL),
+      stop: null,
+      processes: state,
+    };
   }
   const ports = resolvePorts();
   const toxiproxy = new Toxiproxy(targetsFor(ports).TOXIPROXY_URL, { timeoutMs: 2000 });
   if (await toxiproxy.isReachable()) return { ports, toxiproxy: new Toxiproxy(toxiproxy.url), stop: null };
-  out(`the stack is not running: starting ${start.only ? start.only.join(' and ') : 'it'} for this run (stopped afterwards)`);
-  const stack = await startStack({ runDir: join(runDir, 'run'), detached: true, log: out, signal: trap.signal, ...start });
-  return { ports: stack.ports, toxiproxy: stack.toxiproxy, stop: stack.stop, pids: Object.values(stack.pids), processes: stack };
+  out(
+    `the stack is not running: starting ${start.only ? start.only.join(' and ') : 'it'} for this run (stopped afterwards)`,
+  );
+  const stack = await startStack({
+    runDir: join(runDir, 'run'),
+    detached: true,
+    log: out,
+    signal: trap.signal,
+    ...start,
+  });
+  return {
+    ports: stack.ports,
+    toxiproxy: stack.toxiproxy,
+    stop: stack.stop,
+    pids: Object.values(stack.pids),
+    processes: stack,
+  };
 }
 
 // The stack's processes (the run's own, or the ones `up` recorded) that are
@@ -51,7 +78,15 @@ const deadProcesses = (stack) => deadOf(stack.processes);
 async function runK6Forwarding(k6, args, trap, env = {}, onStart = () => {}) {
   // (setpriv execs k6 in place: the pid is k6's.)
   const [file, argv] = diesWithParent(k6, args);
-  const child = execa(file, argv, { env, stdin: 'ignore', stdout: 'inherit', stderr: 'inherit', detached: true, cleanup: false, reject: false });
+  const child = execa(file, argv, {
+    env,
+    stdin: 'ignore',
+    stdout: 'inherit',
+    stderr: 'inherit',
+    detached: true,
+    cleanup: false,
+    reject: false,
+  });
   if (child.pid) await onStart(child.pid);
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);
@@ -118,7 +153,26 @@ export async function withRunStack(fn, { runDir, out, warn, trap }, hold, start 
 // opts: { k6, root (the results root), load, workload, metrics, k6Args, samples, dashboard, hold,
 // env (more -e variables), endpointsGone() -> lines naming endpoints outside the stack
 // that stopped answering (the api scenario's: the team's own servers) }.
-export async function runProfiles(stack, scenario, script, profiles, { k6, root, load, workload, metrics, k6Args = [], samples = true, dashboard = false, hold, env: more = {}, endpointsGone }, { out, warn, trap }) {
+export async function runProfiles(
+  stack,
+  scenario,
+  script,
+  profiles,
+  {
+    k6,
+    root,
+    load,
+    workload,
+    metrics,
+    k6Args = [],
+    samples = true,
+    dashboard = false,
+    hold,
+    env: more = {},
+    endpointsGone,
+  },
+  { out, warn, trap },
+) {
   let code = 0;
   const runs = [];
   const targets = targetsFor(stack.ports);
@@ -127,7 +181,15 @@ export async function runProfiles(stack, scenario, script, profiles, { k6, root,
     const started = Date.now();
     const name = prof ? `profile ${prof.name}` : "the scenario's default profile";
     // The run's k6 proceeds under this command's hold (scenarios/lib/hold.js).
-    const env = { ...targets, PROFILE: prof?.spec, LOAD: load, WORKLOAD: workload, METRICS: metrics, K6PACK_HOLD: hold?.token, ...more };
+    const env = {
+      ...targets,
+      PROFILE: prof?.spec,
+      LOAD: load,
+      WORKLOAD: workload,
+      METRICS: metrics,
+      K6PACK_HOLD: hold?.token,
+      ...more,
+    };
     // k6 inspect first: a script or setting k6 refuses (a broken thresholds file, a
     // bad -e value) stops here, before the network is touched.
     const plan = await inspectPlan(k6, script, [...k6RunArgs(script, { env }).slice(1, -1), ...envFlagsOf(k6Args)]);
@@ -136,18 +198,39 @@ export async function runProfiles(stack, scenario, script, profiles, { k6, root,
       await stack.toxiproxy.applyToxics(prof.toxics);
       toxics = `: ${prof.toxics.map(describeToxic).join('; ') || 'no toxics'}`;
     }
-    out(`== ${scenario}, ${name}${load ? `, load ${load}` : ''}${workload ? `, ${workload} workload` : ''}${metrics ? `, metrics ${metrics}` : ''}${toxics}`);
-    const res = await prepareRunResults(script, prof?.name || plan?.profile, k6Args, { root, samples, dashboard, plan, warn });
+    out(
+      `== ${scenario}, ${name}${load ? `, load ${load}` : ''}${workload ? `, ${workload} workload` : ''}${metrics ? `, metrics ${metrics}` : ''}${toxics}`,
+    );
+    const res = await prepareRunResults(script, prof?.name || plan?.profile, k6Args, {
+      root,
+      samples,
+      dashboard,
+      plan,
+      warn,
+    });
     if (res.dir) out(`== results: ${showPath(res.dir)}/${plan?.steps ? ` (${describePlan(plan)})` : ''}`);
-    if (res.dashboardUrl) out(`== dashboard: ${res.dashboardUrl} while k6 runs; saved as ${showPath(join(res.dir, 'k6-dashboard.html'))}`);
+    if (res.dashboardUrl)
+      out(`== dashboard: ${res.dashboardUrl} while k6 runs; saved as ${showPath(join(res.dir, 'k6-dashboard.html'))}`);
     let c;
     try {
-      c = await runK6Forwarding(k6, k6RunArgs(script, { env: { ...env, ...res.env }, args: [...res.args, ...k6Args] }), trap, res.processEnv, (pid) => hold?.child(pid));
+      c = await runK6Forwarding(
+        k6,
+        k6RunArgs(script, { env: { ...env, ...res.env }, args: [...res.args, ...k6Args] }),
+        trap,
+        res.processEnv,
+        (pid) => hold?.child(pid),
+      );
     } finally {
       // The last of k6's samples, then histograms.json.gz (also when k6 could not start).
       await res.finish();
     }
-    runs.push({ scenario, profile: prof?.name || plan?.profile || null, dir: res.dir, exitCode: c, seconds: (Date.now() - started) / 1000 });
+    runs.push({
+      scenario,
+      profile: prof?.name || plan?.profile || null,
+      dir: res.dir,
+      exitCode: c,
+      seconds: (Date.now() - started) / 1000,
+    });
     // A server or toxiproxy that died (a crash, the OOM killer, a kill) made
     // this run's numbers meaningless: say which, with what its log says, and stop.
     const dead = deadProcesses(stack);
@@ -156,7 +239,8 @@ export async function runProfiles(stack, scenario, script, profiles, { k6, root,
     for (const line of gone) warn(`${line} (it stopped during the run: this run's numbers are not valid)`);
     out(`== ${scenario}, ${name}: k6 exited ${c}`);
     if (dead.length || gone.length) {
-      if (dead.length && !stack.stop) warn('the stack `up` started is not fully running: `npx k6pack up` restarts what died');
+      if (dead.length && !stack.stop)
+        warn('the stack `up` started is not fully running: `npx k6pack up` restarts what died');
       code = 1;
       break;
     }
@@ -174,8 +258,15 @@ export async function runProfiles(stack, scenario, script, profiles, { k6, root,
 // opts.results: the folder that holds the run folders; opts.samples: false
 // (--no-samples) keeps no raw samples; opts.dashboard: k6's web dashboard,
 // exported into the run folder.
-export async function runScenario(scenario, { profile, load, workload, metrics, k6Args = [], results, samples = true, dashboard = false, wait = false }, ctx) {
-  if (scenario === 'api') throw new UsageError('the api scenario runs your own API: give --graphql URL --operations FILE and/or --grpc ADDR --proto FILE --call pkg.Service/Method, or --api ./api.json (README "Your own API")');
+export async function runScenario(
+  scenario,
+  { profile, load, workload, metrics, k6Args = [], results, samples = true, dashboard = false, wait = false },
+  ctx,
+) {
+  if (scenario === 'api')
+    throw new UsageError(
+      'the api scenario runs your own API: give --graphql URL --operations FILE and/or --grpc ADDR --proto FILE --call pkg.Service/Method, or --api ./api.json (README "Your own API")',
+    );
   const script = resolveScenario(scenario);
   checkWorkload(workload);
   checkMetrics(metrics);
@@ -184,7 +275,15 @@ export async function runScenario(scenario, { profile, load, workload, metrics, 
   const root = resultsRoot(results);
   const hold = { kind: 'k6pack run', what: scenario, profile: profile ?? null, wait };
   const { code } = await withRunStack(
-    (stack, held) => runProfiles(stack, scenario, script, profiles, { k6, root, load, workload, metrics, k6Args, samples, dashboard, hold: held }, ctx),
+    (stack, held) =>
+      runProfiles(
+        stack,
+        scenario,
+        script,
+        profiles,
+        { k6, root, load, workload, metrics, k6Args, samples, dashboard, hold: held },
+        ctx,
+      ),
     ctx,
     hold,
   );
@@ -193,10 +292,14 @@ export async function runScenario(scenario, { profile, load, workload, metrics, 
 
 // --metrics, checked before anything starts.
 export function checkMetrics(metrics) {
-  if (metrics !== undefined && !METRICS_MODES.includes(metrics)) throw new UsageError(`--metrics ${metrics}: use full (every figure the summary reports, the default) or lean (op_duration and op_failed only, for the most load)`);
+  if (metrics !== undefined && !METRICS_MODES.includes(metrics))
+    throw new UsageError(
+      `--metrics ${metrics}: use full (every figure the summary reports, the default) or lean (op_duration and op_failed only, for the most load)`,
+    );
 }
 
 // --workload, checked before anything starts.
 export function checkWorkload(workload) {
-  if (workload !== undefined && !WORKLOADS.includes(workload)) throw new UsageError(`--workload ${workload}: use closed (VUs in a loop) or open (arrival rates)`);
+  if (workload !== undefined && !WORKLOADS.includes(workload))
+    throw new UsageError(`--workload ${workload}: use closed (VUs in a loop) or open (arrival rates)`);
 }

@@ -52,7 +52,8 @@ export function deadOf(state) {
 // One line naming what died and what its log says.
 export function deadLine(dead) {
   const parts = dead.map(
-    (d) => `the ${d.label} (pid ${d.pid}) is not running; ${d.said ? `its log${d.log ? ` (${show(d.log)})` : ''} ends: ${d.said}` : 'its log shows no error (was it killed from outside?)'}`,
+    (d) =>
+      `the ${d.label} (pid ${d.pid}) is not running; ${d.said ? `its log${d.log ? ` (${show(d.log)})` : ''} ends: ${d.said}` : 'its log shows no error (was it killed from outside?)'}`,
   );
   return parts.join('; ');
 }

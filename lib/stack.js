@@ -63,7 +63,8 @@ export function resolvePorts(overrides = {}, env = process.env) {
   }
   const byPort = new Map();
   for (const [name, port] of Object.entries(ports)) {
-    if (byPort.has(port)) throw new StackError(`${byPort.get(port)} and ${name} are both ${port}: give each its own port`);
+    if (byPort.has(port))
+      throw new StackError(`${byPort.get(port)} and ${name} are both ${port}: give each its own port`);
     byPort.set(port, name);
   }
   return ports;
@@ -83,9 +84,12 @@ export async function checkPortsFree(ports) {
   for (const [name, port] of Object.entries(ports)) {
     const problem = await portIsFree(port);
     if (problem === 'EADDRINUSE') {
-      throw new StackError(`port ${port} (${name}) is already in use: stop what holds it or set ${name} to a free port`);
+      throw new StackError(
+        `port ${port} (${name}) is already in use: stop what holds it or set ${name} to a free port`,
+      );
     }
-    if (problem === 'EACCES') throw new StackError(`no permission to listen on port ${port} (${name}): set ${name} to a port above 1023`);
+    if (problem === 'EACCES')
+      throw new StackError(`no permission to listen on port ${port} (${name}): set ${name} to a port above 1023`);
     if (problem) throw new StackError(`cannot listen on ${HOST}:${port} (${name}): ${problem}`);
   }
 }
@@ -159,7 +163,8 @@ export function services(ports, { toxiproxyBin } = {}) {
       // Its topic hub relays with the gRPC server's (servers/graphql/hub-relay.js).
       env: { HUB_PEER: `${HOST}:${ports.GRPC_PORT}` },
       ready: async () =>
-        (await httpOk(`http://${HOST}:${ports.GRAPHQL_PORT}/healthz`)) && httpOk(`https://${HOST}:${ports.GRAPHQL_TLS_PORT}/healthz`),
+        (await httpOk(`http://${HOST}:${ports.GRAPHQL_PORT}/healthz`)) &&
+        httpOk(`https://${HOST}:${ports.GRAPHQL_TLS_PORT}/healthz`),
     }),
     nodeServer(ports, {
       name: 'grpc',
@@ -227,7 +232,9 @@ export async function startStack({
   const ports = resolvePorts(overrides);
   const pick = (list) => list.filter((s) => !only || only.includes(s.name));
   // Ports first: a port in use is said at once, before any tool is built.
-  const needed = pick(services(ports)).flatMap((s) => s.ports).filter((v) => reference || !v.startsWith('PROXY_'));
+  const needed = pick(services(ports))
+    .flatMap((s) => s.ports)
+    .filter((v) => reference || !v.startsWith('PROXY_'));
   await checkPortsFree(Object.fromEntries(needed.map((v) => [v, ports[v]])));
   const { toxiproxy: toxiproxyBin } = ensureTools({ log });
   const wanted = pick(services(ports, { toxiproxyBin }));
@@ -273,8 +280,13 @@ export async function populate(toxiproxy, ports) {
   try {
     return await toxiproxy.populate(proxiesFor(ports));
   } catch (err) {
-    const taken = Object.entries(ports).find(([name, port]) => name.startsWith('PROXY_') && err.message.includes(`:${port}`));
-    if (taken) throw new StackError(`port ${taken[1]} (${taken[0]}) is already in use: stop what holds it or set ${taken[0]} to a free port`);
+    const taken = Object.entries(ports).find(
+      ([name, port]) => name.startsWith('PROXY_') && err.message.includes(`:${port}`),
+    );
+    if (taken)
+      throw new StackError(
+        `port ${taken[1]} (${taken[0]}) is already in use: stop what holds it or set ${taken[0]} to a free port`,
+      );
     throw err;
   }
 }

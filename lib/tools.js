@@ -4,7 +4,17 @@
 // Both build from the Go module proxy into .tools/bin/, which git ignores.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { K6_VERSION, TOXIPROXY_VERSION } from '../common/defaults.js';
@@ -51,11 +61,20 @@ export function go(args, opts = {}) {
 // The files a toxiproxy build is made of: tools/toxiproxy's Go files, go.mod,
 // go.sum, and the patches (in the order they apply).
 function toxiproxySources() {
-  const src = readdirSync(TOXIPROXY_SRC).filter((f) => /\.(go|mod|sum)$/.test(f)).sort().map((f) => join(TOXIPROXY_SRC, f));
+  const src = readdirSync(TOXIPROXY_SRC)
+    .filter((f) => /\.(go|mod|sum)$/.test(f))
+    .sort()
+    .map((f) => join(TOXIPROXY_SRC, f));
   return { src, patches: patchesIn(TOXIPROXY_PATCHES) };
 }
 
-const patchesIn = (dir) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.patch')).sort().map((f) => join(dir, f)) : []);
+const patchesIn = (dir) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.patch'))
+        .sort()
+        .map((f) => join(dir, f))
+    : [];
 
 // Source fingerprint of the toxiproxy build, so an edited toxic or patch triggers a rebuild.
 function toxiproxySourceHash() {
@@ -67,7 +86,9 @@ function toxiproxySourceHash() {
 
 function requireGit() {
   if (!versionOf('git', ['--version'])) {
-    throw new ToolError("git is needed to apply tools/toxiproxy/patches to toxiproxy's source: install git (e.g. 'apt-get install git') and run 'npx k6pack tools' again.");
+    throw new ToolError(
+      "git is needed to apply tools/toxiproxy/patches to toxiproxy's source: install git (e.g. 'apt-get install git') and run 'npx k6pack tools' again.",
+    );
   }
 }
 
@@ -80,12 +101,20 @@ function applyPatch(patch, moduleDir, buildDir) {
   delete env.GIT_DIR;
   delete env.GIT_WORK_TREE;
   const run = (args) =>
-    execFileSync('git', ['apply', '--whitespace=nowarn', ...args, patch], { cwd: moduleDir, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    execFileSync('git', ['apply', '--whitespace=nowarn', ...args, patch], {
+      cwd: moduleDir,
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   try {
     run(['--check']);
     run([]);
   } catch (err) {
-    const why = String(err.stderr || err.message).trim().split('\n').join('; ');
+    const why = String(err.stderr || err.message)
+      .trim()
+      .split('\n')
+      .join('; ');
     const shown = patch.startsWith(ROOT + sep) ? relative(ROOT, patch) : patch;
     throw new ToolError(`${shown} does not apply to toxiproxy ${TOXIPROXY_VERSION}: ${why}`);
   }
@@ -145,10 +174,14 @@ export function installTools({ log = console.log } = {}) {
   mkdirSync(TOOLS_BIN, { recursive: true });
   let k6 = findK6();
   if (k6) {
-    log(k6 === K6_LOCAL ? `k6 ${K6_VERSION}: ${k6}` : `k6 ${K6_VERSION} on PATH: ${k6} (used as it is; no k6 is built)`);
+    log(
+      k6 === K6_LOCAL ? `k6 ${K6_VERSION}: ${k6}` : `k6 ${K6_VERSION} on PATH: ${k6} (used as it is; no k6 is built)`,
+    );
   } else {
     requireGo();
-    log(`no k6 ${K6_VERSION} on PATH: building the stock k6 ${K6_VERSION} (AGPL-3.0, github.com/grafana/k6) from the Go module proxy into .tools/bin (about 2 minutes on a cold cache)...`);
+    log(
+      `no k6 ${K6_VERSION} on PATH: building the stock k6 ${K6_VERSION} (AGPL-3.0, github.com/grafana/k6) from the Go module proxy into .tools/bin (about 2 minutes on a cold cache)...`,
+    );
     go(['install', `go.k6.io/k6@${K6_VERSION}`], { env: { GOBIN: TOOLS_BIN, CGO_ENABLED: '0' } });
     if (!k6Matches(K6_LOCAL)) throw new ToolError(`built ${K6_LOCAL} but it does not report k6 ${K6_VERSION}`);
     k6 = K6_LOCAL;
@@ -159,13 +192,27 @@ export function installTools({ log = console.log } = {}) {
     log(`toxiproxy-server ${TOXIPROXY_VERSION} (+link and handshake toxics, patched): ${toxiproxy}`);
   } else {
     requireGo();
-    log(`building toxiproxy-server ${TOXIPROXY_VERSION} (MIT, github.com/Shopify/toxiproxy) with the pack's link and handshake toxics and patches (tools/toxiproxy) from the Go module proxy into .tools/bin...`);
+    log(
+      `building toxiproxy-server ${TOXIPROXY_VERSION} (MIT, github.com/Shopify/toxiproxy) with the pack's link and handshake toxics and patches (tools/toxiproxy) from the Go module proxy into .tools/bin...`,
+    );
     const dir = prepareToxiproxyBuild();
     try {
-      go(['build', '-mod=vendor', '-trimpath', '-ldflags', `-X github.com/Shopify/toxiproxy/v2.Version=${TOXIPROXY_VERSION}`, '-o', TOXIPROXY_LOCAL, '.'], {
-        cwd: dir,
-        env: { CGO_ENABLED: '0' },
-      });
+      go(
+        [
+          'build',
+          '-mod=vendor',
+          '-trimpath',
+          '-ldflags',
+          `-X github.com/Shopify/toxiproxy/v2.Version=${TOXIPROXY_VERSION}`,
+          '-o',
+          TOXIPROXY_LOCAL,
+          '.',
+        ],
+        {
+          cwd: dir,
+          env: { CGO_ENABLED: '0' },
+        },
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

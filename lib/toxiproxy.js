@@ -37,7 +37,9 @@ export class Toxiproxy {
       } catch {
         // not JSON: keep the raw text
       }
-      throw Object.assign(new ToxiproxyError(`Toxiproxy ${method} ${path} failed: ${res.status} ${detail}`), { status: res.status });
+      throw Object.assign(new ToxiproxyError(`Toxiproxy ${method} ${path} failed: ${res.status} ${detail}`), {
+        status: res.status,
+      });
     }
     if (!text) return null;
     try {

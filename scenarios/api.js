@@ -36,7 +36,9 @@ function readPlan() {
   try {
     text = open(file);
   } catch (err) {
-    throw configError(`API plan ${__ENV.API}: cannot read it (${String(err.message || err).split('\n')[0]}): give the file \`npx k6pack up --api …\` wrote`);
+    throw configError(
+      `API plan ${__ENV.API}: cannot read it (${String(err.message || err).split('\n')[0]}): give the file \`npx k6pack up --api …\` wrote`,
+    );
   }
   return parseApiPlan(text, file, __ENV);
 }
@@ -58,7 +60,13 @@ function notes() {
   return [
     `server time measured before the run (lan, 1 VU, ${(API.measured && API.measured.calls) || '?'} calls each): ${h.serverTime.map((t) => `${t.op} ${formatMs(t.ms)} (${t.from})`).join(', ')}`,
     // Lanes not run, grouped by reason.
-    ...[...new Set(h.skipped.map((sk) => sk.reason))].map((reason) => `not run: ${h.skipped.filter((sk) => sk.reason === reason).map((sk) => sk.lane).join(', ')}: ${reason}`),
+    ...[...new Set(h.skipped.map((sk) => sk.reason))].map(
+      (reason) =>
+        `not run: ${h.skipped
+          .filter((sk) => sk.reason === reason)
+          .map((sk) => sk.lane)
+          .join(', ')}: ${reason}`,
+    ),
   ];
 }
 
@@ -66,7 +74,10 @@ const s = defineScenario(decl, { notes });
 export const { options, setup, teardown, handleSummary } = s;
 
 // ---- GraphQL: the operations take turns, the same on every lane ----
-const OPS = API && API.graphql ? API.graphql.operations.map((o) => ({ query: o.query, variables: o.variables, tags: { op: o.name } })) : [];
+const OPS =
+  API && API.graphql
+    ? API.graphql.operations.map((o) => ({ query: o.query, variables: o.variables, tags: { op: o.name } }))
+    : [];
 const GRAPHQL_URL = API && API.graphql ? API.graphql.url : null;
 const WS_URL = API && API.graphql ? API.graphql.wsUrl : null;
 

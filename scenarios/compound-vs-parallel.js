@@ -41,7 +41,16 @@ import exec from 'k6/execution';
 import { formatGenerate } from '../common/generation.js';
 import declare, { BLURBS, STUDY, STUDY_PUBLISHED, generationMs } from './plans/compound-vs-parallel.js';
 import { graphqlHttp, graphqlParallel, graphqlPreload } from './lib/http.js';
-import { ATOMIC_BOOK_QUERY, PAGE_LINKS_PRELOAD, PAGE_LINKS_QUERY, PAGE_QUERY, bookId, validateAtomicBook, validatePage, validatePageLinks } from './lib/queries.js';
+import {
+  ATOMIC_BOOK_QUERY,
+  PAGE_LINKS_PRELOAD,
+  PAGE_LINKS_QUERY,
+  PAGE_QUERY,
+  bookId,
+  validateAtomicBook,
+  validatePage,
+  validatePageLinks,
+} from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';
 import { p50Of } from './lib/summary.js';
 
@@ -69,7 +78,8 @@ const atomicGeneration = (i) => ({ delay: STUDY.delay, hits: i < STUDY.hits ? 1 
 // Wraps a validator with the x-cache check of the response cache.
 const withCache = (cache, validate) => (data, res, i) => {
   const got = res.headers['X-Cache'];
-  if (X_CACHE[cache] && !X_CACHE[cache].includes(got)) return `x-cache is ${got}, expected ${X_CACHE[cache].join(' or ')}`;
+  if (X_CACHE[cache] && !X_CACHE[cache].includes(got))
+    return `x-cache is ${got}, expected ${X_CACHE[cache].join(' or ')}`;
   return validate(data, res, i);
 };
 
@@ -101,7 +111,13 @@ async function atomicOp(transport, size, cache, etags) {
   const requests = [];
   for (let i = 0; i < pageSizeOf(size); i++) {
     const headers = etags ? { 'If-None-Match': etags[i] } : headersOf(size, cache, atomicGeneration(i));
-    requests.push({ method: 'GET', tls: transport === 'http2', query: ATOMIC_BOOK_QUERY, variables: { id: bookId(offset + i + 1), blurb }, headers });
+    requests.push({
+      method: 'GET',
+      tls: transport === 'http2',
+      query: ATOMIC_BOOK_QUERY,
+      variables: { id: bookId(offset + i + 1), blurb },
+      headers,
+    });
   }
   const r = await graphqlParallel(requests, {
     transport,
@@ -184,10 +200,21 @@ function lossNotes(data) {
     return m && m.values.count ? m.values[name] : null;
   };
   const ms = (v) => (v === null ? '-' : `${v.toFixed(0)}`);
-  const lines = ['', `under ${s.profile.name}, atomic documents, warm, cache off, p50 / p95 ms (model p95 loss stall): one HTTP/2 connection holds every answer behind a lost segment (head-of-line blocking); six HTTP/1.1 connections hold only their own:`];
+  const lines = [
+    '',
+    `under ${s.profile.name}, atomic documents, warm, cache off, p50 / p95 ms (model p95 loss stall): one HTTP/2 connection holds every answer behind a lost segment (head-of-line blocking); six HTTP/1.1 connections hold only their own:`,
+  ];
   for (const size of SIZES) {
     const parts = ['atomic_h2', 'atomic_h1', 'compound_h2'].map((lane) => {
-      const g = s.gates.find((x) => x.which === 'op' && x.lane === lane && x.step === `c${s.plan.steps[0]}` && x.dims.size === size && x.dims.cache === 'off' && x.dims.conn === 'warm');
+      const g = s.gates.find(
+        (x) =>
+          x.which === 'op' &&
+          x.lane === lane &&
+          x.step === `c${s.plan.steps[0]}` &&
+          x.dims.size === size &&
+          x.dims.cache === 'off' &&
+          x.dims.conn === 'warm',
+      );
       if (!g) return null;
       return `${lane} ${ms(stat(g.key, 'med'))} / ${ms(stat(g.key, 'p(95)'))} (${ms(g.expected.p95.tailMs || 0)})`;
     });
@@ -201,7 +228,9 @@ function lossNotes(data) {
 // it becomes with the study's transfer, and Vulcain's extra round trip.
 // A row's p50 under the model (its gate carries it).
 const modelP50 = (scenario) => {
-  const g = s.gates.find((x) => x.metric === 'op_duration' && x.key === `op_duration{scenario:${scenario},size:study,${WARM_OFF}}`);
+  const g = s.gates.find(
+    (x) => x.metric === 'op_duration' && x.key === `op_duration{scenario:${scenario},size:study,${WARM_OFF}}`,
+  );
   return g ? g.expected.p50.ms : null;
 };
 const STUDY_LANES = ['compound_serial_h2', 'compound_h2', 'atomic_h2', 'atomic_h1', 'vulcain_h2', 'compound_h1'];
@@ -230,15 +259,22 @@ function studyNotes(data) {
     };
     const names = STUDY_LANES.filter((l) => s.plan.scenarios[`${l}_${step}`]);
     const named = (list) => list.join('; ');
-    lines.push(`  ${step} p50 ms = generation asked for + the rest (transfer, round trips, k6): ${named(names.map((l) => `${l.replace(/_/g, ' ')} ${fmt(p50(l))} = ${generationMs(l, 'study')} + ${fmt(p50(l) - generationMs(l, 'study'))}`))}`);
-    lines.push(`  ${step} the server's time, ms (Server-Timing total; the atomic documents' slowest, p95): ${named(names.filter((l) => l !== 'atomic_h1').map((l) => `${l.replace(/_/g, ' ')} ${fmt(server(l))}`))}`);
+    lines.push(
+      `  ${step} p50 ms = generation asked for + the rest (transfer, round trips, k6): ${named(names.map((l) => `${l.replace(/_/g, ' ')} ${fmt(p50(l))} = ${generationMs(l, 'study')} + ${fmt(p50(l) - generationMs(l, 'study'))}`))}`,
+    );
+    lines.push(
+      `  ${step} the server's time, ms (Server-Timing total; the atomic documents' slowest, p95): ${named(names.filter((l) => l !== 'atomic_h1').map((l) => `${l.replace(/_/g, ' ')} ${fmt(server(l))}`))}`,
+    );
     const [cs, cp, a2, v] = ['compound_serial_h2', 'compound_h2', 'atomic_h2', 'vulcain_h2'].map(p50);
     if (cs !== null && a2) {
-      const withStudyTransfer = (server('compound_serial_h2') + transfer.compound) / (server('atomic_h2') + transfer.push);
+      const withStudyTransfer =
+        (server('compound_serial_h2') + transfer.compound) / (server('atomic_h2') + transfer.push);
       lines.push(
         `  ${step}: compound serial / atomic h2 = ${ratio(cs, a2)} (published ${published.toFixed(2)}); with the study's ${Math.round(transfer.push)} ms of transfer in place of this link's: (${fmt(server('compound_serial_h2'))} + ${transfer.compound.toFixed(2)}) / (${fmt(server('atomic_h2'))} + ${transfer.push.toFixed(2)}) = ${withStudyTransfer.toFixed(2)}`,
       );
-      lines.push(`  ${step}: compound parallel / atomic h2 = ${ratio(cp, a2)}; serial - parallel = ${fmt(cs - cp)} ms (the sleeps one after another instead of at once: (nb - hits - 1) x delay = ${(nb - hits - 1) * delay} ms)`);
+      lines.push(
+        `  ${step}: compound parallel / atomic h2 = ${ratio(cp, a2)}; serial - parallel = ${fmt(cs - cp)} ms (the sleeps one after another instead of at once: (nb - hits - 1) x delay = ${(nb - hits - 1) * delay} ms)`,
+      );
     }
     if (v !== null && a2 !== null && cp !== null) {
       const extra = modelP50(`vulcain_h2_${step}`) - modelP50(`atomic_h2_${step}`);

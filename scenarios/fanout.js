@@ -47,7 +47,14 @@ import { calibrate } from './lib/clock.js';
 import { Channel, newClient, SERVICE } from './lib/grpc.js';
 import { graphqlUrl, judge, opMs } from './lib/http.js';
 import { remainingMs } from './lib/load.js';
-import { deliveryDuplicates, deliveryLatency, deliveryMissed, deliverySpread, reconnects, recordOp } from './lib/metrics.js';
+import {
+  deliveryDuplicates,
+  deliveryLatency,
+  deliveryMissed,
+  deliverySpread,
+  reconnects,
+  recordOp,
+} from './lib/metrics.js';
 import { fatal } from './lib/network.js';
 import { PUBLISH_MUTATION, TOPIC_POLL, TOPIC_STATE, TOPIC_SUBSCRIPTION } from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';
@@ -78,7 +85,11 @@ const pubChannel = new Channel(newClient());
 // ---- set-up: a run id (a topic per step and run) and each server's clock ----
 
 function graphqlPost(query, variables, { name, timeoutMs = 5000 } = {}) {
-  return http.post(graphqlUrl(false), JSON.stringify({ query, variables }), { headers: JSON_HEADERS, tags: { name }, timeout: `${timeoutMs}ms` });
+  return http.post(graphqlUrl(false), JSON.stringify({ query, variables }), {
+    headers: JSON_HEADERS,
+    tags: { name },
+    timeout: `${timeoutMs}ms`,
+  });
 }
 
 function setupFanout() {
@@ -87,7 +98,10 @@ function setupFanout() {
     const res = graphqlPost(TOPIC_STATE, { topic: 'fanout.clock' }, { name: 'clock' });
     const t1 = Date.now();
     const now = res.status === 200 ? res.json('data.topic.now') : null;
-    if (typeof now !== 'number') fatal(`the GraphQL server has no topic hub (Query.topic answered ${res.status}: ${String(res.body).slice(0, 160)}): restart the stack with \`npx k6pack down && npx k6pack up\``);
+    if (typeof now !== 'number')
+      fatal(
+        `the GraphQL server has no topic hub (Query.topic answered ${res.status}: ${String(res.body).slice(0, 160)}): restart the stack with \`npx k6pack down && npx k6pack up\``,
+      );
     return { t0, t1, serverMs: now };
   });
   const grpcClock = calibrate(() => {
@@ -95,11 +109,16 @@ function setupFanout() {
     const t0 = Date.now();
     const res = pubChannel.client.invoke(`${SERVICE}/TopicInfo`, { topic: 'fanout.clock' }, { timeout: '5s' });
     const t1 = Date.now();
-    if (res.status !== grpc.StatusOK) fatal(`the gRPC server has no topic hub (TopicInfo: status ${res.status}${res.error ? `, ${res.error.message}` : ''}): restart the stack with \`npx k6pack down && npx k6pack up\``);
+    if (res.status !== grpc.StatusOK)
+      fatal(
+        `the gRPC server has no topic hub (TopicInfo: status ${res.status}${res.error ? `, ${res.error.message}` : ''}): restart the stack with \`npx k6pack down && npx k6pack up\``,
+      );
     return { t0, t1, serverMs: res.message.now };
   });
   pubChannel.close();
-  console.log(`fanout clocks, k6 - server: graphql ${graphql.offsetMs.toFixed(1)} ms (shortest round trip ${graphql.rttMs} ms), grpc ${grpcClock.offsetMs.toFixed(1)} ms (${grpcClock.rttMs} ms)`);
+  console.log(
+    `fanout clocks, k6 - server: graphql ${graphql.offsetMs.toFixed(1)} ms (shortest round trip ${graphql.rttMs} ms), grpc ${grpcClock.offsetMs.toFixed(1)} ms (${grpcClock.rttMs} ms)`,
+  );
   // Topics are fanout.<run id>.<k6 scenario>: a fresh one per step and run (FANOUT_RUN_ID names the run).
   const runId = __ENV.FANOUT_RUN_ID || `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
   if (!/^[A-Za-z0-9_-]{1,40}$/.test(runId)) fatal(`FANOUT_RUN_ID=${runId}: use 1 to 40 letters, digits, _ or -`);
@@ -179,7 +198,12 @@ async function runStep(data, laneName, kind) {
     deliveryDuplicates.add(duplicates);
     if (kind.session) {
       const ok = sub.subscribed && sub.breaks === 0;
-      recordOp({ ok, tags: SUBSCRIBE_TAGS, checks: { 'subscription held for the step': ok }, reason: sub.error || 'never subscribed' });
+      recordOp({
+        ok,
+        tags: SUBSCRIBE_TAGS,
+        checks: { 'subscription held for the step': ok },
+        reason: sub.error || 'never subscribed',
+      });
     }
   }
   for (const ms of step.spread.spreads()) deliverySpread.add(ms);
@@ -196,13 +220,22 @@ async function hubState(step, server) {
   if (server === 'grpc') {
     try {
       if (!subChannel.connected) subChannel.connect();
-      const res = await subChannel.client.asyncInvoke(`${SERVICE}/TopicInfo`, { topic: step.topic }, { timeout: `${left}ms` });
+      const res = await subChannel.client.asyncInvoke(
+        `${SERVICE}/TopicInfo`,
+        { topic: step.topic },
+        { timeout: `${left}ms` },
+      );
       return res.status === grpc.StatusOK ? res.message : null;
     } catch {
       return null;
     }
   }
-  const res = await http.asyncRequest('POST', graphqlUrl(false), JSON.stringify({ query: TOPIC_STATE, variables: { topic: step.topic } }), { headers: JSON_HEADERS, tags: { name: 'topic' }, timeout: `${left}ms` });
+  const res = await http.asyncRequest(
+    'POST',
+    graphqlUrl(false),
+    JSON.stringify({ query: TOPIC_STATE, variables: { topic: step.topic } }),
+    { headers: JSON_HEADERS, tags: { name: 'topic' }, timeout: `${left}ms` },
+  );
   const v = judge(res, { transport: 'http-keepalive' });
   return v.ok && v.data && v.data.topic ? v.data.topic : null;
 }
@@ -214,17 +247,29 @@ async function publishOnce(step, via) {
     let res = null;
     let reason = null;
     try {
-      res = await pubChannel.client.asyncInvoke(`${SERVICE}/Publish`, { topic: step.topic, payload: PAYLOAD }, { timeout });
+      res = await pubChannel.client.asyncInvoke(
+        `${SERVICE}/Publish`,
+        { topic: step.topic, payload: PAYLOAD },
+        { timeout },
+      );
     } catch (err) {
       reason = String(err.message || err);
     }
     const ok = Boolean(res) && res.status === grpc.StatusOK;
     if (res && !ok) reason = `status ${res.status}: ${res.error ? res.error.message : ''}`;
-    recordOp({ ok, ms: Date.now() - t0, tags: PUBLISH_TAGS, checks: { 'published': ok }, reason });
+    recordOp({ ok, ms: Date.now() - t0, tags: PUBLISH_TAGS, checks: { published: ok }, reason });
     return;
   }
-  const res = await http.asyncRequest('POST', graphqlUrl(false), JSON.stringify({ query: PUBLISH_MUTATION, variables: { topic: step.topic, payload: PAYLOAD } }), { headers: JSON_HEADERS, tags: { name: 'publish' }, timeout });
-  const v = judge(res, { transport: 'http-keepalive', validate: (d) => (d && d.publish && d.publish.seq >= 1 ? null : 'no publish answer') });
+  const res = await http.asyncRequest(
+    'POST',
+    graphqlUrl(false),
+    JSON.stringify({ query: PUBLISH_MUTATION, variables: { topic: step.topic, payload: PAYLOAD } }),
+    { headers: JSON_HEADERS, tags: { name: 'publish' }, timeout },
+  );
+  const v = judge(res, {
+    transport: 'http-keepalive',
+    validate: (d) => (d && d.publish && d.publish.seq >= 1 ? null : 'no publish answer'),
+  });
   recordOp({ ok: v.ok, ms: opMs(res), tags: PUBLISH_TAGS, checks: v.checks, reason: v.reason });
 }
 
@@ -310,7 +355,9 @@ const wsKind = (tls) => ({
     return sub;
   },
   async close(step, subs) {
-    await Promise.all(subs.map((sub) => (sub.ws ? sub.ws.close({ timeoutMs: Math.max(0, step.stepEnd - Date.now()) }) : null)));
+    await Promise.all(
+      subs.map((sub) => (sub.ws ? sub.ws.close({ timeoutMs: Math.max(0, step.stepEnd - Date.now()) }) : null)),
+    );
     await Promise.all(subs.map((sub) => sub.done));
   },
 });
@@ -332,7 +379,9 @@ const grpcKind = {
       let stream;
       try {
         if (!subChannel.connected) subChannel.connect();
-        stream = new grpc.Stream(subChannel.client, `${SERVICE}/Subscribe`, { timeout: `${Math.max(1, step.stepEnd - Date.now())}ms` });
+        stream = new grpc.Stream(subChannel.client, `${SERVICE}/Subscribe`, {
+          timeout: `${Math.max(1, step.stepEnd - Date.now())}ms`,
+        });
       } catch (err) {
         return ended(`subscribe: ${err.message || err}`);
       }
@@ -377,10 +426,17 @@ const pollKind = {
     sub.done = (async () => {
       for (let i = 0; i < 100000 && !step.stopped; i++) {
         const body = JSON.stringify({ query: TOPIC_POLL, variables: { topic: step.topic, after: sub.tally.lastSeq } });
-        const res = await http.asyncRequest('POST', graphqlUrl(false), body, { headers: JSON_HEADERS, tags: { name: 'poll' }, timeout: `${Math.max(1, step.stepEnd - Date.now())}ms` });
+        const res = await http.asyncRequest('POST', graphqlUrl(false), body, {
+          headers: JSON_HEADERS,
+          tags: { name: 'poll' },
+          timeout: `${Math.max(1, step.stepEnd - Date.now())}ms`,
+        });
         const at = Date.now();
         if (step.stopped) break;
-        const v = judge(res, { transport: 'http-keepalive', validate: (d) => (d && d.topic && Array.isArray(d.topic.events) ? null : 'no topic events') });
+        const v = judge(res, {
+          transport: 'http-keepalive',
+          validate: (d) => (d && d.topic && Array.isArray(d.topic.events) ? null : 'no topic events'),
+        });
         recordOp({ ok: v.ok, ms: opMs(res), tags: POLL_TAGS, checks: v.checks, reason: v.reason });
         if (v.ok) for (const e of v.data.topic.events) receive(step, sub.tally, e, at);
         else sub.breaks += 1;
@@ -409,5 +465,8 @@ export function httpPoll(data) {
 
 // Under the table: what the publisher wrote.
 function notes() {
-  return ['', `fanout: ${RATE} events/s of ${SIZE} B per step, published ${PUBLISH_VIA === 'own' ? "through each lane's own server" : `over ${PUBLISH_VIA}`}; polling every ${POLL_MS} ms; up to ${PER_VU} subscribers per VU`];
+  return [
+    '',
+    `fanout: ${RATE} events/s of ${SIZE} B per step, published ${PUBLISH_VIA === 'own' ? "through each lane's own server" : `over ${PUBLISH_VIA}`}; polling every ${POLL_MS} ms; up to ${PER_VU} subscribers per VU`,
+  ];
 }

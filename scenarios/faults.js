@@ -42,7 +42,12 @@ const operation = (i) => bookOperation(exec.vu.idInTest, i);
 
 function httpLane(transport, tls) {
   for (let i = 0; i < CONN_OPS; i++) {
-    const r = graphqlHttp({ transport, tls, timeout: `${TIMEOUT_MS}ms`, ...operation(exec.vu.iterationInScenario * CONN_OPS + i) });
+    const r = graphqlHttp({
+      transport,
+      tls,
+      timeout: `${TIMEOUT_MS}ms`,
+      ...operation(exec.vu.iterationInScenario * CONN_OPS + i),
+    });
     trackRecovery(transport, r.ok);
   }
 }
@@ -58,7 +63,8 @@ export function ws() {
     maxOps: CONN_OPS,
     maxReconnects: CONN_OPS,
     timeoutMs: TIMEOUT_MS,
-    op: (socket, i) => socket.execute({ ...operation(exec.vu.iterationInScenario * CONN_OPS + i), timeoutMs: TIMEOUT_MS }),
+    op: (socket, i) =>
+      socket.execute({ ...operation(exec.vu.iterationInScenario * CONN_OPS + i), timeoutMs: TIMEOUT_MS }),
   });
 }
 
@@ -67,7 +73,11 @@ const channel = new Channel(newClient());
 export function grpc() {
   for (let i = 0; i < CONN_OPS; i++) {
     const id = bookId(1 + ((exec.vu.idInTest * 7919 + exec.vu.iterationInScenario * CONN_OPS + i) % 1000));
-    const r = channel.call('GetBook', { id }, { validate: (b) => (b && b.id === id ? null : `GetBook answered ${b && b.id}`), timeout: `${TIMEOUT_MS}ms` });
+    const r = channel.call(
+      'GetBook',
+      { id },
+      { validate: (b) => (b && b.id === id ? null : `GetBook answered ${b && b.id}`), timeout: `${TIMEOUT_MS}ms` },
+    );
     trackRecovery('grpc', r.ok);
   }
   channel.close();

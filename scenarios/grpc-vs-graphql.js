@@ -71,7 +71,14 @@ function graphqlCalls(lane, transport) {
   let ran = 0;
   for (const [payload, size] of PAYLOADS) {
     if (!fits(lane, { payload, conn: transport === 'http-fresh' || !httpWarm ? 'cold' : 'warm' })) continue;
-    const r = graphqlHttp({ transport, tls: TLS, query: PAYLOAD_QUERY, variables: { size }, validate: validatePayload(size), tags: { payload } });
+    const r = graphqlHttp({
+      transport,
+      tls: TLS,
+      query: PAYLOAD_QUERY,
+      variables: { size },
+      validate: validatePayload(size),
+      tags: { payload },
+    });
     httpWarm = r.ok;
     ran++;
   }
@@ -102,7 +109,13 @@ async function bidiRound(stream, lane) {
     const b = stream.get();
     const { message, at, error } = await b.send({ size });
     const problem = error || validateGrpcPayload(size)(message);
-    recordOp({ ok: !problem, ms: at - t0, tags: tagsOf(payload, conn), checks: { 'stream answered': !error, 'right shape and count': !problem }, reason: problem });
+    recordOp({
+      ok: !problem,
+      ms: at - t0,
+      tags: tagsOf(payload, conn),
+      checks: { 'stream answered': !error, 'right shape and count': !problem },
+      reason: problem,
+    });
     ran++;
     if (error) {
       bidiChannel.reset();
@@ -120,7 +133,10 @@ export async function grpcBidi() {
   // The stream is opened with the first message (and the channel, if it is not).
   let b = null;
   const stream = {
-    get: () => (b && !b.ended ? b : (b = new BidiStream(bidiChannel, 'PayloadStream', { timeout: `${Math.max(1000, remainingMs() + 5000)}ms` }))),
+    get: () =>
+      b && !b.ended
+        ? b
+        : (b = new BidiStream(bidiChannel, 'PayloadStream', { timeout: `${Math.max(1000, remainingMs() + 5000)}ms` })),
   };
   for (let round = 0; round < (open ? 1 : 100000); round++) {
     if (!(await bidiRound(stream, 'grpc_bidi'))) break;
@@ -133,7 +149,13 @@ export async function grpcBidi() {
 // grpc-client-stream: one UploadBooks call per message size, each book a message.
 function booksFor(count) {
   const books = [];
-  for (let i = 1; i <= count; i++) books.push({ id: `book-${i}`, name: `Upload ${i}`, pageCount: 100 + (i % 900), author: { id: `author-${1 + (i % 1000)}`, firstName: 'Ada', lastName: 'Lovelace' } });
+  for (let i = 1; i <= count; i++)
+    books.push({
+      id: `book-${i}`,
+      name: `Upload ${i}`,
+      pageCount: 100 + (i % 900),
+      author: { id: `author-${1 + (i % 1000)}`, firstName: 'Ada', lastName: 'Lovelace' },
+    });
   return books;
 }
 const UPLOAD_BOOKS = Object.fromEntries(Object.entries(UPLOADS).map(([payload, count]) => [payload, booksFor(count)]));
@@ -146,8 +168,18 @@ export async function grpcClientStream() {
     const books = UPLOAD_BOOKS[payload];
     const t0 = Date.now();
     const { message, at, error } = await clientStream(uploadChannel, 'UploadBooks', books);
-    const problem = error || (message && message.count === books.length && message.lastId === books[books.length - 1].id ? null : `expected a summary of ${books.length} books, got ${JSON.stringify(message).slice(0, 120)}`);
-    recordOp({ ok: !problem, ms: at - t0, tags: tagsOf(payload, conn), checks: { 'upload answered': !error, 'right shape and count': !problem }, reason: problem });
+    const problem =
+      error ||
+      (message && message.count === books.length && message.lastId === books[books.length - 1].id
+        ? null
+        : `expected a summary of ${books.length} books, got ${JSON.stringify(message).slice(0, 120)}`);
+    recordOp({
+      ok: !problem,
+      ms: at - t0,
+      tags: tagsOf(payload, conn),
+      checks: { 'upload answered': !error, 'right shape and count': !problem },
+      reason: problem,
+    });
     if (error) uploadChannel.reset();
     ran++;
   }
@@ -165,7 +197,8 @@ function slowStartNotes(data) {
   if (!fresh.length) return [];
   const term = (g) => (g.expected.p50.terms.find((t) => t.name === 'window') || { ms: 0 }).ms;
   const p50 = (g) => p50Of(data, g.key);
-  const show = (g) => `${g.lane} ${p50(g) === null ? '-' : `${p50(g).toFixed(0)} ms`} (model ${g.expected.p50.ms.toFixed(0)})`;
+  const show = (g) =>
+    `${g.lane} ${p50(g) === null ? '-' : `${p50(g).toFixed(0)} ms`} (model ${g.expected.p50.ms.toFixed(0)})`;
   return [
     '',
     `big message (${BIG} B), p50 at ${first}: on a new connection, TCP's slow start costs ${term(fresh[0]).toFixed(0)} ms of it by the model (${fresh[0].expected.p50.formula}):`,

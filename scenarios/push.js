@@ -47,7 +47,8 @@ function calibrateServerClock() {
     const t0 = Date.now();
     const res = http.get(`${graphqlOrigin()}/healthz`, { tags: { name: 'healthz' }, timeout: '5s' });
     const t1 = Date.now();
-    if (res.status !== 200) throw new Error(`GET /healthz answered ${res.status}: start the stack with \`npx k6pack up\``);
+    if (res.status !== 200)
+      throw new Error(`GET /healthz answered ${res.status}: start the stack with \`npx k6pack up\``);
     return { t0, t1, serverMs: res.json('uptimeSeconds') * 1000 };
   }).offsetMs;
 }
@@ -62,7 +63,10 @@ function recordStream(kind, expected, received, lastSeq, error) {
   const ok = !error && received === expected && lastSeq === expected;
   recordOp({
     ok,
-    checks: { [`${kind} ended without error`]: !error, [`${kind} delivered every event in order`]: received === expected && lastSeq === expected },
+    checks: {
+      [`${kind} ended without error`]: !error,
+      [`${kind} delivered every event in order`]: received === expected && lastSeq === expected,
+    },
     reason: error || `expected ${expected} events in order, got ${received} (last seq ${lastSeq})`,
   });
 }
@@ -130,10 +134,15 @@ export async function grpcStream() {
   const count = eventCount(setupMs);
   if (!firstInStep() || count < 1) return idle();
   const state = { received: 0, lastSeq: 0 };
-  const r = await serverStream(channel, 'StreamEvents', { count, intervalMs: INTERVAL_MS, size: SIZE }, {
-    onData: (msg, at) => onEvent(state, { seq: msg.seq, sentAt: msg.sentAt }, at),
-    timeout: `${count * INTERVAL_MS + 30000}ms`,
-  });
+  const r = await serverStream(
+    channel,
+    'StreamEvents',
+    { count, intervalMs: INTERVAL_MS, size: SIZE },
+    {
+      onData: (msg, at) => onEvent(state, { seq: msg.seq, sentAt: msg.sentAt }, at),
+      timeout: `${count * INTERVAL_MS + 30000}ms`,
+    },
+  );
   recordStream('stream', count, state.received, state.lastSeq, r.error);
   if (r.error) channel.reset();
   return undefined;
@@ -146,7 +155,11 @@ export async function httpPoll(data) {
   const start = Date.now();
   let seen = 0;
   for (let i = 0; i < 100000 && remainingMs() > POLL_MS + 2 * rttOf(s.profile); i++) {
-    const r = graphqlHttp({ transport: 'http-keepalive', query: SERVER_STATS, validate: (d) => (d && d.serverStats ? null : 'no serverStats') });
+    const r = graphqlHttp({
+      transport: 'http-keepalive',
+      query: SERVER_STATS,
+      validate: (d) => (d && d.serverStats ? null : 'no serverStats'),
+    });
     const receivedAt = Date.now();
     if (r.ok) {
       const serverNow = data.serverStartMs + r.data.serverStats.uptimeSeconds * 1000;

@@ -46,7 +46,15 @@ function typedOrJson(field, query, executor) {
   const extensions = { executor };
   for (const n of LARGEST_FIRST) {
     // The body is checked as text (start and book count), not parsed: megabytes of JSON.
-    graphqlHttp({ transport: 'http-keepalive', query, variables: { n }, extensions, rawBody: true, validate: validateAllBooksBody(field, n), tags: { n: String(n) } });
+    graphqlHttp({
+      transport: 'http-keepalive',
+      query,
+      variables: { n },
+      extensions,
+      rawBody: true,
+      validate: validateAllBooksBody(field, n),
+      tags: { n: String(n) },
+    });
   }
 }
 
@@ -95,10 +103,21 @@ function ratioNotes(data) {
   const p50 = (key) => p50Of(data, key);
   const f = (a, b) => (a !== null && b ? a / b : null);
   const fmt = (x) => (x === null ? '-' : x.toFixed(1));
-  const studyText = Object.entries(STUDY_FACTORS).map(([n, x]) => `${x} at ${n}`).join(', ');
-  const lines = ['', `typed / JSON-string factor, p50 (study 002, graphql-java: ${studyText}); server: the same over Server-Timing total; exec / ser: the typed list's server execution and serialization, ms:`];
+  const studyText = Object.entries(STUDY_FACTORS)
+    .map(([n, x]) => `${x} at ${n}`)
+    .join(', ');
+  const lines = [
+    '',
+    `typed / JSON-string factor, p50 (study 002, graphql-java: ${studyText}); server: the same over Server-Timing total; exec / ser: the typed list's server execution and serialization, ms:`,
+  ];
   const verdicts = [];
-  for (const step of [...new Set(Object.keys(s.plan.scenarios).filter((k) => k.startsWith('json_')).map((k) => k.slice('json_'.length)))]) {
+  for (const step of [
+    ...new Set(
+      Object.keys(s.plan.scenarios)
+        .filter((k) => k.startsWith('json_'))
+        .map((k) => k.slice('json_'.length)),
+    ),
+  ]) {
     const best = [];
     for (const executor of EXECUTORS) {
       const lane = `${typedLaneOf(executor)}_${step}`;
@@ -106,7 +125,10 @@ function ratioNotes(data) {
       const parts = NS.map((n) => {
         const t = p50(`op_duration{scenario:${lane},n:${n}}`);
         const j = p50(`op_duration{scenario:json_${step},n:${n}}`);
-        const server = f(p50(`server_duration{scenario:${lane},n:${n},part:total}`), p50(`server_duration{scenario:json_${step},n:${n},part:total}`));
+        const server = f(
+          p50(`server_duration{scenario:${lane},n:${n},part:total}`),
+          p50(`server_duration{scenario:json_${step},n:${n},part:total}`),
+        );
         const exec = p50(`server_duration{scenario:${lane},n:${n},part:exec}`);
         const ser = p50(`server_duration{scenario:${lane},n:${n},part:ser}`);
         const factor = f(t, j);
@@ -115,13 +137,17 @@ function ratioNotes(data) {
       });
       lines.push(`  ${step} ${executor}: ${parts.join('   ')}`);
       if (ratios.length) {
-        const worst = ratios.reduce((w, r) => (Math.abs(r.factor / r.study - 1) > Math.abs(w.factor / w.study - 1) ? r : w));
+        const worst = ratios.reduce((w, r) =>
+          Math.abs(r.factor / r.study - 1) > Math.abs(w.factor / w.study - 1) ? r : w,
+        );
         best.push({ executor, within: ratios.every((r) => Math.abs(r.factor / r.study - 1) <= WITHIN), worst });
       }
     }
     if (!best.length) continue;
     const matching = best.filter((b) => b.within).map((b) => b.executor);
-    const closest = best.reduce((c, b) => (Math.abs(b.worst.factor / b.worst.study - 1) < Math.abs(c.worst.factor / c.worst.study - 1) ? b : c));
+    const closest = best.reduce((c, b) =>
+      Math.abs(b.worst.factor / b.worst.study - 1) < Math.abs(c.worst.factor / c.worst.study - 1) ? b : c,
+    );
     verdicts.push(
       matching.length
         ? `  ${step}: within ${WITHIN * 100} % of the study for every N >= 1000 measured: ${matching.join(', ')}`

@@ -88,7 +88,11 @@ const channel = new Channel(newClient());
 export function grpc() {
   const part = partNow();
   const id = bookId(1 + (exec.scenario.iterationInTest % 1000));
-  const r = channel.call('GetBook', { id }, { validate: (b) => (b && b.id === id ? null : `GetBook answered ${b && b.id}`), tags: { part } });
+  const r = channel.call(
+    'GetBook',
+    { id },
+    { validate: (b) => (b && b.id === id ? null : `GetBook answered ${b && b.id}`), tags: { part } },
+  );
   drift('grpc', part, r);
 }
 
@@ -108,7 +112,12 @@ function sample(server, rss, heap) {
 export function sampleMemory() {
   const res = http.get(`${graphqlOrigin()}/healthz`, { tags: { name: 'healthz' }, timeout: '10s' });
   const okG = res.status === 200;
-  recordOp({ ok: okG, tags: { probe: 'memory', server: 'graphql' }, checks: { 'healthz 200': okG }, reason: `GET /healthz answered ${res.status}` });
+  recordOp({
+    ok: okG,
+    tags: { probe: 'memory', server: 'graphql' },
+    checks: { 'healthz 200': okG },
+    reason: `GET /healthz answered ${res.status}`,
+  });
   if (okG) sample('graphql', res.json('rssBytes'), res.json('heapUsedBytes'));
   const r = statsChannel.call('Stats', {}, { record: false, tags: { probe: 'memory', server: 'grpc' } });
   if (r.ok) sample('grpc', Number(r.message.rssBytes), Number(r.message.heapUsedBytes));

@@ -48,7 +48,11 @@ async function runBench(name, args = [], { label = name } = {}) {
     stdin: 'ignore',
   });
   const output = `${r.stdout.slice(-3000)}\n${r.stderr.slice(-2000)}`;
-  assert.equal(r.exitCode, 0, `bench/${name}.js --quick exited ${r.exitCode}${r.timedOut ? ' (timed out)' : ''}\n${output}`);
+  assert.equal(
+    r.exitCode,
+    0,
+    `bench/${name}.js --quick exited ${r.exitCode}${r.timedOut ? ' (timed out)' : ''}\n${output}`,
+  );
   const lines = readFileSync(results, 'utf8').trim().split('\n');
   assert.equal(lines.length, 1, 'one results line per run');
   const entry = JSON.parse(lines[0]);
@@ -66,21 +70,34 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
       assert.match(stdout, /grpc-vs-graphql under lte/);
       assert.equal(entry.rows.length, 10, output);
       // Never faster than the model's round trips (test/roundtrip.test.js holds the 10 % margin; the 5 % target is the bench's).
-      for (const row of entry.rows) assert.ok(row.ratio > 0.97 && Number.isFinite(row.ratio), `${row.row}: x${row.ratio}\n${output}`);
+      for (const row of entry.rows)
+        assert.ok(row.ratio > 0.97 && Number.isFinite(row.ratio), `${row.row}: x${row.ratio}\n${output}`);
     }),
-    t.test('tcp: the emulator\'s cost per round trip, slow start against the model', async () => {
+    t.test("tcp: the emulator's cost per round trip, slow start against the model", async () => {
       const { entry, output } = await bench('tcp');
-      assert.deepEqual(entry.overhead.map((r) => r.profile), ['none (proxy, no toxics)', 'fios'], output);
+      assert.deepEqual(
+        entry.overhead.map((r) => r.profile),
+        ['none (proxy, no toxics)', 'fios'],
+        output,
+      );
       // A round trip through the shaped proxy is never shorter than the configured one (4 ms + 20 B each way).
       assert.ok(entry.overhead[1].p50 >= entry.overhead[1].model, `${JSON.stringify(entry.overhead[1])}\n${output}`);
       assert.equal(entry.slowstart.length, 5, output); // 10 and 100 KB new and kept, and after idle
       // Slow start is never cheaper than the model says (the 0.9-1.1 target is the bench's, on a quiet machine).
-      for (const row of entry.slowstart) assert.ok(row.ratio > 0.95 && Number.isFinite(row.ratio), `${row.case}: x${row.ratio}\n${output}`);
+      for (const row of entry.slowstart)
+        assert.ok(row.ratio > 0.95 && Number.isFinite(row.ratio), `${row.case}: x${row.ratio}\n${output}`);
     }),
     t.test('overhead (b): scenarios/lib clients vs bare k6', async () => {
       const { entry, output } = await bench('overhead', ['--parts', 'b']);
-      assert.deepEqual(entry.b.map((r) => r.transport), ['http', 'ws', 'grpc']);
-      for (const row of entry.b) assert.ok(row['bare ops/s'] > 0 && row['lib ops/s'] > 0 && row['lib/bare'] > 0, `${JSON.stringify(row)}\n${output}`);
+      assert.deepEqual(
+        entry.b.map((r) => r.transport),
+        ['http', 'ws', 'grpc'],
+      );
+      for (const row of entry.b)
+        assert.ok(
+          row['bare ops/s'] > 0 && row['lib ops/s'] > 0 && row['lib/bare'] > 0,
+          `${JSON.stringify(row)}\n${output}`,
+        );
     }),
     t.test('scale: WebSocket connections held, k6 memory per VU, a knee', async () => {
       const { entry, output } = await bench('scale');
@@ -119,22 +136,45 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
       const { entry, output } = await bench('server-cost');
       assert.equal(entry.load, 'k6');
       const lanes = ['h1', 'h1-fresh', 'h1-tls', 'h2', 'ws', 'wss', 'grpc'];
-      assert.deepEqual(entry.rows.map((r) => `${r.op} ${r.lane}`), ['book', 'payload'].flatMap((op) => lanes.map((l) => `${op} ${l}`)), output);
+      assert.deepEqual(
+        entry.rows.map((r) => `${r.op} ${r.lane}`),
+        ['book', 'payload'].flatMap((op) => lanes.map((l) => `${op} ${l}`)),
+        output,
+      );
       for (const row of entry.rows) {
         // Every lane answered right (the bench fails on a wrong answer) and cost the server some CPU.
-        assert.ok(row['ops/s'] > 0 && row['CPU us/op'] > 1 && row['CPU us/op'] < 1000000, `${JSON.stringify(row)}\n${output}`);
+        assert.ok(
+          row['ops/s'] > 0 && row['CPU us/op'] > 1 && row['CPU us/op'] < 1000000,
+          `${JSON.stringify(row)}\n${output}`,
+        );
         assert.ok(row['x h1'] > 0, `${JSON.stringify(row)}\n${output}`);
       }
       assert.equal(entry.comparisons.length, 12, output);
-      const { entry: profiled, output: profileOutput } = await bench('server-cost', ['--profile', '--lanes', 'h1,ws', '--ops', 'book'], { label: 'server-cost-profile' });
-      assert.deepEqual(profiled.profile.map((r) => r.lane), ['h1', 'ws'], profileOutput);
-      for (const row of profiled.profile) assert.ok(row.execute > 0 && row.serialize > 0, `${JSON.stringify(row)}\n${profileOutput}`);
+      const { entry: profiled, output: profileOutput } = await bench(
+        'server-cost',
+        ['--profile', '--lanes', 'h1,ws', '--ops', 'book'],
+        { label: 'server-cost-profile' },
+      );
+      assert.deepEqual(
+        profiled.profile.map((r) => r.lane),
+        ['h1', 'ws'],
+        profileOutput,
+      );
+      for (const row of profiled.profile)
+        assert.ok(row.execute > 0 && row.serialize > 0, `${JSON.stringify(row)}\n${profileOutput}`);
       assert.ok(profiled.profile[0]['Apollo pipeline'] > 0 && profiled.profile[1]['graphql-ws'] > 0, profileOutput);
     }),
     t.test('merge-scale: 8 runner folders merged from samples and from histograms, percentiles checked', async () => {
       const { entry, output } = await bench('merge-scale');
       assert.equal(entry.runners, 8);
-      assert.deepEqual(entry.rows.map((r) => [r.from, r.method]), [['samples', 'hdr (3 significant digits)'], ['histograms', 'hdr (3 significant digits)']], output);
+      assert.deepEqual(
+        entry.rows.map((r) => [r.from, r.method]),
+        [
+          ['samples', 'hdr (3 significant digits)'],
+          ['histograms', 'hdr (3 significant digits)'],
+        ],
+        output,
+      );
       for (const row of entry.rows) {
         assert.equal(row['within precision'], true, `${JSON.stringify(row)}\n${output}`);
         assert.equal(row['p50/p95/p99 checked'], 3 * (32 + 16), output);
@@ -144,32 +184,56 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
     t.test('segments: four execution segments at once vs one process, merged', async () => {
       const { entry, output } = await bench('segments');
       assert.equal(entry.segments, 4);
-      assert.deepEqual(entry.rows.map((r) => r.run), ['one process', 'segment 0:1/4', 'segment 1/4:1/2', 'segment 1/2:3/4', 'segment 3/4:1', 'merged (exact)'], output);
+      assert.deepEqual(
+        entry.rows.map((r) => r.run),
+        ['one process', 'segment 0:1/4', 'segment 1/4:1/2', 'segment 1/2:3/4', 'segment 3/4:1', 'merged (exact)'],
+        output,
+      );
       assert.equal(entry.iterationsAdd, true, output);
       assert.ok(entry.ratio > 0 && entry.thresholds > 0, output);
     }),
     t.test('fanout: delivery per transport and subscriber count, the largest held, memory per subscriber', async () => {
       const { entry, output } = await bench('fanout');
-      assert.deepEqual(entry.rows.map((r) => `${r.transport} ${r.subscribers}`), ['ws 10', 'ws 100', 'grpc_stream 10', 'grpc_stream 100'], output);
+      assert.deepEqual(
+        entry.rows.map((r) => `${r.transport} ${r.subscribers}`),
+        ['ws 10', 'ws 100', 'grpc_stream 10', 'grpc_stream 100'],
+        output,
+      );
       for (const row of entry.rows) {
         // Every subscriber got every event: at least the 10 asked for, the same number each.
-        assert.ok(row.deliveries >= 10 * row.subscribers && row.deliveries % row.subscribers === 0, `${JSON.stringify(row)}\n${output}`);
+        assert.ok(
+          row.deliveries >= 10 * row.subscribers && row.deliveries % row.subscribers === 0,
+          `${JSON.stringify(row)}\n${output}`,
+        );
         assert.equal(row.missed, 0, `${JSON.stringify(row)}\n${output}`);
         assert.ok(row['p50 ms'] > 0 && row['p95 ms'] >= row['p50 ms'], `${JSON.stringify(row)}\n${output}`);
       }
       assert.deepEqual(Object.keys(entry.held.lan), ['ws', 'grpc_stream'], output);
-      for (const lane of ['ws', 'grpc_stream']) assert.ok(entry.memory[lane]['k6 KB/subscriber'] !== undefined && entry.memory[lane].subscribers === 100, output);
+      for (const lane of ['ws', 'grpc_stream'])
+        assert.ok(
+          entry.memory[lane]['k6 KB/subscriber'] !== undefined && entry.memory[lane].subscribers === 100,
+          output,
+        );
     }),
     t.test('soak: RSS and heap-after-GC slopes, p50 drift', async () => {
       const { entry, output } = await bench('soak', ['--duration', '30s']);
       // 0, or 99 when a 30 s soak's gate fails beside the other benches: the bench's figures are what is checked.
       assert.ok([0, 99].includes(entry.k6Exit), output);
-      assert.deepEqual(entry.memory.map((m) => m.server), ['graphql', 'grpc']);
+      assert.deepEqual(
+        entry.memory.map((m) => m.server),
+        ['graphql', 'grpc'],
+      );
       for (const m of entry.memory) {
         assert.ok(m.samples >= 10 && Number.isFinite(m['slope MB/hour']), `${JSON.stringify(m)}\n${output}`);
         // Heap after GC is sampled by the bench itself; a Node server's is some MB, below its RSS.
-        assert.ok(m['heap samples'] >= 10 && Number.isFinite(m['heap slope MB/hour']), `${JSON.stringify(m)}\n${output}`);
-        assert.ok(m['heap after GC last MB'] > 1 && m['heap after GC last MB'] < m['RSS last MB'], `${JSON.stringify(m)}\n${output}`);
+        assert.ok(
+          m['heap samples'] >= 10 && Number.isFinite(m['heap slope MB/hour']),
+          `${JSON.stringify(m)}\n${output}`,
+        );
+        assert.ok(
+          m['heap after GC last MB'] > 1 && m['heap after GC last MB'] < m['RSS last MB'],
+          `${JSON.stringify(m)}\n${output}`,
+        );
       }
       assert.equal(entry.drift.length, 4, output);
     }),

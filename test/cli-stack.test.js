@@ -19,11 +19,13 @@ const oneLine = (text) => text.trim().split('\n').length === 1;
 // { proxyName: { toxicName: toxic } } from the API.
 async function toxicsByProxy(toxiproxy) {
   const out = {};
-  for (const p of Object.values(await toxiproxy.proxies())) out[p.name] = Object.fromEntries(p.toxics.map((t) => [t.name, t]));
+  for (const p of Object.values(await toxiproxy.proxies()))
+    out[p.name] = Object.fromEntries(p.toxics.map((t) => [t.name, t]));
   return out;
 }
 
-const attrsOf = (toxics, type, stream) => Object.values(toxics).find((t) => t.type === type && t.stream === stream)?.attributes;
+const attrsOf = (toxics, type, stream) =>
+  Object.values(toxics).find((t) => t.type === type && t.stream === stream)?.attributes;
 
 test('up -> status -> profile 3g -> profile lan -> down', { timeout: 120000 }, async (t) => {
   const { env, ports, runDir, cleanup } = await cliEnv();
@@ -33,7 +35,8 @@ test('up -> status -> profile 3g -> profile lan -> down', { timeout: 120000 }, a
   const up = await runCli(['up'], { env });
   assert.equal(up.exitCode, 0, up.stderr);
   assert.match(up.stdout, /profile lan: no toxics/);
-  for (const [k, v] of Object.entries(targetsFor(ports))) assert.ok(up.stdout.includes(`${k}=${v}`), `prints ${k}=${v}`);
+  for (const [k, v] of Object.entries(targetsFor(ports)))
+    assert.ok(up.stdout.includes(`${k}=${v}`), `prints ${k}=${v}`);
   const pids = recordedPids(runDir);
   assert.equal(pids.length, 3);
   for (const pid of pids) assert.ok(isAlive(pid), `pid ${pid} runs after up exited`);
@@ -41,7 +44,8 @@ test('up -> status -> profile 3g -> profile lan -> down', { timeout: 120000 }, a
 
   const status = await runCli(['status'], { env });
   assert.equal(status.exitCode, 0, status.stdout + status.stderr);
-  for (const name of ['graphql', 'grpc', 'toxiproxy']) assert.match(status.stdout, new RegExp(`^  ${name} +pid \\d+ +running;`, 'm'));
+  for (const name of ['graphql', 'grpc', 'toxiproxy'])
+    assert.match(status.stdout, new RegExp(`^  ${name} +pid \\d+ +running;`, 'm'));
   assert.ok(status.stdout.includes(`${ports.PROXY_GRAPHQL_PORT} (PROXY_GRAPHQL_PORT)`));
   assert.match(status.stdout, /graphql_http \S+ -> \S+: none/);
 
@@ -82,137 +86,195 @@ test('up -> status -> profile 3g -> profile lan -> down', { timeout: 120000 }, a
   assert.match(statusDown.stdout, /not running/);
 });
 
-test('up with a port in use: one line naming the port and its variable, nothing left running', { timeout: 60000 }, async (t) => {
-  const { env, ports, runDir, cleanup } = await cliEnv();
-  const holder = createServer().listen(ports.PROXY_GRAPHQL_PORT, '127.0.0.1');
-  await new Promise((r) => holder.once('listening', r));
-  t.after(async () => {
-    holder.close();
-    await cleanup();
-  });
-  const up = await runCli(['up'], { env });
-  assert.equal(up.exitCode, 1);
-  assert.ok(oneLine(up.stderr), up.stderr);
-  assert.equal(
-    up.stderr.trim(),
-    `k6pack: port ${ports.PROXY_GRAPHQL_PORT} (PROXY_GRAPHQL_PORT) is already in use: stop what holds it or set PROXY_GRAPHQL_PORT to a free port`,
-  );
-  assert.deepEqual(recordedPids(runDir), []);
-  const { PROXY_GRAPHQL_PORT, ...others } = ports;
-  assert.deepEqual(await portsInUse(others), []);
-});
+test(
+  'up with a port in use: one line naming the port and its variable, nothing left running',
+  { timeout: 60000 },
+  async (t) => {
+    const { env, ports, runDir, cleanup } = await cliEnv();
+    const holder = createServer().listen(ports.PROXY_GRAPHQL_PORT, '127.0.0.1');
+    await new Promise((r) => holder.once('listening', r));
+    t.after(async () => {
+      holder.close();
+      await cleanup();
+    });
+    const up = await runCli(['up'], { env });
+    assert.equal(up.exitCode, 1);
+    assert.ok(oneLine(up.stderr), up.stderr);
+    assert.equal(
+      up.stderr.trim(),
+      `k6pack: port ${ports.PROXY_GRAPHQL_PORT} (PROXY_GRAPHQL_PORT) is already in use: stop what holds it or set PROXY_GRAPHQL_PORT to a free port`,
+    );
+    assert.deepEqual(recordedPids(runDir), []);
+    const { PROXY_GRAPHQL_PORT, ...others } = ports;
+    assert.deepEqual(await portsInUse(others), []);
+  },
+);
 
-test('up with a server that will not start: one line naming it, nothing left running', { timeout: 60000 }, async (t) => {
-  const { env, ports, runDir, cleanup } = await cliEnv();
-  t.after(cleanup);
-  const up = await runCli(['up'], { env: { ...env, TLS_CERT_FILE: '/nonexistent/cert.pem', TLS_KEY_FILE: '/nonexistent/key.pem' } });
-  assert.equal(up.exitCode, 1);
-  assert.ok(oneLine(up.stderr), up.stderr);
-  assert.match(up.stderr, /^k6pack: (GraphQL|gRPC) server exited during start-up .*\/nonexistent\/cert\.pem/);
-  assert.ok(!existsSync(join(runDir, 'stack.json')));
-  assert.deepEqual(await portsInUse(ports), []);
-});
+test(
+  'up with a server that will not start: one line naming it, nothing left running',
+  { timeout: 60000 },
+  async (t) => {
+    const { env, ports, runDir, cleanup } = await cliEnv();
+    t.after(cleanup);
+    const up = await runCli(['up'], {
+      env: { ...env, TLS_CERT_FILE: '/nonexistent/cert.pem', TLS_KEY_FILE: '/nonexistent/key.pem' },
+    });
+    assert.equal(up.exitCode, 1);
+    assert.ok(oneLine(up.stderr), up.stderr);
+    assert.match(up.stderr, /^k6pack: (GraphQL|gRPC) server exited during start-up .*\/nonexistent\/cert\.pem/);
+    assert.ok(!existsSync(join(runDir, 'stack.json')));
+    assert.deepEqual(await portsInUse(ports), []);
+  },
+);
 
-test('bad input: unknown profile, unknown scenario, no stack for `profile`; --help everywhere', { timeout: 60000 }, async (t) => {
-  const { env, ports, cleanup } = await cliEnv();
-  t.after(cleanup);
+test(
+  'bad input: unknown profile, unknown scenario, no stack for `profile`; --help everywhere',
+  { timeout: 60000 },
+  async (t) => {
+    const { env, ports, cleanup } = await cliEnv();
+    t.after(cleanup);
 
-  for (const args of [['profile', 'nope'], ['up', '--profile', 'nope'], ['run', 'ws-vs-http', '--profile', 'lan,nope']]) {
-    const r = await runCli(args, { env });
-    assert.equal(r.exitCode, 2, `${args.join(' ')}: ${r.stderr}`);
-    assert.ok(oneLine(r.stderr), r.stderr);
-    assert.match(r.stderr, /^k6pack: .*"nope".*\blan\b.*\b3g\b/);
-  }
-  assert.deepEqual(await portsInUse(ports), [], 'a bad profile starts nothing');
+    for (const args of [
+      ['profile', 'nope'],
+      ['up', '--profile', 'nope'],
+      ['run', 'ws-vs-http', '--profile', 'lan,nope'],
+    ]) {
+      const r = await runCli(args, { env });
+      assert.equal(r.exitCode, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.ok(oneLine(r.stderr), r.stderr);
+      assert.match(r.stderr, /^k6pack: .*"nope".*\blan\b.*\b3g\b/);
+    }
+    assert.deepEqual(await portsInUse(ports), [], 'a bad profile starts nothing');
 
-  const scen = await runCli(['run', 'no-such-scenario'], { env });
-  assert.equal(scen.exitCode, 2);
-  assert.ok(oneLine(scen.stderr), scen.stderr);
-  assert.match(scen.stderr, /^k6pack: unknown scenario 'no-such-scenario': choose one of .*\bws-vs-http\b/);
+    const scen = await runCli(['run', 'no-such-scenario'], { env });
+    assert.equal(scen.exitCode, 2);
+    assert.ok(oneLine(scen.stderr), scen.stderr);
+    assert.match(scen.stderr, /^k6pack: unknown scenario 'no-such-scenario': choose one of .*\bws-vs-http\b/);
 
-  const prof = await runCli(['profile', '3g'], { env });
-  assert.equal(prof.exitCode, 1);
-  assert.equal(prof.stderr.trim(), `k6pack: Toxiproxy is not reachable at http://127.0.0.1:${ports.TOXIPROXY_PORT}: start the stack with \`npx k6pack up\``);
+    const prof = await runCli(['profile', '3g'], { env });
+    assert.equal(prof.exitCode, 1);
+    assert.equal(
+      prof.stderr.trim(),
+      `k6pack: Toxiproxy is not reachable at http://127.0.0.1:${ports.TOXIPROXY_PORT}: start the stack with \`npx k6pack up\``,
+    );
 
-  for (const cmd of ['up', 'down', 'status', 'profile', 'run', 'list', 'tools']) {
-    const help = await runCli([cmd, '--help'], { env });
-    assert.equal(help.exitCode, 0, `${cmd} --help`);
-    assert.match(help.stdout, new RegExp(`^Usage: k6pack ${cmd}`), cmd);
-  }
-  const list = await runCli(['list'], { env });
-  assert.equal(list.exitCode, 0);
-  assert.match(list.stdout, /^ {2}ws-vs-http +\S/m);
-  assert.match(list.stdout, /^ {2}3g +\S/m);
-  assert.match(list.stdout, /^ {2}flaky +\S/m);
-});
+    for (const cmd of ['up', 'down', 'status', 'profile', 'run', 'list', 'tools']) {
+      const help = await runCli([cmd, '--help'], { env });
+      assert.equal(help.exitCode, 0, `${cmd} --help`);
+      assert.match(help.stdout, new RegExp(`^Usage: k6pack ${cmd}`), cmd);
+    }
+    const list = await runCli(['list'], { env });
+    assert.equal(list.exitCode, 0);
+    assert.match(list.stdout, /^ {2}ws-vs-http +\S/m);
+    assert.match(list.stdout, /^ {2}3g +\S/m);
+    assert.match(list.stdout, /^ {2}flaky +\S/m);
+  },
+);
 
-test('a recorded stack with a dead process: status names it, run refuses naming it, up restarts just what died', { timeout: 120000 }, async (t) => {
-  const { env, runDir, cleanup } = await cliEnv();
-  t.after(cleanup);
-  assert.equal((await runCli(['up'], { env })).exitCode, 0);
-  const grpcPid = Number(readFileSync(join(runDir, 'grpc.pid'), 'utf8'));
-  const graphqlPid = Number(readFileSync(join(runDir, 'graphql.pid'), 'utf8'));
-  process.kill(grpcPid, 'SIGKILL');
-  const deadline = Date.now() + 5000;
-  while (isAlive(grpcPid) && Date.now() < deadline) await sleep(50);
+test(
+  'a recorded stack with a dead process: status names it, run refuses naming it, up restarts just what died',
+  { timeout: 120000 },
+  async (t) => {
+    const { env, runDir, cleanup } = await cliEnv();
+    t.after(cleanup);
+    assert.equal((await runCli(['up'], { env })).exitCode, 0);
+    const grpcPid = Number(readFileSync(join(runDir, 'grpc.pid'), 'utf8'));
+    const graphqlPid = Number(readFileSync(join(runDir, 'graphql.pid'), 'utf8'));
+    process.kill(grpcPid, 'SIGKILL');
+    const deadline = Date.now() + 5000;
+    while (isAlive(grpcPid) && Date.now() < deadline) await sleep(50);
 
-  const status = await runCli(['status'], { env });
-  assert.equal(status.exitCode, 1);
-  assert.match(status.stdout, /^ {2}grpc +pid \d+ +NOT RUNNING/m);
+    const status = await runCli(['status'], { env });
+    assert.equal(status.exitCode, 1);
+    assert.match(status.stdout, /^ {2}grpc +pid \d+ +NOT RUNNING/m);
 
-  const run = await runCli(['run', 'ws-vs-http'], { env });
-  assert.equal(run.exitCode, 1);
-  assert.ok(oneLine(run.stderr), run.stderr);
-  assert.match(run.stderr, /the gRPC server \(pid \d+\) is not running; its log \(.*grpc\.log\) ends: .*`npx k6pack up` restarts what died/);
+    const run = await runCli(['run', 'ws-vs-http'], { env });
+    assert.equal(run.exitCode, 1);
+    assert.ok(oneLine(run.stderr), run.stderr);
+    assert.match(
+      run.stderr,
+      /the gRPC server \(pid \d+\) is not running; its log \(.*grpc\.log\) ends: .*`npx k6pack up` restarts what died/,
+    );
 
-  const up = await runCli(['up'], { env });
-  assert.equal(up.exitCode, 0, up.stderr);
-  assert.match(up.stdout, /restarting grpc\n/);
-  assert.equal(Number(readFileSync(join(runDir, 'graphql.pid'), 'utf8')), graphqlPid, 'the GraphQL server kept running');
-  assert.notEqual(Number(readFileSync(join(runDir, 'grpc.pid'), 'utf8')), grpcPid);
-  assert.equal((await runCli(['status'], { env })).exitCode, 0);
-});
+    const up = await runCli(['up'], { env });
+    assert.equal(up.exitCode, 0, up.stderr);
+    assert.match(up.stdout, /restarting grpc\n/);
+    assert.equal(
+      Number(readFileSync(join(runDir, 'graphql.pid'), 'utf8')),
+      graphqlPid,
+      'the GraphQL server kept running',
+    );
+    assert.notEqual(Number(readFileSync(join(runDir, 'grpc.pid'), 'utf8')), grpcPid);
+    assert.equal((await runCli(['status'], { env })).exitCode, 0);
+  },
+);
 
 // Toxiproxy dies (a Go runtime dump: SIGABRT makes it print one, as a panic does):
 // every command that needs it names it with the end of its log, instead of
 // "not reachable ... start the stack", and `up` restarts just it, with its profile.
-test('a dead toxiproxy is named with the end of its log by profile, status, run, gate and a scenario\'s setup(); up restarts just it', { timeout: 180000 }, async (t) => {
-  const { env, ports, runDir, cleanup } = await cliEnv();
-  t.after(cleanup);
-  assert.equal((await runCli(['up', '--profile', 'lte'], { env })).exitCode, 0);
-  const pid = Number(readFileSync(join(runDir, 'toxiproxy.pid'), 'utf8'));
-  const graphqlPid = Number(readFileSync(join(runDir, 'graphql.pid'), 'utf8'));
-  process.kill(pid, 'SIGABRT');
-  const deadline = Date.now() + 5000;
-  while (isAlive(pid) && Date.now() < deadline) await sleep(50);
-  const named = new RegExp(`the toxiproxy-server \\(pid ${pid}\\) is not running; its log \\(.*toxiproxy\\.log\\) ends: SIGABRT: abort`);
+test(
+  "a dead toxiproxy is named with the end of its log by profile, status, run, gate and a scenario's setup(); up restarts just it",
+  { timeout: 180000 },
+  async (t) => {
+    const { env, ports, runDir, cleanup } = await cliEnv();
+    t.after(cleanup);
+    assert.equal((await runCli(['up', '--profile', 'lte'], { env })).exitCode, 0);
+    const pid = Number(readFileSync(join(runDir, 'toxiproxy.pid'), 'utf8'));
+    const graphqlPid = Number(readFileSync(join(runDir, 'graphql.pid'), 'utf8'));
+    process.kill(pid, 'SIGABRT');
+    const deadline = Date.now() + 5000;
+    while (isAlive(pid) && Date.now() < deadline) await sleep(50);
+    const named = new RegExp(
+      `the toxiproxy-server \\(pid ${pid}\\) is not running; its log \\(.*toxiproxy\\.log\\) ends: SIGABRT: abort`,
+    );
 
-  for (const args of [['profile', '3g'], ['run', 'ws-vs-http', '--load', 'smoke'], ['gate', '--scenarios', 'push', '--load', 'smoke', '--results', join(runDir, 'gate')]]) {
-    const r = await runCli(args, { env });
-    assert.equal(r.exitCode, 1, `${args[0]}: ${r.stderr}`);
-    assert.ok(oneLine(r.stderr), r.stderr);
-    assert.match(r.stderr, named, args[0]);
-    assert.match(r.stderr, /`npx k6pack up` restarts what died/);
-  }
-  const status = await runCli(['status'], { env });
-  assert.equal(status.exitCode, 1);
-  assert.match(status.stdout, /^ {2}toxiproxy +pid \d+ +NOT RUNNING/m);
-  assert.match(status.stdout, /its log \(.*toxiproxy\.log\) ends: SIGABRT: abort/);
+    for (const args of [
+      ['profile', '3g'],
+      ['run', 'ws-vs-http', '--load', 'smoke'],
+      ['gate', '--scenarios', 'push', '--load', 'smoke', '--results', join(runDir, 'gate')],
+    ]) {
+      const r = await runCli(args, { env });
+      assert.equal(r.exitCode, 1, `${args[0]}: ${r.stderr}`);
+      assert.ok(oneLine(r.stderr), r.stderr);
+      assert.match(r.stderr, named, args[0]);
+      assert.match(r.stderr, /`npx k6pack up` restarts what died/);
+    }
+    const status = await runCli(['status'], { env });
+    assert.equal(status.exitCode, 1);
+    assert.match(status.stdout, /^ {2}toxiproxy +pid \d+ +NOT RUNNING/m);
+    assert.match(status.stdout, /its log \(.*toxiproxy\.log\) ends: SIGABRT: abort/);
 
-  // plain k6 against the stack: setup() names it too (it reads the stack's record in init)
-  const k6 = await execa(requireK6(), k6RunArgs(join(ROOT, 'scenarios', 'ws-vs-http.js'), { env: { ...targetsFor(ports), LOAD: 'smoke' }, args: ['--quiet', '--address', ''] }), {
-    env: { K6PACK_RUN_DIR: runDir },
-    reject: false,
-    timeout: 60000,
-  });
-  assert.notEqual(k6.exitCode, 0);
-  assert.match(k6.stderr, new RegExp(`the toxiproxy-server \`npx k6pack up\` started \\(pid ${pid}\\) is not answering; its log ends: SIGABRT: abort`));
+    // plain k6 against the stack: setup() names it too (it reads the stack's record in init)
+    const k6 = await execa(
+      requireK6(),
+      k6RunArgs(join(ROOT, 'scenarios', 'ws-vs-http.js'), {
+        env: { ...targetsFor(ports), LOAD: 'smoke' },
+        args: ['--quiet', '--address', ''],
+      }),
+      {
+        env: { K6PACK_RUN_DIR: runDir },
+        reject: false,
+        timeout: 60000,
+      },
+    );
+    assert.notEqual(k6.exitCode, 0);
+    assert.match(
+      k6.stderr,
+      new RegExp(
+        `the toxiproxy-server \`npx k6pack up\` started \\(pid ${pid}\\) is not answering; its log ends: SIGABRT: abort`,
+      ),
+    );
 
-  const up = await runCli(['up'], { env });
-  assert.equal(up.exitCode, 0, up.stderr);
-  assert.match(up.stdout, /restarting toxiproxy\n/);
-  assert.equal(Number(readFileSync(join(runDir, 'graphql.pid'), 'utf8')), graphqlPid, 'the servers kept running');
-  const toxics = await toxicsByProxy(new Toxiproxy(targetsFor(ports).TOXIPROXY_URL));
-  assert.equal(attrsOf(toxics.graphql_http, 'link', 'upstream')?.latency, 35, 'the restarted toxiproxy has the recorded profile (lte) again');
-  assert.equal((await runCli(['status'], { env })).exitCode, 0);
-});
+    const up = await runCli(['up'], { env });
+    assert.equal(up.exitCode, 0, up.stderr);
+    assert.match(up.stdout, /restarting toxiproxy\n/);
+    assert.equal(Number(readFileSync(join(runDir, 'graphql.pid'), 'utf8')), graphqlPid, 'the servers kept running');
+    const toxics = await toxicsByProxy(new Toxiproxy(targetsFor(ports).TOXIPROXY_URL));
+    assert.equal(
+      attrsOf(toxics.graphql_http, 'link', 'upstream')?.latency,
+      35,
+      'the restarted toxiproxy has the recorded profile (lte) again',
+    );
+    assert.equal((await runCli(['status'], { env })).exitCode, 0);
+  },
+);

@@ -48,13 +48,21 @@ describe('compose healthchecks and toxiproxy -config, run for real', { timeout: 
   before(async () => {
     workDir = mkdtempSync(join(tmpdir(), 'k6pack-compose-'));
     // The toxiproxy image's probe: same source, same flags, outside any module.
-    const built = await execa('go', ['build', '-trimpath', '-o', join(workDir, 'healthcheck'), join(ROOT, 'docker', 'toxiproxy-healthcheck.go')], {
-      cwd: workDir,
-      env: { CGO_ENABLED: '0' },
-      reject: false,
-      timeout: 120000,
-    });
-    assert.equal(built.exitCode, 0, `building docker/toxiproxy-healthcheck.go failed (Go is needed, as for 'npx k6pack tools'): ${built.stderr}`);
+    const built = await execa(
+      'go',
+      ['build', '-trimpath', '-o', join(workDir, 'healthcheck'), join(ROOT, 'docker', 'toxiproxy-healthcheck.go')],
+      {
+        cwd: workDir,
+        env: { CGO_ENABLED: '0' },
+        reject: false,
+        timeout: 120000,
+      },
+    );
+    assert.equal(
+      built.exitCode,
+      0,
+      `building docker/toxiproxy-healthcheck.go failed (Go is needed, as for 'npx k6pack tools'): ${built.stderr}`,
+    );
     probeBin = join(workDir, 'healthcheck');
     stack = await startTestStack();
   });
@@ -94,7 +102,9 @@ describe('compose healthchecks and toxiproxy -config, run for real', { timeout: 
     const grpcServer = new grpc.Server();
     new HealthImplementation({ '': 'NOT_SERVING' }).addToServer(grpcServer);
     const grpcPort = await new Promise((resolve, reject) =>
-      grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
+      grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) =>
+        err ? reject(err) : resolve(port),
+      ),
     );
     t.after(() => grpcServer.forceShutdown());
 
@@ -122,7 +132,8 @@ describe('compose healthchecks and toxiproxy -config, run for real', { timeout: 
     // Compose network -> this machine: listen on 127.0.0.1 at free ports,
     // upstream service:port -> the stack server holding that container port.
     const [apiPort, ...listenPorts] = await freePorts(1 + proxies.length);
-    const stackPortOf = (containerPort) => stack.ports[Object.keys(DEFAULT_PORTS).find((n) => String(DEFAULT_PORTS[n]) === containerPort)];
+    const stackPortOf = (containerPort) =>
+      stack.ports[Object.keys(DEFAULT_PORTS).find((n) => String(DEFAULT_PORTS[n]) === containerPort)];
     const local = proxies.map((p, i) => ({
       ...p,
       listen: `127.0.0.1:${listenPorts[i]}`,
@@ -134,7 +145,11 @@ describe('compose healthchecks and toxiproxy -config, run for real', { timeout: 
     cmd[cmd.indexOf('-port') + 1] = String(apiPort);
     cmd[cmd.indexOf('-config') + 1] = localConfig;
 
-    const proc = execa(ensureTools({ log: () => {} }).toxiproxy, cmd, { reject: false, stdin: 'ignore', forceKillAfterDelay: 3000 });
+    const proc = execa(ensureTools({ log: () => {} }).toxiproxy, cmd, {
+      reject: false,
+      stdin: 'ignore',
+      forceKillAfterDelay: 3000,
+    });
     let exited = null;
     proc.then((r) => (exited = r));
     t.after(async () => {
@@ -148,7 +163,9 @@ describe('compose healthchecks and toxiproxy -config, run for real', { timeout: 
       healthy = (await run(probeBin, probe)).exitCode === 0;
       if (!healthy) await sleep(200);
     }
-    const why = exited ? `it exited (${exited.exitCode}): ${exited.stdout.trim().split('\n').at(-1)}` : 'no answer within 10 s';
+    const why = exited
+      ? `it exited (${exited.exitCode}): ${exited.stdout.trim().split('\n').at(-1)}`
+      : 'no answer within 10 s';
     assert.ok(healthy, `toxiproxy-server ${cmd.join(' ')} did not become healthy: ${why}`);
 
     const listed = await new Toxiproxy(`http://127.0.0.1:${apiPort}`).request('GET', '/proxies');
@@ -171,37 +188,54 @@ describe('compose healthchecks and toxiproxy -config, run for real', { timeout: 
     assert.equal(r.exitCode, 0, r.stderr);
   });
 
-  test("the k6 service's default scenario runs from exactly what compose mounts, its run's files landing in ./results", { timeout: 150000 }, async () => {
-    // /pack as the k6 container sees it: a copy of each bind mount, nothing else.
-    const pack = join(workDir, 'pack');
-    const k6 = services.k6;
-    for (const v of k6.volumes.map(parseVolume)) {
-      const inPack = join(pack, posix.relative(k6.working_dir, v.target));
-      if (v.source === 'results') mkdirSync(inPack, { recursive: true });
-      else cpSync(join(ROOT, v.source), inPack, { recursive: true });
-    }
-    // Service names -> 127.0.0.1, container ports -> the stack's; quick settings for a test.
-    const env = Object.fromEntries(Object.entries(k6.environment).map(([name, value]) => [name, remap([value], stack.ports, 'toxiproxy')[0]]));
-    assert.deepEqual(Object.fromEntries(Object.keys(stack.env).map((n) => [n, env[n]])), stack.env, 'remapped targets are the stack targets');
-    Object.assign(env, { PROFILE: 'lan', LOAD: 'smoke' });
+  test(
+    "the k6 service's default scenario runs from exactly what compose mounts, its run's files landing in ./results",
+    { timeout: 150000 },
+    async () => {
+      // /pack as the k6 container sees it: a copy of each bind mount, nothing else.
+      const pack = join(workDir, 'pack');
+      const k6 = services.k6;
+      for (const v of k6.volumes.map(parseVolume)) {
+        const inPack = join(pack, posix.relative(k6.working_dir, v.target));
+        if (v.source === 'results') mkdirSync(inPack, { recursive: true });
+        else cpSync(join(ROOT, v.source), inPack, { recursive: true });
+      }
+      // Service names -> 127.0.0.1, container ports -> the stack's; quick settings for a test.
+      const env = Object.fromEntries(
+        Object.entries(k6.environment).map(([name, value]) => [name, remap([value], stack.ports, 'toxiproxy')[0]]),
+      );
+      assert.deepEqual(
+        Object.fromEntries(Object.keys(stack.env).map((n) => [n, env[n]])),
+        stack.env,
+        'remapped targets are the stack targets',
+      );
+      Object.assign(env, { PROFILE: 'lan', LOAD: 'smoke' });
 
-    const r = await execa(ensureTools({ log: () => {} }).k6, [...k6.command, '--address', '', '--quiet', '--no-color'], {
-      cwd: pack,
-      env,
-      reject: false,
-      timeout: 140000,
-      forceKillAfterDelay: 5000,
-      stdin: 'ignore',
-    });
-    // 99 is a crossed threshold: the run itself worked. Anything else is a broken run.
-    assert.ok([0, 99].includes(r.exitCode), `k6 exited ${r.exitCode}: ${r.stderr.split('\n').slice(-5).join('\n')}`);
-    // RESULTS_DIR and K6_OUT point into the ./results mount: the run's files land there.
-    const script = posix.basename(k6.command[1], '.js');
-    const results = join(pack, 'results');
-    assert.deepEqual(readdirSync(results).sort(), ['junit.xml', 'samples.json.gz', 'summary.json', 'summary.md']);
-    const summary = JSON.parse(readFileSync(join(results, 'summary.json'), 'utf8'));
-    assert.deepEqual([summary.run.scenario, summary.run.profile, summary.run.load], [script, 'lan', 'smoke']);
-    assert.ok(summary.rows.some((row) => row.latency.count > 0), 'the summary in results/ has operations');
-    assert.equal(summary.run.samples, 'samples.json.gz');
-  });
+      const r = await execa(
+        ensureTools({ log: () => {} }).k6,
+        [...k6.command, '--address', '', '--quiet', '--no-color'],
+        {
+          cwd: pack,
+          env,
+          reject: false,
+          timeout: 140000,
+          forceKillAfterDelay: 5000,
+          stdin: 'ignore',
+        },
+      );
+      // 99 is a crossed threshold: the run itself worked. Anything else is a broken run.
+      assert.ok([0, 99].includes(r.exitCode), `k6 exited ${r.exitCode}: ${r.stderr.split('\n').slice(-5).join('\n')}`);
+      // RESULTS_DIR and K6_OUT point into the ./results mount: the run's files land there.
+      const script = posix.basename(k6.command[1], '.js');
+      const results = join(pack, 'results');
+      assert.deepEqual(readdirSync(results).sort(), ['junit.xml', 'samples.json.gz', 'summary.json', 'summary.md']);
+      const summary = JSON.parse(readFileSync(join(results, 'summary.json'), 'utf8'));
+      assert.deepEqual([summary.run.scenario, summary.run.profile, summary.run.load], [script, 'lan', 'smoke']);
+      assert.ok(
+        summary.rows.some((row) => row.latency.count > 0),
+        'the summary in results/ has operations',
+      );
+      assert.equal(summary.run.samples, 'samples.json.gz');
+    },
+  );
 });

@@ -9,9 +9,26 @@ import { createRequire, isBuiltin } from 'node:module';
 import { dirname, join, posix } from 'node:path';
 import { describe, test } from 'node:test';
 import Ajv from 'ajv';
-import { DEFAULT_PORTS, K6_VERSION, PROXY_ROUTES, SERVER_PORTS, targetsFor, TOXIPROXY_PORTS, TOXIPROXY_VERSION } from '../common/defaults.js';
+import {
+  DEFAULT_PORTS,
+  K6_VERSION,
+  PROXY_ROUTES,
+  SERVER_PORTS,
+  targetsFor,
+  TOXIPROXY_PORTS,
+  TOXIPROXY_VERSION,
+} from '../common/defaults.js';
 import { ROOT } from '../lib/tools.js';
-import { copiedPaths, hostPathFor, interpolate, loadCompose, loadComposeRaw, parseDockerfile, parsePort, parseVolume } from './helpers/compose.js';
+import {
+  copiedPaths,
+  hostPathFor,
+  interpolate,
+  loadCompose,
+  loadComposeRaw,
+  parseDockerfile,
+  parsePort,
+  parseVolume,
+} from './helpers/compose.js';
 
 const require = createRequire(import.meta.url);
 const readRepo = (path) => readFileSync(join(ROOT, path), 'utf8');
@@ -29,11 +46,13 @@ function composeValidator() {
   const schemaFile = join(dirname(require.resolve('dclint/package.json')), 'schemas', 'compose.schema.json');
   const schema = JSON.parse(readFileSync(schemaFile, 'utf8'));
   const ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false });
-  if (!ajv.getSchema(schema.$schema)) ajv.addMetaSchema({ ...require('ajv/dist/refs/json-schema-draft-07.json'), $id: schema.$schema });
+  if (!ajv.getSchema(schema.$schema))
+    ajv.addMetaSchema({ ...require('ajv/dist/refs/json-schema-draft-07.json'), $id: schema.$schema });
   return ajv.compile(schema);
 }
 
-const errorsOf = (validate, doc) => (validate(doc) ? [] : validate.errors.map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`));
+const errorsOf = (validate, doc) =>
+  validate(doc) ? [] : validate.errors.map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
 
 // Which service publishes each port variable: graphql/grpc by the port
 // variables their servers read, toxiproxy all of TOXIPROXY_PORTS.
@@ -43,13 +62,15 @@ const SERVICE_PORT_VARS = {
   [TOXIPROXY_SERVICE]: Object.keys(TOXIPROXY_PORTS),
 };
 
-const serviceBuiltFrom = (dockerfile) => Object.keys(services).filter((name) => services[name].build?.dockerfile === dockerfile);
+const serviceBuiltFrom = (dockerfile) =>
+  Object.keys(services).filter((name) => services[name].build?.dockerfile === dockerfile);
 
 // Build-context path `p` is copied in by one of `copied` (a file, a directory, or a *-glob).
 function isCopied(p, copied) {
   return copied.some((c) => {
     const src = c.replace(/\/$/, '');
-    if (src.includes('*')) return new RegExp(`^${src.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`).test(p);
+    if (src.includes('*'))
+      return new RegExp(`^${src.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`).test(p);
     if (p === src) return true;
     return existsSync(join(ROOT, src)) && statSync(join(ROOT, src)).isDirectory() && p.startsWith(`${src}/`);
   });
@@ -66,11 +87,14 @@ function importClosure(entries) {
     files.add(file);
     assert.ok(existsSync(join(ROOT, file)), `${file} is imported but missing`);
     // Comments out, so an import quoted in a comment does not count.
-    const src = readRepo(file).replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|\s)\/\/.*$/gm, '$1');
+    const src = readRepo(file)
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/(^|\s)\/\/.*$/gm, '$1');
     for (const m of src.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)) {
       const spec = m[1];
       if (spec.startsWith('.')) pending.push(posix.join(posix.dirname(file), spec));
-      else if (!isBuiltin(spec)) packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
+      else if (!isBuiltin(spec))
+        packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
     }
   }
   return { files: [...files], packages: [...packages] };
@@ -107,7 +131,8 @@ describe('docker-compose.yml against the Compose Specification schema', () => {
 describe('docker-compose.yml matches the embedded stack', () => {
   test('the stack services and the on-demand k6 service', () => {
     assert.deepEqual(Object.keys(services).sort(), ['graphql', 'grpc', 'k6', TOXIPROXY_SERVICE].sort());
-    for (const name of Object.keys(SERVICE_PORT_VARS)) assert.equal(services[name].profiles, undefined, `${name} must start with a plain 'docker compose up'`);
+    for (const name of Object.keys(SERVICE_PORT_VARS))
+      assert.equal(services[name].profiles, undefined, `${name} must start with a plain 'docker compose up'`);
     assert.deepEqual(services.k6.profiles, ['k6']);
   });
 
@@ -124,7 +149,11 @@ describe('docker-compose.yml matches the embedded stack', () => {
         seen.push(variable);
       }
     }
-    assert.deepEqual(seen.sort(), Object.keys(DEFAULT_PORTS).sort(), 'every port of DEFAULT_PORTS is published exactly once');
+    assert.deepEqual(
+      seen.sort(),
+      Object.keys(DEFAULT_PORTS).sort(),
+      'every port of DEFAULT_PORTS is published exactly once',
+    );
   });
 
   test('port overrides move the host side only, and never off loopback', () => {
@@ -143,7 +172,11 @@ describe('docker-compose.yml matches the embedded stack', () => {
     for (const name of ['graphql', 'grpc']) {
       // The GraphQL server's fan-out hub relays through the gRPC server's (lib/stack.js does the same).
       const peer = name === 'graphql' ? { HUB_PEER: `grpc:${SERVER_PORTS.GRPC_PORT}` } : {};
-      const expected = { HOST: '0.0.0.0', ...Object.fromEntries(SERVICE_PORT_VARS[name].map((v) => [v, String(SERVER_PORTS[v])])), ...peer };
+      const expected = {
+        HOST: '0.0.0.0',
+        ...Object.fromEntries(SERVICE_PORT_VARS[name].map((v) => [v, String(SERVER_PORTS[v])])),
+        ...peer,
+      };
       assert.deepEqual(services[name].environment, expected, name);
     }
   });
@@ -173,11 +206,15 @@ describe('docker-compose.yml matches the embedded stack', () => {
 
   test('k6 targets are targetsFor() with the toxiproxy service as host', () => {
     const env = services.k6.environment;
-    for (const [name, value] of Object.entries(targetsFor(DEFAULT_PORTS, TOXIPROXY_SERVICE))) assert.equal(env[name], value, name);
+    for (const [name, value] of Object.entries(targetsFor(DEFAULT_PORTS, TOXIPROXY_SERVICE)))
+      assert.equal(env[name], value, name);
     assert.equal(env.ALLOW_REMOTE_TARGET, '1');
     assert.equal(raw.services.k6.environment.PROFILE, '${PROFILE:-3g}');
     assert.equal(raw.services.k6.environment.LOAD, '${LOAD:-ci}');
-    assert.ok(existsSync(join(ROOT, 'profiles', 'network', `${env.PROFILE}.json`)), `default PROFILE ${env.PROFILE} has no profiles/network file`);
+    assert.ok(
+      existsSync(join(ROOT, 'profiles', 'network', `${env.PROFILE}.json`)),
+      `default PROFILE ${env.PROFILE} has no profiles/network file`,
+    );
   });
 
   test('k6: grafana/k6 at K6_VERSION, after a healthy stack, run once, as a non-root user', () => {
@@ -198,7 +235,11 @@ describe('docker-compose.yml matches the embedded stack', () => {
       assert.equal(check[0], 'CMD', `${name}: exec form, no shell in the toxiproxy image`);
       const probed = check.filter((a) => /^\w+:\/\//.test(a)).map((a) => Number(new URL(a).port));
       assert.ok(probed.length > 0, `${name}: the healthcheck probes no URL`);
-      for (const port of probed) assert.ok(vars.map((v) => DEFAULT_PORTS[v]).includes(port), `${name}: healthcheck probes ${port}, not one of its ports`);
+      for (const port of probed)
+        assert.ok(
+          vars.map((v) => DEFAULT_PORTS[v]).includes(port),
+          `${name}: healthcheck probes ${port}, not one of its ports`,
+        );
     }
     assert.equal(new URL(services[TOXIPROXY_SERVICE].healthcheck.test.at(-1)).pathname, '/version');
   });
@@ -229,7 +270,11 @@ describe('what compose mounts, builds and runs exists and is in the images', () 
       if (!svc.build) continue;
       assert.equal(svc.build.context, '.', name);
       assert.ok(existsSync(join(ROOT, svc.build.dockerfile)), `${name}: ${svc.build.dockerfile} is missing`);
-      assert.equal(svc.image, undefined, `${name}: with both build and image, Compose first tries to pull the image from a registry`);
+      assert.equal(
+        svc.image,
+        undefined,
+        `${name}: with both build and image, Compose first tries to pull the image from a registry`,
+      );
     }
   });
 
@@ -241,12 +286,19 @@ describe('what compose mounts, builds and runs exists and is in the images', () 
     const built = serviceBuiltFrom(dockerfile);
     assert.deepEqual(built.sort(), ['graphql', 'grpc']);
     const entries = built.flatMap((s) =>
-      [...services[s].command, ...services[s].healthcheck.test].filter((a) => a.endsWith('.js')).map((a) => posix.relative(workdir, posix.resolve(workdir, a))),
+      [...services[s].command, ...services[s].healthcheck.test]
+        .filter((a) => a.endsWith('.js'))
+        .map((a) => posix.relative(workdir, posix.resolve(workdir, a))),
     );
     for (const entry of entries) assert.ok(existsSync(join(ROOT, entry)), `${entry} is missing`);
     const { files, packages } = importClosure(entries);
-    for (const file of files) assert.ok(isCopied(file, copied), `${file} is loaded in the container but ${dockerfile} does not copy it`);
-    for (const name of packages) assert.ok(pkg.dependencies[name], `${name} is imported by the servers but is not a dependency (npm ci --omit=dev drops it)`);
+    for (const file of files)
+      assert.ok(isCopied(file, copied), `${file} is loaded in the container but ${dockerfile} does not copy it`);
+    for (const name of packages)
+      assert.ok(
+        pkg.dependencies[name],
+        `${name} is imported by the servers but is not a dependency (npm ci --omit=dev drops it)`,
+      );
     assert.ok(
       instructions.some((i) => i.op === 'RUN' && /\bnpm ci\b.*--omit=dev/.test(i.args)),
       `${dockerfile} must install with npm ci --omit=dev`,
@@ -267,11 +319,18 @@ describe('what compose mounts, builds and runs exists and is in the images', () 
 
     // ... and so is every patch, applied with git apply to the vendored toxiproxy module.
     for (const f of readdirSync(join(ROOT, 'tools', 'toxiproxy', 'patches')).filter((f) => f.endsWith('.patch'))) {
-      assert.ok(isCopied(`tools/toxiproxy/patches/${f}`, copied), `tools/toxiproxy/patches/${f} is not copied into the build`);
+      assert.ok(
+        isCopied(`tools/toxiproxy/patches/${f}`, copied),
+        `tools/toxiproxy/patches/${f} is not copied into the build`,
+      );
     }
     const vendor = instructions.find((i) => i.op === 'RUN' && /\bgo mod vendor\b/.test(i.args));
     assert.ok(vendor, `${dockerfile} has no 'go mod vendor'`);
-    assert.match(vendor.args, /vendor\/github\.com\/Shopify\/toxiproxy\/v2\b.*\bgit apply\b/, `${dockerfile} must git apply the patches in vendor/github.com/Shopify/toxiproxy/v2`);
+    assert.match(
+      vendor.args,
+      /vendor\/github\.com\/Shopify\/toxiproxy\/v2\b.*\bgit apply\b/,
+      `${dockerfile} must git apply the patches in vendor/github.com/Shopify/toxiproxy/v2`,
+    );
 
     const build = instructions.find((i) => i.op === 'RUN' && /go build .*-o \/out\/toxiproxy-server/.test(i.args));
     assert.ok(build, `${dockerfile} has no 'go build ... -o /out/toxiproxy-server'`);
@@ -281,32 +340,49 @@ describe('what compose mounts, builds and runs exists and is in the images', () 
     if (toolsSrc.includes("'-trimpath'")) assert.match(build.args, / -trimpath /);
     const ldflags = /-ldflags "([^"]*)"/.exec(build.args)?.[1];
     assert.ok(ldflags, `${dockerfile}: go build has no -ldflags "..."`);
-    const argDefault = /^TOXIPROXY_VERSION=(\S+)$/.exec(instructions.find((i) => i.op === 'ARG' && i.args.startsWith('TOXIPROXY_VERSION')).args)[1];
+    const argDefault = /^TOXIPROXY_VERSION=(\S+)$/.exec(
+      instructions.find((i) => i.op === 'ARG' && i.args.startsWith('TOXIPROXY_VERSION')).args,
+    )[1];
     const composeArg = services[TOXIPROXY_SERVICE].build.args.TOXIPROXY_VERSION;
     assert.equal(composeArg, TOXIPROXY_VERSION, 'compose build arg');
     assert.equal(interpolate(ldflags, { TOXIPROXY_VERSION: composeArg }), toolsLdflags(), 'ldflags (compose build)');
-    assert.equal(interpolate(ldflags, { TOXIPROXY_VERSION: argDefault }), toolsLdflags(), 'ldflags (plain docker build)');
+    assert.equal(
+      interpolate(ldflags, { TOXIPROXY_VERSION: argDefault }),
+      toolsLdflags(),
+      'ldflags (plain docker build)',
+    );
   });
 
   test('Dockerfiles: base images pinned to a version, final stage non-root, ports exposed', () => {
-    for (const dockerfile of new Set(Object.values(services).filter((s) => s.build).map((s) => s.build.dockerfile))) {
+    for (const dockerfile of new Set(
+      Object.values(services)
+        .filter((s) => s.build)
+        .map((s) => s.build.dockerfile),
+    )) {
       const instructions = parseDockerfile(dockerfile);
       for (const from of instructions.filter((i) => i.op === 'FROM')) {
         const image = from.args.split(/\s+/)[0];
-        assert.ok(image === 'scratch' || /^[\w./-]+:\d+\.\d+\.\d+[\w.-]*$/.test(image), `${dockerfile}: ${image} is not pinned to a version tag`);
+        assert.ok(
+          image === 'scratch' || /^[\w./-]+:\d+\.\d+\.\d+[\w.-]*$/.test(image),
+          `${dockerfile}: ${image} is not pinned to a version tag`,
+        );
       }
       const last = instructions.at(-1).stage;
       const user = instructions.findLast((i) => i.op === 'USER' && i.stage === last)?.args;
       assert.ok(user && !/^(root|0)(:|$)/.test(user), `${dockerfile}: the final stage must set a non-root USER`);
       const exposed = instructions.filter((i) => i.op === 'EXPOSE').flatMap((i) => i.args.split(/\s+/).map(Number));
       for (const name of serviceBuiltFrom(dockerfile)) {
-        for (const p of services[name].ports.map(parsePort)) assert.ok(exposed.includes(p.target), `${dockerfile} does not EXPOSE ${p.target}`);
+        for (const p of services[name].ports.map(parsePort))
+          assert.ok(exposed.includes(p.target), `${dockerfile} does not EXPOSE ${p.target}`);
       }
     }
   });
 
   test('.dockerignore keeps local installs, builds and results out of the build context', () => {
-    const ignored = readRepo('.dockerignore').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    const ignored = readRepo('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
     for (const entry of ['.git', 'node_modules', '.tools', '.run', 'results']) {
       assert.ok(ignored.includes(entry) || ignored.includes(`**/${entry}`), `.dockerignore lacks ${entry}`);
     }

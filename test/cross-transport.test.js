@@ -17,7 +17,9 @@ const BOOK_FIELDS = 'id name pageCount author { id firstName lastName }';
 function camel(value) {
   if (Array.isArray(value)) return value.map(camel);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c) => c.toUpperCase()), camel(v)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c) => c.toUpperCase()), camel(v)]),
+  );
 }
 
 describe('GraphQL and gRPC answer the same data', { timeout: 120_000 }, () => {
@@ -28,7 +30,10 @@ describe('GraphQL and gRPC answer the same data', { timeout: 120_000 }, () => {
   let httpUrl;
 
   before(async () => {
-    [graphql, rpc] = await Promise.all([createGraphqlServer({ port: 0, tlsPort: 0 }), createGrpcServer({ port: 0, tlsPort: 0 })]);
+    [graphql, rpc] = await Promise.all([
+      createGraphqlServer({ port: 0, tlsPort: 0 }),
+      createGrpcServer({ port: 0, tlsPort: 0 }),
+    ]);
     httpUrl = `http://127.0.0.1:${graphql.httpPort}${GRAPHQL_PATH}`;
     plain = booksClient(`127.0.0.1:${rpc.port}`, { options: { 'grpc.max_receive_message_length': -1 } });
     secure = booksClient(`127.0.0.1:${rpc.tlsPort}`, { cert: rpc.cert });
@@ -97,7 +102,8 @@ describe('GraphQL and gRPC answer the same data', { timeout: 120_000 }, () => {
     const ws = wsClient(`ws://127.0.0.1:${graphql.httpPort}${GRAPHQL_PATH}`);
     try {
       const { results, errors } = await runOperation(ws, {
-        query: 'subscription ($count: Int!, $intervalMs: Int!, $size: Int) { events(count: $count, intervalMs: $intervalMs, size: $size) { id seq data } }',
+        query:
+          'subscription ($count: Int!, $intervalMs: Int!, $size: Int) { events(count: $count, intervalMs: $intervalMs, size: $size) { id seq data } }',
         variables: request,
       });
       assert.equal(errors, null, JSON.stringify(errors));
@@ -124,6 +130,9 @@ describe('GraphQL and gRPC answer the same data', { timeout: 120_000 }, () => {
 
   it('an id that names no book: null in GraphQL (book is nullable), NOT_FOUND in gRPC', async () => {
     assert.deepEqual(await query('{ book(id: "book-0") { id } }'), { book: null });
-    await assert.rejects(unaryCall(plain, 'GetBook', { id: 'book-0' }), (err) => err.code === grpc.status.NOT_FOUND && /no book with id "book-0"/.test(err.details));
+    await assert.rejects(
+      unaryCall(plain, 'GetBook', { id: 'book-0' }),
+      (err) => err.code === grpc.status.NOT_FOUND && /no book with id "book-0"/.test(err.details),
+    );
   });
 });

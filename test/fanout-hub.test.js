@@ -16,8 +16,10 @@ import { createServer as createGrpc } from '../servers/grpc/server.js';
 import { freePorts } from '../dev/stack.js';
 
 const SUBSCRIPTION = 'subscription($t: String!) { topicEvents(topic: $t) { topic seq id origin publishedAt payload } }';
-const PUBLISH = 'mutation($t: String!, $p: String) { publish(topic: $t, payload: $p) { seq id publishedAt subscribers } }';
-const STATE = 'query($t: String!, $a: Int, $l: Int) { topic(name: $t) { lastSeq subscribers now events(afterSeq: $a, limit: $l) { seq id origin payload } } }';
+const PUBLISH =
+  'mutation($t: String!, $p: String) { publish(topic: $t, payload: $p) { seq id publishedAt subscribers } }';
+const STATE =
+  'query($t: String!, $a: Int, $l: Int) { topic(name: $t) { lastSeq subscribers now events(afterSeq: $a, limit: $l) { seq id origin payload } } }';
 
 async function until(check, what, ms = 5000) {
   const deadline = Date.now() + ms;
@@ -58,7 +60,13 @@ describe('the fan-out hub across both servers', { timeout: 120_000 }, () => {
   // n graphql-ws subscribers; resolves their events once each has `count`.
   function wsSubscribers(t, n, count) {
     const clients = Array.from({ length: n }, () => wsClient(wsUrl));
-    const runs = clients.map((c) => runOperation(c, { query: SUBSCRIPTION, variables: { t } }, { onNext: (_r, all) => all.length >= count, timeoutMs: 20_000 }));
+    const runs = clients.map((c) =>
+      runOperation(
+        c,
+        { query: SUBSCRIPTION, variables: { t } },
+        { onNext: (_r, all) => all.length >= count, timeoutMs: 20_000 },
+      ),
+    );
     return {
       events: Promise.all(runs).then((rs) => rs.map((r) => r.results.map((x) => x.data.topicEvents))),
       dispose: () => Promise.all(clients.map((c) => c.dispose())),
@@ -70,7 +78,10 @@ describe('the fan-out hub across both servers', { timeout: 120_000 }, () => {
     const ws = wsSubscribers(t, 3, 6);
     const streams = [grpc.Subscribe({ topic: t }), grpc.Subscribe({ topic: t })];
     const got = streams.map((s) => collectStream(s));
-    await until(async () => (await graphqlSubscribers(t)) === 3 && (await grpcSubscribers(t)) === 2, 'every subscriber');
+    await until(
+      async () => (await graphqlSubscribers(t)) === 3 && (await grpcSubscribers(t)) === 2,
+      'every subscriber',
+    );
     const written = [];
     for (let i = 1; i <= 6; i++) {
       if (i % 2) written.push((await gql(PUBLISH, { t, p: `g${i}` })).data.publish);
@@ -85,12 +96,25 @@ describe('the fan-out hub across both servers', { timeout: 120_000 }, () => {
     await ws.dispose();
     const payloads = ['g1', 'r2', 'g3', 'r4', 'g5', 'r6'];
     for (const events of wsEvents) {
-      assert.deepEqual(events.map((e) => [e.seq, e.payload, e.origin]), payloads.map((p, i) => [i + 1, p, p[0] === 'g' ? 'graphql' : 'grpc']));
+      assert.deepEqual(
+        events.map((e) => [e.seq, e.payload, e.origin]),
+        payloads.map((p, i) => [i + 1, p, p[0] === 'g' ? 'graphql' : 'grpc']),
+      );
     }
-    for (const events of grpcEvents) assert.deepEqual(events.map((e) => [e.seq, e.payload]), payloads.map((p, i) => [i + 1, p]));
+    for (const events of grpcEvents)
+      assert.deepEqual(
+        events.map((e) => [e.seq, e.payload]),
+        payloads.map((p, i) => [i + 1, p]),
+      );
     // The same event on both servers: its id and publish time travel with it.
-    assert.deepEqual(wsEvents[0].map((e) => [e.id, e.publishedAt]), grpcEvents[0].map((e) => [e.id, e.published_at]));
-    assert.deepEqual(wsEvents[0].map((e) => e.id), written.map((w) => w.id));
+    assert.deepEqual(
+      wsEvents[0].map((e) => [e.id, e.publishedAt]),
+      grpcEvents[0].map((e) => [e.id, e.published_at]),
+    );
+    assert.deepEqual(
+      wsEvents[0].map((e) => e.id),
+      written.map((w) => w.id),
+    );
     assert.ok(wsEvents[0].every((e, i) => i === 0 || e.publishedAt >= wsEvents[0][i - 1].publishedAt));
   });
 
@@ -100,7 +124,10 @@ describe('the fan-out hub across both servers', { timeout: 120_000 }, () => {
     const before = Date.now();
     const { data } = await gql(STATE, { t, a: 2, l: 3 });
     assert.equal(data.topic.lastSeq, 7);
-    assert.deepEqual(data.topic.events.map((e) => e.seq), [3, 4, 5]);
+    assert.deepEqual(
+      data.topic.events.map((e) => e.seq),
+      [3, 4, 5],
+    );
     assert.ok(Math.abs(data.topic.now - before) < 1000, `server clock ${data.topic.now} vs ${before}`);
     // relayed to the gRPC server's hub, under its own numbering
     assert.equal((await unaryCall(grpc, 'TopicInfo', { topic: t })).message.last_seq, 7);
@@ -113,9 +140,21 @@ describe('the fan-out hub across both servers', { timeout: 120_000 }, () => {
       assert.equal(errors[0].extensions.code, 'BAD_USER_INPUT');
       assert.match(errors[0].message, pattern);
     };
-    await bad(PUBLISH, { t: 'a topic', p: '' }, /topic must be 1 to 128 characters of letters, digits, '\.', '_', ':' or '-' \(got "a topic"\)/);
-    await bad(PUBLISH, { t: 't', p: 'x'.repeat(LIMITS.MAX_EVENT_PAYLOAD_BYTES + 1) }, /payload is 65537 bytes; the limit is 65536 per event: publish less/);
-    await bad(STATE, { t: 't', a: 0, l: LIMITS.MAX_POLL_EVENTS + 1 }, /limit must be an integer from 1 to 100 \(got 101\)/);
+    await bad(
+      PUBLISH,
+      { t: 'a topic', p: '' },
+      /topic must be 1 to 128 characters of letters, digits, '\.', '_', ':' or '-' \(got "a topic"\)/,
+    );
+    await bad(
+      PUBLISH,
+      { t: 't', p: 'x'.repeat(LIMITS.MAX_EVENT_PAYLOAD_BYTES + 1) },
+      /payload is 65537 bytes; the limit is 65536 per event: publish less/,
+    );
+    await bad(
+      STATE,
+      { t: 't', a: 0, l: LIMITS.MAX_POLL_EVENTS + 1 },
+      /limit must be an integer from 1 to 100 \(got 101\)/,
+    );
     await bad(STATE, { t: 't', a: -1, l: 1 }, /afterSeq must be a whole number >= 0 \(got -1\)/);
     const client = wsClient(wsUrl);
     try {
@@ -146,28 +185,38 @@ describe('the fan-out hub across both servers', { timeout: 120_000 }, () => {
     socket._socket.resume();
     await until(() => messages.some((m) => m.type === 'complete'), 'the subscription to end', 20_000);
     const last = messages.filter((m) => m.type === 'next').at(-1);
-    assert.match(last.payload.errors[0].message, /this subscriber fell 1000 events behind and was dropped: read faster, or subscribe again/);
+    assert.match(
+      last.payload.errors[0].message,
+      /this subscriber fell 1000 events behind and was dropped: read faster, or subscribe again/,
+    );
     socket.close();
   });
 });
 
-test('the hub link redials: a GraphQL server up before the gRPC server relays once it is there', { timeout: 60_000 }, async () => {
-  const [port] = await freePorts(1);
-  const graphql = await createGraphql({ port: 0, tlsPort: 0, hubPeer: `127.0.0.1:${port}` });
-  let grpcServer;
-  const grpc = booksClient(`127.0.0.1:${port}`);
-  try {
-    graphql.hub.publish('hub.early', 'lost'); // the link is down: not relayed
-    await sleep(300);
-    assert.equal(graphql.relay.state.up, false);
-    grpcServer = await createGrpc({ port, tlsPort: 0 });
-    await until(() => graphql.relay.state.up, 'the link to come up', 15_000);
-    graphql.hub.publish('hub.early', 'relayed');
-    await until(async () => (await unaryCall(grpc, 'TopicInfo', { topic: 'hub.early' })).message.last_seq === 1, 'the relayed event');
-    assert.ok(graphql.relay.state.dropped >= 1, 'the event published while down is counted as dropped');
-  } finally {
-    grpc.close();
-    await graphql.close();
-    await grpcServer?.close();
-  }
-});
+test(
+  'the hub link redials: a GraphQL server up before the gRPC server relays once it is there',
+  { timeout: 60_000 },
+  async () => {
+    const [port] = await freePorts(1);
+    const graphql = await createGraphql({ port: 0, tlsPort: 0, hubPeer: `127.0.0.1:${port}` });
+    let grpcServer;
+    const grpc = booksClient(`127.0.0.1:${port}`);
+    try {
+      graphql.hub.publish('hub.early', 'lost'); // the link is down: not relayed
+      await sleep(300);
+      assert.equal(graphql.relay.state.up, false);
+      grpcServer = await createGrpc({ port, tlsPort: 0 });
+      await until(() => graphql.relay.state.up, 'the link to come up', 15_000);
+      graphql.hub.publish('hub.early', 'relayed');
+      await until(
+        async () => (await unaryCall(grpc, 'TopicInfo', { topic: 'hub.early' })).message.last_seq === 1,
+        'the relayed event',
+      );
+      assert.ok(graphql.relay.state.dropped >= 1, 'the event published while down is counted as dropped');
+    } finally {
+      grpc.close();
+      await graphql.close();
+      await grpcServer?.close();
+    }
+  },
+);

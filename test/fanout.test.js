@@ -49,16 +49,25 @@ describe('every subscriber gets every event, once and in order', () => {
         const key = `{scenario:${lane}_c10}`;
         const events = plannedEvents(env, spec, lane, 10);
         assert.ok(events >= 5, `${lane}: ${events} events planned`);
-        assert.equal(count(r, `delivery_latency${key}`), 10 * events, `${lane}: every subscriber got every one of the ${events} events\n${output(r)}`);
+        assert.equal(
+          count(r, `delivery_latency${key}`),
+          10 * events,
+          `${lane}: every subscriber got every one of the ${events} events\n${output(r)}`,
+        );
         assert.equal(count(r, `delivery_missed${key}`), 0, `${lane}: nothing missed or out of order`);
         assert.equal(count(r, `delivery_duplicates${key}`), 0, `${lane}: nothing twice`);
         const p50 = metric(r, `delivery_latency${key}`).med;
-        t.diagnostic(`${spec} ${lane}: ${events} events x 10 subscribers, delivery p50 ${p50.toFixed(1)} ms, spread p95 ${metric(r, `delivery_spread${key}`)?.['p(95)']?.toFixed(1)} ms`);
+        t.diagnostic(
+          `${spec} ${lane}: ${events} events x 10 subscribers, delivery p50 ${p50.toFixed(1)} ms, spread p95 ${metric(r, `delivery_spread${key}`)?.['p(95)']?.toFixed(1)} ms`,
+        );
         // A pushed event takes R/2 (one way) plus the fan-out; a poll waits for the next poll.
         if (lane === 'http_poll') assert.ok(p50 > R / 2 + 100, `${lane}: p50 ${p50} ms is a poll's wait`);
         else if (R) assert.ok(p50 >= 0.9 * (R / 2) && p50 <= R / 2 + 15, `${lane}: p50 ${p50} ms vs R/2 = ${R / 2} ms`);
       }
-      assert.match(r.stdout, /Held the budget up to: ws 10 subscribers, wss 10 subscribers, grpc stream 10 subscribers, http poll 10 subscribers\./);
+      assert.match(
+        r.stdout,
+        /Held the budget up to: ws 10 subscribers, wss 10 subscribers, grpc stream 10 subscribers, http poll 10 subscribers\./,
+      );
     });
   }
 });
@@ -84,47 +93,93 @@ const graphqlLastSeq = async (topic) => {
 };
 
 describe('a subscriber whose socket is cut mid-run', () => {
-  test('graphql-ws: the subscriber reconnects and delivery_missed counts what it lost (no resume); the step fails', { timeout: 180_000 }, async () => {
-    const id = `cut${Date.now().toString(36)}`;
-    // The publisher goes through the gRPC server (its hub relays): the cut leaves it alone.
-    const run = fanout({ PROFILE: 'lan', LANES: 'ws', SUBSCRIBERS: '10', STEP_SECONDS: '8', PUBLISH_VIA: 'grpc', FANOUT_RUN_ID: id });
-    await cutWhen(`fanout.${id}.ws_c10`, { proxy: 'graphql_http', hub: graphqlLastSeq });
-    const r = await run;
-    assert.equal(r.code, 99, output(r));
-    const missed = count(r, 'delivery_missed{scenario:ws_c10}');
-    assert.ok(missed >= 10, `each of the 10 subscribers missed what was published while it was cut: ${missed}\n${output(r)}`);
-    assert.ok(count(r, 'reconnects') >= 10, `every subscriber reconnected: ${count(r, 'reconnects')}`);
-    assert.equal(count(r, 'delivery_duplicates{scenario:ws_c10}'), 0);
-    assert.match(r.stdout, /FAIL delivery_missed\{scenario:ws_c10\} count==0/);
-    assert.match(r.stdout, /Held the budget up to: ws none \(failed at its first step\)/);
-  });
+  test(
+    'graphql-ws: the subscriber reconnects and delivery_missed counts what it lost (no resume); the step fails',
+    { timeout: 180_000 },
+    async () => {
+      const id = `cut${Date.now().toString(36)}`;
+      // The publisher goes through the gRPC server (its hub relays): the cut leaves it alone.
+      const run = fanout({
+        PROFILE: 'lan',
+        LANES: 'ws',
+        SUBSCRIBERS: '10',
+        STEP_SECONDS: '8',
+        PUBLISH_VIA: 'grpc',
+        FANOUT_RUN_ID: id,
+      });
+      await cutWhen(`fanout.${id}.ws_c10`, { proxy: 'graphql_http', hub: graphqlLastSeq });
+      const r = await run;
+      assert.equal(r.code, 99, output(r));
+      const missed = count(r, 'delivery_missed{scenario:ws_c10}');
+      assert.ok(
+        missed >= 10,
+        `each of the 10 subscribers missed what was published while it was cut: ${missed}\n${output(r)}`,
+      );
+      assert.ok(count(r, 'reconnects') >= 10, `every subscriber reconnected: ${count(r, 'reconnects')}`);
+      assert.equal(count(r, 'delivery_duplicates{scenario:ws_c10}'), 0);
+      assert.match(r.stdout, /FAIL delivery_missed\{scenario:ws_c10\} count==0/);
+      assert.match(r.stdout, /Held the budget up to: ws none \(failed at its first step\)/);
+    },
+  );
 
-  test('gRPC: the subscriber resumes after its last seq from the hub\'s kept events; nothing is missed', { timeout: 180_000 }, async () => {
-    const id = `cut${Date.now().toString(36)}`;
-    const grpcLastSeq = async () => {
-      // Through the GraphQL server's hub: the publisher writes there and the relay copies every event.
-      return graphqlLastSeq(`fanout.${id}.grpc_stream_c10`);
+  test(
+    "gRPC: the subscriber resumes after its last seq from the hub's kept events; nothing is missed",
+    { timeout: 180_000 },
+    async () => {
+      const id = `cut${Date.now().toString(36)}`;
+      const grpcLastSeq = async () => {
+        // Through the GraphQL server's hub: the publisher writes there and the relay copies every event.
+        return graphqlLastSeq(`fanout.${id}.grpc_stream_c10`);
+      };
+      const run = fanout({
+        PROFILE: 'lan',
+        LANES: 'grpc_stream',
+        SUBSCRIBERS: '10',
+        STEP_SECONDS: '8',
+        PUBLISH_VIA: 'http',
+        FANOUT_RUN_ID: id,
+      });
+      await cutWhen('unused', { proxy: 'grpc', hub: grpcLastSeq });
+      const r = await run;
+      assert.ok(
+        count(r, 'reconnects') >= 1,
+        `the streams broke and reconnected: ${count(r, 'reconnects')}\n${output(r)}`,
+      );
+      assert.equal(count(r, 'delivery_missed{scenario:grpc_stream_c10}'), 0, `resumed: nothing missed\n${output(r)}`);
+      assert.equal(count(r, 'delivery_duplicates{scenario:grpc_stream_c10}'), 0);
+      const events = plannedEvents({ LOAD: 'smoke', SUBSCRIBERS: '10', STEP_SECONDS: '8' }, 'lan', 'grpc_stream', 10);
+      assert.equal(
+        count(r, 'delivery_latency{scenario:grpc_stream_c10}'),
+        10 * events,
+        'every event reached every subscriber',
+      );
+      // The broken subscriptions are failed operations: the run says so (exit 99), not the delivery gates.
+      assert.equal(r.code, 99);
+      assert.doesNotMatch(r.stdout, /FAIL delivery_missed/);
+    },
+  );
+});
+
+test(
+  'an impossible budget (an override in a policy file) makes k6 exit 99 and names the gate',
+  { timeout: 120_000 },
+  async () => {
+    const file = join(dir, 'impossible.json');
+    const fanoutPolicy = {
+      ...policy.scenarios.fanout,
+      overrides: [
+        {
+          where: { lane: 'ws' },
+          metric: 'delivery_latency',
+          p50Ms: 0.001,
+          reason: 'a test: no event arrives in a microsecond',
+        },
+      ],
     };
-    const run = fanout({ PROFILE: 'lan', LANES: 'grpc_stream', SUBSCRIBERS: '10', STEP_SECONDS: '8', PUBLISH_VIA: 'http', FANOUT_RUN_ID: id });
-    await cutWhen('unused', { proxy: 'grpc', hub: grpcLastSeq });
-    const r = await run;
-    assert.ok(count(r, 'reconnects') >= 1, `the streams broke and reconnected: ${count(r, 'reconnects')}\n${output(r)}`);
-    assert.equal(count(r, 'delivery_missed{scenario:grpc_stream_c10}'), 0, `resumed: nothing missed\n${output(r)}`);
-    assert.equal(count(r, 'delivery_duplicates{scenario:grpc_stream_c10}'), 0);
-    const events = plannedEvents({ LOAD: 'smoke', SUBSCRIBERS: '10', STEP_SECONDS: '8' }, 'lan', 'grpc_stream', 10);
-    assert.equal(count(r, 'delivery_latency{scenario:grpc_stream_c10}'), 10 * events, 'every event reached every subscriber');
-    // The broken subscriptions are failed operations: the run says so (exit 99), not the delivery gates.
-    assert.equal(r.code, 99);
-    assert.doesNotMatch(r.stdout, /FAIL delivery_missed/);
-  });
-});
-
-test('an impossible budget (an override in a policy file) makes k6 exit 99 and names the gate', { timeout: 120_000 }, async () => {
-  const file = join(dir, 'impossible.json');
-  const fanoutPolicy = { ...policy.scenarios.fanout, overrides: [{ where: { lane: 'ws' }, metric: 'delivery_latency', p50Ms: 0.001, reason: 'a test: no event arrives in a microsecond' }] };
-  writeFileSync(file, JSON.stringify({ ...policy, scenarios: { ...policy.scenarios, fanout: fanoutPolicy } }));
-  const r = await fanout({ PROFILE: 'lan', LANES: 'ws', THRESHOLDS: file });
-  assert.equal(r.code, 99, output(r));
-  assert.match(r.stdout, /FAIL delivery_latency\{scenario:ws_c10\} p\(50\)<0\.001/);
-  assert.match(r.stdout, /Held the budget up to: ws none \(failed at its first step\)/);
-});
+    writeFileSync(file, JSON.stringify({ ...policy, scenarios: { ...policy.scenarios, fanout: fanoutPolicy } }));
+    const r = await fanout({ PROFILE: 'lan', LANES: 'ws', THRESHOLDS: file });
+    assert.equal(r.code, 99, output(r));
+    assert.match(r.stdout, /FAIL delivery_latency\{scenario:ws_c10\} p\(50\)<0\.001/);
+    assert.match(r.stdout, /Held the budget up to: ws none \(failed at its first step\)/);
+  },
+);

@@ -35,35 +35,43 @@ test('the catalogue has the five fault profiles this matrix covers', () => {
 });
 
 for (const fault of ['flaky', 'stall', 'slow-close', 'truncate', 'jitter']) {
-  test(`lan+${fault}: every transport completes, failures are counted, no toxics are left`, { timeout: 90000 }, async (t) => {
-    const started = Date.now();
-    const run = await runK6(SCENARIO, {
-      env: {
-        ...stack.env,
-        PROFILE: `lan+${fault}`,
-        LOAD: 'smoke',
-        STEPS: '1',
-        STEP_SECONDS: '2',
-        // A stalled operation fails inside its 2 s step instead of outliving it.
-        FAULT_TIMEOUT_MS: '500',
-        ...EXTRA[fault],
-      },
-      timeoutMs: 60000,
-    });
-    const output = `${run.stdout.slice(-1500)}\n${run.stderr.slice(-2500)}`;
-    assert.ok(!run.timedOut, `k6 hung under lan+${fault}\n${output}`);
-    assert.ok([0, 99].includes(run.code), `k6 exited ${run.code} under lan+${fault}\n${output}`);
-    // Nothing escaped an iteration: no uncaught exception, no Go panic.
-    assert.doesNotMatch(run.stderr, /Uncaught|source=stacktrace|panic:|goroutine \d+ \[/, output);
-    const m = run.summary.metrics;
-    const cells = LANES.map((lane) => {
-      const failed = m[`op_failed{scenario:${lane}_c1}`];
-      assert.ok(total(failed) > 0, `lan+${fault} ${lane}: no operation was recorded\n${output}`);
-      return `${lane} ${failures(failed)}/${total(failed)} failed`;
-    });
-    t.diagnostic(`lan+${fault} (${((Date.now() - started) / 1000).toFixed(0)} s, exit ${run.code}): ${cells.join(', ')}`);
-    if (BREAKS.has(fault)) assert.ok(failures(m.op_failed) > 0, `lan+${fault}: no failed operation counted\n${output}`);
-    // teardown() cleared the profile.
-    for (const [name, proxy] of Object.entries(await stack.toxiproxy.proxies())) assert.deepEqual(proxy.toxics, [], `${name} has toxics left after lan+${fault}`);
-  });
+  test(
+    `lan+${fault}: every transport completes, failures are counted, no toxics are left`,
+    { timeout: 90000 },
+    async (t) => {
+      const started = Date.now();
+      const run = await runK6(SCENARIO, {
+        env: {
+          ...stack.env,
+          PROFILE: `lan+${fault}`,
+          LOAD: 'smoke',
+          STEPS: '1',
+          STEP_SECONDS: '2',
+          // A stalled operation fails inside its 2 s step instead of outliving it.
+          FAULT_TIMEOUT_MS: '500',
+          ...EXTRA[fault],
+        },
+        timeoutMs: 60000,
+      });
+      const output = `${run.stdout.slice(-1500)}\n${run.stderr.slice(-2500)}`;
+      assert.ok(!run.timedOut, `k6 hung under lan+${fault}\n${output}`);
+      assert.ok([0, 99].includes(run.code), `k6 exited ${run.code} under lan+${fault}\n${output}`);
+      // Nothing escaped an iteration: no uncaught exception, no Go panic.
+      assert.doesNotMatch(run.stderr, /Uncaught|source=stacktrace|panic:|goroutine \d+ \[/, output);
+      const m = run.summary.metrics;
+      const cells = LANES.map((lane) => {
+        const failed = m[`op_failed{scenario:${lane}_c1}`];
+        assert.ok(total(failed) > 0, `lan+${fault} ${lane}: no operation was recorded\n${output}`);
+        return `${lane} ${failures(failed)}/${total(failed)} failed`;
+      });
+      t.diagnostic(
+        `lan+${fault} (${((Date.now() - started) / 1000).toFixed(0)} s, exit ${run.code}): ${cells.join(', ')}`,
+      );
+      if (BREAKS.has(fault))
+        assert.ok(failures(m.op_failed) > 0, `lan+${fault}: no failed operation counted\n${output}`);
+      // teardown() cleared the profile.
+      for (const [name, proxy] of Object.entries(await stack.toxiproxy.proxies()))
+        assert.deepEqual(proxy.toxics, [], `${name} has toxics left after lan+${fault}`);
+    },
+  );
 }

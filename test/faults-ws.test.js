@@ -52,21 +52,30 @@ describe('faults: every WebSocket VU works in every step', () => {
       const cells = [];
       for (const vus of STEPS) {
         const step = `ws_c${vus}`;
-        assert.equal(count(m, `vus_completing{scenario:${step}}`), vus, `${profile} ${step}: VUs that completed an operation\n${output}`);
+        assert.equal(
+          count(m, `vus_completing{scenario:${step}}`),
+          vus,
+          `${profile} ${step}: VUs that completed an operation\n${output}`,
+        );
         assert.equal(count(m, `silent_vus{scenario:${step}}`), 0, `${profile} ${step}: silent VUs`);
         assert.ok(ops(m, `op_failed{scenario:${step}}`) >= vus, `${profile} ${step}: operations recorded`);
-        cells.push(`${step}: ${ops(m, `op_failed{scenario:${step}}`)} ops, ${m[`op_failed{scenario:${step}}`].passes} failed, ${count(m, `op_abandoned{scenario:${step}}`)} abandoned`);
+        cells.push(
+          `${step}: ${ops(m, `op_failed{scenario:${step}}`)} ops, ${m[`op_failed{scenario:${step}}`].passes} failed, ${count(m, `op_abandoned{scenario:${step}}`)} abandoned`,
+        );
       }
       t.diagnostic(`${profile} (exit ${run.code}): ${cells.join('; ')}`);
     });
   }
 });
 
-describe('the session\'s edges (probe)', () => {
+describe("the session's edges (probe)", () => {
   const dir = mkdtempSync(join(tmpdir(), 'k6pack-ws-probe-'));
   const thresholds = join(dir, 'thresholds.json');
   const policy = JSON.parse(readFileSync(join(ROOT, 'thresholds.json'), 'utf8'));
-  writeFileSync(thresholds, JSON.stringify({ ...policy, scenarios: { 'ws-probe': { gates: { silent_vus: ['count==0'] } } } }));
+  writeFileSync(
+    thresholds,
+    JSON.stringify({ ...policy, scenarios: { 'ws-probe': { gates: { silent_vus: ['count==0'] } } } }),
+  );
   // A listener that accepts connections and never answers: a WebSocket upgrade to it stalls.
   const sockets = new Set();
   let accepted = 0;
@@ -84,39 +93,54 @@ describe('the session\'s edges (probe)', () => {
 
   const probe = (env) => runK6(PROBE, { env: { ...stack.env, THRESHOLDS: thresholds, ...env }, timeoutMs: 60000 });
 
-  test('an upgrade that never completes: abandoned at the deadline, the iteration cut with nothing else pending, the VU fine after', { timeout: 90000 }, async () => {
-    await new Promise((resolve) => blackhole.listen(0, '127.0.0.1', resolve));
-    const run = await probe({ MODE: 'stall', STALL_WS_URL: `ws://127.0.0.1:${blackhole.address().port}/graphql`, STEP_SECONDS: '3' });
-    const output = `${run.stdout.slice(-2500)}\n${run.stderr.slice(-2500)}`;
-    assert.equal(run.code, 0, output);
-    assert.doesNotMatch(run.stderr, CRASH, output);
-    assert.doesNotMatch(run.stderr, TIMER_CUT, output);
-    const m = run.summary.metrics;
-    assert.equal(accepted, 1, 'the probe connected to the silent listener once');
-    assert.equal(count(m, 'op_abandoned{scenario:stall_c1}'), 1, 'the connect was given up at the step\'s deadline');
-    assert.equal(count(m, 'stall_sessions_done'), 1, 'the stall session returned');
-    // The session returned before its 3 s step ended, yet its iteration lasted
-    // until k6 cut it at gracefulStop (3 + 1.5 s): the socket was still
-    // connecting (k6's handshake timeout is 60 s). k6 counts such an iteration
-    // as interrupted (no iteration_duration) or, racing the cut, as complete.
-    const stalled = m['iteration_duration{scenario:stall_c1}'];
-    assert.ok(stalled.count === 0 || stalled.max >= 4000, `the stall iteration ended at the cut, not by itself: ${JSON.stringify(stalled)}`);
-    // The same VU (one in the pool) then runs the next step normally.
-    assert.equal(count(m, 'vus_completing{scenario:ws_c1}'), 1, output);
-    assert.ok(ops(m, 'op_failed{scenario:ws_c1}') > 10, output);
-    assert.equal(m['op_failed{scenario:ws_c1}'].passes, 0, output);
-    assert.ok(held(m, 'silent_vus', 'count==0'), output);
-  });
+  test(
+    'an upgrade that never completes: abandoned at the deadline, the iteration cut with nothing else pending, the VU fine after',
+    { timeout: 90000 },
+    async () => {
+      await new Promise((resolve) => blackhole.listen(0, '127.0.0.1', resolve));
+      const run = await probe({
+        MODE: 'stall',
+        STALL_WS_URL: `ws://127.0.0.1:${blackhole.address().port}/graphql`,
+        STEP_SECONDS: '3',
+      });
+      const output = `${run.stdout.slice(-2500)}\n${run.stderr.slice(-2500)}`;
+      assert.equal(run.code, 0, output);
+      assert.doesNotMatch(run.stderr, CRASH, output);
+      assert.doesNotMatch(run.stderr, TIMER_CUT, output);
+      const m = run.summary.metrics;
+      assert.equal(accepted, 1, 'the probe connected to the silent listener once');
+      assert.equal(count(m, 'op_abandoned{scenario:stall_c1}'), 1, "the connect was given up at the step's deadline");
+      assert.equal(count(m, 'stall_sessions_done'), 1, 'the stall session returned');
+      // The session returned before its 3 s step ended, yet its iteration lasted
+      // until k6 cut it at gracefulStop (3 + 1.5 s): the socket was still
+      // connecting (k6's handshake timeout is 60 s). k6 counts such an iteration
+      // as interrupted (no iteration_duration) or, racing the cut, as complete.
+      const stalled = m['iteration_duration{scenario:stall_c1}'];
+      assert.ok(
+        stalled.count === 0 || stalled.max >= 4000,
+        `the stall iteration ended at the cut, not by itself: ${JSON.stringify(stalled)}`,
+      );
+      // The same VU (one in the pool) then runs the next step normally.
+      assert.equal(count(m, 'vus_completing{scenario:ws_c1}'), 1, output);
+      assert.ok(ops(m, 'op_failed{scenario:ws_c1}') > 10, output);
+      assert.equal(m['op_failed{scenario:ws_c1}'].passes, 0, output);
+      assert.ok(held(m, 'silent_vus', 'count==0'), output);
+    },
+  );
 
-  test('a VU that records nothing in a step fails silent_vus: exit 99, named in the summary', { timeout: 60000 }, async () => {
-    const run = await probe({ MODE: 'silent', STEPS: '1,2', STEP_SECONDS: '2' });
-    const output = `${run.stdout.slice(-2500)}\n${run.stderr.slice(-2500)}`;
-    assert.equal(run.code, 99, output);
-    const m = run.summary.metrics;
-    assert.equal(count(m, 'silent_vus{scenario:ws_c1}'), 0);
-    assert.equal(count(m, 'silent_vus{scenario:ws_c2}'), 1);
-    assert.equal(count(m, 'vus_completing{scenario:ws_c2}'), 1);
-    assert.match(run.stdout, /FAIL silent_vus count==0 {2}\(count=1\.00\)/);
-    assert.match(run.stdout, /ws_c2 1\/2 completed, 1 SILENT/);
-  });
+  test(
+    'a VU that records nothing in a step fails silent_vus: exit 99, named in the summary',
+    { timeout: 60000 },
+    async () => {
+      const run = await probe({ MODE: 'silent', STEPS: '1,2', STEP_SECONDS: '2' });
+      const output = `${run.stdout.slice(-2500)}\n${run.stderr.slice(-2500)}`;
+      assert.equal(run.code, 99, output);
+      const m = run.summary.metrics;
+      assert.equal(count(m, 'silent_vus{scenario:ws_c1}'), 0);
+      assert.equal(count(m, 'silent_vus{scenario:ws_c2}'), 1);
+      assert.equal(count(m, 'vus_completing{scenario:ws_c2}'), 1);
+      assert.match(run.stdout, /FAIL silent_vus count==0 {2}\(count=1\.00\)/);
+      assert.match(run.stdout, /ws_c2 1\/2 completed, 1 SILENT/);
+    },
+  );
 });

@@ -22,34 +22,47 @@ async function k6(probe, env) {
 const count = (summary, metric) => summary.metrics[metric]?.count ?? 0;
 
 async function assertNoToxics() {
-  for (const [name, proxy] of Object.entries(await stack.toxiproxy.proxies())) assert.deepEqual(proxy.toxics, [], `${name} has no toxics left`);
+  for (const [name, proxy] of Object.entries(await stack.toxiproxy.proxies()))
+    assert.deepEqual(proxy.toxics, [], `${name} has no toxics left`);
 }
 
-test('switching profiles: each run carries exactly its own toxics, and none are left after it', { timeout: 60000 }, async () => {
-  const warm = {};
-  for (const spec of ['lte', '3g+flaky', 'lan']) {
-    const run = await k6(NETWORK_PROBE, { PROFILE: spec });
-    assert.equal(run.code, 0, run.stderr.slice(-1500));
-    assert.equal(count(run.summary, 'toxic_matches'), 4, `${spec}: all four proxies carry its toxics (${run.stderr.slice(-800)})`);
-    warm[spec] = run.summary.metrics.warm_request?.med;
-    await assertNoToxics();
-  }
-  // A 3g+flaky connection may be reset; lte and lan always answer. This test
-  // checks that each switch applied that profile and no other (lte's warm request
-  // is one RTT of 70 ms: not lan's, not a fresh connection's 140 ms, not 4g's 170);
-  // the 10 % fidelity bound is roundtrip.test.js's, on medians of several samples.
-  assert.ok(warm.lte >= 70 && warm.lte < 105, `lte warm request ${warm.lte} ms`);
-  assert.ok(warm.lan < 20, `lan warm request ${warm.lan} ms`);
-  if (warm['3g+flaky'] !== undefined) assert.ok(warm['3g+flaky'] >= 300, `3g warm request ${warm['3g+flaky']} ms`);
-});
+test(
+  'switching profiles: each run carries exactly its own toxics, and none are left after it',
+  { timeout: 60000 },
+  async () => {
+    const warm = {};
+    for (const spec of ['lte', '3g+flaky', 'lan']) {
+      const run = await k6(NETWORK_PROBE, { PROFILE: spec });
+      assert.equal(run.code, 0, run.stderr.slice(-1500));
+      assert.equal(
+        count(run.summary, 'toxic_matches'),
+        4,
+        `${spec}: all four proxies carry its toxics (${run.stderr.slice(-800)})`,
+      );
+      warm[spec] = run.summary.metrics.warm_request?.med;
+      await assertNoToxics();
+    }
+    // A 3g+flaky connection may be reset; lte and lan always answer. This test
+    // checks that each switch applied that profile and no other (lte's warm request
+    // is one RTT of 70 ms: not lan's, not a fresh connection's 140 ms, not 4g's 170);
+    // the 10 % fidelity bound is roundtrip.test.js's, on medians of several samples.
+    assert.ok(warm.lte >= 70 && warm.lte < 105, `lte warm request ${warm.lte} ms`);
+    assert.ok(warm.lan < 20, `lan warm request ${warm.lan} ms`);
+    if (warm['3g+flaky'] !== undefined) assert.ok(warm['3g+flaky'] >= 300, `3g warm request ${warm['3g+flaky']} ms`);
+  },
+);
 
-test('a threshold with abortOnFail stops the run (exit 99) and teardown still clears the toxics', { timeout: 60000 }, async () => {
-  const run = await k6(NETWORK_PROBE, { PROFILE: '3g', ABORT: '1' });
-  assert.equal(run.code, 99, run.stderr.slice(-1500));
-  assert.match(run.stderr, /stopping test prematurely|abortOnFail/);
-  assert.ok(count(run.summary, 'toxic_matches') >= 4, 'the toxics were on during the run');
-  await assertNoToxics();
-});
+test(
+  'a threshold with abortOnFail stops the run (exit 99) and teardown still clears the toxics',
+  { timeout: 60000 },
+  async () => {
+    const run = await k6(NETWORK_PROBE, { PROFILE: '3g', ABORT: '1' });
+    assert.equal(run.code, 99, run.stderr.slice(-1500));
+    assert.match(run.stderr, /stopping test prematurely|abortOnFail/);
+    assert.ok(count(run.summary, 'toxic_matches') >= 4, 'the toxics were on during the run');
+    await assertNoToxics();
+  },
+);
 
 // 100 requests, one connection each; a fault with toxicity 0.1 hits about 10 of them.
 // Binomial(100, 0.1): P(< 2) ~ 3e-4, P(> 25) ~ 1e-5.
@@ -60,12 +73,16 @@ function assertShare(summary, outcome, spec) {
   assert.equal(hit + ok, 100, `${spec}: every other request succeeded (${JSON.stringify(summary.metrics)})`);
 }
 
-test('flaky: a share of connections is reset, seen by the client as a transport error', { timeout: 60000 }, async () => {
-  const run = await k6(FAULT_PROBE, { PROFILE: 'lan+flaky' });
-  assert.equal(run.code, 0, run.stderr.slice(-1500));
-  assertShare(run.summary, 'reset', 'lan+flaky');
-  assert.match(run.stderr, /connection reset by peer/);
-});
+test(
+  'flaky: a share of connections is reset, seen by the client as a transport error',
+  { timeout: 60000 },
+  async () => {
+    const run = await k6(FAULT_PROBE, { PROFILE: 'lan+flaky' });
+    assert.equal(run.code, 0, run.stderr.slice(-1500));
+    assertShare(run.summary, 'reset', 'lan+flaky');
+    assert.match(run.stderr, /connection reset by peer/);
+  },
+);
 
 test('stall: a share of requests gets no answer and ends at the client timeout', { timeout: 60000 }, async () => {
   const run = await k6(FAULT_PROBE, { PROFILE: 'lan+stall', TIMEOUT: '300ms' });
@@ -117,7 +134,7 @@ function closeDelayMs(port) {
   });
 }
 
-test('slow-close: the server\'s close reaches the client 3 s late', { timeout: 30000 }, async () => {
+test("slow-close: the server's close reaches the client 3 s late", { timeout: 30000 }, async () => {
   const port = stack.ports.PROXY_GRAPHQL_PORT;
   await stack.toxiproxy.reset();
   assert.ok((await closeDelayMs(port)) < 500, 'without the fault the close follows the response');

@@ -18,7 +18,8 @@ const bigDocument = (tag, n = 1200) =>
 // The server's time besides execution and serialization: decoding, shape checks,
 // parse, validation, cost (or their cache hits).
 const beforeExecution = ({ exec, ser, total }) => total - exec - ser;
-const headerTiming = (header) => Object.fromEntries(header.split(', ').map((part) => [part.split(';')[0], Number(part.split('dur=')[1])]));
+const headerTiming = (header) =>
+  Object.fromEntries(header.split(', ').map((part) => [part.split(';')[0], Number(part.split('dur=')[1])]));
 
 describe('one document cache for every transport', { timeout: 120_000 }, () => {
   let server;
@@ -57,7 +58,9 @@ describe('one document cache for every transport', { timeout: 120_000 }, () => {
     const doc = bigDocument('httpfirst');
     await httpBeforeExecution(doc);
     const hitMs = await wsBeforeExecution(doc);
-    t.diagnostic(`WebSocket, time before execution: ${missMs.toFixed(3)} ms for a new document, ${hitMs.toFixed(3)} ms for one HTTP had`);
+    t.diagnostic(
+      `WebSocket, time before execution: ${missMs.toFixed(3)} ms for a new document, ${hitMs.toFixed(3)} ms for one HTTP had`,
+    );
     assert.ok(hitMs * 5 < missMs, `${hitMs} ms after HTTP had the document, ${missMs} ms for a new one`);
   });
 
@@ -67,7 +70,9 @@ describe('one document cache for every transport', { timeout: 120_000 }, () => {
     const doc = bigDocument('wsnew');
     await wsBeforeExecution(doc);
     const hitMs = await httpBeforeExecution(doc);
-    t.diagnostic(`HTTP, time before execution: ${missMs.toFixed(3)} ms for a new document, ${hitMs.toFixed(3)} ms for one the WebSocket had`);
+    t.diagnostic(
+      `HTTP, time before execution: ${missMs.toFixed(3)} ms for a new document, ${hitMs.toFixed(3)} ms for one the WebSocket had`,
+    );
     assert.ok(hitMs * 5 < missMs, `${hitMs} ms after the WebSocket had the document, ${missMs} ms for a new one`);
   });
 
@@ -82,11 +87,19 @@ describe('one document cache for every transport', { timeout: 120_000 }, () => {
     if (transport === 'ws') {
       const { result, errors } = await ws(query, variables);
       const code = errors?.[0]?.extensions?.code;
-      assert.equal(code === 'COST_LIMIT_EXCEEDED', refused, `ws ${JSON.stringify(variables)}: ${JSON.stringify(errors ?? result?.errors)}`);
+      assert.equal(
+        code === 'COST_LIMIT_EXCEEDED',
+        refused,
+        `ws ${JSON.stringify(variables)}: ${JSON.stringify(errors ?? result?.errors)}`,
+      );
     } else {
       const res = await http(query, variables);
       const code = res.body.errors?.[0]?.extensions?.code;
-      assert.equal(code === 'COST_LIMIT_EXCEEDED', refused, `http ${JSON.stringify(variables)}: ${res.status} ${res.text.slice(0, 300)}`);
+      assert.equal(
+        code === 'COST_LIMIT_EXCEEDED',
+        refused,
+        `http ${JSON.stringify(variables)}: ${res.status} ${res.text.slice(0, 300)}`,
+      );
       assert.equal(res.status, refused ? 400 : 200);
     }
   };
@@ -94,7 +107,13 @@ describe('one document cache for every transport', { timeout: 120_000 }, () => {
   it('a cost verdict is kept per variable value: a fitting value does not let a bigger one through', async () => {
     const query = 'query Twice($n: Int!) { a: allBooks(nrOfBooks: $n) { id } b: allBooks(nrOfBooks: $n) { id } }';
     const over = LIMITS.MAX_BOOKS / 2 + 1;
-    for (const [transport, n, refused] of [['ws', 10, false], ['http', over, true], ['http', 10, false], ['ws', over, true], ['ws', 10, false]]) {
+    for (const [transport, n, refused] of [
+      ['ws', 10, false],
+      ['http', over, true],
+      ['http', 10, false],
+      ['ws', over, true],
+      ['ws', 10, false],
+    ]) {
       await expectCost(transport, query, { n }, refused);
     }
   });
@@ -105,7 +124,13 @@ describe('one document cache for every transport', { timeout: 120_000 }, () => {
     const books = (inner) => `books(first: $f) { author { ${inner} } }`;
     const fanOut = `author { ${books(books('books(first: $f) { id }'))} }`;
     const query = `query Default($f: Int = 50) { book(id: "book-1") { ${['a', 'b', 'c', 'd', 'e'].map((a) => `${a}: ${fanOut}`).join(' ')} } }`;
-    for (const [transport, variables, refused] of [['http', { f: null }, false], ['ws', {}, true], ['ws', { f: null }, false], ['http', {}, true], ['http', { f: 2 }, false]]) {
+    for (const [transport, variables, refused] of [
+      ['http', { f: null }, false],
+      ['ws', {}, true],
+      ['ws', { f: null }, false],
+      ['http', {}, true],
+      ['http', { f: 2 }, false],
+    ]) {
       await expectCost(transport, query, variables, refused);
     }
   });
@@ -116,7 +141,12 @@ describe('one document cache for every transport', { timeout: 120_000 }, () => {
     // cost does not depend on $id's value otherwise, so a kept "fits" would let it through.
     const fanOut = 'author { books(first: 50) { author { books(first: 50) { author { books(first: 50) { id } } } } } }';
     const query = `query FanOut($id: ID = "book-1") { book(id: $id) { ${['a', 'b', 'c', 'd', 'e'].map((a) => `${a}: ${fanOut}`).join(' ')} } }`;
-    for (const [transport, variables, refused] of [['ws', { id: null }, false], ['http', { id: 'book-1' }, true], ['http', { id: null }, false], ['ws', { id: 'book-2' }, true]]) {
+    for (const [transport, variables, refused] of [
+      ['ws', { id: null }, false],
+      ['http', { id: 'book-1' }, true],
+      ['http', { id: null }, false],
+      ['ws', { id: 'book-2' }, true],
+    ]) {
       await expectCost(transport, query, variables, refused);
     }
   });

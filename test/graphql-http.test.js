@@ -23,7 +23,9 @@ function serverTiming(header) {
 // Selections `levels` fields deep below a Book: author { books(first: 1) { author { ... id } } }
 function chain(levels, type = 'Book') {
   if (levels === 1) return 'id';
-  return type === 'Book' ? `author { ${chain(levels - 1, 'Author')} }` : `books(first: 1) { ${chain(levels - 1, 'Book')} }`;
+  return type === 'Book'
+    ? `author { ${chain(levels - 1, 'Author')} }`
+    : `books(first: 1) { ${chain(levels - 1, 'Book')} }`;
 }
 const nestedQuery = (depth) => `{ book(id: "book-1") { ${chain(depth - 1)} } }`;
 
@@ -78,14 +80,23 @@ describe('GraphQL server over HTTP', { timeout: 120_000 }, () => {
 
   describe('every field', () => {
     it('allBooks(n): n books with authors, as data.js defines them', async () => {
-      const res = await post({ query: `query($n: Int!) { allBooks(nrOfBooks: $n) { ${BOOK_FIELDS} } }`, variables: { n: 25 } });
+      const res = await post({
+        query: `query($n: Int!) { allBooks(nrOfBooks: $n) { ${BOOK_FIELDS} } }`,
+        variables: { n: 25 },
+      });
       assert.equal(res.status, 200);
-      assert.deepEqual(res.body.data.allBooks, Array.from({ length: 25 }, (_, k) => fullBookAt(k + 1)));
+      assert.deepEqual(
+        res.body.data.allBooks,
+        Array.from({ length: 25 }, (_, k) => fullBookAt(k + 1)),
+      );
     });
 
     it('allBooksAsJSON(n) parses to exactly allBooks(n)', async () => {
       const n = 1000;
-      const res = await post({ query: `query($n: Int!) { typed: allBooks(nrOfBooks: $n) { ${BOOK_FIELDS} } json: allBooksAsJSON(nrOfBooks: $n) }`, variables: { n } });
+      const res = await post({
+        query: `query($n: Int!) { typed: allBooks(nrOfBooks: $n) { ${BOOK_FIELDS} } json: allBooksAsJSON(nrOfBooks: $n) }`,
+        variables: { n },
+      });
       assert.equal(typeof res.body.data.json, 'string');
       assert.deepEqual(JSON.parse(res.body.data.json), res.body.data.typed);
       assert.equal(res.body.data.typed.length, n);
@@ -97,15 +108,26 @@ describe('GraphQL server over HTTP', { timeout: 120_000 }, () => {
     });
 
     it('book(id), its blurb, and null for an unknown id', async () => {
-      const res = await post({ query: '{ a: book(id: "book-42") { id name pageCount blurb(size: 300) author { id } } b: book(id: "nope") { id } }' });
+      const res = await post({
+        query:
+          '{ a: book(id: "book-42") { id name pageCount blurb(size: 300) author { id } } b: book(id: "nope") { id } }',
+      });
       const expected = fullBookAt(42);
-      assert.deepEqual(res.body.data.a, { id: expected.id, name: expected.name, pageCount: expected.pageCount, blurb: filler(300, 42), author: { id: expected.author.id } });
+      assert.deepEqual(res.body.data.a, {
+        id: expected.id,
+        name: expected.name,
+        pageCount: expected.pageCount,
+        blurb: filler(300, 42),
+        author: { id: expected.author.id },
+      });
       assert.equal(res.body.data.a.blurb.length, 300);
       assert.equal(res.body.data.b, null);
     });
 
     it('author(id) with books(first): the author wrote every book listed', async () => {
-      const res = await post({ query: '{ author(id: "author-7") { id firstName lastName books(first: 3) { id author { id } } } }' });
+      const res = await post({
+        query: '{ author(id: "author-7") { id firstName lastName books(first: 3) { id author { id } } } }',
+      });
       const { author } = res.body.data;
       assert.deepEqual({ ...author, books: undefined }, { ...authorAt(7), books: undefined });
       assert.deepEqual(
@@ -124,7 +146,10 @@ describe('GraphQL server over HTTP', { timeout: 120_000 }, () => {
         books: [11, 12, 13, 14, 15].map(fullBookAt),
       });
       const end = await post({ query: `{ page(offset: ${BOOK_COUNT - 2}, size: 5) { size books { id } } }` });
-      assert.deepEqual(end.body.data.page, { size: 2, books: [{ id: `book-${BOOK_COUNT - 1}` }, { id: `book-${BOOK_COUNT}` }] });
+      assert.deepEqual(end.body.data.page, {
+        size: 2,
+        books: [{ id: `book-${BOOK_COUNT - 1}` }, { id: `book-${BOOK_COUNT}` }],
+      });
     });
 
     it('serverStats: the process numbers', async () => {
@@ -134,7 +159,11 @@ describe('GraphQL server over HTTP', { timeout: 120_000 }, () => {
     });
 
     it('rateBook: count and average per book', async () => {
-      const rate = (stars) => post({ query: 'mutation($s: Int!) { rateBook(id: "book-9", stars: $s) { bookId count average } }', variables: { s: stars } });
+      const rate = (stars) =>
+        post({
+          query: 'mutation($s: Int!) { rateBook(id: "book-9", stars: $s) { bookId count average } }',
+          variables: { s: stars },
+        });
       assert.deepEqual((await rate(5)).body.data.rateBook, { bookId: 'book-9', count: 1, average: 5 });
       assert.deepEqual((await rate(2)).body.data.rateBook, { bookId: 'book-9', count: 2, average: 3.5 });
       assert.deepEqual((await rate(2)).body.data.rateBook, { bookId: 'book-9', count: 3, average: 3 });
@@ -149,14 +178,19 @@ describe('GraphQL server over HTTP', { timeout: 120_000 }, () => {
 
     it('allBooks(500000) works end to end', async (t) => {
       const started = performance.now();
-      const res = await post({ query: `{ allBooks(nrOfBooks: ${LIMITS.MAX_BOOKS}) { ${BOOK_FIELDS} } }` }, { timeoutMs: 90_000 });
+      const res = await post(
+        { query: `{ allBooks(nrOfBooks: ${LIMITS.MAX_BOOKS}) { ${BOOK_FIELDS} } }` },
+        { timeoutMs: 90_000 },
+      );
       const ms = performance.now() - started;
       assert.equal(res.status, 200);
       const books = res.body.data.allBooks;
       assert.equal(books.length, LIMITS.MAX_BOOKS);
       assert.deepEqual(books[LIMITS.MAX_BOOKS - 1], fullBookAt(LIMITS.MAX_BOOKS));
       const timing = serverTiming(res.headers['server-timing']);
-      t.diagnostic(`allBooks(${LIMITS.MAX_BOOKS}): ${Math.round(ms)} ms round trip, ${(res.text.length / 1e6).toFixed(1)} MB; server exec ${timing.exec} ms, ser ${timing.ser} ms, total ${timing.total} ms`);
+      t.diagnostic(
+        `allBooks(${LIMITS.MAX_BOOKS}): ${Math.round(ms)} ms round trip, ${(res.text.length / 1e6).toFixed(1)} MB; server exec ${timing.exec} ms, ser ${timing.ser} ms, total ${timing.total} ms`,
+      );
     });
   });
 
@@ -176,7 +210,10 @@ describe('GraphQL server over HTTP', { timeout: 120_000 }, () => {
       assert.equal(res.status, 200);
       assert.match(res.headers.etag, /^"[\w-]+"$/);
       serverTiming(res.headers['server-timing']);
-      const notModified = await h2Request(h2, { path: path.pathname + path.search, headers: { 'if-none-match': res.headers.etag } });
+      const notModified = await h2Request(h2, {
+        path: path.pathname + path.search,
+        headers: { 'if-none-match': res.headers.etag },
+      });
       assert.equal(notModified.status, 304);
       assert.equal(notModified.text, '');
     });
@@ -203,7 +240,12 @@ describe('GraphQL server over HTTP', { timeout: 120_000 }, () => {
   });
 
   describe('HTTP caching of GET queries', () => {
-    const getUrl = () => graphqlGetUrl(url, { query: 'query Two($id: ID!) { book(id: $id) { id name } }', variables: { id: 'book-2' }, operationName: 'Two' });
+    const getUrl = () =>
+      graphqlGetUrl(url, {
+        query: 'query Two($id: ID!) { book(id: $id) { id name } }',
+        variables: { id: 'book-2' },
+        operationName: 'Two',
+      });
 
     it('Cache-Control public, max-age=60 and a strong ETag that is stable', async () => {
       const first = await httpRequest(getUrl());
@@ -236,7 +278,9 @@ describe('GraphQL server over HTTP', { timeout: 120_000 }, () => {
       const failing = await httpRequest(graphqlGetUrl(url, { query: '{ allBooks(nrOfBooks: -1) { id } }' }));
       assert.equal(failing.headers['cache-control'], 'no-store');
       assert.equal(failing.headers.etag, undefined);
-      const mutation = await httpRequest(graphqlGetUrl(url, { query: 'mutation { rateBook(id: "book-1", stars: 3) { count } }' }));
+      const mutation = await httpRequest(
+        graphqlGetUrl(url, { query: 'mutation { rateBook(id: "book-1", stars: 3) { count } }' }),
+      );
       assert.equal(mutation.status, 405);
       assert.match(JSON.parse(mutation.text).errors[0].message, /GET requests only support query operations/);
     });
@@ -299,7 +343,10 @@ describe('GraphQL server over HTTP', { timeout: 120_000 }, () => {
         const first = await postGraphQL(cachedUrl, operation);
         const second = await postGraphQL(cachedUrl, operation);
         assert.deepEqual([first.headers['x-cache'], second.headers['x-cache']], ['MISS', 'HIT']);
-        assert.equal((await postGraphQL(cachedUrl, operation, { headers: { 'x-response-cache': 'off' } })).headers['x-cache'], 'BYPASS');
+        assert.equal(
+          (await postGraphQL(cachedUrl, operation, { headers: { 'x-response-cache': 'off' } })).headers['x-cache'],
+          'BYPASS',
+        );
       } finally {
         await cached.close();
       }
@@ -308,15 +355,43 @@ describe('GraphQL server over HTTP', { timeout: 120_000 }, () => {
 
   describe('bounds', () => {
     const bounds = [
-      ['allBooks nrOfBooks', `{ allBooks(nrOfBooks: ${LIMITS.MAX_BOOKS + 1}) { id } }`, new RegExp(`nrOfBooks must be an integer from 0 to ${LIMITS.MAX_BOOKS}`)],
+      [
+        'allBooks nrOfBooks',
+        `{ allBooks(nrOfBooks: ${LIMITS.MAX_BOOKS + 1}) { id } }`,
+        new RegExp(`nrOfBooks must be an integer from 0 to ${LIMITS.MAX_BOOKS}`),
+      ],
       ['allBooks negative', '{ allBooks(nrOfBooks: -1) { id } }', /nrOfBooks must be an integer from 0/],
-      ['allBooksAsJSON nrOfBooks', `{ allBooksAsJSON(nrOfBooks: ${LIMITS.MAX_BOOKS + 1}) }`, /nrOfBooks must be an integer/],
-      ['payload size', `{ payload(size: ${LIMITS.MAX_PAYLOAD_BYTES + 1}) { size } }`, new RegExp(`size must be an integer from 0 to ${LIMITS.MAX_PAYLOAD_BYTES}`)],
-      ['blurb size', `{ book(id: "book-1") { blurb(size: ${LIMITS.MAX_BLURB_BYTES + 1}) } }`, new RegExp(`size must be an integer from 0 to ${LIMITS.MAX_BLURB_BYTES}`)],
-      ['page size', `{ page(size: ${LIMITS.MAX_PAGE_SIZE + 1}) { size } }`, new RegExp(`size must be an integer from 0 to ${LIMITS.MAX_PAGE_SIZE}`)],
+      [
+        'allBooksAsJSON nrOfBooks',
+        `{ allBooksAsJSON(nrOfBooks: ${LIMITS.MAX_BOOKS + 1}) }`,
+        /nrOfBooks must be an integer/,
+      ],
+      [
+        'payload size',
+        `{ payload(size: ${LIMITS.MAX_PAYLOAD_BYTES + 1}) { size } }`,
+        new RegExp(`size must be an integer from 0 to ${LIMITS.MAX_PAYLOAD_BYTES}`),
+      ],
+      [
+        'blurb size',
+        `{ book(id: "book-1") { blurb(size: ${LIMITS.MAX_BLURB_BYTES + 1}) } }`,
+        new RegExp(`size must be an integer from 0 to ${LIMITS.MAX_BLURB_BYTES}`),
+      ],
+      [
+        'page size',
+        `{ page(size: ${LIMITS.MAX_PAGE_SIZE + 1}) { size } }`,
+        new RegExp(`size must be an integer from 0 to ${LIMITS.MAX_PAGE_SIZE}`),
+      ],
       ['page offset', '{ page(offset: -1) { size } }', /offset must be an integer from 0/],
-      ['author books first', `{ author(id: "author-1") { books(first: ${MAX_AUTHOR_BOOKS + 1}) { id } } }`, new RegExp(`first must be an integer from 0 to ${MAX_AUTHOR_BOOKS}`)],
-      ['rateBook stars', 'mutation { rateBook(id: "book-1", stars: 6) { count } }', /stars must be an integer from 1 to 5/],
+      [
+        'author books first',
+        `{ author(id: "author-1") { books(first: ${MAX_AUTHOR_BOOKS + 1}) { id } } }`,
+        new RegExp(`first must be an integer from 0 to ${MAX_AUTHOR_BOOKS}`),
+      ],
+      [
+        'rateBook stars',
+        'mutation { rateBook(id: "book-1", stars: 6) { count } }',
+        /stars must be an integer from 1 to 5/,
+      ],
       ['rateBook id', 'mutation { rateBook(id: "book-0", stars: 3) { count } }', /no book with id "book-0"/],
     ];
     for (const [name, query, pattern] of bounds) {
@@ -335,7 +410,12 @@ describe('GraphQL server over HTTP', { timeout: 120_000 }, () => {
       assert.equal(ok.status, 200, ok.text);
       assert.equal(ok.body.errors, undefined, ok.text);
       const deep = await post({ query: nestedQuery(LIMITS.MAX_QUERY_DEPTH + 1) });
-      await expectError(deep, 400, 'GRAPHQL_VALIDATION_FAILED', new RegExp(`nested ${LIMITS.MAX_QUERY_DEPTH + 1} fields deep; the limit is ${LIMITS.MAX_QUERY_DEPTH}`));
+      await expectError(
+        deep,
+        400,
+        'GRAPHQL_VALIDATION_FAILED',
+        new RegExp(`nested ${LIMITS.MAX_QUERY_DEPTH + 1} fields deep; the limit is ${LIMITS.MAX_QUERY_DEPTH}`),
+      );
     });
 
     it('query depth counts through fragments, and fragment cycles are still reported', async () => {
@@ -343,18 +423,30 @@ describe('GraphQL server over HTTP', { timeout: 120_000 }, () => {
       const viaFragments = `{ ...A } fragment A on Query { book(id: "book-1") { ...B } } fragment B on Book { ${chain(depth - 1)} }`;
       const deep = await post({ query: viaFragments });
       await expectError(deep, 400, 'GRAPHQL_VALIDATION_FAILED', new RegExp(`nested ${depth} fields deep`));
-      const cycle = await post({ query: '{ book(id: "book-1") { ...A } } fragment A on Book { author { books { ...A } } }' });
+      const cycle = await post({
+        query: '{ book(id: "book-1") { ...A } } fragment A on Book { author { books { ...A } } }',
+      });
       await expectError(cycle, 400, 'GRAPHQL_VALIDATION_FAILED', /Cannot spread fragment "A" within itself/);
     });
   });
 
   describe('bad input: a clear error, and the next request is served', () => {
     it('GraphQL syntax error: 400 GRAPHQL_PARSE_FAILED', async () => {
-      await expectError(await post({ query: '{ book(id: "book-1") { id }' }), 400, 'GRAPHQL_PARSE_FAILED', /Syntax Error/);
+      await expectError(
+        await post({ query: '{ book(id: "book-1") { id }' }),
+        400,
+        'GRAPHQL_PARSE_FAILED',
+        /Syntax Error/,
+      );
     });
 
     it('unknown field: 400 GRAPHQL_VALIDATION_FAILED', async () => {
-      await expectError(await post({ query: '{ book(id: "book-1") { isbn } }' }), 400, 'GRAPHQL_VALIDATION_FAILED', /Cannot query field "isbn" on type "Book"/);
+      await expectError(
+        await post({ query: '{ book(id: "book-1") { isbn } }' }),
+        400,
+        'GRAPHQL_VALIDATION_FAILED',
+        /Cannot query field "isbn" on type "Book"/,
+      );
     });
 
     it('wrong variable type: 400 BAD_USER_INPUT', async () => {
@@ -374,7 +466,12 @@ describe('GraphQL server over HTTP', { timeout: 120_000 }, () => {
     });
 
     it('unknown path: 404; unsupported method: 405', async () => {
-      await expectError(await httpRequest(`http://127.0.0.1:${server.httpPort}/nope`), 404, 'NOT_FOUND', /GraphQL is at \/graphql/);
+      await expectError(
+        await httpRequest(`http://127.0.0.1:${server.httpPort}/nope`),
+        404,
+        'NOT_FOUND',
+        /GraphQL is at \/graphql/,
+      );
       const put = await httpRequest(url, { method: 'PUT', json: { query: '{ book(id: "book-1") { id } }' } });
       assert.equal(put.headers.allow, 'GET, POST');
       await expectError(put, 405, 'BAD_REQUEST', /supports only GET\/POST/);

@@ -21,7 +21,11 @@ const lines = (text) => text.split('\n').filter(Boolean);
 // Spawns node with `args`; resolves once it printed a first line or exited.
 // The child is killed when the test ends, whatever happened.
 async function start(t, args, env = {}) {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, HOST: '127.0.0.1', TLS_CERT_FILE: '', TLS_KEY_FILE: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', TLS_CERT_FILE: '', TLS_KEY_FILE: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   t.after(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -72,7 +76,11 @@ describe('node servers/graphql/server.js', { timeout: 60_000 }, () => {
     t.after(() => client.dispose());
     let first;
     const firstEvent = new Promise((resolve) => (first = resolve));
-    const subscription = runOperation(client, { query: 'subscription { events(count: 10000, intervalMs: 100) { seq } }' }, { onNext: () => first() });
+    const subscription = runOperation(
+      client,
+      { query: 'subscription { events(count: 10000, intervalMs: 100) { seq } }' },
+      { onNext: () => first() },
+    );
     await firstEvent;
 
     const signalled = Date.now();
@@ -119,7 +127,10 @@ describe('node servers/graphql/server.js', { timeout: 60_000 }, () => {
       const { code } = await exited;
       assert.notEqual(code, 0);
       assert.equal(out.stdout, '');
-      assert.equal(out.stderr, `${label}: port ${taken} is already in use; stop what holds it or set ${envVar} to a free port\n`);
+      assert.equal(
+        out.stderr,
+        `${label}: port ${taken} is already in use; stop what holds it or set ${envVar} to a free port\n`,
+      );
     });
   }
 
@@ -193,10 +204,18 @@ describe('createServer().close()', { timeout: 60_000 }, () => {
     const { exited, out } = await start(t, ['--input-type=module', '-e', CHILD]);
     // ~5 s of steps; a leaked 60 s event timer would keep the child alive far longer.
     const exit = await Promise.race([exited, sleep(20_000).then(() => null)]);
-    const steps = Object.fromEntries(lines(out.stdout).map((l) => JSON.parse(l)).map((s) => [s.step, s]));
+    const steps = Object.fromEntries(
+      lines(out.stdout)
+        .map((l) => JSON.parse(l))
+        .map((s) => [s.step, s]),
+    );
     const { unsubscribe, disconnect, close } = steps;
     assert.ok(unsubscribe && disconnect && close, `steps: ${out.stdout} ${out.stderr}`);
-    assert.equal(unsubscribe.during, unsubscribe.base + 1, `one pending event timer while subscribed: ${JSON.stringify(unsubscribe)}`);
+    assert.equal(
+      unsubscribe.during,
+      unsubscribe.base + 1,
+      `one pending event timer while subscribed: ${JSON.stringify(unsubscribe)}`,
+    );
     assert.equal(unsubscribe.after, unsubscribe.base, `timer cleared on unsubscribe: ${JSON.stringify(unsubscribe)}`);
     assert.ok(disconnect.withB > disconnect.base, JSON.stringify(disconnect));
     assert.equal(disconnect.after, disconnect.base, `timers cleared on disconnect: ${JSON.stringify(disconnect)}`);

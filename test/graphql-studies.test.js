@@ -16,8 +16,14 @@ import { graphqlGetUrl, h2Connect, h2Request, httpRequest, runOperation, wsClien
 import { createServer } from '../servers/graphql/server.js';
 import { fullBookAt } from '../servers/shared/data.js';
 
-const ALL_BOOKS = 'query AllBooks($n: Int!) { allBooks(nrOfBooks: $n) { id name pageCount author { id firstName lastName } } }';
-const timingOf = (header) => Object.fromEntries(String(header).split(', ').map((p) => [p.split(';')[0], Number(p.split('dur=')[1])]));
+const ALL_BOOKS =
+  'query AllBooks($n: Int!) { allBooks(nrOfBooks: $n) { id name pageCount author { id firstName lastName } } }';
+const timingOf = (header) =>
+  Object.fromEntries(
+    String(header)
+      .split(', ')
+      .map((p) => [p.split(';')[0], Number(p.split('dur=')[1])]),
+  );
 
 describe('GraphQL server: the studies 001 and 002 switches', { timeout: 120_000 }, () => {
   let server;
@@ -34,7 +40,8 @@ describe('GraphQL server: the studies 001 and 002 switches', { timeout: 120_000 
   });
 
   const post = (body, headers = {}) => httpRequest(url, { method: 'POST', json: body, headers });
-  const get = (query, variables, headers = {}, extensions) => httpRequest(graphqlGetUrl(url, { query, variables, ...(extensions ? { extensions } : {}) }), { headers });
+  const get = (query, variables, headers = {}, extensions) =>
+    httpRequest(graphqlGetUrl(url, { query, variables, ...(extensions ? { extensions } : {}) }), { headers });
 
   describe('executors (study 002)', () => {
     it('every executor answers the same bytes on HTTP/1.1 POST and GET, HTTP/2 and WebSocket', async () => {
@@ -48,9 +55,15 @@ describe('GraphQL server: the studies 001 and 002 switches', { timeout: 120_000 
           assert.equal(viaPost.status, 200, `${executor}: ${viaPost.text.slice(0, 200)}`);
           assert.equal(viaPost.text.trimEnd(), expected, `${executor} over POST`);
           const timing = timingOf(viaPost.headers['server-timing']);
-          assert.ok(timing.exec > 0 && timing.ser > 0 && timing.total >= timing.exec + timing.ser - 0.002, `${executor}: ${viaPost.headers['server-timing']}`);
+          assert.ok(
+            timing.exec > 0 && timing.ser > 0 && timing.total >= timing.exec + timing.ser - 0.002,
+            `${executor}: ${viaPost.headers['server-timing']}`,
+          );
           assert.equal((await get(ALL_BOOKS, { n }, {}, extensions)).text.trimEnd(), expected, `${executor} over GET`);
-          const viaH2 = await h2Request(h2, { method: 'POST', json: { query: ALL_BOOKS, variables: { n }, extensions } });
+          const viaH2 = await h2Request(h2, {
+            method: 'POST',
+            json: { query: ALL_BOOKS, variables: { n }, extensions },
+          });
           assert.equal(viaH2.text.trimEnd(), expected, `${executor} over HTTP/2`);
           const ws = await runOperation(client, { query: ALL_BOOKS, variables: { n }, extensions });
           assert.equal(ws.errors, null, executor);
@@ -85,15 +98,20 @@ describe('GraphQL server: the studies 001 and 002 switches', { timeout: 120_000 
     it('a mutation runs once on any executor', async () => {
       const rate = 'mutation { rateBook(id: "book-77", stars: 4) { count } }';
       const counts = [];
-      for (const executor of EXECUTOR_NAMES) counts.push(JSON.parse((await post({ query: rate, extensions: { executor } })).text).data.rateBook.count);
-      assert.deepEqual(counts, EXECUTOR_NAMES.map((_, i) => i + 1));
+      for (const executor of EXECUTOR_NAMES)
+        counts.push(JSON.parse((await post({ query: rate, extensions: { executor } })).text).data.rateBook.count);
+      assert.deepEqual(
+        counts,
+        EXECUTOR_NAMES.map((_, i) => i + 1),
+      );
     });
   });
 
   describe('generation time per resource (study 001)', () => {
     const PAGE = 'query Page($size: Int!) { page(offset: 0, size: $size) { size books { id } } }';
     const execMs = (res) => timingOf(res.headers['server-timing']).exec;
-    const page = (size, generate) => post({ query: PAGE, variables: { size } }, { 'x-generate': formatGenerate(generate) });
+    const page = (size, generate) =>
+      post({ query: PAGE, variables: { size } }, { 'x-generate': formatGenerate(generate) });
 
     it('serial sleeps (nb - hits) x delay; parallel and dataloader sleep one delay; hits sleep nothing', async () => {
       const g = { delay: 20, hits: 5 };
@@ -103,16 +121,25 @@ describe('GraphQL server: the studies 001 and 002 switches', { timeout: 120_000 
       const allHits = await page(20, { delay: 20, hits: 20, resolve: 'serial' });
       const none = await post({ query: PAGE, variables: { size: 20 } });
       const ids = JSON.stringify(JSON.parse(none.text).data);
-      for (const r of [serial, parallel, loader, allHits]) assert.equal(JSON.stringify(JSON.parse(r.text).data), ids, 'the same page');
+      for (const r of [serial, parallel, loader, allHits])
+        assert.equal(JSON.stringify(JSON.parse(r.text).data), ids, 'the same page');
       // A timer can fire up to 1 ms early by performance.now() (libuv's clock is whole ms).
-      assert.ok(execMs(serial) >= 15 * 19 && execMs(serial) < 15 * 20 + 150, `serial exec ${execMs(serial)} ms, expected 300`);
-      for (const [what, r] of [['parallel', parallel], ['dataloader', loader]]) assert.ok(execMs(r) >= 19 && execMs(r) < 80, `${what} exec ${execMs(r)} ms, expected 20`);
+      assert.ok(
+        execMs(serial) >= 15 * 19 && execMs(serial) < 15 * 20 + 150,
+        `serial exec ${execMs(serial)} ms, expected 300`,
+      );
+      for (const [what, r] of [
+        ['parallel', parallel],
+        ['dataloader', loader],
+      ])
+        assert.ok(execMs(r) >= 19 && execMs(r) < 80, `${what} exec ${execMs(r)} ms, expected 20`);
       assert.ok(execMs(allHits) < 15, `all hits: exec ${execMs(allHits)} ms`);
       assert.ok(execMs(none) < 15, `no header: exec ${execMs(none)} ms`);
     });
 
     it('an atomic book(id) pays the delay unless it is a hit', async () => {
-      const one = (hits) => get(BOOK_RESOURCE_QUERY, { id: 'book-3', blurb: 10 }, { 'x-generate': formatGenerate({ delay: 30, hits }) });
+      const one = (hits) =>
+        get(BOOK_RESOURCE_QUERY, { id: 'book-3', blurb: 10 }, { 'x-generate': formatGenerate({ delay: 30, hits }) });
       const miss = await one(0);
       const hit = await one(1);
       assert.equal(miss.text, hit.text);
@@ -122,13 +149,17 @@ describe('GraphQL server: the studies 001 and 002 switches', { timeout: 120_000 
   });
 
   describe("Vulcain's Preload header (study 001)", () => {
-    const REFS = 'query Refs($size: Int!, $blurb: Int!) { page(offset: 10, size: $size) { books { href(blurb: $blurb) } } }';
+    const REFS =
+      'query Refs($size: Int!, $blurb: Int!) { page(offset: 10, size: $size) { books { href(blurb: $blurb) } } }';
 
     it('answers Link rel=preload headers to the selected hrefs, once each, on HTTP/1.1 and HTTP/2', async () => {
       const preload = '"/data/page/books/*/href"';
       const h1 = await get(REFS, { size: 3, blurb: 50 }, { preload });
       const hrefs = JSON.parse(h1.text).data.page.books.map((b) => b.href);
-      assert.deepEqual(hrefs, [11, 12, 13].map((i) => bookResourceUrl(`book-${i}`, 50)));
+      assert.deepEqual(
+        hrefs,
+        [11, 12, 13].map((i) => bookResourceUrl(`book-${i}`, 50)),
+      );
       const links = (header) => [...String(header).matchAll(/<([^>]+)>; rel=preload; as=fetch/g)].map((m) => m[1]);
       assert.deepEqual(links(h1.headers.link), hrefs);
       const search = new URL(graphqlGetUrl(url, { query: REFS, variables: { size: 3, blurb: 50 } })).search;

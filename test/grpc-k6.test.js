@@ -129,7 +129,10 @@ export async function setup() {
 // The trailer as k6 shows it: trailers['server-timing'] is an array of strings.
 function assertTiming(trailers) {
   assert.equal(trailers['server-timing'].length, 1);
-  assert.match(trailers['server-timing'][0], /^exec;dur=\d+(\.\d{1,3})?, ser;dur=\d+(\.\d{1,3})?, total;dur=\d+(\.\d{1,3})?$/);
+  assert.match(
+    trailers['server-timing'][0],
+    /^exec;dur=\d+(\.\d{1,3})?, ser;dur=\d+(\.\d{1,3})?, total;dur=\d+(\.\d{1,3})?$/,
+  );
 }
 
 // k6 sees fields in lowerCamelCase (protojson), as the GraphQL schema names them.
@@ -180,7 +183,7 @@ describe('k6 against the gRPC server', { timeout: 240_000 }, () => {
     assert.equal(reflect.health, 1); // grpc.HealthCheckServing
   });
 
-  it("client.load() of servers/proto: plaintext, TLS trusted via tls.cacerts, and untrusted TLS refused", async () => {
+  it('client.load() of servers/proto: plaintext, TLS trusted via tls.cacerts, and untrusted TLS refused', async () => {
     const r = await k6('load.js');
 
     assert.equal(r.plaintext.thrown, undefined, r.plaintext.thrown);
@@ -208,7 +211,11 @@ describe('k6 against the gRPC server', { timeout: 240_000 }, () => {
     assert.equal(r.cacerts.status, 0, r.cacerts.error);
     assertBook(r.cacerts.message, 42);
 
-    assert.match(r.noTrust.thrown ?? '', /certificate/, 'k6 refuses the self-signed certificate unless told to trust it');
+    assert.match(
+      r.noTrust.thrown ?? '',
+      /certificate/,
+      'k6 refuses the self-signed certificate unless told to trust it',
+    );
   });
 
   it('grpc.Stream: StreamBooks and StreamEvents (sentAt in epoch ms), INVALID_ARGUMENT as a stream error', async () => {
@@ -219,7 +226,10 @@ describe('k6 against the gRPC server', { timeout: 240_000 }, () => {
       Array.from({ length: 20 }, (_, i) => fullBookAt(i + 1)),
     );
     assert.equal(events.error, undefined, JSON.stringify(events.error));
-    assert.deepEqual(events.messages.map((e) => e.seq), [1, 2, 3]);
+    assert.deepEqual(
+      events.messages.map((e) => e.seq),
+      [1, 2, 3],
+    );
     for (const e of events.messages) {
       // Same host, same clock; k6's Date.now() has whole milliseconds.
       const latency = e.receivedAt - e.sentAt;

@@ -23,7 +23,15 @@ const SERVER = fileURLToPath(new URL('../servers/grpc/server.js', import.meta.ur
 // printed its first line (or exited). The caller kills it in t.after.
 function startServer(env) {
   const child = spawn(process.execPath, [SERVER], {
-    env: { ...process.env, HOST: '127.0.0.1', TLS_CERT_FILE: '', TLS_KEY_FILE: '', GRPC_VERBOSITY: '', GRPC_NODE_VERBOSITY: '', ...env },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      TLS_CERT_FILE: '',
+      TLS_KEY_FILE: '',
+      GRPC_VERBOSITY: '',
+      GRPC_NODE_VERBOSITY: '',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -138,7 +146,12 @@ describe('node servers/grpc/server.js', { timeout: 60_000 }, () => {
       const { stdout, stderr } = server.output();
       assert.equal(stdout, '');
       assert.equal(lines(stderr).length, 1, stderr);
-      assert.match(stderr, new RegExp(`^gRPC \\(${label}\\): port ${taken} is already in use; stop what holds it or set ${envVar} to a free port\\n$`));
+      assert.match(
+        stderr,
+        new RegExp(
+          `^gRPC \\(${label}\\): port ${taken} is already in use; stop what holds it or set ${envVar} to a free port\\n$`,
+        ),
+      );
     });
   }
 
@@ -147,7 +160,10 @@ describe('node servers/grpc/server.js', { timeout: 60_000 }, () => {
     killOnExit(t, server.child);
     const { code } = await server.exited;
     assert.notEqual(code, 0);
-    assert.equal(server.output().stderr, 'gRPC (plaintext): cannot bind HOST=10.255.255.1; set HOST to an address of this machine (default 127.0.0.1)\n');
+    assert.equal(
+      server.output().stderr,
+      'gRPC (plaintext): cannot bind HOST=10.255.255.1; set HOST to an address of this machine (default 127.0.0.1)\n',
+    );
   });
 
   it('a port that is not a number: one line naming the variable', async (t) => {

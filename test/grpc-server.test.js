@@ -11,7 +11,14 @@ import { after, before, describe, it } from 'node:test';
 import grpc from '@grpc/grpc-js';
 import { LIMITS } from '../common/defaults.js';
 import { filler, fullBookAt } from '../servers/shared/data.js';
-import { booksClient, clientStreamCall, collectStream, healthClient, rawCall, unaryCall } from '../servers/grpc/client.js';
+import {
+  booksClient,
+  clientStreamCall,
+  collectStream,
+  healthClient,
+  rawCall,
+  unaryCall,
+} from '../servers/grpc/client.js';
 import { createServer, DRAIN_MS } from '../servers/grpc/server.js';
 import { expectGrpcError, grpcMessage, waitFor } from './helpers/hostile.js';
 
@@ -79,19 +86,30 @@ describe('gRPC server', { timeout: 180_000 }, () => {
       it(`${transport}: StreamBooks sends one book per message, then the trailer`, async () => {
         const { messages, status: st } = await collectStream(client().StreamBooks({ n: 25 }));
         assert.equal(st.code, status.OK, st.details);
-        assert.deepEqual(messages, Array.from({ length: 25 }, (_, i) => expectedBook(i + 1)));
+        assert.deepEqual(
+          messages,
+          Array.from({ length: 25 }, (_, i) => expectedBook(i + 1)),
+        );
         serverTiming(st.metadata);
       });
     }
 
     it('GetBook: NOT_FOUND for an id outside book-1..book-500000', async () => {
-      await expectGrpcError(unaryCall(plain, 'GetBook', { id: 'book-0' }), status.NOT_FOUND, /no book with id "book-0"; ids run from book-1 to book-500000/);
+      await expectGrpcError(
+        unaryCall(plain, 'GetBook', { id: 'book-0' }),
+        status.NOT_FOUND,
+        /no book with id "book-0"; ids run from book-1 to book-500000/,
+      );
       await expectGrpcError(unaryCall(plain, 'GetBook', { id: 'book-500001' }), status.NOT_FOUND, /"book-500001"/);
       assert.deepEqual((await unaryCall(plain, 'GetBook', { id: 'book-500000' })).message, expectedBook(500000));
     });
 
     it('GetBook: INVALID_ARGUMENT for a malformed id', async () => {
-      await expectGrpcError(unaryCall(plain, 'GetBook', { id: 'forty-two' }), status.INVALID_ARGUMENT, /id must look like "book-<n>" .*\(got "forty-two"\)/);
+      await expectGrpcError(
+        unaryCall(plain, 'GetBook', { id: 'forty-two' }),
+        status.INVALID_ARGUMENT,
+        /id must look like "book-<n>" .*\(got "forty-two"\)/,
+      );
       await expectGrpcError(unaryCall(plain, 'GetBook', {}), status.INVALID_ARGUMENT, /\(got ""\)/);
       // A long id is cut in the message.
       const err = await unaryCall(plain, 'GetBook', { id: 'x'.repeat(10_000) }).catch((e) => e);
@@ -102,13 +120,21 @@ describe('gRPC server', { timeout: 180_000 }, () => {
     it('ListBooks(n) answers books 1..n in one message', async () => {
       for (const n of [0, 1, 3]) {
         const { message, trailers } = await unaryCall(plain, 'ListBooks', { n });
-        assert.deepEqual(message.books, Array.from({ length: n }, (_, i) => expectedBook(i + 1)));
+        assert.deepEqual(
+          message.books,
+          Array.from({ length: n }, (_, i) => expectedBook(i + 1)),
+        );
         serverTiming(trailers);
       }
     });
 
     it('ListBooks(500000): the largest message goes through (send size unlimited); ser is timed', async () => {
-      const { message, trailers } = await unaryCall(plain, 'ListBooks', { n: LIMITS.MAX_BOOKS }, { timeoutMs: 120_000 });
+      const { message, trailers } = await unaryCall(
+        plain,
+        'ListBooks',
+        { n: LIMITS.MAX_BOOKS },
+        { timeoutMs: 120_000 },
+      );
       assert.equal(message.books.length, LIMITS.MAX_BOOKS);
       assert.deepEqual(message.books[0], expectedBook(1));
       assert.deepEqual(message.books.at(-1), expectedBook(LIMITS.MAX_BOOKS));
@@ -120,7 +146,10 @@ describe('gRPC server', { timeout: 180_000 }, () => {
     it('a client with the default 4 MB receive limit is refused the big message (clients must raise it)', async () => {
       const small = booksClient(`127.0.0.1:${server.port}`);
       try {
-        await expectGrpcError(unaryCall(small, 'ListBooks', { n: 100_000 }, { timeoutMs: 60_000 }), status.RESOURCE_EXHAUSTED);
+        await expectGrpcError(
+          unaryCall(small, 'ListBooks', { n: 100_000 }, { timeoutMs: 60_000 }),
+          status.RESOURCE_EXHAUSTED,
+        );
       } finally {
         small.close();
       }
@@ -140,12 +169,16 @@ describe('gRPC server', { timeout: 180_000 }, () => {
     it('StreamEvents sends count events on an interval_ms schedule, sent_at in epoch ms at send time', async () => {
       const received = [];
       const startedAt = Date.now();
-      const { messages, status: st } = await collectStream(plain.StreamEvents({ count: 5, interval_ms: 40, size: 100 }), () =>
-        received.push(Date.now()),
+      const { messages, status: st } = await collectStream(
+        plain.StreamEvents({ count: 5, interval_ms: 40, size: 100 }),
+        () => received.push(Date.now()),
       );
       assert.equal(st.code, status.OK, st.details);
       serverTiming(st.metadata);
-      assert.deepEqual(messages.map((m) => m.seq), [1, 2, 3, 4, 5]);
+      assert.deepEqual(
+        messages.map((m) => m.seq),
+        [1, 2, 3, 4, 5],
+      );
       messages.forEach((m, i) => {
         assert.equal(m.data, filler(100, m.seq));
         assert.equal(m.id, `event-${m.seq}`);
@@ -160,7 +193,10 @@ describe('gRPC server', { timeout: 180_000 }, () => {
     it('Stats reports process memory and uptime', async () => {
       const { message, trailers } = await unaryCall(plain, 'Stats', {});
       assert.ok(message.rss_bytes > 10e6 && message.rss_bytes < 64e9, `rss ${message.rss_bytes}`);
-      assert.ok(message.heap_used_bytes > 1e6 && message.heap_used_bytes < message.rss_bytes, `heap ${message.heap_used_bytes}`);
+      assert.ok(
+        message.heap_used_bytes > 1e6 && message.heap_used_bytes < message.rss_bytes,
+        `heap ${message.heap_used_bytes}`,
+      );
       assert.ok(message.uptime_seconds > 0 && message.uptime_seconds <= process.uptime() + 1);
       serverTiming(trailers);
     });
@@ -171,7 +207,11 @@ describe('gRPC server', { timeout: 180_000 }, () => {
       ['ListBooks', { n: LIMITS.MAX_BOOKS + 1 }, /n must be an integer from 0 to 500000 \(got 500001\)/],
       ['ListBooks', { n: -1 }, /n must be an integer from 0 to 500000 \(got -1\)/],
       ['ListBooks', { n: 2 ** 31 - 1 }, /n must be an integer from 0 to 500000/],
-      ['Payload', { size: LIMITS.MAX_PAYLOAD_BYTES + 1 }, new RegExp(`size must be an integer from 0 to ${LIMITS.MAX_PAYLOAD_BYTES}`)],
+      [
+        'Payload',
+        { size: LIMITS.MAX_PAYLOAD_BYTES + 1 },
+        new RegExp(`size must be an integer from 0 to ${LIMITS.MAX_PAYLOAD_BYTES}`),
+      ],
       ['Payload', { size: -5 }, /size must be an integer from 0/],
       ['Payload', { size: 2 ** 31 - 1 }, /size must be an integer from 0/],
     ];
@@ -184,11 +224,29 @@ describe('gRPC server', { timeout: 180_000 }, () => {
 
     const streamCases = [
       ['StreamBooks', { n: LIMITS.MAX_BOOKS + 1 }, /n must be an integer from 0 to 500000/],
-      ['StreamEvents', { count: LIMITS.MAX_EVENTS + 1, interval_ms: 10 }, new RegExp(`count must be an integer from 0 to ${LIMITS.MAX_EVENTS}`)],
+      [
+        'StreamEvents',
+        { count: LIMITS.MAX_EVENTS + 1, interval_ms: 10 },
+        new RegExp(`count must be an integer from 0 to ${LIMITS.MAX_EVENTS}`),
+      ],
       ['StreamEvents', { count: 2 ** 31 - 1, interval_ms: 10 }, /count must be an integer from 0/],
-      ['StreamEvents', { count: 1, interval_ms: 0 }, new RegExp(`interval_ms must be an integer from ${LIMITS.MIN_EVENT_INTERVAL_MS} to ${LIMITS.MAX_EVENT_INTERVAL_MS} \\(got 0\\)`)],
-      ['StreamEvents', { count: 1, interval_ms: LIMITS.MAX_EVENT_INTERVAL_MS + 1 }, /interval_ms must be an integer from 1 to 60000/],
-      ['StreamEvents', { count: 1, interval_ms: 10, size: LIMITS.MAX_PAYLOAD_BYTES + 1 }, /size must be an integer from 0/],
+      [
+        'StreamEvents',
+        { count: 1, interval_ms: 0 },
+        new RegExp(
+          `interval_ms must be an integer from ${LIMITS.MIN_EVENT_INTERVAL_MS} to ${LIMITS.MAX_EVENT_INTERVAL_MS} \\(got 0\\)`,
+        ),
+      ],
+      [
+        'StreamEvents',
+        { count: 1, interval_ms: LIMITS.MAX_EVENT_INTERVAL_MS + 1 },
+        /interval_ms must be an integer from 1 to 60000/,
+      ],
+      [
+        'StreamEvents',
+        { count: 1, interval_ms: 10, size: LIMITS.MAX_PAYLOAD_BYTES + 1 },
+        /size must be an integer from 0/,
+      ],
     ];
     for (const [method, request, pattern] of streamCases) {
       it(`${method}(${JSON.stringify(request)})`, async () => {
@@ -211,10 +269,16 @@ describe('gRPC server', { timeout: 180_000 }, () => {
 
   describe('bad input never crashes the server', () => {
     it('a stream cancelled mid-way stops (timers cleared) and the next call is served', async () => {
-      const events = await collectStream(plain.StreamEvents({ count: 1000, interval_ms: 20, size: 10 }), (m, call) => m.seq === 3 && call.cancel());
+      const events = await collectStream(
+        plain.StreamEvents({ count: 1000, interval_ms: 20, size: 10 }),
+        (m, call) => m.seq === 3 && call.cancel(),
+      );
       assert.equal(events.status.code, status.CANCELLED);
       assert.equal(events.messages.length, 3);
-      const books = await collectStream(plain.StreamBooks({ n: LIMITS.MAX_BOOKS }), (m, call) => m.id === 'book-10' && call.cancel());
+      const books = await collectStream(
+        plain.StreamBooks({ n: LIMITS.MAX_BOOKS }),
+        (m, call) => m.id === 'book-10' && call.cancel(),
+      );
       assert.equal(books.status.code, status.CANCELLED);
       assert.ok(books.messages.length >= 10 && books.messages.length < LIMITS.MAX_BOOKS);
       await waitFor(() => server.openStreams() === 0, 'the server to drop the cancelled streams');
@@ -239,7 +303,9 @@ describe('gRPC server', { timeout: 180_000 }, () => {
         const c = booksClient('127.0.0.1:${server.port}');
         c.StreamBooks({ n: ${LIMITS.MAX_BOOKS} }).on('data', (b) => { if (b.id === 'book-5') process.exit(0); });
         setTimeout(() => process.exit(3), 10000);`;
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'inherit'] });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
       try {
         const [code] = await once(child, 'exit');
         assert.equal(code, 0, 'the child got its first books, then exited');
@@ -268,7 +334,10 @@ describe('gRPC server', { timeout: 180_000 }, () => {
       // ~3.5 MB cannot fit the 64 KB HTTP/2 window: the server's loop had to wait for the
       // paused client. Had it written everything at once, total would be about exec + ser.
       const { exec, ser, total } = serverTiming(st.metadata);
-      assert.ok(total - exec - ser > PAUSE_MS * 0.75, `waited ${(total - exec - ser).toFixed(0)} ms of a ${PAUSE_MS} ms pause`);
+      assert.ok(
+        total - exec - ser > PAUSE_MS * 0.75,
+        `waited ${(total - exec - ser).toFixed(0)} ms of a ${PAUSE_MS} ms pause`,
+      );
     });
   });
 
@@ -278,7 +347,10 @@ describe('gRPC server', { timeout: 180_000 }, () => {
         'grpc.ssl_target_name_override': 'localhost',
       });
       try {
-        await expectGrpcError(rawCall(untrusting, '/books.v1.Books/GetBook', Buffer.alloc(0), { timeoutMs: 5000 }), status.UNAVAILABLE);
+        await expectGrpcError(
+          rawCall(untrusting, '/books.v1.Books/GetBook', Buffer.alloc(0), { timeoutMs: 5000 }),
+          status.UNAVAILABLE,
+        );
       } finally {
         untrusting.close();
       }
@@ -288,7 +360,10 @@ describe('gRPC server', { timeout: 180_000 }, () => {
       const wrong = booksClient(`127.0.0.1:${server.tlsPort}`);
       try {
         const err = await unaryCall(wrong, 'GetBook', { id: 'book-1' }, { timeoutMs: 3000 }).catch((e) => e);
-        assert.ok([status.UNAVAILABLE, status.DEADLINE_EXCEEDED].includes(err.code), `${status[err.code]} ${err.details}`);
+        assert.ok(
+          [status.UNAVAILABLE, status.DEADLINE_EXCEEDED].includes(err.code),
+          `${status[err.code]} ${err.details}`,
+        );
       } finally {
         wrong.close();
       }
@@ -351,15 +426,30 @@ describe('gRPC server: the fan-out hub, client and bidirectional streams', { tim
     await waitUntil(async () => (await subscribersOf('t.order')) === 3, 'three subscribers');
     const before = Date.now();
     const answers = [];
-    for (let i = 1; i <= 20; i++) answers.push((await unaryCall(plain, 'Publish', { topic: 't.order', payload: `p${i}` })).message);
-    assert.deepEqual(answers.map((a) => a.seq), Array.from({ length: 20 }, (_, i) => i + 1));
-    assert.ok(answers.every((a) => a.subscribers === 3 && /^grpc-\d+$/.test(a.id) && a.published_at >= before - 50 && a.published_at <= Date.now() + 50));
+    for (let i = 1; i <= 20; i++)
+      answers.push((await unaryCall(plain, 'Publish', { topic: 't.order', payload: `p${i}` })).message);
+    assert.deepEqual(
+      answers.map((a) => a.seq),
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
+    assert.ok(
+      answers.every(
+        (a) =>
+          a.subscribers === 3 &&
+          /^grpc-\d+$/.test(a.id) &&
+          a.published_at >= before - 50 &&
+          a.published_at <= Date.now() + 50,
+      ),
+    );
     assert.equal((await unaryCall(plain, 'TopicInfo', { topic: 't.order' })).message.last_seq, 20);
     await new Promise((r) => setTimeout(r, 100));
     for (const s of subs) s.cancel();
     for (const s of subs) {
       const got = await received(s);
-      assert.deepEqual(got.map((m) => [m.seq, m.payload, m.origin]), answers.map((a, i) => [a.seq, `p${i + 1}`, 'grpc']));
+      assert.deepEqual(
+        got.map((m) => [m.seq, m.payload, m.origin]),
+        answers.map((a, i) => [a.seq, `p${i + 1}`, 'grpc']),
+      );
     }
     await stillServes();
   });
@@ -371,14 +461,31 @@ describe('gRPC server: the fan-out hub, client and bidirectional streams', { tim
     await unaryCall(plain, 'Publish', { topic: 't.resume', payload: 'p6' });
     await new Promise((r) => setTimeout(r, 100));
     s.cancel();
-    assert.deepEqual((await received(s)).map((m) => m.seq), [4, 5, 6]);
+    assert.deepEqual(
+      (await received(s)).map((m) => m.seq),
+      [4, 5, 6],
+    );
     await stillServes();
   });
 
-  it('hub bounds: INVALID_ARGUMENT with the hub\'s sentence', async () => {
-    await expectGrpcError(unaryCall(plain, 'Publish', { topic: 'has space', payload: '' }), status.INVALID_ARGUMENT, /topic must be 1 to 128 characters of letters, digits/);
-    await expectGrpcError(unaryCall(plain, 'Publish', { topic: 'x'.repeat(129), payload: '' }), status.INVALID_ARGUMENT, /topic must be 1 to 128 characters/);
-    await expectGrpcError(unaryCall(plain, 'Publish', { topic: 't', payload: 'x'.repeat(LIMITS.MAX_EVENT_PAYLOAD_BYTES + 1) }), status.INVALID_ARGUMENT, new RegExp(`payload is ${LIMITS.MAX_EVENT_PAYLOAD_BYTES + 1} bytes; the limit is ${LIMITS.MAX_EVENT_PAYLOAD_BYTES} per event`));
+  it("hub bounds: INVALID_ARGUMENT with the hub's sentence", async () => {
+    await expectGrpcError(
+      unaryCall(plain, 'Publish', { topic: 'has space', payload: '' }),
+      status.INVALID_ARGUMENT,
+      /topic must be 1 to 128 characters of letters, digits/,
+    );
+    await expectGrpcError(
+      unaryCall(plain, 'Publish', { topic: 'x'.repeat(129), payload: '' }),
+      status.INVALID_ARGUMENT,
+      /topic must be 1 to 128 characters/,
+    );
+    await expectGrpcError(
+      unaryCall(plain, 'Publish', { topic: 't', payload: 'x'.repeat(LIMITS.MAX_EVENT_PAYLOAD_BYTES + 1) }),
+      status.INVALID_ARGUMENT,
+      new RegExp(
+        `payload is ${LIMITS.MAX_EVENT_PAYLOAD_BYTES + 1} bytes; the limit is ${LIMITS.MAX_EVENT_PAYLOAD_BYTES} per event`,
+      ),
+    );
     await expectGrpcError(unaryCall(plain, 'TopicInfo', { topic: '' }), status.INVALID_ARGUMENT, /topic must be/);
     const bad = await collectStream(plain.Subscribe({ topic: 'ok', after_seq: -1 }));
     assert.equal(bad.status.code, status.INVALID_ARGUMENT);
@@ -391,7 +498,12 @@ describe('gRPC server: the fan-out hub, client and bidirectional streams', { tim
     const session = http2.connect(`http://127.0.0.1:${server.port}`);
     session.on('error', () => {});
     try {
-      const stream = session.request({ ':method': 'POST', ':path': '/books.v1.Books/Subscribe', 'content-type': 'application/grpc', te: 'trailers' });
+      const stream = session.request({
+        ':method': 'POST',
+        ':path': '/books.v1.Books/Subscribe',
+        'content-type': 'application/grpc',
+        te: 'trailers',
+      });
       stream.on('error', () => {});
       const trailers = new Promise((resolve) => stream.on('trailers', resolve));
       stream.end(grpcMessage(Buffer.concat([Buffer.from([0x0a, 6]), Buffer.from('t.slow')])));
@@ -399,12 +511,23 @@ describe('gRPC server: the fan-out hub, client and bidirectional streams', { tim
       await waitUntil(async () => (await subscribersOf('t.slow')) === 1, 'the subscriber');
       const payload = 'x'.repeat(4096);
       const until = Date.now() + 20_000;
-      for (let i = 0; i < 2 * LIMITS.SUBSCRIBER_QUEUE_EVENTS && server.hub.stats().subscribers > 0 && Date.now() < until; i++) await unaryCall(plain, 'Publish', { topic: 't.slow', payload });
+      for (
+        let i = 0;
+        i < 2 * LIMITS.SUBSCRIBER_QUEUE_EVENTS && server.hub.stats().subscribers > 0 && Date.now() < until;
+        i++
+      )
+        await unaryCall(plain, 'Publish', { topic: 't.slow', payload });
       assert.equal(server.hub.stats().subscribers, 0, 'the slow subscriber was dropped');
       stream.resume();
-      const t = await Promise.race([trailers, new Promise((_, reject) => setTimeout(() => reject(new Error('no trailers within 10 s')), 10_000))]);
+      const t = await Promise.race([
+        trailers,
+        new Promise((_, reject) => setTimeout(() => reject(new Error('no trailers within 10 s')), 10_000)),
+      ]);
       assert.equal(Number(t['grpc-status']), status.RESOURCE_EXHAUSTED);
-      assert.match(decodeURIComponent(t['grpc-message']), /this subscriber fell \d+ events behind; the limit is 1000: read faster, or subscribe again with after_seq/);
+      assert.match(
+        decodeURIComponent(t['grpc-message']),
+        /this subscriber fell \d+ events behind; the limit is 1000: read faster, or subscribe again with after_seq/,
+      );
     } finally {
       session.destroy();
     }
@@ -419,7 +542,10 @@ describe('gRPC server: the fan-out hub, client and bidirectional streams', { tim
     call.end();
     const { messages, status: st } = await done;
     assert.equal(st.code, status.OK, st.details);
-    assert.deepEqual(messages.map((m) => [m.size, m.data.length]), sizes.map((n) => [n, n]));
+    assert.deepEqual(
+      messages.map((m) => [m.size, m.data.length]),
+      sizes.map((n) => [n, n]),
+    );
     await stillServes();
   });
 
@@ -445,7 +571,12 @@ describe('gRPC server: the fan-out hub, client and bidirectional streams', { tim
     const books = Array.from({ length: 1000 }, (_, i) => expectedBook(i + 1));
     const { message, status: st } = await clientStreamCall(plain, 'UploadBooks', books);
     assert.equal(st.code, status.OK, st.details);
-    assert.deepEqual(message, { count: 1000, page_count: books.reduce((n, b) => n + b.page_count, 0), first_id: 'book-1', last_id: 'book-1000' });
+    assert.deepEqual(message, {
+      count: 1000,
+      page_count: books.reduce((n, b) => n + b.page_count, 0),
+      first_id: 'book-1',
+      last_id: 'book-1000',
+    });
     serverTiming(st.metadata);
     const empty = await clientStreamCall(plain, 'UploadBooks', []);
     assert.deepEqual(empty.message, { count: 0, page_count: 0, first_id: '', last_id: '' });
@@ -471,7 +602,10 @@ describe('gRPC server: the fan-out hub, client and bidirectional streams', { tim
     const call = plain.PayloadStream();
     const bidi = collectStream(call);
     call.write({ size: 10 });
-    const upload = clientStreamCall(plain, 'UploadBooks', [expectedBook(1), expectedBook(2)], { end: false, onCall: (c) => setTimeout(() => c.cancel(), 100) });
+    const upload = clientStreamCall(plain, 'UploadBooks', [expectedBook(1), expectedBook(2)], {
+      end: false,
+      onCall: (c) => setTimeout(() => c.cancel(), 100),
+    });
     await waitFor(() => server.openStreams() === 3, 'three streams open');
     sub.cancel();
     call.cancel();

@@ -30,24 +30,38 @@ async function run(env, { gated = true } = {}) {
   return r.summary.metrics;
 }
 
-test('lte: an operation on an open bidirectional stream costs R; an upload R plus its bytes, as the model says', { timeout: 150_000 }, async (t) => {
-  const env = { PROFILE: 'lte', BIG_SIZE: '100000', STEP_SECONDS: '4' };
-  const m = await run(env);
-  const R = loadProfile('lte').network.rttMs;
-  const p50 = (key) => m[key]?.med;
-  const bidi = p50('op_duration{scenario:grpc_bidi_c1,payload:small,conn:warm}');
-  t.diagnostic(`grpc-bidi small p50 ${bidi} ms (R ${R} ms), ${m['op_duration{scenario:grpc_bidi_c1,payload:small,conn:warm}'].count} operations on one stream`);
-  assert.ok(Math.abs(bidi - R) <= 0.1 * R, `grpc-bidi p50 ${bidi} ms is not R = ${R} ms within 10 %`);
-  assert.ok(m['op_duration{scenario:grpc_bidi_c1,payload:small,conn:warm}'].count >= 5, 'several operations on the stream');
-  // The client stream: the model's operation (round trip, the books' bytes up, the server's and k6's time).
-  const built = buildScenario(declare(env), loadProfile('lte'), env, policy);
-  for (const payload of ['small', 'big']) {
-    const key = `op_duration{scenario:grpc_client_stream_c1,payload:${payload},conn:warm}`;
-    const model = built.gates.find((g) => g.key === key).expected.p50;
-    t.diagnostic(`grpc-client-stream ${payload} p50 ${p50(key)} ms, model ${model.formula} = ${model.ms.toFixed(1)} ms`);
-    assert.ok(Math.abs(p50(key) - model.ms) <= 0.1 * model.ms, `${payload} upload p50 ${p50(key)} ms vs model ${model.ms.toFixed(1)} ms`);
-  }
-});
+test(
+  'lte: an operation on an open bidirectional stream costs R; an upload R plus its bytes, as the model says',
+  { timeout: 150_000 },
+  async (t) => {
+    const env = { PROFILE: 'lte', BIG_SIZE: '100000', STEP_SECONDS: '4' };
+    const m = await run(env);
+    const R = loadProfile('lte').network.rttMs;
+    const p50 = (key) => m[key]?.med;
+    const bidi = p50('op_duration{scenario:grpc_bidi_c1,payload:small,conn:warm}');
+    t.diagnostic(
+      `grpc-bidi small p50 ${bidi} ms (R ${R} ms), ${m['op_duration{scenario:grpc_bidi_c1,payload:small,conn:warm}'].count} operations on one stream`,
+    );
+    assert.ok(Math.abs(bidi - R) <= 0.1 * R, `grpc-bidi p50 ${bidi} ms is not R = ${R} ms within 10 %`);
+    assert.ok(
+      m['op_duration{scenario:grpc_bidi_c1,payload:small,conn:warm}'].count >= 5,
+      'several operations on the stream',
+    );
+    // The client stream: the model's operation (round trip, the books' bytes up, the server's and k6's time).
+    const built = buildScenario(declare(env), loadProfile('lte'), env, policy);
+    for (const payload of ['small', 'big']) {
+      const key = `op_duration{scenario:grpc_client_stream_c1,payload:${payload},conn:warm}`;
+      const model = built.gates.find((g) => g.key === key).expected.p50;
+      t.diagnostic(
+        `grpc-client-stream ${payload} p50 ${p50(key)} ms, model ${model.formula} = ${model.ms.toFixed(1)} ms`,
+      );
+      assert.ok(
+        Math.abs(p50(key) - model.ms) <= 0.1 * model.ms,
+        `${payload} upload p50 ${p50(key)} ms vs model ${model.ms.toFixed(1)} ms`,
+      );
+    }
+  },
+);
 
 // Under lan a cold row is one sample of a few ms against a 25 ms budget, which a
 // busy machine can cross (README, Known limits): this run checks the work, the
@@ -58,6 +72,7 @@ test('lan: both stream lanes run clean', { timeout: 150_000 }, async () => {
     // op_failed is a rate of failures: its "passes" are failed operations.
     assert.equal(m[`op_failed{scenario:${lane}_c1}`].passes, 0, `${lane}: no failed operation`);
     assert.ok(m[`op_failed{scenario:${lane}_c1}`].fails > 0, `${lane}: operations ran`);
-    for (const payload of ['small', 'big']) assert.ok(m[`op_duration{scenario:${lane}_c1,payload:${payload},conn:warm}`].count > 0, `${lane} ${payload}`);
+    for (const payload of ['small', 'big'])
+      assert.ok(m[`op_duration{scenario:${lane}_c1,payload:${payload},conn:warm}`].count > 0, `${lane} ${payload}`);
   }
 });

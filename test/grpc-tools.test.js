@@ -28,10 +28,14 @@ after(() => server?.stop());
 // `grpcurl <-plaintext|-insecure> [flags] 127.0.0.1:<port> <rest>`; -insecure
 // speaks TLS without verifying the self-signed certificate.
 function grpcurlAt(port, secure, rest, flags = []) {
-  return execa(grpcurl, [secure ? '-insecure' : '-plaintext', '-max-time', '10', ...flags, `127.0.0.1:${port}`, ...rest], {
-    reject: false,
-    timeout: 30000,
-  });
+  return execa(
+    grpcurl,
+    [secure ? '-insecure' : '-plaintext', '-max-time', '10', ...flags, `127.0.0.1:${port}`, ...rest],
+    {
+      reject: false,
+      timeout: 30000,
+    },
+  );
 }
 const ALL_SERVICES = [SERVICE_NAME, HEALTH_SERVICE, ...REFLECTION_SERVICES].sort();
 
@@ -48,36 +52,80 @@ for (const secure of [false, true]) {
       assert.deepEqual((await ok(['list'])).trim().split('\n').sort(), ALL_SERVICES);
     });
 
-    test('list <service>: each service\'s methods', async () => {
-      assert.deepEqual((await ok(['list', HEALTH_SERVICE])).trim().split('\n').sort(), ['Check', 'List', 'Watch'].map((m) => `${HEALTH_SERVICE}.${m}`));
+    test("list <service>: each service's methods", async () => {
+      assert.deepEqual(
+        (await ok(['list', HEALTH_SERVICE])).trim().split('\n').sort(),
+        ['Check', 'List', 'Watch'].map((m) => `${HEALTH_SERVICE}.${m}`),
+      );
       const books = (await ok(['list', SERVICE_NAME])).trim().split('\n');
-      for (const m of ['GetBook', 'ListBooks', 'Payload', 'Stats', 'StreamBooks', 'StreamEvents', 'Publish', 'Subscribe', 'TopicInfo', 'Relay', 'PayloadStream', 'UploadBooks']) assert.ok(books.includes(`${SERVICE_NAME}.${m}`), `${m} in ${books}`);
+      for (const m of [
+        'GetBook',
+        'ListBooks',
+        'Payload',
+        'Stats',
+        'StreamBooks',
+        'StreamEvents',
+        'Publish',
+        'Subscribe',
+        'TopicInfo',
+        'Relay',
+        'PayloadStream',
+        'UploadBooks',
+      ])
+        assert.ok(books.includes(`${SERVICE_NAME}.${m}`), `${m} in ${books}`);
     });
 
     test('describe: every service and the messages they use', async () => {
       const books = await ok(['describe', SERVICE_NAME]);
       assert.match(books, /^books\.v1\.Books is a service:/);
       assert.match(books, /rpc GetBook \( \.books\.v1\.GetBookRequest \) returns \( \.books\.v1\.Book \);/);
-      assert.match(books, /rpc StreamBooks \( \.books\.v1\.ListBooksRequest \) returns \( stream \.books\.v1\.Book \);/);
+      assert.match(
+        books,
+        /rpc StreamBooks \( \.books\.v1\.ListBooksRequest \) returns \( stream \.books\.v1\.Book \);/,
+      );
       // The client and bidirectional streams, and the fan-out hub's methods.
-      assert.match(books, /rpc PayloadStream \( stream \.books\.v1\.PayloadRequest \) returns \( stream \.books\.v1\.PayloadResponse \);/);
+      assert.match(
+        books,
+        /rpc PayloadStream \( stream \.books\.v1\.PayloadRequest \) returns \( stream \.books\.v1\.PayloadResponse \);/,
+      );
       assert.match(books, /rpc UploadBooks \( stream \.books\.v1\.Book \) returns \( \.books\.v1\.UploadSummary \);/);
-      assert.match(books, /rpc Subscribe \( \.books\.v1\.SubscribeRequest \) returns \( stream \.books\.v1\.TopicEvent \);/);
-      assert.match(books, /rpc Relay \( stream \.books\.v1\.TopicEvent \) returns \( stream \.books\.v1\.TopicEvent \);/);
+      assert.match(
+        books,
+        /rpc Subscribe \( \.books\.v1\.SubscribeRequest \) returns \( stream \.books\.v1\.TopicEvent \);/,
+      );
+      assert.match(
+        books,
+        /rpc Relay \( stream \.books\.v1\.TopicEvent \) returns \( stream \.books\.v1\.TopicEvent \);/,
+      );
       assert.match(await ok(['describe', 'books.v1.UploadSummary']), /int32 count = 1;/);
       const health = await ok(['describe', HEALTH_SERVICE]);
-      assert.match(health, /rpc Check \( \.grpc\.health\.v1\.HealthCheckRequest \) returns \( \.grpc\.health\.v1\.HealthCheckResponse \);/);
-      assert.match(health, /rpc Watch \( \.grpc\.health\.v1\.HealthCheckRequest \) returns \( stream \.grpc\.health\.v1\.HealthCheckResponse \);/);
+      assert.match(
+        health,
+        /rpc Check \( \.grpc\.health\.v1\.HealthCheckRequest \) returns \( \.grpc\.health\.v1\.HealthCheckResponse \);/,
+      );
+      assert.match(
+        health,
+        /rpc Watch \( \.grpc\.health\.v1\.HealthCheckRequest \) returns \( stream \.grpc\.health\.v1\.HealthCheckResponse \);/,
+      );
       // A message with a map field: what protobufjs's own descriptors get wrong (see below).
-      assert.match(await ok(['describe', 'grpc.health.v1.HealthListResponse']), /map<string, \.grpc\.health\.v1\.HealthCheckResponse> statuses = 1;/);
+      assert.match(
+        await ok(['describe', 'grpc.health.v1.HealthListResponse']),
+        /map<string, \.grpc\.health\.v1\.HealthCheckResponse> statuses = 1;/,
+      );
       for (const service of REFLECTION_SERVICES) {
-        assert.match(await ok(['describe', service]), /rpc ServerReflectionInfo \( stream \.grpc\.reflection\.v1(alpha)?\.ServerReflectionRequest \) returns \( stream /);
+        assert.match(
+          await ok(['describe', service]),
+          /rpc ServerReflectionInfo \( stream \.grpc\.reflection\.v1(alpha)?\.ServerReflectionRequest \) returns \( stream /,
+        );
       }
     });
 
     test('grpc.health.v1.Health/Check: SERVING for the server and for books.v1.Books; NotFound for an unknown service', async () => {
       assert.deepEqual(JSON.parse(await ok([`${HEALTH_SERVICE}/Check`])), { status: 'SERVING' });
-      assert.deepEqual(JSON.parse(await ok([`${HEALTH_SERVICE}/Check`], ['-d', JSON.stringify({ service: SERVICE_NAME })])), { status: 'SERVING' });
+      assert.deepEqual(
+        JSON.parse(await ok([`${HEALTH_SERVICE}/Check`], ['-d', JSON.stringify({ service: SERVICE_NAME })])),
+        { status: 'SERVING' },
+      );
       const unknown = await run([`${HEALTH_SERVICE}/Check`], ['-d', JSON.stringify({ service: 'no.such.Service' })]);
       assert.notEqual(unknown.exitCode, 0);
       assert.match(unknown.stderr, /Code: NotFound/);
@@ -91,29 +139,44 @@ for (const secure of [false, true]) {
     });
 
     test('a client stream and a bidirectional stream through reflection alone (grpcurl sends each JSON object as a message)', async () => {
-      const books = [{ id: 'book-1', page_count: 10 }, { id: 'book-2', page_count: 20 }, { id: 'book-3', page_count: 30 }];
-      const summary = JSON.parse(await ok([`${SERVICE_NAME}/UploadBooks`], ['-d', books.map((b) => JSON.stringify(b)).join('\n')]));
+      const books = [
+        { id: 'book-1', page_count: 10 },
+        { id: 'book-2', page_count: 20 },
+        { id: 'book-3', page_count: 30 },
+      ];
+      const summary = JSON.parse(
+        await ok([`${SERVICE_NAME}/UploadBooks`], ['-d', books.map((b) => JSON.stringify(b)).join('\n')]),
+      );
       assert.deepEqual(summary, { count: 3, page_count: 60, first_id: 'book-1', last_id: 'book-3' });
-      const answers = (await ok([`${SERVICE_NAME}/PayloadStream`], ['-d', '{"size":3}\n{"size":5}'])).trim().split(/\n(?=\{)/).map((t) => JSON.parse(t));
-      assert.deepEqual(answers.map((a) => a.size), [3, 5]);
+      const answers = (await ok([`${SERVICE_NAME}/PayloadStream`], ['-d', '{"size":3}\n{"size":5}']))
+        .trim()
+        .split(/\n(?=\{)/)
+        .map((t) => JSON.parse(t));
+      assert.deepEqual(
+        answers.map((a) => a.size),
+        [3, 5],
+      );
       server.assertHealthy();
     });
   });
 }
 
 describe('map entry names in reflected descriptors', { timeout: 60000 }, () => {
-  test('mapEntryName is protoc\'s rule: CamelCase field name + Entry', () => {
+  test("mapEntryName is protoc's rule: CamelCase field name + Entry", () => {
     assert.equal(mapEntryName('statuses'), 'StatusesEntry');
     assert.equal(mapEntryName('foo_bar_baz'), 'FooBarBazEntry');
     assert.equal(mapEntryName('fooBar'), 'FooBarEntry');
   });
 
-  test('fixMapEntryNames renames the entry message and the field\'s type, nested messages too', () => {
+  test("fixMapEntryNames renames the entry message and the field's type, nested messages too", () => {
     const entry = (name) => ({ name, options: { mapEntry: true }, field: [{ name: 'key' }, { name: 'value' }] });
     const message = {
       name: 'Outer',
       field: [{ name: 'by_id', typeName: 'ById' }],
-      nestedType: [entry('ById'), { name: 'Inner', field: [{ name: 'tags', typeName: 'Tags' }], nestedType: [entry('Tags')] }],
+      nestedType: [
+        entry('ById'),
+        { name: 'Inner', field: [{ name: 'tags', typeName: 'Tags' }], nestedType: [entry('Tags')] },
+      ],
     };
     fixMapEntryNames(message);
     assert.equal(message.field[0].typeName, 'ByIdEntry');
@@ -129,7 +192,9 @@ describe('map entry names in reflected descriptors', { timeout: 60000 }, () => {
     const bare = new grpc.Server();
     new ReflectionService(protoLoader.loadSync(HEALTH_PROTO, { keepCase: true })).addToServer(bare);
     const port = await new Promise((resolve, reject) =>
-      bare.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+      bare.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
+        err ? reject(err) : resolve(p),
+      ),
     );
     t.after(() => bare.forceShutdown());
     const r = await grpcurlAt(port, false, ['describe', HEALTH_SERVICE]);

@@ -37,11 +37,18 @@ export default function () { http.get(__ENV.GRAPHQL_HTTP_URL.replace(/\\/graphql
 // with its summary export. Returns the execa child (kill() it to simulate a crash).
 function plainK6(env, extra = {}) {
   const summary = join(dir, `summary-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
-  const child = execa(requireK6(), k6RunArgs(SCENARIO, { env: { ...targetsFor(env.ports), ...extra }, args: ['--quiet', '--no-color', '--address', '', '--summary-export', summary] }), {
-    reject: false,
-    timeout: 180000,
-    stdin: 'ignore',
-  });
+  const child = execa(
+    requireK6(),
+    k6RunArgs(SCENARIO, {
+      env: { ...targetsFor(env.ports), ...extra },
+      args: ['--quiet', '--no-color', '--address', '', '--summary-export', summary],
+    }),
+    {
+      reject: false,
+      timeout: 180000,
+      stdin: 'ignore',
+    },
+  );
   child.summaryFile = summary;
   return child;
 }
@@ -85,37 +92,47 @@ describe('one run at a time on a stack', () => {
   });
   after(() => env?.cleanup());
 
-  test('a run holding the stack: a second run, a gate and a profile change are refused, the toxics stay byte for byte, its p50 is the model', { timeout: 240000 }, async (t) => {
-    const holder = plainK6(env, { PROFILE: 'lte', LOAD: 'smoke', STEP_SECONDS: '6' });
-    await waitHeld(tp);
-    const during = await proxiesText(tp);
-    const refused = [
-      ['run', 'ws-vs-http', '--profile', '3g', '--load', 'smoke'],
-      ['gate', '--scenarios', 'push', '--profile', 'lan', '--load', 'smoke', '--results', join(dir, 'gate')],
-      ['profile', '2g'],
-    ];
-    for (const args of refused) {
-      const r = await runCli(args, { env: { ...env.env, THRESHOLDS: join(dir, 'nothing-here.json') }, timeoutMs: 60000 });
-      t.diagnostic(`k6pack ${args[0]}: exit ${r.exitCode}: ${r.stderr.trim()}`);
-      assert.equal(r.exitCode, 4, `k6pack ${args.join(' ')}: ${r.stdout}\n${r.stderr}`);
-      const lines = r.stderr.trim().split('\n');
-      assert.equal(lines.length, 1, r.stderr);
-      assert.match(lines[0], /the stack is in use by k6 run ws-vs-http under lte \(on .*since \d\d:\d\d:\d\d UTC\).*--wait.*other ports/);
-      assert.equal(await proxiesText(tp), during, `k6pack ${args[0]} changed the toxics`);
-    }
-    const r = await holder;
-    assert.ok(r.exitCode === 0 || r.exitCode === 99, `the holding run broke: ${r.exitCode} ${r.stderr.slice(-800)}`);
-    const { metrics } = JSON.parse((await import('node:fs')).readFileSync(holder.summaryFile, 'utf8'));
-    const R = loadProfile('lte').network.rttMs;
-    for (const lane of ['ws_c1', 'http_keepalive_c1']) {
-      const p50 = metrics[`op_duration{scenario:${lane}}`].med;
-      t.diagnostic(`${lane} p50 ${p50} ms (model ${R} ms)`);
-      assert.ok(p50 >= R * 0.97 && p50 <= R * 1.1, `${lane}: p50 ${p50} ms, the model says ${R} ms`);
-    }
-    // teardown put back what the run found, and gave the hold back
-    assert.equal(await tp.holder(), null);
-    assert.equal(await proxiesText(tp), during);
-  });
+  test(
+    'a run holding the stack: a second run, a gate and a profile change are refused, the toxics stay byte for byte, its p50 is the model',
+    { timeout: 240000 },
+    async (t) => {
+      const holder = plainK6(env, { PROFILE: 'lte', LOAD: 'smoke', STEP_SECONDS: '6' });
+      await waitHeld(tp);
+      const during = await proxiesText(tp);
+      const refused = [
+        ['run', 'ws-vs-http', '--profile', '3g', '--load', 'smoke'],
+        ['gate', '--scenarios', 'push', '--profile', 'lan', '--load', 'smoke', '--results', join(dir, 'gate')],
+        ['profile', '2g'],
+      ];
+      for (const args of refused) {
+        const r = await runCli(args, {
+          env: { ...env.env, THRESHOLDS: join(dir, 'nothing-here.json') },
+          timeoutMs: 60000,
+        });
+        t.diagnostic(`k6pack ${args[0]}: exit ${r.exitCode}: ${r.stderr.trim()}`);
+        assert.equal(r.exitCode, 4, `k6pack ${args.join(' ')}: ${r.stdout}\n${r.stderr}`);
+        const lines = r.stderr.trim().split('\n');
+        assert.equal(lines.length, 1, r.stderr);
+        assert.match(
+          lines[0],
+          /the stack is in use by k6 run ws-vs-http under lte \(on .*since \d\d:\d\d:\d\d UTC\).*--wait.*other ports/,
+        );
+        assert.equal(await proxiesText(tp), during, `k6pack ${args[0]} changed the toxics`);
+      }
+      const r = await holder;
+      assert.ok(r.exitCode === 0 || r.exitCode === 99, `the holding run broke: ${r.exitCode} ${r.stderr.slice(-800)}`);
+      const { metrics } = JSON.parse((await import('node:fs')).readFileSync(holder.summaryFile, 'utf8'));
+      const R = loadProfile('lte').network.rttMs;
+      for (const lane of ['ws_c1', 'http_keepalive_c1']) {
+        const p50 = metrics[`op_duration{scenario:${lane}}`].med;
+        t.diagnostic(`${lane} p50 ${p50} ms (model ${R} ms)`);
+        assert.ok(p50 >= R * 0.97 && p50 <= R * 1.1, `${lane}: p50 ${p50} ms, the model says ${R} ms`);
+      }
+      // teardown put back what the run found, and gave the hold back
+      assert.equal(await tp.holder(), null);
+      assert.equal(await proxiesText(tp), during);
+    },
+  );
 
   test('--wait proceeds once the holding run has ended', { timeout: 180000 }, async () => {
     const holder = plainK6(env, { PROFILE: 'lte', LOAD: 'smoke', STEP_SECONDS: '1' });
@@ -129,71 +146,91 @@ describe('one run at a time on a stack', () => {
     assert.equal(await tp.holder(), null);
   });
 
-  test('a killed holder does not block: the next command releases its hold and says so', { timeout: 120000 }, async () => {
-    // plain k6, killed outright: no teardown, the hold stays behind
-    const holder = plainK6(env, { PROFILE: 'lte', LOAD: 'smoke', STEP_SECONDS: '20' });
-    await waitHeld(tp);
-    holder.kill('SIGKILL');
-    await holder;
-    assert.ok(await tp.holder(), 'the killed run left its hold');
-    let r = await runCli(['profile', 'lte'], { env: env.env });
-    assert.equal(r.exitCode, 0, r.stderr);
-    assert.match(r.stderr, /the stack's hold was left by k6 run ws-vs-http under lte .*which is no longer running: released it/);
+  test(
+    'a killed holder does not block: the next command releases its hold and says so',
+    { timeout: 120000 },
+    async () => {
+      // plain k6, killed outright: no teardown, the hold stays behind
+      const holder = plainK6(env, { PROFILE: 'lte', LOAD: 'smoke', STEP_SECONDS: '20' });
+      await waitHeld(tp);
+      holder.kill('SIGKILL');
+      await holder;
+      assert.ok(await tp.holder(), 'the killed run left its hold');
+      let r = await runCli(['profile', 'lte'], { env: env.env });
+      assert.equal(r.exitCode, 0, r.stderr);
+      assert.match(
+        r.stderr,
+        /the stack's hold was left by k6 run ws-vs-http under lte .*which is no longer running: released it/,
+      );
 
-    // k6pack run, killed outright, and its k6 with it
-    const cli = runCli(['run', 'ws-vs-http', '--profile', 'lte', '--load', 'smoke', '--', '-e', 'STEP_SECONDS=20'], { env: env.env, timeoutMs: 60000 });
-    await waitFor(cli, '== ws-vs-http, profile lte', 30000);
-    // The hold names the CLI's k6 once it has started it (a moment after that line).
-    let held = await tp.holder();
-    for (const deadline = Date.now() + 20000; !held?.childPid && Date.now() < deadline; ) {
-      await sleep(100);
-      held = await tp.holder();
-    }
-    assert.equal(held.kind, 'k6pack run');
-    // The CLI killed outright: its k6 is in a process group of its own (for Ctrl-C),
-    // which a SIGKILL of the CLI does not reach, but the kernel kills it with its parent.
-    cli.kill('SIGKILL');
-    assert.ok(held.childPid, 'the hold names the k6 the CLI runs');
-    await cli;
-    // Its k6 dies with it (lib/processes.js diesWithParent): no k6 is left running,
-    // blocked on a samples FIFO nobody reads.
-    const alive = (pid) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
+      // k6pack run, killed outright, and its k6 with it
+      const cli = runCli(['run', 'ws-vs-http', '--profile', 'lte', '--load', 'smoke', '--', '-e', 'STEP_SECONDS=20'], {
+        env: env.env,
+        timeoutMs: 60000,
+      });
+      await waitFor(cli, '== ws-vs-http, profile lte', 30000);
+      // The hold names the CLI's k6 once it has started it (a moment after that line).
+      let held = await tp.holder();
+      for (const deadline = Date.now() + 20000; !held?.childPid && Date.now() < deadline;) {
+        await sleep(100);
+        held = await tp.holder();
       }
-    };
-    for (const deadline = Date.now() + 5000; alive(held.childPid) && Date.now() < deadline; ) await sleep(100);
-    assert.equal(alive(held.childPid), false, `k6 (pid ${held.childPid}) outlived its killed CLI`);
-    r = await runCli(['status'], { env: env.env });
-    assert.match(r.stdout, /hold: was held by k6pack run ws-vs-http under lte .*no longer running: released it/);
-    assert.equal(await tp.holder(), null);
-  });
+      assert.equal(held.kind, 'k6pack run');
+      // The CLI killed outright: its k6 is in a process group of its own (for Ctrl-C),
+      // which a SIGKILL of the CLI does not reach, but the kernel kills it with its parent.
+      cli.kill('SIGKILL');
+      assert.ok(held.childPid, 'the hold names the k6 the CLI runs');
+      await cli;
+      // Its k6 dies with it (lib/processes.js diesWithParent): no k6 is left running,
+      // blocked on a samples FIFO nobody reads.
+      const alive = (pid) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      for (const deadline = Date.now() + 5000; alive(held.childPid) && Date.now() < deadline;) await sleep(100);
+      assert.equal(alive(held.childPid), false, `k6 (pid ${held.childPid}) outlived its killed CLI`);
+      r = await runCli(['status'], { env: env.env });
+      assert.match(r.stdout, /hold: was held by k6pack run ws-vs-http under lte .*no longer running: released it/);
+      assert.equal(await tp.holder(), null);
+    },
+  );
 
-  test('a command that fails before its k6 run touches the network leaves live connections alone', { timeout: 120000 }, async () => {
-    const port = env.ports.PROXY_GRAPHQL_PORT;
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    try {
-      const R = loadProfile('lte').network.rttMs;
-      await timedGet(agent, port); // opens the connection (pays the handshake)
-      const warm = await timedGet(agent, port);
-      const before = await proxiesText(tp);
-      const broken = join(dir, 'broken.json');
-      writeFileSync(broken, '{ "ws-vs-http": ');
-      const r = await runCli(['run', 'ws-vs-http', '--profile', '3g', '--load', 'smoke'], { env: { ...env.env, THRESHOLDS: broken }, timeoutMs: 60000 });
-      assert.notEqual(r.exitCode, 0);
-      assert.match(r.stdout + r.stderr, /thresholds file .*broken\.json: not valid JSON/);
-      assert.equal(await proxiesText(tp), before, 'the toxics changed');
-      // Toxics removed and added again would treat this live connection as new: its
-      // next request would pay the handshake (2 RTT) again.
-      const again = await timedGet(agent, port);
-      assert.ok(again < 1.5 * R, `a request on the kept-alive connection took ${again.toFixed(1)} ms after the failed run (before: ${warm.toFixed(1)} ms; R = ${R} ms)`);
-    } finally {
-      agent.destroy();
-    }
-  });
+  test(
+    'a command that fails before its k6 run touches the network leaves live connections alone',
+    { timeout: 120000 },
+    async () => {
+      const port = env.ports.PROXY_GRAPHQL_PORT;
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const R = loadProfile('lte').network.rttMs;
+        await timedGet(agent, port); // opens the connection (pays the handshake)
+        const warm = await timedGet(agent, port);
+        const before = await proxiesText(tp);
+        const broken = join(dir, 'broken.json');
+        writeFileSync(broken, '{ "ws-vs-http": ');
+        const r = await runCli(['run', 'ws-vs-http', '--profile', '3g', '--load', 'smoke'], {
+          env: { ...env.env, THRESHOLDS: broken },
+          timeoutMs: 60000,
+        });
+        assert.notEqual(r.exitCode, 0);
+        assert.match(r.stdout + r.stderr, /thresholds file .*broken\.json: not valid JSON/);
+        assert.equal(await proxiesText(tp), before, 'the toxics changed');
+        // Toxics removed and added again would treat this live connection as new: its
+        // next request would pay the handshake (2 RTT) again.
+        const again = await timedGet(agent, port);
+        assert.ok(
+          again < 1.5 * R,
+          `a request on the kept-alive connection took ${again.toFixed(1)} ms after the failed run (before: ${warm.toFixed(1)} ms; R = ${R} ms)`,
+        );
+      } finally {
+        agent.destroy();
+      }
+    },
+  );
 
   test('a second stack on other ports runs beside the first', { timeout: 180000 }, async () => {
     const second = await cliEnv();
@@ -207,7 +244,10 @@ describe('one run at a time on a stack', () => {
       assert.equal(a.exitCode, 0, a.stderr);
       assert.equal(b.exitCode, 0, b.stderr);
       const second3g = new Toxiproxy(targetsFor(second.ports).TOXIPROXY_URL);
-      assert.equal((await second3g.proxies()).grpc.toxics.find((x) => x.name === 'link_upstream').attributes.latency, 150);
+      assert.equal(
+        (await second3g.proxies()).grpc.toxics.find((x) => x.name === 'link_upstream').attributes.latency,
+        150,
+      );
       assert.equal((await tp.proxies()).grpc.toxics.find((x) => x.name === 'link_upstream').attributes.latency, 35);
     } finally {
       await second.cleanup();

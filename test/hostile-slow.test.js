@@ -42,7 +42,12 @@ async function clientHello(alpn) {
   catcher.listen(0, '127.0.0.1');
   await once(catcher, 'listening');
   const caught = new Promise((resolve) => catcher.once('connection', (s) => s.once('data', resolve)));
-  const client = tls.connect({ port: catcher.address().port, host: '127.0.0.1', ALPNProtocols: alpn, servername: 'localhost' });
+  const client = tls.connect({
+    port: catcher.address().port,
+    host: '127.0.0.1',
+    ALPNProtocols: alpn,
+    servername: 'localhost',
+  });
   client.on('error', () => {});
   try {
     return await caught;
@@ -72,7 +77,10 @@ const bodyLate = timedOut408(new RegExp(`request body not complete within ${SLOW
 // ...with a GOAWAY naming the missing preface.
 const noPreface = (r) => {
   droppedInTime(r);
-  assert.match(goawayOf(r.bytes)?.debug ?? '(no GOAWAY)', new RegExp(`no HTTP/2 connection preface \\(SETTINGS\\) within ${SLOW_CLIENT_MS / 1000} s`));
+  assert.match(
+    goawayOf(r.bytes)?.debug ?? '(no GOAWAY)',
+    new RegExp(`no HTTP/2 connection preface \\(SETTINGS\\) within ${SLOW_CLIENT_MS / 1000} s`),
+  );
 };
 // ...without a byte (TLS never got far enough to say anything).
 const silentlyDropped = (r) => {
@@ -85,7 +93,12 @@ async function slowH2Stream(writeBody) {
   const session = await h2Connect(`https://127.0.0.1:${graphql.tlsPort}`);
   const started = Date.now();
   try {
-    const r = await h2Exchange(session, { ':method': 'POST', ':path': '/graphql', 'content-type': 'application/json' }, writeBody, { timeoutMs: WAIT });
+    const r = await h2Exchange(
+      session,
+      { ':method': 'POST', ':path': '/graphql', 'content-type': 'application/json' },
+      writeBody,
+      { timeoutMs: WAIT },
+    );
     return { ...r, ms: Date.now() - started };
   } finally {
     session.destroy();
@@ -93,48 +106,95 @@ async function slowH2Stream(writeBody) {
 }
 const streamTimedOut = (r) => {
   assert.ok(r.ms >= EARLIEST && r.ms <= LATEST, `answered after ${r.ms} ms`);
-  expectGraphQLError(r, 408, 'REQUEST_TIMEOUT', new RegExp(`request body not complete within ${SLOW_CLIENT_MS / 1000} s`));
+  expectGraphQLError(
+    r,
+    408,
+    'REQUEST_TIMEOUT',
+    new RegExp(`request body not complete within ${SLOW_CLIENT_MS / 1000} s`),
+  );
 };
 
 const CASES = [
-  ['HTTP/1.1: a connection that sends nothing: 408 after the header bound', () => rawExchange({ port: graphql.port, timeoutMs: WAIT }), headersLate],
+  [
+    'HTTP/1.1: a connection that sends nothing: 408 after the header bound',
+    () => rawExchange({ port: graphql.port, timeoutMs: WAIT }),
+    headersLate,
+  ],
   [
     'HTTP/1.1: headers trickled, a line every 2 s: 408',
-    () => rawExchange({ port: graphql.port, timeoutMs: WAIT }, (s) => trickle(s, ['GET /healthz HTTP/1.1\r\n', ...Array.from({ length: 40 }, (_, i) => `X-Slow-${i}: 1\r\n`)], EVERY)),
+    () =>
+      rawExchange({ port: graphql.port, timeoutMs: WAIT }, (s) =>
+        trickle(s, ['GET /healthz HTTP/1.1\r\n', ...Array.from({ length: 40 }, (_, i) => `X-Slow-${i}: 1\r\n`)], EVERY),
+      ),
     headersLate,
   ],
   [
     'HTTP/1.1: a body trickled, a byte every 2 s: 408 from the handler',
-    () => rawExchange({ port: graphql.port, timeoutMs: WAIT }, (s) => trickle(s, [`${POST_HEAD}Content-Length: 100\r\n\r\n`, ...byteByByte('{"query": "{ book(id: \\"book-1\\") { id } }"}')], EVERY)),
+    () =>
+      rawExchange({ port: graphql.port, timeoutMs: WAIT }, (s) =>
+        trickle(
+          s,
+          [`${POST_HEAD}Content-Length: 100\r\n\r\n`, ...byteByByte('{"query": "{ book(id: \\"book-1\\") { id } }"}')],
+          EVERY,
+        ),
+      ),
     bodyLate,
   ],
   [
     'HTTP/1.1: a chunked body that stops after its first chunk: 408',
-    () => rawExchange({ port: graphql.port, timeoutMs: WAIT }, (s) => s.write(`${POST_HEAD}Transfer-Encoding: chunked\r\n\r\n5\r\n{"que\r\n`)),
+    () =>
+      rawExchange({ port: graphql.port, timeoutMs: WAIT }, (s) =>
+        s.write(`${POST_HEAD}Transfer-Encoding: chunked\r\n\r\n5\r\n{"que\r\n`),
+      ),
     bodyLate,
   ],
   [
     'HTTP/1.1 over TLS: headers trickled: 408',
-    () => rawExchange({ port: graphql.tlsPort, alpn: ['http/1.1'], timeoutMs: WAIT }, (s) => trickle(s, ['GET /healthz HTTP/1.1\r\n', ...Array.from({ length: 40 }, (_, i) => `X-Slow-${i}: 1\r\n`)], EVERY)),
+    () =>
+      rawExchange({ port: graphql.tlsPort, alpn: ['http/1.1'], timeoutMs: WAIT }, (s) =>
+        trickle(s, ['GET /healthz HTTP/1.1\r\n', ...Array.from({ length: 40 }, (_, i) => `X-Slow-${i}: 1\r\n`)], EVERY),
+      ),
     headersLate,
   ],
   [
     'the WebSocket upgrade trickled, a line every 2 s: 408',
-    () => rawExchange({ port: graphql.port, timeoutMs: WAIT }, (s) => trickle(s, [...WS_UPGRADE.split(/(?<=\r\n)/), ...Array.from({ length: 40 }, (_, i) => `X-Slow-${i}: 1\r\n`)], EVERY)),
+    () =>
+      rawExchange({ port: graphql.port, timeoutMs: WAIT }, (s) =>
+        trickle(
+          s,
+          [...WS_UPGRADE.split(/(?<=\r\n)/), ...Array.from({ length: 40 }, (_, i) => `X-Slow-${i}: 1\r\n`)],
+          EVERY,
+        ),
+      ),
     headersLate,
   ],
-  ['TLS: a connection that never starts the handshake: dropped', () => rawExchange({ port: graphql.tlsPort, timeoutMs: WAIT }), silentlyDropped],
+  [
+    'TLS: a connection that never starts the handshake: dropped',
+    () => rawExchange({ port: graphql.tlsPort, timeoutMs: WAIT }),
+    silentlyDropped,
+  ],
   [
     'TLS: a ClientHello trickled, 10 bytes every 2 s: dropped',
     async () => {
       const hello = await clientHello(['h2']);
-      const pieces = Array.from({ length: Math.ceil(hello.length / 10) }, (_, i) => hello.subarray(i * 10, i * 10 + 10));
+      const pieces = Array.from({ length: Math.ceil(hello.length / 10) }, (_, i) =>
+        hello.subarray(i * 10, i * 10 + 10),
+      );
       return rawExchange({ port: graphql.tlsPort, timeoutMs: WAIT }, (s) => trickle(s, pieces, EVERY));
     },
     silentlyDropped,
   ],
-  ['HTTP/2: TLS done, no connection preface: GOAWAY saying so', () => rawExchange({ port: graphql.tlsPort, alpn: ['h2'], timeoutMs: WAIT }), noPreface],
-  ['HTTP/2: half a connection preface, then silence: GOAWAY', () => rawExchange({ port: graphql.tlsPort, alpn: ['h2'], timeoutMs: WAIT }, (s) => s.write(H2_PREFACE.slice(0, 12))), noPreface],
+  [
+    'HTTP/2: TLS done, no connection preface: GOAWAY saying so',
+    () => rawExchange({ port: graphql.tlsPort, alpn: ['h2'], timeoutMs: WAIT }),
+    noPreface,
+  ],
+  [
+    'HTTP/2: half a connection preface, then silence: GOAWAY',
+    () =>
+      rawExchange({ port: graphql.tlsPort, alpn: ['h2'], timeoutMs: WAIT }, (s) => s.write(H2_PREFACE.slice(0, 12))),
+    noPreface,
+  ],
   [
     'HTTP/2: a stream whose body is trickled, a byte every 2 s: 408 on the stream',
     () =>
@@ -147,11 +207,31 @@ const CASES = [
       }),
     streamTimedOut,
   ],
-  ['HTTP/2: a stream with headers and no body, never ended: 408 on the stream', () => slowH2Stream(() => {}), streamTimedOut],
-  ['gRPC: a plaintext connection that sends nothing: GOAWAY saying so', () => rawExchange({ port: grpc.port, timeoutMs: WAIT }), noPreface],
-  ['gRPC: half a connection preface, then silence: GOAWAY', () => rawExchange({ port: grpc.port, timeoutMs: WAIT }, (s) => s.write(H2_PREFACE.slice(0, 12))), noPreface],
-  ['gRPC over TLS: a connection that never starts the handshake: dropped', () => rawExchange({ port: grpc.tlsPort, timeoutMs: WAIT }), silentlyDropped],
-  ['gRPC over TLS: TLS done, no connection preface: GOAWAY saying so', () => rawExchange({ port: grpc.tlsPort, alpn: ['h2'], timeoutMs: WAIT }), noPreface],
+  [
+    'HTTP/2: a stream with headers and no body, never ended: 408 on the stream',
+    () => slowH2Stream(() => {}),
+    streamTimedOut,
+  ],
+  [
+    'gRPC: a plaintext connection that sends nothing: GOAWAY saying so',
+    () => rawExchange({ port: grpc.port, timeoutMs: WAIT }),
+    noPreface,
+  ],
+  [
+    'gRPC: half a connection preface, then silence: GOAWAY',
+    () => rawExchange({ port: grpc.port, timeoutMs: WAIT }, (s) => s.write(H2_PREFACE.slice(0, 12))),
+    noPreface,
+  ],
+  [
+    'gRPC over TLS: a connection that never starts the handshake: dropped',
+    () => rawExchange({ port: grpc.tlsPort, timeoutMs: WAIT }),
+    silentlyDropped,
+  ],
+  [
+    'gRPC over TLS: TLS done, no connection preface: GOAWAY saying so',
+    () => rawExchange({ port: grpc.tlsPort, alpn: ['h2'], timeoutMs: WAIT }),
+    noPreface,
+  ],
 ];
 
 async function bothServe() {

@@ -20,7 +20,14 @@ import { ensureDevTools } from '../dev/devtools.js';
 import { requireK6 } from '../lib/k6.js';
 import { loadProfile } from '../lib/profiles.js';
 import { findToxiproxy, ROOT } from '../lib/tools.js';
-import { DEFAULT_PORTS, K6_VERSION, PROXY_ROUTES, SERVER_PORTS, TOXIPROXY_PORTS, targetsFor } from '../common/defaults.js';
+import {
+  DEFAULT_PORTS,
+  K6_VERSION,
+  PROXY_ROUTES,
+  SERVER_PORTS,
+  TOXIPROXY_PORTS,
+  targetsFor,
+} from '../common/defaults.js';
 import { parseDockerfile } from './helpers/compose.js';
 import { freePorts, startTestStack } from '../dev/stack.js';
 import { segmentFlags } from '../dev/segments.js';
@@ -59,33 +66,43 @@ after(() => rmSync(work, { recursive: true, force: true }));
 describe('deploy/k8s: kustomize build and kubeconform -strict', () => {
   test('the build has the stack and the TestRun, and every Kubernetes kind is valid', (t) => {
     t.diagnostic(result.output);
-    assert.deepEqual(
-      docs.map((d) => `${d.kind}/${d.metadata.name.replace(/-[a-z0-9]{10}$/, '-<hash>')}`).sort(),
-      [
-        'ConfigMap/k6pack-proxies-<hash>',
-        'ConfigMap/k6pack-test-<hash>',
-        'Deployment/graphql',
-        'Deployment/grpc',
-        'Deployment/toxiproxy',
-        'Namespace/k6pack',
-        'PersistentVolumeClaim/k6pack-results',
-        'Service/graphql',
-        'Service/grpc',
-        'Service/toxiproxy',
-        'TestRun/k6pack',
-      ],
-    );
+    assert.deepEqual(docs.map((d) => `${d.kind}/${d.metadata.name.replace(/-[a-z0-9]{10}$/, '-<hash>')}`).sort(), [
+      'ConfigMap/k6pack-proxies-<hash>',
+      'ConfigMap/k6pack-test-<hash>',
+      'Deployment/graphql',
+      'Deployment/grpc',
+      'Deployment/toxiproxy',
+      'Namespace/k6pack',
+      'PersistentVolumeClaim/k6pack-results',
+      'Service/graphql',
+      'Service/grpc',
+      'Service/toxiproxy',
+      'TestRun/k6pack',
+    ]);
     assert.equal(result.code, 0, result.output);
-    assert.deepEqual(result.validated.map((k) => k.kind).filter((k) => k !== 'TestRun').sort(), ['ConfigMap', 'Deployment', 'Namespace', 'PersistentVolumeClaim', 'Pod', 'Service']);
+    assert.deepEqual(
+      result.validated
+        .map((k) => k.kind)
+        .filter((k) => k !== 'TestRun')
+        .sort(),
+      ['ConfigMap', 'Deployment', 'Namespace', 'PersistentVolumeClaim', 'Pod', 'Service'],
+    );
     const skipped = result.skipped.map((k) => k.kind);
     assert.deepEqual(skipped, CRD ? [] : ['TestRun']);
     // 11 built + results-reader.yaml; only TestRun may lack a schema.
-    assert.match(result.output, new RegExp(`12 resources found in 2 files - Valid: ${12 - skipped.length}, Invalid: 0, Errors: 0, Skipped: ${skipped.length}`));
+    assert.match(
+      result.output,
+      new RegExp(
+        `12 resources found in 2 files - Valid: ${12 - skipped.length}, Invalid: 0, Errors: 0, Skipped: ${skipped.length}`,
+      ),
+    );
   });
 
   test('the TestRun is valid against the k6-operator CRD', (t) => {
     if (!CRD) {
-      t.skip('K6_OPERATOR_CRD is not set: the k6-operator module is not on the Go module proxy; set it to config/crd/bases/k6.io_testruns.yaml of grafana/k6-operator');
+      t.skip(
+        'K6_OPERATOR_CRD is not set: the k6-operator module is not on the Go module proxy; set it to config/crd/bases/k6.io_testruns.yaml of grafana/k6-operator',
+      );
       return;
     }
     assert.ok(result.validated.some((k) => k.kind === 'TestRun'));
@@ -95,7 +112,10 @@ describe('deploy/k8s: kustomize build and kubeconform -strict', () => {
     const bad = join(work, 'k8s-bad');
     cpSync(k8s, bad, { recursive: true });
     const servers = join(bad, 'servers.yaml');
-    writeFileSync(servers, readFileSync(servers, 'utf8').replace('  replicas: 1\n', '  replicas: one\n  replicaz: 1\n'));
+    writeFileSync(
+      servers,
+      readFileSync(servers, 'utf8').replace('  replicas: 1\n', '  replicas: one\n  replicaz: 1\n'),
+    );
     const r = validate({ dir: bad, workDir: join(work, 'validate-bad') });
     assert.equal(r.code, 1);
     assert.match(r.output, /additional properties 'replicaz' not allowed/);
@@ -108,15 +128,24 @@ describe('deploy/k8s in step with the pack', () => {
   const testRun = () => one('TestRun');
 
   test('servers: the ports of defaults.js, Services named as the compose upstreams', () => {
-    for (const [name, vars] of [['graphql', ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT']], ['grpc', ['GRPC_PORT', 'GRPC_TLS_PORT']]]) {
+    for (const [name, vars] of [
+      ['graphql', ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT']],
+      ['grpc', ['GRPC_PORT', 'GRPC_TLS_PORT']],
+    ]) {
       const c = container(one('Deployment', name));
       const env = Object.fromEntries(c.env.map((e) => [e.name, e.value]));
       assert.equal(env.HOST, '0.0.0.0');
       for (const v of vars) assert.equal(Number(env[v]), SERVER_PORTS[v], `${name} ${v}`);
-      assert.deepEqual(c.ports.map((p) => p.containerPort), vars.map((v) => SERVER_PORTS[v]));
+      assert.deepEqual(
+        c.ports.map((p) => p.containerPort),
+        vars.map((v) => SERVER_PORTS[v]),
+      );
       assert.deepEqual(c.command, ['node', `servers/${name}/server.js`]);
       const svc = one('Service', name);
-      assert.deepEqual(svc.spec.ports.map((p) => [p.port, p.targetPort]), c.ports.map((p) => [p.containerPort, p.name]));
+      assert.deepEqual(
+        svc.spec.ports.map((p) => [p.port, p.targetPort]),
+        c.ports.map((p) => [p.containerPort, p.name]),
+      );
       assert.equal(svc.spec.selector['app.kubernetes.io/name'], name);
     }
   });
@@ -132,9 +161,13 @@ describe('deploy/k8s in step with the pack', () => {
     const cm = one('ConfigMap', d.spec.template.spec.volumes.find((v) => v.name === mount.name).configMap.name);
     const proxies = JSON.parse(cm.data[arg('-config').slice(mount.mountPath.length + 1)]);
     assert.deepEqual(proxies, JSON.parse(readFileSync(PROXIES_FILE, 'utf8')));
-    assert.deepEqual(proxies.map((p) => p.name), PROXY_ROUTES.map(([name]) => name));
+    assert.deepEqual(
+      proxies.map((p) => p.name),
+      PROXY_ROUTES.map(([name]) => name),
+    );
     const svc = one('Service', 'toxiproxy');
-    const published = (port) => c.ports.some((cp) => cp.containerPort === port) && svc.spec.ports.some((sp) => sp.port === port);
+    const published = (port) =>
+      c.ports.some((cp) => cp.containerPort === port) && svc.spec.ports.some((sp) => sp.port === port);
     assert.ok(published(TOXIPROXY_PORTS.TOXIPROXY_PORT), 'API port');
     for (const [name, listenVar, upstreamVar] of PROXY_ROUTES) {
       const p = proxies.find((x) => x.name === name);
@@ -142,11 +175,14 @@ describe('deploy/k8s in step with the pack', () => {
       assert.ok(published(TOXIPROXY_PORTS[listenVar]), `${name} listen port`);
       const [host, port] = p.upstream.split(':');
       assert.equal(Number(port), SERVER_PORTS[upstreamVar]);
-      assert.ok(one('Service', host).spec.ports.some((sp) => sp.port === Number(port)), p.upstream);
+      assert.ok(
+        one('Service', host).spec.ports.some((sp) => sp.port === Number(port)),
+        p.upstream,
+      );
     }
   });
 
-  test("TestRun: targets the toxiproxy Service as the compose k6 service does", () => {
+  test('TestRun: targets the toxiproxy Service as the compose k6 service does', () => {
     const env = Object.fromEntries([...testRun().spec.arguments.matchAll(/-e (\w+)=(\S+)/g)].map((m) => [m[1], m[2]]));
     const targets = targetsFor(DEFAULT_PORTS, 'toxiproxy');
     assert.deepEqual(Object.fromEntries(Object.keys(targets).map((k) => [k, env[k]])), targets);
@@ -180,9 +216,13 @@ describe('deploy/k8s in step with the pack', () => {
     assert.equal(tr.spec.initializer.image, k6Image);
     const tag = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
     assert.equal(container(one('Deployment', 'toxiproxy')).image, `k6pack-toxiproxy:${tag}`);
-    for (const name of ['graphql', 'grpc']) assert.equal(container(one('Deployment', name)).image, `k6pack-servers:${tag}`);
+    for (const name of ['graphql', 'grpc'])
+      assert.equal(container(one('Deployment', name)).image, `k6pack-servers:${tag}`);
     // The names the Dockerfiles' build comments use (docker build -t NAME).
-    for (const [file, name] of [['docker/servers.Dockerfile', 'k6pack-servers'], ['docker/toxiproxy.Dockerfile', 'k6pack-toxiproxy']]) {
+    for (const [file, name] of [
+      ['docker/servers.Dockerfile', 'k6pack-servers'],
+      ['docker/toxiproxy.Dockerfile', 'k6pack-toxiproxy'],
+    ]) {
       assert.match(readFileSync(join(ROOT, file), 'utf8'), new RegExp(`docker build -f ${file} -t ${name} `));
       assert.ok(parseDockerfile(file).length);
     }
@@ -232,96 +272,130 @@ describe("deploy/k8s: the operator's runner model, run locally", () => {
     args[args.indexOf('-config') + 1] = config;
     const proc = execa(findToxiproxy(), args, { reject: false, stdin: 'ignore' });
     procs.push(proc);
-    await waitFor(async () => Object.keys(await (await fetch(`http://127.0.0.1:${api}/proxies`)).json()).length === PROXY_ROUTES.length, 'toxiproxy');
+    await waitFor(
+      async () =>
+        Object.keys(await (await fetch(`http://127.0.0.1:${api}/proxies`)).json()).length === PROXY_ROUTES.length,
+      'toxiproxy',
+    );
     return local;
   }
 
-  test('initializer, then two runners through one Toxiproxy: every operation of both is shaped', { timeout: 150000 }, async (t) => {
-    const k6 = requireK6();
-    const tr = one('TestRun');
-    const archiveCm = one('ConfigMap', tr.spec.script.configMap.name);
-    const toxiproxy = one('Deployment', 'toxiproxy');
-    const proxiesCm = one('ConfigMap', toxiproxy.spec.template.spec.volumes[0].configMap.name);
-    // What the runners mount at /test: the ConfigMap's bytes, the archive archive.js built.
-    const testDir = join(work, 'test');
-    mkdirSync(testDir);
-    const archive = join(testDir, tr.spec.script.configMap.file);
-    const stored = archiveCm.data?.['archive.tar'] ?? Buffer.from(archiveCm.binaryData['archive.tar'], 'base64');
-    writeFileSync(archive, stored);
-    assert.deepEqual(readFileSync(archive), readFileSync(join(k8s, 'generated', 'archive.tar')));
+  test(
+    'initializer, then two runners through one Toxiproxy: every operation of both is shaped',
+    { timeout: 150000 },
+    async (t) => {
+      const k6 = requireK6();
+      const tr = one('TestRun');
+      const archiveCm = one('ConfigMap', tr.spec.script.configMap.name);
+      const toxiproxy = one('Deployment', 'toxiproxy');
+      const proxiesCm = one('ConfigMap', toxiproxy.spec.template.spec.volumes[0].configMap.name);
+      // What the runners mount at /test: the ConfigMap's bytes, the archive archive.js built.
+      const testDir = join(work, 'test');
+      mkdirSync(testDir);
+      const archive = join(testDir, tr.spec.script.configMap.file);
+      const stored = archiveCm.data?.['archive.tar'] ?? Buffer.from(archiveCm.binaryData['archive.tar'], 'base64');
+      writeFileSync(archive, stored);
+      assert.deepEqual(readFileSync(archive), readFileSync(join(k8s, 'generated', 'archive.tar')));
 
-    // The TestRun's arguments here: the Service's host:port -> this machine's.
-    const local = await startToxiproxy(toxiproxy, proxiesCm.data['proxies.json'], work);
-    const words = tr.spec.arguments.split(/\s+/).map((w) => w.replace(/toxiproxy:(\d+)/, (_, port) => `127.0.0.1:${local[port]}`));
+      // The TestRun's arguments here: the Service's host:port -> this machine's.
+      const local = await startToxiproxy(toxiproxy, proxiesCm.data['proxies.json'], work);
+      const words = tr.spec.arguments
+        .split(/\s+/)
+        .map((w) => w.replace(/toxiproxy:(\d+)/, (_, port) => `127.0.0.1:${local[port]}`));
 
-    // Initializer: `k6 archive` with the arguments minus --out (its ParseCLI), then `k6 inspect`.
-    const archiveArgs = words.filter((w, i) => w !== '--out' && words[i - 1] !== '--out');
-    const inspected = join(work, 'inspected.tar');
-    await execa(k6, ['archive', archive, '-O', inspected, ...archiveArgs], { timeout: 60000 });
-    const req = JSON.parse((await execa(k6, ['inspect', '--execution-requirements', inspected], { timeout: 60000 })).stdout);
-    assert.equal(req.maxVUs, 2);
-    assert.ok(req.totalDuration);
+      // Initializer: `k6 archive` with the arguments minus --out (its ParseCLI), then `k6 inspect`.
+      const archiveArgs = words.filter((w, i) => w !== '--out' && words[i - 1] !== '--out');
+      const inspected = join(work, 'inspected.tar');
+      await execa(k6, ['archive', archive, '-O', inspected, ...archiveArgs], { timeout: 60000 });
+      const req = JSON.parse(
+        (await execa(k6, ['inspect', '--execution-requirements', inspected], { timeout: 60000 })).stdout,
+      );
+      assert.equal(req.maxVUs, 2);
+      assert.ok(req.totalDuration);
 
-    // Runners: `k6 run --quiet <segment> <arguments> /test/archive.tar --address --paused --tag ...`,
-    // with /results -> the runner's own directory, as its subPathExpr mount makes it.
-    const total = tr.spec.parallelism;
-    assert.equal(total, 2);
-    const env = Object.fromEntries(tr.spec.runner.env.filter((e) => 'value' in e).map((e) => [e.name, e.value]));
-    const runners = [];
-    for (let i = 1; i <= total; i++) {
-      const dir = join(work, `k6pack-${i}`);
-      mkdirSync(dir);
-      const [apiPort] = await freePorts(1);
-      const args = ['run', '--quiet', ...segmentFlags(i, total), ...words.map((w) => w.replace(/^(json=|RESULTS_DIR=)\/results/, `$1${dir}`))];
-      args.push(archive, `--address=127.0.0.1:${apiPort}`, '--paused', '--tag', `instance_id=${i}`, '--tag', `testrun_name=${tr.metadata.name}`);
-      const proc = execa(k6, args, { reject: false, timeout: 120000, env, stdin: 'ignore', cwd: dir });
-      procs.push(proc);
-      runners.push({ i, dir, proc, api: `http://127.0.0.1:${apiPort}/v1/status` });
-    }
-    // Ready (the operator's readiness probe), then the starter's PATCH to each, in turn.
-    for (const r of runners) await waitFor(async () => (await fetch(r.api)).ok, `runner ${r.i}`);
-    const resume = JSON.stringify({ data: { attributes: { paused: false }, id: 'default', type: 'status' } });
-    for (const r of runners) {
-      const res = await fetch(r.api, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: resume });
-      assert.equal(res.status, 200, `resume runner ${r.i}`);
-    }
+      // Runners: `k6 run --quiet <segment> <arguments> /test/archive.tar --address --paused --tag ...`,
+      // with /results -> the runner's own directory, as its subPathExpr mount makes it.
+      const total = tr.spec.parallelism;
+      assert.equal(total, 2);
+      const env = Object.fromEntries(tr.spec.runner.env.filter((e) => 'value' in e).map((e) => [e.name, e.value]));
+      const runners = [];
+      for (let i = 1; i <= total; i++) {
+        const dir = join(work, `k6pack-${i}`);
+        mkdirSync(dir);
+        const [apiPort] = await freePorts(1);
+        const args = [
+          'run',
+          '--quiet',
+          ...segmentFlags(i, total),
+          ...words.map((w) => w.replace(/^(json=|RESULTS_DIR=)\/results/, `$1${dir}`)),
+        ];
+        args.push(
+          archive,
+          `--address=127.0.0.1:${apiPort}`,
+          '--paused',
+          '--tag',
+          `instance_id=${i}`,
+          '--tag',
+          `testrun_name=${tr.metadata.name}`,
+        );
+        const proc = execa(k6, args, { reject: false, timeout: 120000, env, stdin: 'ignore', cwd: dir });
+        procs.push(proc);
+        runners.push({ i, dir, proc, api: `http://127.0.0.1:${apiPort}/v1/status` });
+      }
+      // Ready (the operator's readiness probe), then the starter's PATCH to each, in turn.
+      for (const r of runners) await waitFor(async () => (await fetch(r.api)).ok, `runner ${r.i}`);
+      const resume = JSON.stringify({ data: { attributes: { paused: false }, id: 'default', type: 'status' } });
+      for (const r of runners) {
+        const res = await fetch(r.api, {
+          method: 'PATCH',
+          headers: { 'Content-Type': 'application/json' },
+          body: resume,
+        });
+        assert.equal(res.status, 200, `resume runner ${r.i}`);
+      }
 
-    const results = await Promise.all(runners.map((r) => r.proc));
-    for (const r of runners) {
-      const res = results[r.i - 1];
-      t.diagnostic(`runner ${r.i}: exit ${res.exitCode}${res.stderr ? `\n${res.stderr}` : ''}`);
-    }
-    for (const r of runners) {
-      const res = results[r.i - 1];
-      // 99 is a result (this runner's own thresholds); anything else is a broken run.
-      assert.ok([0, 99].includes(res.exitCode), `runner ${r.i} exited ${res.exitCode}: ${res.stderr}`);
-      // The scenario's summary files, in this runner's RESULTS_DIR.
-      const files = readdirSync(r.dir);
-      assert.ok(files.includes('summary.json'), `runner ${r.i}: no summary in RESULTS_DIR (${files})`);
-      const points = gunzipSync(readFileSync(join(r.dir, 'samples.json.gz')))
-        .toString('utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-        .filter((x) => x.type === 'Point' && x.metric === 'op_duration');
-      samples[r.i] = points;
-      const lanes = [...new Set(points.map((p) => `${p.data.tags.transport} tls=${p.data.tags.tls}`))].sort();
-      const min = Math.min(...points.map((p) => p.data.value));
-      t.diagnostic(`runner ${r.i}: ${points.length} operations, min ${min.toFixed(1)} ms, lanes: ${lanes.join(', ')}`);
-      assert.equal(lanes.length, 6, 'each runner ran its VU of every lane');
-      assert.ok(points.every((p) => p.data.tags.instance_id === String(r.i)));
-      // A warm operation costs at least one RTT through the profile's toxics; one
-      // run while the profile was off (another runner's setup or teardown reset
-      // Toxiproxy) costs a few ms.
-      assert.ok(min >= 0.9 * RTT_MS, `runner ${r.i}: an operation took ${min} ms < ${RTT_MS} ms RTT: not shaped`);
-    }
-  });
+      const results = await Promise.all(runners.map((r) => r.proc));
+      for (const r of runners) {
+        const res = results[r.i - 1];
+        t.diagnostic(`runner ${r.i}: exit ${res.exitCode}${res.stderr ? `\n${res.stderr}` : ''}`);
+      }
+      for (const r of runners) {
+        const res = results[r.i - 1];
+        // 99 is a result (this runner's own thresholds); anything else is a broken run.
+        assert.ok([0, 99].includes(res.exitCode), `runner ${r.i} exited ${res.exitCode}: ${res.stderr}`);
+        // The scenario's summary files, in this runner's RESULTS_DIR.
+        const files = readdirSync(r.dir);
+        assert.ok(files.includes('summary.json'), `runner ${r.i}: no summary in RESULTS_DIR (${files})`);
+        const points = gunzipSync(readFileSync(join(r.dir, 'samples.json.gz')))
+          .toString('utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+          .filter((x) => x.type === 'Point' && x.metric === 'op_duration');
+        samples[r.i] = points;
+        const lanes = [...new Set(points.map((p) => `${p.data.tags.transport} tls=${p.data.tags.tls}`))].sort();
+        const min = Math.min(...points.map((p) => p.data.value));
+        t.diagnostic(
+          `runner ${r.i}: ${points.length} operations, min ${min.toFixed(1)} ms, lanes: ${lanes.join(', ')}`,
+        );
+        assert.equal(lanes.length, 6, 'each runner ran its VU of every lane');
+        assert.ok(points.every((p) => p.data.tags.instance_id === String(r.i)));
+        // A warm operation costs at least one RTT through the profile's toxics; one
+        // run while the profile was off (another runner's setup or teardown reset
+        // Toxiproxy) costs a few ms.
+        assert.ok(min >= 0.9 * RTT_MS, `runner ${r.i}: an operation took ${min} ms < ${RTT_MS} ms RTT: not shaped`);
+      }
+    },
+  );
 
   test('`npx k6pack merge` pools the two runners into one result', { timeout: 60000 }, async () => {
     const dirs = Object.keys(samples).map((i) => join(work, `k6pack-${i}`));
     assert.equal(dirs.length, 2, 'both runners ran');
     const merged = join(work, 'merged');
-    const r = await execa(process.execPath, [join(ROOT, 'bin', 'k6pack.js'), 'merge', ...dirs, '--out', merged], { reject: false, timeout: 50000 });
+    const r = await execa(process.execPath, [join(ROOT, 'bin', 'k6pack.js'), 'merge', ...dirs, '--out', merged], {
+      reject: false,
+      timeout: 50000,
+    });
     // 99: a threshold failed on the pooled data, which is a result.
     assert.ok([0, 99].includes(r.exitCode), r.stderr);
     const doc = JSON.parse(readFileSync(join(merged, 'summary.json'), 'utf8'));
@@ -331,17 +405,31 @@ describe("deploy/k8s: the operator's runner model, run locally", () => {
     // the merge builds each runner's histograms from its samples: the same counts, rates
     // and verdicts, percentiles within the histograms' precision.
     const viaHdr = join(work, 'merged-hdr');
-    const h = await execa(process.execPath, [join(ROOT, 'bin', 'k6pack.js'), 'merge', ...dirs, '--out', viaHdr, '--method', 'hdr'], { reject: false, timeout: 50000 });
+    const h = await execa(
+      process.execPath,
+      [join(ROOT, 'bin', 'k6pack.js'), 'merge', ...dirs, '--out', viaHdr, '--method', 'hdr'],
+      { reject: false, timeout: 50000 },
+    );
     assert.equal(h.exitCode, r.exitCode, h.stderr);
     const hdr = JSON.parse(readFileSync(join(viaHdr, 'summary.json'), 'utf8'));
     assert.equal(hdr.run.merged.method, 'hdr (3 significant digits)');
-    assert.deepEqual(hdr.run.merged.parts.map((p) => p.source), ['samples.json.gz', 'samples.json.gz']);
+    assert.deepEqual(
+      hdr.run.merged.parts.map((p) => p.source),
+      ['samples.json.gz', 'samples.json.gz'],
+    );
     for (const [i, row] of doc.rows.entries()) {
       assert.equal(hdr.rows[i].latency.count, row.latency.count, row.id);
       assert.equal(hdr.rows[i].failures.rate, row.failures.rate, row.id);
-      for (const stat of ['p50', 'p95', 'p99']) assert.ok(Math.abs(hdr.rows[i].latency[stat] - row.latency[stat]) <= 1e-3 * row.latency.max, `${row.id} ${stat}`);
+      for (const stat of ['p50', 'p95', 'p99'])
+        assert.ok(
+          Math.abs(hdr.rows[i].latency[stat] - row.latency[stat]) <= 1e-3 * row.latency.max,
+          `${row.id} ${stat}`,
+        );
     }
-    assert.deepEqual(hdr.thresholds.map((t) => t.ok), doc.thresholds.map((t) => t.ok));
+    assert.deepEqual(
+      hdr.thresholds.map((t) => t.ok),
+      doc.thresholds.map((t) => t.ok),
+    );
   });
 
   // k6 replaces the script's options.tags with the CLI's --tag flags, and the
@@ -350,7 +438,11 @@ describe("deploy/k8s: the operator's runner model, run locally", () => {
   test("the runners' raw samples still carry the profile tag", () => {
     for (const [i, points] of Object.entries(samples)) {
       const tags = [...new Set(points.map((p) => p.data.tags.profile))];
-      assert.deepEqual(tags, [RUN.profile], `runner ${i}: profile tags ${JSON.stringify(tags)} (k6 drops options.tags when --tag is given: tag profile per sample)`);
+      assert.deepEqual(
+        tags,
+        [RUN.profile],
+        `runner ${i}: profile tags ${JSON.stringify(tags)} (k6 drops options.tags when --tag is given: tag profile per sample)`,
+      );
     }
     assert.equal(Object.keys(samples).length, 2);
   });

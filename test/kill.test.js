@@ -40,7 +40,8 @@ async function waitForOutput(child, text, ms = 40000) {
   child.stderr.on('data', add);
   const deadline = Date.now() + ms;
   while (!seen.includes(text)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no "${text}" in the output within ${ms} ms:\n${seen}`);
+    if (Date.now() > deadline || child.exitCode !== null)
+      throw new Error(`no "${text}" in the output within ${ms} ms:\n${seen}`);
     await sleep(100);
   }
 }
@@ -48,61 +49,100 @@ async function waitForOutput(child, text, ms = 40000) {
 // ws-vs-http under lan: six lanes of 4 s, plenty of time to kill a server mid-run.
 const RUN = ['run', 'ws-vs-http', '--profile', 'lan', '--load', 'smoke', '--no-samples', '--', '-e', 'STEP_SECONDS=4'];
 
-test("SIGKILL of the GraphQL server during a run with the run's own stack: named, exit 1, nothing left", { timeout: 120000 }, async (t) => {
-  const cli = await cliEnv();
-  t.after(cli.cleanup);
-  const env = { ...cli.env, K6PACK_RESULTS_DIR: cli.runDir };
-  const child = runCli(RUN, { env, timeoutMs: 100000 });
-  try {
-    // k6 is running once the first step announces itself.
-    await waitForOutput(child, 'step 1/');
-    await sleep(1500);
-    const servers = processesWithEnv('servers/graphql/server.js', 'GRAPHQL_PORT', cli.ports.GRAPHQL_PORT);
-    assert.equal(servers.length, 1, `one GraphQL server of this run (found ${servers})`);
-    process.kill(servers[0], 'SIGKILL');
-    const r = await child;
-    const output = `${r.stdout.slice(-3000)}\n${r.stderr.slice(-2000)}`;
-    assert.ok(!r.timedOut, `k6pack run did not end\n${output}`);
-    assert.equal(r.exitCode, 1, output);
-    assert.match(r.stderr, new RegExp(`the GraphQL server \\(pid ${servers[0]}\\) is not running; its log \\(\\S+graphql\\.log\\) ends: .* \\(it died during the run\\)`), output);
-    // k6 saw the failures and ended on its own (the failure threshold aborts it).
-    assert.match(r.stdout + r.stderr, /operation failed in /, output);
-    assert.match(r.stdout, /== ws-vs-http, profile lan: k6 exited \d+/, output);
-    // Nothing left: no process of this stack, every port free.
-    for (const command of ['servers/graphql/server.js', 'servers/grpc/server.js', 'toxiproxy-server', 'k6']) {
-      assert.deepEqual(processesWithEnv(command, 'GRAPHQL_PORT', cli.ports.GRAPHQL_PORT), [], `no ${command} of this run is left`);
+test(
+  "SIGKILL of the GraphQL server during a run with the run's own stack: named, exit 1, nothing left",
+  { timeout: 120000 },
+  async (t) => {
+    const cli = await cliEnv();
+    t.after(cli.cleanup);
+    const env = { ...cli.env, K6PACK_RESULTS_DIR: cli.runDir };
+    const child = runCli(RUN, { env, timeoutMs: 100000 });
+    try {
+      // k6 is running once the first step announces itself.
+      await waitForOutput(child, 'step 1/');
+      await sleep(1500);
+      const servers = processesWithEnv('servers/graphql/server.js', 'GRAPHQL_PORT', cli.ports.GRAPHQL_PORT);
+      assert.equal(servers.length, 1, `one GraphQL server of this run (found ${servers})`);
+      process.kill(servers[0], 'SIGKILL');
+      const r = await child;
+      const output = `${r.stdout.slice(-3000)}\n${r.stderr.slice(-2000)}`;
+      assert.ok(!r.timedOut, `k6pack run did not end\n${output}`);
+      assert.equal(r.exitCode, 1, output);
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `the GraphQL server \\(pid ${servers[0]}\\) is not running; its log \\(\\S+graphql\\.log\\) ends: .* \\(it died during the run\\)`,
+        ),
+        output,
+      );
+      // k6 saw the failures and ended on its own (the failure threshold aborts it).
+      assert.match(r.stdout + r.stderr, /operation failed in /, output);
+      assert.match(r.stdout, /== ws-vs-http, profile lan: k6 exited \d+/, output);
+      // Nothing left: no process of this stack, every port free.
+      for (const command of ['servers/graphql/server.js', 'servers/grpc/server.js', 'toxiproxy-server', 'k6']) {
+        assert.deepEqual(
+          processesWithEnv(command, 'GRAPHQL_PORT', cli.ports.GRAPHQL_PORT),
+          [],
+          `no ${command} of this run is left`,
+        );
+      }
+      assert.deepEqual(await portsInUse(cli.ports), [], 'every port of the stack is free');
+    } finally {
+      child.kill('SIGKILL');
     }
-    assert.deepEqual(await portsInUse(cli.ports), [], 'every port of the stack is free');
-  } finally {
-    child.kill('SIGKILL');
-  }
-});
+  },
+);
 
-test('SIGKILL of the gRPC server during a run on an `up` stack: named, exit 1, toxics gone, status says so', { timeout: 120000 }, async (t) => {
-  const cli = await cliEnv();
-  t.after(cli.cleanup);
-  const env = { ...cli.env, K6PACK_RESULTS_DIR: cli.runDir };
-  const up = await runCli(['up'], { env, timeoutMs: 60000 });
-  assert.equal(up.exitCode, 0, up.stderr);
-  const grpcPid = Number(readFileSync(`${cli.runDir}/grpc.pid`, 'utf8'));
-  const child = runCli(['run', 'grpc-vs-graphql', '--profile', 'lte', '--load', 'smoke', '--no-samples', '--', '-e', 'STEP_SECONDS=4', '-e', 'BIG_SIZE=1000'], { env, timeoutMs: 100000 });
-  try {
-    await waitForOutput(child, 'step 1/');
-    await sleep(1500);
-    process.kill(grpcPid, 'SIGKILL');
-    const r = await child;
-    const output = `${r.stdout.slice(-3000)}\n${r.stderr.slice(-2000)}`;
-    assert.ok(!r.timedOut, `k6pack run did not end\n${output}`);
-    assert.equal(r.exitCode, 1, output);
-    assert.match(r.stderr, new RegExp(`the gRPC server \\(pid ${grpcPid}\\) is not running; its log .* \\(it died during the run\\)`), output);
-    assert.match(r.stderr, /`npx k6pack up` restarts what died/, output);
-    // The run's profile is gone from the stack it found without toxics.
-    const toxiproxy = new Toxiproxy(targetsFor(cli.ports).TOXIPROXY_URL);
-    for (const [name, proxy] of Object.entries(await toxiproxy.proxies())) assert.deepEqual(proxy.toxics, [], `${name} has no toxics left`);
-    const status = await runCli(['status'], { env, timeoutMs: 30000 });
-    assert.equal(status.exitCode, 1, status.stdout + status.stderr);
-    assert.match(status.stdout + status.stderr, /grpc/i);
-  } finally {
-    child.kill('SIGKILL');
-  }
-});
+test(
+  'SIGKILL of the gRPC server during a run on an `up` stack: named, exit 1, toxics gone, status says so',
+  { timeout: 120000 },
+  async (t) => {
+    const cli = await cliEnv();
+    t.after(cli.cleanup);
+    const env = { ...cli.env, K6PACK_RESULTS_DIR: cli.runDir };
+    const up = await runCli(['up'], { env, timeoutMs: 60000 });
+    assert.equal(up.exitCode, 0, up.stderr);
+    const grpcPid = Number(readFileSync(`${cli.runDir}/grpc.pid`, 'utf8'));
+    const child = runCli(
+      [
+        'run',
+        'grpc-vs-graphql',
+        '--profile',
+        'lte',
+        '--load',
+        'smoke',
+        '--no-samples',
+        '--',
+        '-e',
+        'STEP_SECONDS=4',
+        '-e',
+        'BIG_SIZE=1000',
+      ],
+      { env, timeoutMs: 100000 },
+    );
+    try {
+      await waitForOutput(child, 'step 1/');
+      await sleep(1500);
+      process.kill(grpcPid, 'SIGKILL');
+      const r = await child;
+      const output = `${r.stdout.slice(-3000)}\n${r.stderr.slice(-2000)}`;
+      assert.ok(!r.timedOut, `k6pack run did not end\n${output}`);
+      assert.equal(r.exitCode, 1, output);
+      assert.match(
+        r.stderr,
+        new RegExp(`the gRPC server \\(pid ${grpcPid}\\) is not running; its log .* \\(it died during the run\\)`),
+        output,
+      );
+      assert.match(r.stderr, /`npx k6pack up` restarts what died/, output);
+      // The run's profile is gone from the stack it found without toxics.
+      const toxiproxy = new Toxiproxy(targetsFor(cli.ports).TOXIPROXY_URL);
+      for (const [name, proxy] of Object.entries(await toxiproxy.proxies()))
+        assert.deepEqual(proxy.toxics, [], `${name} has no toxics left`);
+      const status = await runCli(['status'], { env, timeoutMs: 30000 });
+      assert.equal(status.exitCode, 1, status.stdout + status.stderr);
+      assert.match(status.stdout + status.stderr, /grpc/i);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  },
+);

@@ -23,14 +23,17 @@ const readRepo = (path) => readFileSync(join(ROOT, path), 'utf8');
 
 // Go sources and module files ([{ path, text }]) that name k6's module: the paths.
 function filesNamingK6(files) {
-  return files.filter((f) => /\.go$|(^|\/)go\.(mod|sum)$/.test(f.path) && /\bgo\.k6\.io\/k6\b/.test(f.text)).map((f) => f.path);
+  return files
+    .filter((f) => /\.go$|(^|\/)go\.(mod|sum)$/.test(f.path) && /\bgo\.k6\.io\/k6\b/.test(f.text))
+    .map((f) => f.path);
 }
 
 // What is missing from a report's HTML for Chart.js's licence (its LICENSE.md text): [] when nothing.
 function chartJsNoticeProblems(html, licence) {
   const problems = [];
   if (!/Chart\.js v\d+\.\d+\.\d+/.test(html)) problems.push('no inlined Chart.js build (its banner names the version)');
-  if (!normalise(html).includes(normalise(licence))) problems.push("Chart.js's copyright and permission notice (LICENSE.md) is not in the report");
+  if (!normalise(html).includes(normalise(licence)))
+    problems.push("Chart.js's copyright and permission notice (LICENSE.md) is not in the report");
   return problems;
 }
 
@@ -47,7 +50,9 @@ function licenceProblems(pkg, licenceText, copyright) {
   if (want === have) return [];
   let i = 0;
   while (i < want.length && want[i] === have[i]) i++;
-  return [`LICENSE is not SPDX's ${pkg.license} text with "${copyright}": they part at "…${have.slice(Math.max(0, i - 30), i + 30)}…" (expected "…${want.slice(Math.max(0, i - 30), i + 30)}…")`];
+  return [
+    `LICENSE is not SPDX's ${pkg.license} text with "${copyright}": they part at "…${have.slice(Math.max(0, i - 30), i + 30)}…" (expected "…${want.slice(Math.max(0, i - 30), i + 30)}…")`,
+  ];
 }
 
 // ---- the pack ----
@@ -55,7 +60,10 @@ function licenceProblems(pkg, licenceText, copyright) {
 const COPYRIGHT = 'Copyright (c) 2026 the k6pack authors';
 const MIT_LICENCE = readRepo('LICENSE');
 const PKG = JSON.parse(readRepo('package.json'));
-const CHART_JS_LICENCE = readFileSync(join(dirname(createRequire(import.meta.url).resolve('chart.js')), '..', 'LICENSE.md'), 'utf8');
+const CHART_JS_LICENCE = readFileSync(
+  join(dirname(createRequire(import.meta.url).resolve('chart.js')), '..', 'LICENSE.md'),
+  'utf8',
+);
 
 describe('k6 is never linked: no Go file or module of the pack names go.k6.io/k6', () => {
   test('git ls-files: no *.go, go.mod or go.sum names go.k6.io/k6', () => {
@@ -68,7 +76,14 @@ describe('k6 is never linked: no Go file or module of the pack names go.k6.io/k6
   test('git ls-files: no compiled program is committed (no k6 binary ships with the pack)', () => {
     const paths = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
     // ELF, Mach-O (32/64-bit, fat) and PE executables by their first bytes.
-    const MAGIC = [[0x7f, 0x45, 0x4c, 0x46], [0xfe, 0xed, 0xfa, 0xce], [0xfe, 0xed, 0xfa, 0xcf], [0xcf, 0xfa, 0xed, 0xfe], [0xca, 0xfe, 0xba, 0xbe], [0x4d, 0x5a]];
+    const MAGIC = [
+      [0x7f, 0x45, 0x4c, 0x46],
+      [0xfe, 0xed, 0xfa, 0xce],
+      [0xfe, 0xed, 0xfa, 0xcf],
+      [0xcf, 0xfa, 0xed, 0xfe],
+      [0xca, 0xfe, 0xba, 0xbe],
+      [0x4d, 0x5a],
+    ];
     const programs = paths.filter((p) => {
       const head = readFileSync(join(ROOT, p)).subarray(0, 4);
       return MAGIC.some((m) => m.every((b, i) => head[i] === b));
@@ -89,7 +104,7 @@ describe('k6 is never linked: no Go file or module of the pack names go.k6.io/k6
 });
 
 describe('LICENSE and package.json agree', () => {
-  test('package.json says MIT, and LICENSE is the MIT text with the pack\'s copyright line', () => {
+  test("package.json says MIT, and LICENSE is the MIT text with the pack's copyright line", () => {
     assert.equal(PKG.license, 'MIT');
     assert.match(MIT_LICENCE, /^MIT License\n\nCopyright \(c\) 2026 the k6pack authors\n/);
     assert.deepEqual(licenceProblems(PKG, MIT_LICENCE, COPYRIGHT), []);
@@ -97,7 +112,10 @@ describe('LICENSE and package.json agree', () => {
 
   test('the check fails on another licence id, an edited text, another copyright line and an unknown id', () => {
     assert.match(licenceProblems({ license: 'MIT-0' }, MIT_LICENCE, COPYRIGHT)[0], /LICENSE is not SPDX's MIT-0 text/);
-    assert.match(licenceProblems({ license: 'BSD-2-Clause' }, MIT_LICENCE, COPYRIGHT)[0], /LICENSE is not SPDX's BSD-2-Clause text/);
+    assert.match(
+      licenceProblems({ license: 'BSD-2-Clause' }, MIT_LICENCE, COPYRIGHT)[0],
+      /LICENSE is not SPDX's BSD-2-Clause text/,
+    );
     const edited = MIT_LICENCE.replace('free of charge', 'for a fee');
     assert.match(licenceProblems(PKG, edited, COPYRIGHT)[0], /they part at "…[^"]*for a fee/);
     const noWarranty = MIT_LICENCE.replace(/THE SOFTWARE IS PROVIDED[\s\S]*$/, '');
@@ -107,7 +125,7 @@ describe('LICENSE and package.json agree', () => {
   });
 });
 
-describe('an HTML report carries Chart.js\'s licence notice', { timeout: 180000 }, () => {
+describe("an HTML report carries Chart.js's licence notice", { timeout: 180000 }, () => {
   let stack;
   let tmp;
   after(async () => {
@@ -118,17 +136,25 @@ describe('an HTML report carries Chart.js\'s licence notice', { timeout: 180000 
   test('`k6pack report` on a real run folder: Chart.js inlined with its copyright and permission notice', async () => {
     tmp = mkdtempSync(join(tmpdir(), 'k6pack-licences-'));
     stack = await startTestStack();
-    const run = await runInto(join(tmp, 'run'), 'grpc-vs-graphql', { ...stack.env, LOAD: 'smoke', STEP_SECONDS: '1', PROFILE: 'lan', BIG_SIZE: '1000' });
+    const run = await runInto(join(tmp, 'run'), 'grpc-vs-graphql', {
+      ...stack.env,
+      LOAD: 'smoke',
+      STEP_SECONDS: '1',
+      PROFILE: 'lan',
+      BIG_SIZE: '1000',
+    });
     const r = await runCli(['report', run.dir], { timeoutMs: 60000 });
     assert.equal(r.exitCode, 0, r.stdout + r.stderr);
     const html = readFileSync(join(run.dir, 'report.html'), 'utf8');
     assert.deepEqual(chartJsNoticeProblems(html, CHART_JS_LICENCE), []);
-    assert.match(CHART_JS_LICENCE, /Copyright \(c\) [\d-]+ Chart\.js Contributors/, 'the notice read is Chart.js\'s');
+    assert.match(CHART_JS_LICENCE, /Copyright \(c\) [\d-]+ Chart\.js Contributors/, "the notice read is Chart.js's");
 
     // The same report without the notice, and without Chart.js: both fail.
     const stripped = html.replace(/\/\*! Chart\.js licence[\s\S]*?\*\//, '');
     assert.notEqual(stripped, html, 'the notice was found to strip');
-    assert.deepEqual(chartJsNoticeProblems(stripped, CHART_JS_LICENCE), ["Chart.js's copyright and permission notice (LICENSE.md) is not in the report"]);
+    assert.deepEqual(chartJsNoticeProblems(stripped, CHART_JS_LICENCE), [
+      "Chart.js's copyright and permission notice (LICENSE.md) is not in the report",
+    ]);
     assert.equal(chartJsNoticeProblems('<html></html>', CHART_JS_LICENCE).length, 2);
   });
 });

@@ -6,7 +6,20 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { budget, GRPC_INITIAL_WINDOW, linkOf, lossCost, lossModel, operation, rtoMs, TAIL_QUANTILE, TCP, windowAfter, windowRounds, windowWaitMs } from '../common/model.js';
+import {
+  budget,
+  GRPC_INITIAL_WINDOW,
+  linkOf,
+  lossCost,
+  lossModel,
+  operation,
+  rtoMs,
+  TAIL_QUANTILE,
+  TCP,
+  windowAfter,
+  windowRounds,
+  windowWaitMs,
+} from '../common/model.js';
 import { parsePolicy } from '../common/thresholds.js';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
@@ -22,14 +35,20 @@ test('windowRounds gives the rounds of tools/toxiproxy/testdata/slowstart.json (
     const first = windowRounds(c.bytes, c.iw, c.rttMs, c.kbps);
     const second = windowRounds(c.bytes, first.window, c.rttMs, c.kbps);
     const name = `${c.link} iw=${c.iw} ${c.bytes} B`;
-    assert.ok(near(first.waitMs, c.waitMs) && first.window === c.windowAfter && near(second.waitMs, c.secondWaitMs), `${name}: ${JSON.stringify([first, second.waitMs])} vs ${JSON.stringify(c)}`);
+    assert.ok(
+      near(first.waitMs, c.waitMs) && first.window === c.windowAfter && near(second.waitMs, c.secondWaitMs),
+      `${name}: ${JSON.stringify([first, second.waitMs])} vs ${JSON.stringify(c)}`,
+    );
   }
 });
 
 test('slow start by hand: 100 KB under 3g is three rounds, 2 round trips of waiting less what the first two rounds carry', () => {
   // Rounds of 14600, 29200 and the remaining 56200 bytes; 1600 kbit/s is 200 bytes a ms.
   const wait = 300 - 14600 / 200 + (300 - 29200 / 200);
-  assert.ok(near(windowWaitMs(100000, TCP.initialWindow, 300, 1600), wait), `${windowWaitMs(100000, TCP.initialWindow, 300, 1600)} vs ${wait}`);
+  assert.ok(
+    near(windowWaitMs(100000, TCP.initialWindow, 300, 1600), wait),
+    `${windowWaitMs(100000, TCP.initialWindow, 300, 1600)} vs ${wait}`,
+  );
   assert.equal(windowWaitMs(10000, TCP.initialWindow, 300, 1600), 0, 'fits the initial window');
   assert.equal(windowWaitMs(100000, Infinity, 300, 1600), 0, 'an open window');
   assert.equal(windowWaitMs(100000, TCP.initialWindow, 0, null), 0, 'no round trip (lan)');
@@ -53,16 +72,19 @@ test('the loss models of +loss1, +loss3 and +burst', () => {
   const burst = of('3g+burst');
   assert.ok(near(burst.rate, 0.01, 1e-4), `burst loses ${burst.rate}`);
   assert.ok(near(burst.again, burst.rate), 'a retransmission leaves after the burst: it meets the long-run rate');
-  assert.ok(burst.clean(100) > 0.99 ** 100, 'bursts spare more runs of segments than independent loss of the same rate');
+  assert.ok(
+    burst.clean(100) > 0.99 ** 100,
+    'bursts spare more runs of segments than independent loss of the same rate',
+  );
 });
 
-test('what losses stall: nothing at the median of a small operation; a timeout at its budgets\' tail (the 99th percentile) when more than 1 % of them meet a loss', () => {
+test("what losses stall: nothing at the median of a small operation; a timeout at its budgets' tail (the 99th percentile) when more than 1 % of them meet a loss", () => {
   assert.equal(TAIL_QUANTILE, 0.99);
   const link = (spec) => linkOf(loadProfile(spec));
   const ws = { transport: 'ws', conn: 'warm', reqBytes: 150, resBytes: 170 };
   assert.equal(operation(link('3g'), ws).tailMs, 0);
   const l1 = operation(link('3g+loss1'), ws);
-  assert.equal(l1.tailMs, rtoMs(300), '2 segments at 1 %: 2 % of operations wait a steady connection\'s timeout');
+  assert.equal(l1.tailMs, rtoMs(300), "2 segments at 1 %: 2 % of operations wait a steady connection's timeout");
   assert.equal(l1.ms, operation(link('3g'), ws).ms, 'the median is untouched');
   assert.equal(operation(link('3g+loss1'), { ...ws, age: 1 }).tailMs, rtoMs(300, 1), 'a young connection waits longer');
   // A new TLS connection sends more messages, on a young connection's longer timeout.
@@ -99,9 +121,19 @@ test('slow start in operations: a new connection pays it, a kept one has an open
   assert.ok(near(term(link, { transport: 'http-keepalive', conn: 'warm', idle: true, ...big }), wait));
   assert.equal(term(linkOf(loadProfile('3g+ideal')), { transport: 'http-fresh', ...big }), 0);
   // A new gRPC channel: TCP's window is smaller than gRPC's, so it is the one that limits.
-  assert.ok(near(term(link, { transport: 'grpc', conn: 'cold', reqBytes: 10, resBytes: 1000000 }), windowWaitMs(1000110, TCP.initialWindow, 300, 1600)));
+  assert.ok(
+    near(
+      term(link, { transport: 'grpc', conn: 'cold', reqBytes: 10, resBytes: 1000000 }),
+      windowWaitMs(1000110, TCP.initialWindow, 300, 1600),
+    ),
+  );
   // Without slow start, gRPC's own window still limits a new channel (under lte: 64 KB takes 44 ms, under R).
-  const grpcIdeal = term(linkOf(loadProfile('lte+ideal')), { transport: 'grpc', conn: 'cold', reqBytes: 10, resBytes: 1000000 });
+  const grpcIdeal = term(linkOf(loadProfile('lte+ideal')), {
+    transport: 'grpc',
+    conn: 'cold',
+    reqBytes: 10,
+    resBytes: 1000000,
+  });
   assert.ok(grpcIdeal > 0 && near(grpcIdeal, windowWaitMs(1000110, GRPC_INITIAL_WINDOW, 70, 12000)), `${grpcIdeal}`);
   // A chain: the window a 43.8 KB answer leaves lets the next one through at once.
   const w = windowAfter(link, { transport: 'http-keepalive', conn: 'cold', resBytes: 43800 - 330 });
@@ -123,5 +155,8 @@ test('budgets carry the loss tail at p95', () => {
     return budget(policy, link, { p50: e, p95: e });
   };
   assert.equal(b('3g+loss3').p50, b('3g').p50);
-  assert.ok(b('3g+loss3').p95 >= b('3g').p95 + rtoMs(300) * policy.p95.factor - 5, `${b('3g+loss3').p95} vs ${b('3g').p95}`);
+  assert.ok(
+    b('3g+loss3').p95 >= b('3g').p95 + rtoMs(300) * policy.p95.factor - 5,
+    `${b('3g+loss3').p95} vs ${b('3g').p95}`,
+  );
 });

@@ -26,11 +26,18 @@ const LAST = 'lte';
 const stack = useTestStack();
 
 test(`${SWITCHES} profile changes while connections open and close on every proxy`, { timeout: 240000 }, async (t) => {
-  const churn = execa(requireK6(), k6RunArgs(join(ROOT, 'test', 'k6', 'churn.js'), { env: { ...stack.env, CHURN_SECONDS: 600 }, args: ['--quiet', '--address', ''] }), {
-    reject: false,
-    stdin: 'ignore',
-    timeout: 230000,
-  });
+  const churn = execa(
+    requireK6(),
+    k6RunArgs(join(ROOT, 'test', 'k6', 'churn.js'), {
+      env: { ...stack.env, CHURN_SECONDS: 600 },
+      args: ['--quiet', '--address', ''],
+    }),
+    {
+      reject: false,
+      stdin: 'ignore',
+      timeout: 230000,
+    },
+  );
   try {
     await sleep(3000); // connections under way
     const failures = [];
@@ -48,22 +55,37 @@ test(`${SWITCHES} profile changes while connections open and close on every prox
       await sleep(50 + (i % 7) * 30); // let connections open and close under each profile
     }
     took.sort((a, b) => a - b);
-    t.diagnostic(`${took.length} switches: p50 ${took[Math.floor(took.length / 2)].toFixed(1)} ms, max ${took.at(-1).toFixed(1)} ms`);
+    t.diagnostic(
+      `${took.length} switches: p50 ${took[Math.floor(took.length / 2)].toFixed(1)} ms, max ${took.at(-1).toFixed(1)} ms`,
+    );
     assert.ok(await stack.toxiproxy.isReachable(), `toxiproxy died during the churn: ${failures[0] || ''}`);
     assert.deepEqual(failures, []);
     const proxies = await stack.toxiproxy.proxies();
     for (const name of PROXY_NAMES) {
-      assert.deepEqual(toxicChanges(proxies[name].toxics, loadProfile(LAST).toxics), [], `${name} carries exactly ${LAST}'s toxics`);
+      assert.deepEqual(
+        toxicChanges(proxies[name].toxics, loadProfile(LAST).toxics),
+        [],
+        `${name} carries exactly ${LAST}'s toxics`,
+      );
     }
   } finally {
     churn.kill('SIGTERM');
     await churn;
   }
   // A single VU right after measures the last profile's round trips (test/roundtrip.test.js's probe).
-  const run = await runK6(join(ROOT, 'test', 'k6', 'roundtrip.js'), { env: { ...stack.env, PROFILE: LAST, SAMPLES: 5, BIG_BYTES: 1000 }, timeoutMs: 90000 });
+  const run = await runK6(join(ROOT, 'test', 'k6', 'roundtrip.js'), {
+    env: { ...stack.env, PROFILE: LAST, SAMPLES: 5, BIG_BYTES: 1000 },
+    timeoutMs: 90000,
+  });
   assert.equal(run.code, 0, run.stderr.slice(-1000));
   const R = loadProfile(LAST).network.rttMs;
-  for (const [op, rounds] of [['http_warm', 1], ['http_fresh', 2], ['ws_op', 1], ['grpc_warm', 1], ['grpc_fresh', 3]]) {
+  for (const [op, rounds] of [
+    ['http_warm', 1],
+    ['http_fresh', 2],
+    ['ws_op', 1],
+    ['grpc_warm', 1],
+    ['grpc_fresh', 3],
+  ]) {
     const p50 = run.summary.metrics[op].med;
     t.diagnostic(`${LAST} ${op}: p50 ${p50} ms, model ${rounds * R} ms`);
     assert.ok(p50 >= rounds * R * 0.97 && p50 <= rounds * R * 1.1, `${op}: p50 ${p50} ms, model ${rounds * R} ms`);

@@ -27,12 +27,30 @@ test('profiles/index.json lists exactly the profile files', () => {
 
 test('the pack has the profiles its docs promise', () => {
   const { network, faults } = listProfiles();
-  for (const name of ['lan', 'fios', 'cable', 'dsl', '4g-fast', 'lte', '4g', '3g-fast', '3g', '3g-slow', '2g', 'edge',
-    'devtools-3g', 'devtools-slow-4g', 'devtools-fast-4g', '5g']) {
+  for (const name of [
+    'lan',
+    'fios',
+    'cable',
+    'dsl',
+    '4g-fast',
+    'lte',
+    '4g',
+    '3g-fast',
+    '3g',
+    '3g-slow',
+    '2g',
+    'edge',
+    'devtools-3g',
+    'devtools-slow-4g',
+    'devtools-fast-4g',
+    '5g',
+  ]) {
     assert.ok(network.includes(name), `network profile ${name}`);
   }
-  for (const name of ['flaky', 'stall', 'slow-close', 'truncate', 'jitter']) assert.ok(faults.includes(name), `fault profile ${name}`);
-  for (const name of ['ideal', 'loss1', 'loss3', 'burst', 'shared']) assert.ok(listProfiles().modifiers.includes(name), `modifier ${name}`);
+  for (const name of ['flaky', 'stall', 'slow-close', 'truncate', 'jitter'])
+    assert.ok(faults.includes(name), `fault profile ${name}`);
+  for (const name of ['ideal', 'loss1', 'loss3', 'burst', 'shared'])
+    assert.ok(listProfiles().modifiers.includes(name), `modifier ${name}`);
 });
 
 test('every modifier loads on any network profile, says what it does and cites its source', () => {
@@ -43,7 +61,9 @@ test('every modifier loads on any network profile, says what it does and cites i
       assert.equal(p.name, `${n}+${m}`);
       assert.equal(p.modifiers[0].name, m);
     }
-    const { modifiers: [mod] } = loadProfile(`3g+${m}`);
+    const {
+      modifiers: [mod],
+    } = loadProfile(`3g+${m}`);
     assert.ok(mod.description.length > 40, `${m} says what it does`);
     assert.match(mod.source, /https?:\/\/\S+|RFC \d+/, `${m} cites where it comes from`);
   }
@@ -70,7 +90,11 @@ test('every fault profile loads on top of any network profile', () => {
       const p = loadProfile(`${n}+${f}`);
       assert.equal(p.name, `${n}+${f}`);
       assert.ok(p.faults[0].description.length > 20, `${f} says what it does`);
-      for (const t of p.faults[0].toxics) assert.ok(p.toxics.some((x) => x.name === t.name), `${f}'s ${t.name} is applied`);
+      for (const t of p.faults[0].toxics)
+        assert.ok(
+          p.toxics.some((x) => x.name === t.name),
+          `${f}'s ${t.name} is applied`,
+        );
     }
   }
   const all = loadProfile(`3g+${faults.join('+')}`);

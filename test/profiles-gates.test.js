@@ -21,23 +21,45 @@ describe('latency gates under every kind of profile', () => {
 
   const mine = () => {
     const file = join(env.runDir, 'office-wifi.json');
-    writeFileSync(file, JSON.stringify({ rttMs: 120, jitterMs: 0, downKbps: 4000, upKbps: 1000, source: 'a test: our office Wi-Fi to the API host, measured with ping and iperf' }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        rttMs: 120,
+        jitterMs: 0,
+        downKbps: 4000,
+        upKbps: 1000,
+        source: 'a test: our office Wi-Fi to the API host, measured with ping and iperf',
+      }),
+    );
     return file;
   };
 
-  for (const [label, spec] of [['5g', () => '5g'], ['dsl', () => 'dsl'], ['edge', () => 'edge'], ['a network file of your own', mine]]) {
+  for (const [label, spec] of [
+    ['5g', () => '5g'],
+    ['dsl', () => 'dsl'],
+    ['edge', () => 'edge'],
+    ['a network file of your own', mine],
+  ]) {
     test(label, { timeout: 240000 }, async (t) => {
       const profile = spec();
       const results = join(env.runDir, `results-${label.replace(/\W+/g, '-')}`);
-      const r = await runCli(['run', 'ws-vs-http', '--profile', profile, '--load', 'smoke', '--results', results, '--no-samples'], { env: env.env, timeoutMs: 230000 });
+      const r = await runCli(
+        ['run', 'ws-vs-http', '--profile', profile, '--load', 'smoke', '--results', results, '--no-samples'],
+        { env: env.env, timeoutMs: 230000 },
+      );
       assert.equal(r.exitCode, 0, `${r.stdout.slice(-4000)}\n${r.stderr.slice(-1500)}`);
       const dir = /== results: (\S+)\//.exec(r.stdout)[1];
       const doc = JSON.parse(readFileSync(join(dir.startsWith('/') ? '' : process.cwd(), dir, 'summary.json'), 'utf8'));
       for (const lane of LANES) {
-        const gates = doc.thresholds.filter((x) => x.key === `op_duration{scenario:${lane}_c1}`).map((x) => x.threshold);
+        const gates = doc.thresholds
+          .filter((x) => x.key === `op_duration{scenario:${lane}_c1}`)
+          .map((x) => x.threshold);
         assert.deepEqual(gates.map((g) => g.slice(0, 6)).sort(), ['p(50)<', 'p(95)<'], `${lane}: ${gates}`);
       }
-      assert.ok(doc.thresholds.every((x) => x.ok), `failed: ${JSON.stringify(doc.thresholds.filter((x) => !x.ok))}`);
+      assert.ok(
+        doc.thresholds.every((x) => x.ok),
+        `failed: ${JSON.stringify(doc.thresholds.filter((x) => !x.ok))}`,
+      );
       assert.ok(doc.verdict.lines[0].startsWith(doc.run.profile), doc.verdict.lines[0]);
       for (const line of doc.verdict.lines) t.diagnostic(line);
       // The answer comes before the table on the terminal, too.

@@ -37,13 +37,20 @@ export default function () {}
 
 async function k6(script, { cwd = ROOT, env = {} } = {}) {
   // Toxiproxy is never needed unless a test says so: point it at a closed port.
-  const run = await execa(requireK6(), k6RunArgs(script, { env: { TOXIPROXY_URL: 'http://127.0.0.1:9', ...env }, args: ['--quiet', '--no-color', '--address', ''] }), {
-    cwd,
-    reject: false,
-    timeout: 30000,
-    forceKillAfterDelay: 5000,
-    stdin: 'ignore',
-  });
+  const run = await execa(
+    requireK6(),
+    k6RunArgs(script, {
+      env: { TOXIPROXY_URL: 'http://127.0.0.1:9', ...env },
+      args: ['--quiet', '--no-color', '--address', ''],
+    }),
+    {
+      cwd,
+      reject: false,
+      timeout: 30000,
+      forceKillAfterDelay: 5000,
+      stdin: 'ignore',
+    },
+  );
   return { code: run.exitCode, stderr: run.stderr };
 }
 
@@ -54,23 +61,34 @@ function errorLine(stderr) {
 }
 
 test('profile files are found from any working directory', { timeout: 60000 }, async () => {
-  for (const [cwd, script] of [[tree, 'scenarios/probe.js'], [join(tree, 'scenarios'), 'probe.js'], ['/', join(tree, 'scenarios', 'probe.js')], [tmpdir(), join(tree, 'scenarios', 'probe.js')]]) {
+  for (const [cwd, script] of [
+    [tree, 'scenarios/probe.js'],
+    [join(tree, 'scenarios'), 'probe.js'],
+    ['/', join(tree, 'scenarios', 'probe.js')],
+    [tmpdir(), join(tree, 'scenarios', 'probe.js')],
+  ]) {
     const run = await k6(script, { cwd, env: { PROFILE: '3g+flaky' } });
     assert.equal(run.code, 0, `cwd ${cwd}: ${run.stderr.slice(-800)}`);
     assert.match(run.stderr, /PROFILE 3g\+flaky link_upstream,link_downstream,flaky_reset_peer/);
     assert.doesNotMatch(run.stderr, /level=warn/, 'no warning about how open() resolves paths');
   }
   const byDefault = await k6(join(tree, 'scenarios', 'probe.js'), { cwd: '/' });
-  assert.match(byDefault.stderr, /PROFILE lte /, 'the scenario\'s default applies without -e PROFILE');
+  assert.match(byDefault.stderr, /PROFILE lte /, "the scenario's default applies without -e PROFILE");
 });
 
 test('an unknown profile stops k6 at init with one line listing the known ones', { timeout: 60000 }, async () => {
-  for (const [spec, start] of [['nope', 'unknown network profile "nope"'], ['3g+wobbly', 'unknown modifier or fault profile "wobbly"']]) {
+  for (const [spec, start] of [
+    ['nope', 'unknown network profile "nope"'],
+    ['3g+wobbly', 'unknown modifier or fault profile "wobbly"'],
+  ]) {
     const run = await k6('test/k6/network.js', { env: { PROFILE: spec } });
     assert.equal(run.code, 107, run.stderr);
     const line = errorLine(run.stderr);
     assert.ok(line?.startsWith(start), line);
-    assert.match(line, /network profiles are lan, fios, .*; modifiers \(add with \+, e\.g\. 3g\+loss1\) are ideal, loss1, .*; fault profiles \(e\.g\. 3g\+flaky\) are flaky, stall, /);
+    assert.match(
+      line,
+      /network profiles are lan, fios, .*; modifiers \(add with \+, e\.g\. 3g\+loss1\) are ideal, loss1, .*; fault profiles \(e\.g\. 3g\+flaky\) are flaky, stall, /,
+    );
     assert.doesNotMatch(run.stderr, /\\tat /, 'no stack trace');
   }
 });
@@ -95,28 +113,39 @@ test('a malformed profile file stops k6 at init naming the file and the field', 
 
 test('setup fails with what to start when Toxiproxy is not reachable', { timeout: 60000 }, async () => {
   const [port] = await freePorts(1);
-  const run = await k6(join(tree, 'scenarios', 'probe.js'), { env: { APPLY: '1', TOXIPROXY_URL: `http://127.0.0.1:${port}` } });
+  const run = await k6(join(tree, 'scenarios', 'probe.js'), {
+    env: { APPLY: '1', TOXIPROXY_URL: `http://127.0.0.1:${port}` },
+  });
   assert.notEqual(run.code, 0);
   assert.equal(
-    errorLine(run.stderr.split('\n').filter((l) => !/Request Failed/.test(l)).join('\n')),
+    errorLine(
+      run.stderr
+        .split('\n')
+        .filter((l) => !/Request Failed/.test(l))
+        .join('\n'),
+    ),
     `Toxiproxy is not reachable at http://127.0.0.1:${port}: start the stack with \`npx k6pack up\` (or \`docker compose up -d\`)`,
   );
 });
 
-test('setup fails with what to run when Toxiproxy has no proxies, and does not create them', { timeout: 60000 }, async (t) => {
-  const bin = findToxiproxy();
-  assert.ok(bin, 'the pack\'s toxiproxy build (npm test builds it)');
-  const [port] = await freePorts(1);
-  const child = spawn(bin, ['-host', '127.0.0.1', '-port', String(port)], { stdio: 'ignore' });
-  t.after(() => child.kill('SIGKILL'));
-  const url = `http://127.0.0.1:${port}`;
-  const api = new Toxiproxy(url);
-  for (let i = 0; i < 50 && !(await api.isReachable()); i++) await sleep(100);
-  const run = await k6(join(tree, 'scenarios', 'probe.js'), { env: { APPLY: '1', TOXIPROXY_URL: url } });
-  assert.notEqual(run.code, 0);
-  assert.equal(
-    errorLine(run.stderr),
-    `Toxiproxy at ${url} has no proxy graphql_http, graphql_tls, grpc, grpc_tls (it has: none): run \`npx k6pack up\` (or \`docker compose up -d\`) to create them`,
-  );
-  assert.deepEqual(await api.proxies(), {});
-});
+test(
+  'setup fails with what to run when Toxiproxy has no proxies, and does not create them',
+  { timeout: 60000 },
+  async (t) => {
+    const bin = findToxiproxy();
+    assert.ok(bin, "the pack's toxiproxy build (npm test builds it)");
+    const [port] = await freePorts(1);
+    const child = spawn(bin, ['-host', '127.0.0.1', '-port', String(port)], { stdio: 'ignore' });
+    t.after(() => child.kill('SIGKILL'));
+    const url = `http://127.0.0.1:${port}`;
+    const api = new Toxiproxy(url);
+    for (let i = 0; i < 50 && !(await api.isReachable()); i++) await sleep(100);
+    const run = await k6(join(tree, 'scenarios', 'probe.js'), { env: { APPLY: '1', TOXIPROXY_URL: url } });
+    assert.notEqual(run.code, 0);
+    assert.equal(
+      errorLine(run.stderr),
+      `Toxiproxy at ${url} has no proxy graphql_http, graphql_tls, grpc, grpc_tls (it has: none): run \`npx k6pack up\` (or \`docker compose up -d\`) to create them`,
+    );
+    assert.deepEqual(await api.proxies(), {});
+  },
+);

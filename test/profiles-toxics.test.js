@@ -11,9 +11,31 @@ const byName = (toxics) => Object.fromEntries(toxics.map((t) => [t.name, t]));
 
 test('3g: one link toxic per direction with every attribute: handshake R up and 1.5 R down, R/2 each way, the rates in bit/s, TCP on', () => {
   const t = byName(loadProfile('3g').toxics); // 300 ms, 1600 kbit/s down, 768 up
-  const tcp = { rtt: 300, shared: 0, iw: 14600, mss: 1460, rto_min: 200, loss: 0, burst_p: 0, burst_r: 0, burst_loss: 0 };
-  assert.deepEqual(t.link_upstream, { name: 'link_upstream', type: 'link', stream: 'upstream', toxicity: 1, attributes: { handshake: 300, latency: 150, jitter: 0, bitrate: 768000, ...tcp } });
-  assert.deepEqual(t.link_downstream, { name: 'link_downstream', type: 'link', stream: 'downstream', toxicity: 1, attributes: { handshake: 450, latency: 150, jitter: 0, bitrate: 1600000, ...tcp } });
+  const tcp = {
+    rtt: 300,
+    shared: 0,
+    iw: 14600,
+    mss: 1460,
+    rto_min: 200,
+    loss: 0,
+    burst_p: 0,
+    burst_r: 0,
+    burst_loss: 0,
+  };
+  assert.deepEqual(t.link_upstream, {
+    name: 'link_upstream',
+    type: 'link',
+    stream: 'upstream',
+    toxicity: 1,
+    attributes: { handshake: 300, latency: 150, jitter: 0, bitrate: 768000, ...tcp },
+  });
+  assert.deepEqual(t.link_downstream, {
+    name: 'link_downstream',
+    type: 'link',
+    stream: 'downstream',
+    toxicity: 1,
+    attributes: { handshake: 450, latency: 150, jitter: 0, bitrate: 1600000, ...tcp },
+  });
   assert.equal(Object.keys(t).length, 2);
 });
 
@@ -25,7 +47,15 @@ test('a fractional or odd RTT is split into whole milliseconds that add up', () 
   assert.equal(up.handshake, 563);
   assert.equal(down.handshake, 563 + up.latency);
   const j = byName(networkToxics({ rttMs: 101, jitterMs: 11, downKbps: null, upKbps: 9 }));
-  assert.deepEqual([j.link_upstream.attributes.latency, j.link_upstream.attributes.jitter, j.link_downstream.attributes.latency, j.link_downstream.attributes.jitter], [50, 5, 51, 6]);
+  assert.deepEqual(
+    [
+      j.link_upstream.attributes.latency,
+      j.link_upstream.attributes.jitter,
+      j.link_downstream.attributes.latency,
+      j.link_downstream.attributes.jitter,
+    ],
+    [50, 5, 51, 6],
+  );
   assert.equal(j.link_downstream.attributes.bitrate, 0, 'null bandwidth means no limit');
   assert.equal(j.link_upstream.attributes.bitrate, 9000);
 });
@@ -36,7 +66,10 @@ test('modifiers change the network: +ideal turns slow start off, +loss1/+loss3/+
   assert.equal(attrs('3g+ideal').iw, 0);
   assert.equal(attrs('3g+loss1').loss, 10000);
   assert.equal(attrs('3g+loss3').loss, 30000);
-  assert.deepEqual([attrs('3g+burst').loss, attrs('3g+burst').burst_p, attrs('3g+burst').burst_r, attrs('3g+burst').burst_loss], [0, 3367, 333333, 1000000]);
+  assert.deepEqual(
+    [attrs('3g+burst').loss, attrs('3g+burst').burst_p, attrs('3g+burst').burst_r, attrs('3g+burst').burst_loss],
+    [0, 3367, 333333, 1000000],
+  );
   assert.equal(attrs('3g+shared').shared, 1);
   // Everything else stays the network's, so 3g -> 3g+loss3 is an update of the same two toxics.
   const names = (spec) => loadProfile(spec).toxics.map((t) => `${t.name}:${t.type}`);
@@ -47,17 +80,33 @@ test('modifiers change the network: +ideal turns slow start off, +loss1/+loss3/+
     assert.deepEqual(rest, base, m);
   }
   const p = loadProfile('3g+loss3+flaky+ideal');
-  assert.deepEqual([p.name, p.modifiers.map((m) => m.name), p.faults.map((f) => f.name)], ['3g+loss3+flaky+ideal', ['loss3', 'ideal'], ['flaky']]);
+  assert.deepEqual(
+    [p.name, p.modifiers.map((m) => m.name), p.faults.map((f) => f.name)],
+    ['3g+loss3+flaky+ideal', ['loss3', 'ideal'], ['flaky']],
+  );
   assert.equal(p.network.slowStart, false);
   assert.deepEqual(p.network.loss, { rate: 0.03 });
-  assert.throws(() => loadProfile('3g+loss1+burst'), { name: 'ProfileError', message: 'modifiers "loss1" and "burst" both set loss: use one of them' });
+  assert.throws(() => loadProfile('3g+loss1+burst'), {
+    name: 'ProfileError',
+    message: 'modifiers "loss1" and "burst" both set loss: use one of them',
+  });
   // A modifier on lan: loss on an unshaped link.
   assert.equal(byName(loadProfile('lan+loss1').toxics).link_upstream.attributes.loss, 10000);
   assert.deepEqual(loadProfile('lan+ideal').toxics, []);
 });
 
 test('a network file of your own may set the same TCP fields', () => {
-  const obj = { rttMs: 120, jitterMs: 0, downKbps: 4000, upKbps: 1000, source: 'our office', slowStart: true, initialWindow: 29200, loss: { rate: 0.002, burst: { p: 0.01, r: 0.5, rate: 0.5 } }, sharedBandwidth: true };
+  const obj = {
+    rttMs: 120,
+    jitterMs: 0,
+    downKbps: 4000,
+    upKbps: 1000,
+    source: 'our office',
+    slowStart: true,
+    initialWindow: 29200,
+    loss: { rate: 0.002, burst: { p: 0.01, r: 0.5, rate: 0.5 } },
+    sharedBandwidth: true,
+  };
   const t = byName(networkToxics(obj));
   assert.deepEqual(
     ['iw', 'loss', 'burst_p', 'burst_r', 'burst_loss', 'shared'].map((k) => t.link_upstream.attributes[k]),
@@ -73,7 +122,11 @@ test('a network file of your own may set the same TCP fields', () => {
     [{ ...obj, loss: { rate: 0.01, drop: 1 } }, /loss: unknown field "drop" \(allowed: rate, burst\)/],
     [{ ...obj, sharedBandwidth: 1 }, /sharedBandwidth must be true or false/],
   ];
-  for (const [o, message] of bad) assert.throws(() => validateNetworkProfile(o, null, 'mine.json', { user: true }), (e) => e instanceof ProfileError && message.test(e.message) && e.message.startsWith('mine.json: '));
+  for (const [o, message] of bad)
+    assert.throws(
+      () => validateNetworkProfile(o, null, 'mine.json', { user: true }),
+      (e) => e instanceof ProfileError && message.test(e.message) && e.message.startsWith('mine.json: '),
+    );
 });
 
 test('toxics are ordered link, other faults, whatever the spec order', () => {
@@ -87,7 +140,11 @@ test('toxics are ordered link, other faults, whatever the spec order', () => {
 
 test('spec parsing', () => {
   assert.deepEqual(parseSpec('3g'), { network: '3g', file: false, extras: [] });
-  assert.deepEqual(parseSpec(' lte+loss1+flaky+jitter '), { network: 'lte', file: false, extras: ['loss1', 'flaky', 'jitter'] });
+  assert.deepEqual(parseSpec(' lte+loss1+flaky+jitter '), {
+    network: 'lte',
+    file: false,
+    extras: ['loss1', 'flaky', 'jitter'],
+  });
   assert.throws(() => parseSpec(''), /profile spec is empty/);
   assert.throws(() => parseSpec('3g++flaky'), /"3g\+\+flaky" is malformed/);
   assert.throws(() => parseSpec('3G'), /malformed/);
@@ -95,13 +152,20 @@ test('spec parsing', () => {
 });
 
 test('unknown profiles: one line naming the known ones', () => {
-  for (const [spec, what] of [['4x', 'unknown network profile "4x"'], ['3g+wobbly', 'unknown modifier or fault profile "wobbly"'], ['flaky', 'unknown network profile "flaky"']]) {
+  for (const [spec, what] of [
+    ['4x', 'unknown network profile "4x"'],
+    ['3g+wobbly', 'unknown modifier or fault profile "wobbly"'],
+    ['flaky', 'unknown network profile "flaky"'],
+  ]) {
     assert.throws(
       () => loadProfile(spec),
       (e) => {
         assert.ok(e instanceof ProfileError && e instanceof Error);
         assert.ok(e.message.startsWith(what), e.message);
-        assert.match(e.message, /network profiles are lan, .*3g.*; modifiers .* are ideal, loss1, loss3, burst, shared; fault profiles .* are flaky, /);
+        assert.match(
+          e.message,
+          /network profiles are lan, .*3g.*; modifiers .* are ideal, loss1, loss3, burst, shared; fault profiles .* are flaky, /,
+        );
         assert.doesNotMatch(e.message, /\n/);
         return true;
       },
@@ -123,12 +187,21 @@ test('a malformed network profile file: the message names the file and the field
     [{ ...real3g, jitterMs: 400 }, 'profiles/network/3g.json: jitterMs must be a number between 0 and rttMs (300)'],
     [{ ...real3g, downKbps: 0 }, 'profiles/network/3g.json: downKbps must be null (no limit) or a number >= 8'],
     [{ ...real3g, name: '3G' }, 'profiles/network/3g.json: name must be "3g" (the file\'s name)'],
-    [{ ...real3g, source: '' }, 'profiles/network/3g.json: source must be a non-empty string saying where the numbers come from'],
-    [{ ...real3g, rtt: 300 }, 'profiles/network/3g.json: unknown field "rtt" (allowed: name, description, source, rttMs, jitterMs, downKbps, upKbps, slowStart, initialWindow, loss, sharedBandwidth)'],
+    [
+      { ...real3g, source: '' },
+      'profiles/network/3g.json: source must be a non-empty string saying where the numbers come from',
+    ],
+    [
+      { ...real3g, rtt: 300 },
+      'profiles/network/3g.json: unknown field "rtt" (allowed: name, description, source, rttMs, jitterMs, downKbps, upKbps, slowStart, initialWindow, loss, sharedBandwidth)',
+    ],
     [[1], 'profiles/network/3g.json: must be a JSON object'],
   ];
   for (const [obj, message] of cases) {
-    assert.throws(() => resolveProfile('3g', withFile('profiles/network/3g.json', JSON.stringify(obj))), { name: 'ProfileError', message });
+    assert.throws(() => resolveProfile('3g', withFile('profiles/network/3g.json', JSON.stringify(obj))), {
+      name: 'ProfileError',
+      message,
+    });
   }
   assert.throws(() => resolveProfile('3g', withFile('profiles/network/3g.json', '{"name": "3g",')), {
     message: /^profiles\/network\/3g\.json: not valid JSON \(.+\)$/,
@@ -139,34 +212,64 @@ test('a malformed fault profile file: the message names the file and the toxic f
   const toxic = realFlaky.toxics[0];
   const cases = [
     [{ ...realFlaky, toxics: [] }, /flaky\.json: toxics must be a non-empty array/],
-    [{ ...realFlaky, toxics: [{ ...toxic, toxicity: 1.5 }] }, /^profiles\/faults\/flaky\.json: toxics\[0\]\.toxicity must be a number between 0 and 1$/],
+    [
+      { ...realFlaky, toxics: [{ ...toxic, toxicity: 1.5 }] },
+      /^profiles\/faults\/flaky\.json: toxics\[0\]\.toxicity must be a number between 0 and 1$/,
+    ],
     [{ ...realFlaky, toxics: [{ ...toxic, type: 'explode' }] }, /toxics\[0\]\.type must be one of latency, bandwidth/],
-    [{ ...realFlaky, toxics: [{ ...toxic, stream: 'both' }] }, /toxics\[0\]\.stream must be "upstream" or "downstream"/],
-    [{ ...realFlaky, toxics: [{ ...toxic, attributes: { timeout: 1.5 } }] }, /toxics\[0\]\.attributes\.timeout must be a whole number >= 0/],
+    [
+      { ...realFlaky, toxics: [{ ...toxic, stream: 'both' }] },
+      /toxics\[0\]\.stream must be "upstream" or "downstream"/,
+    ],
+    [
+      { ...realFlaky, toxics: [{ ...toxic, attributes: { timeout: 1.5 } }] },
+      /toxics\[0\]\.attributes\.timeout must be a whole number >= 0/,
+    ],
     [{ ...realFlaky, toxics: [toxic, toxic] }, /toxics\[1\]\.name "flaky_reset_peer" is used twice/],
-    [{ ...realFlaky, toxics: [{ ...toxic, name: 'link_upstream' }] }, /fault "flaky" defines toxic "link_upstream", which another part of the profile already uses/],
+    [
+      { ...realFlaky, toxics: [{ ...toxic, name: 'link_upstream' }] },
+      /fault "flaky" defines toxic "link_upstream", which another part of the profile already uses/,
+    ],
   ];
   for (const [obj, message] of cases) {
-    assert.throws(() => resolveProfile('3g+flaky', withFile('profiles/faults/flaky.json', JSON.stringify(obj))), { name: 'ProfileError', message });
+    assert.throws(() => resolveProfile('3g+flaky', withFile('profiles/faults/flaky.json', JSON.stringify(obj))), {
+      name: 'ProfileError',
+      message,
+    });
   }
 });
 
 test('a malformed modifier file: the message names the file and the field', () => {
   const realLoss1 = JSON.parse(readFileSync(join(ROOT, 'profiles/modifiers/loss1.json'), 'utf8'));
   const cases = [
-    [{ ...realLoss1, network: {} }, /^profiles\/modifiers\/loss1\.json: network must set at least one of slowStart, initialWindow, loss, sharedBandwidth$/],
-    [{ ...realLoss1, network: { rttMs: 10 } }, /^profiles\/modifiers\/loss1\.json: network: unknown field "rttMs" \(allowed: slowStart, initialWindow, loss, sharedBandwidth\)$/],
-    [{ ...realLoss1, network: { loss: { rate: 2 } } }, /^profiles\/modifiers\/loss1\.json: network: loss\.rate must be a number from 0 to 0\.5/],
+    [
+      { ...realLoss1, network: {} },
+      /^profiles\/modifiers\/loss1\.json: network must set at least one of slowStart, initialWindow, loss, sharedBandwidth$/,
+    ],
+    [
+      { ...realLoss1, network: { rttMs: 10 } },
+      /^profiles\/modifiers\/loss1\.json: network: unknown field "rttMs" \(allowed: slowStart, initialWindow, loss, sharedBandwidth\)$/,
+    ],
+    [
+      { ...realLoss1, network: { loss: { rate: 2 } } },
+      /^profiles\/modifiers\/loss1\.json: network: loss\.rate must be a number from 0 to 0\.5/,
+    ],
     [{ ...realLoss1, source: '' }, /loss1\.json: source must be a non-empty string/],
     [{ ...realLoss1, name: 'loss2' }, /loss1\.json: name must be "loss1"/],
   ];
   for (const [obj, message] of cases) {
-    assert.throws(() => resolveProfile('3g+loss1', withFile('profiles/modifiers/loss1.json', JSON.stringify(obj))), { name: 'ProfileError', message });
+    assert.throws(() => resolveProfile('3g+loss1', withFile('profiles/modifiers/loss1.json', JSON.stringify(obj))), {
+      name: 'ProfileError',
+      message,
+    });
   }
 });
 
 test('profileToxics copies: changing the result never changes the profile', () => {
-  const fault = { name: 'f', toxics: [{ name: 'x', type: 'timeout', stream: 'upstream', toxicity: 1, attributes: { timeout: 1 } }] };
+  const fault = {
+    name: 'f',
+    toxics: [{ name: 'x', type: 'timeout', stream: 'upstream', toxicity: 1, attributes: { timeout: 1 } }],
+  };
   const out = profileToxics({ rttMs: 0, jitterMs: 0, downKbps: null, upKbps: null }, [fault]);
   out[0].attributes.timeout = 99;
   assert.equal(fault.toxics[0].attributes.timeout, 1);

@@ -27,9 +27,22 @@ before(async () => {
   const into = (name, scenario, env) => runInto(join(tmp, name), scenario, { ...stack.env, ...QUICK, ...env });
   runs.ws = await into('ws-vs-http', 'ws-vs-http', { PROFILE: 'lte', STEPS: '1,2' });
   runs.grpc = await into('grpc-vs-graphql', 'grpc-vs-graphql', { PROFILE: 'lte', BIG_SIZE: '100000' });
-  runs.serialization = await into('serialization', 'serialization', { PROFILE: 'lan', NS: '100,1000', EXECUTORS: 'plain,per-item' });
-  runs.push = await into('push', 'push', { PROFILE: 'lte', PUSH_INTERVAL_MS: '50', POLL_INTERVAL_MS: '100', STEP_SECONDS: '3' });
-  runs.study001 = await into('compound-vs-parallel', 'compound-vs-parallel', { PROFILE: 'lan', DOC_SIZES: 'study', LANES: 'compound_serial_h2,compound_h2,atomic_h2,vulcain_h2' });
+  runs.serialization = await into('serialization', 'serialization', {
+    PROFILE: 'lan',
+    NS: '100,1000',
+    EXECUTORS: 'plain,per-item',
+  });
+  runs.push = await into('push', 'push', {
+    PROFILE: 'lte',
+    PUSH_INTERVAL_MS: '50',
+    POLL_INTERVAL_MS: '100',
+    STEP_SECONDS: '3',
+  });
+  runs.study001 = await into('compound-vs-parallel', 'compound-vs-parallel', {
+    PROFILE: 'lan',
+    DOC_SIZES: 'study',
+    LANES: 'compound_serial_h2,compound_h2,atomic_h2,vulcain_h2',
+  });
   browser = await launch(executable);
 });
 after(async () => {
@@ -59,7 +72,10 @@ function expectedCharts() {
     'push-lte-model': ['measured p50', 'measured mean', 'model'],
     'compound-vs-parallel-lan-size': ['compound_h2 p50', 'compound_serial_h2 p50', 'atomic_h2 p50', 'vulcain_h2 p50'],
     // study 001's document: each lane split into its generation time and the rest, beside the published numbers
-    'compound-vs-parallel-lan-split': [runs.study001.doc.run.hints.split.knownLabel, runs.study001.doc.run.hints.split.restLabel],
+    'compound-vs-parallel-lan-split': [
+      runs.study001.doc.run.hints.split.knownLabel,
+      runs.study001.doc.run.hints.split.restLabel,
+    ],
   };
 }
 
@@ -91,15 +107,26 @@ test('the report of five runs draws every chart and series offline, without erro
     [...document.querySelectorAll('canvas[data-chart]')].map((canvas) => {
       const chart = window.Chart.getChart(canvas);
       const { left, top, right, bottom } = chart.chartArea;
-      const inside = (el) => !el.skip && Number.isFinite(el.x) && Number.isFinite(el.y) && el.x >= left - 1 && el.x <= right + 1 && el.y >= top - 1 && el.y <= bottom + 1;
+      const inside = (el) =>
+        !el.skip &&
+        Number.isFinite(el.x) &&
+        Number.isFinite(el.y) &&
+        el.x >= left - 1 &&
+        el.x <= right + 1 &&
+        el.y >= top - 1 &&
+        el.y <= bottom + 1;
       const colourPixels = (hex) => {
         const pixels = canvas.getContext('2d').getImageData(left, top, right - left, bottom - top).data;
         const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
         let n = 0;
-        for (let i = 0; i < pixels.length; i += 4) if (pixels[i] === r && pixels[i + 1] === g && pixels[i + 2] === b && pixels[i + 3] === 255) n++;
+        for (let i = 0; i < pixels.length; i += 4)
+          if (pixels[i] === r && pixels[i + 1] === g && pixels[i + 2] === b && pixels[i + 3] === 255) n++;
         return n;
       };
-      const series = chart.data.datasets.map((d, i) => ({ label: d.label, drawn: chart.getDatasetMeta(i).data.filter(inside).length }));
+      const series = chart.data.datasets.map((d, i) => ({
+        label: d.label,
+        drawn: chart.getDatasetMeta(i).data.filter(inside).length,
+      }));
       chart.data.datasets.forEach((d, i) => {
         chart.data.datasets.forEach((_, j) => chart.setDatasetVisibility(j, j === i));
         chart.update('none');
@@ -116,25 +143,45 @@ test('the report of five runs draws every chart and series offline, without erro
   assert.deepEqual(Object.keys(byId).sort(), Object.keys(expected).sort());
   for (const [id, labels] of Object.entries(expected)) {
     const c = byId[id];
-    assert.deepEqual(c.series.map((s) => s.label), labels, `${id}: series`);
+    assert.deepEqual(
+      c.series.map((s) => s.label),
+      labels,
+      `${id}: series`,
+    );
     assert.deepEqual(c.listed, labels, `${id}: data-series`);
     for (const s of c.series) {
       assert.ok(s.drawn >= 1, `${id}: "${s.label}" drew no point in the plot area`);
-      assert.ok(s.colourPixels >= 10, `${id}: "${s.label}" has ${s.colourPixels} pixels of its colour in the plot area`);
+      assert.ok(
+        s.colourPixels >= 10,
+        `${id}: "${s.label}" has ${s.colourPixels} pixels of its colour in the plot area`,
+      );
     }
   }
   // The answer first: the verdict of every run opens the page, above every chart and table.
   const answer = await page.evaluate(() => {
     const box = document.getElementById('answer');
     const first = document.querySelector('#report > *');
-    return { first: first && first.id, lines: [...(box ? box.querySelectorAll('p.verdict') : [])].map((p) => p.textContent) };
+    return {
+      first: first && first.id,
+      lines: [...(box ? box.querySelectorAll('p.verdict') : [])].map((p) => p.textContent),
+    };
   });
   assert.equal(answer.first, 'answer', 'the report opens with the answer');
   assert.ok(answer.lines.length >= 4, `verdict lines: ${answer.lines.join(' / ')}`);
-  assert.ok(answer.lines.some((l) => /p50 at c\d+: .+ ms/.test(l)), answer.lines.join('\n'));
-  assert.ok(answer.lines.some((l) => /^Held the budget up to: /.test(l)), answer.lines.join('\n'));
+  assert.ok(
+    answer.lines.some((l) => /p50 at c\d+: .+ ms/.test(l)),
+    answer.lines.join('\n'),
+  );
+  assert.ok(
+    answer.lines.some((l) => /^Held the budget up to: /.test(l)),
+    answer.lines.join('\n'),
+  );
   assert.deepEqual(errors, [], 'console errors');
-  assert.deepEqual(requests.filter((u) => !u.startsWith('file:')), [], 'requests beyond the file');
+  assert.deepEqual(
+    requests.filter((u) => !u.startsWith('file:')),
+    [],
+    'requests beyond the file',
+  );
   await page.close();
 });
 

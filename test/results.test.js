@@ -45,10 +45,27 @@ describe('k6pack run: the run folder', () => {
     const root = join(tmp, 'results');
     // Its own temp dir, where the samples' named pipe goes (and must not stay).
     mkdirSync(join(tmp, 'cli-tmp'));
-    const r = await runCli(['run', 'ws-vs-http', '--profile', 'lte', '--load', 'smoke', '--results', root, '--dashboard', '--', '-e', 'STEP_SECONDS=1', '--quiet'], {
-      env: { ...cli.env, TMPDIR: join(tmp, 'cli-tmp') },
-      timeoutMs: 120000,
-    });
+    const r = await runCli(
+      [
+        'run',
+        'ws-vs-http',
+        '--profile',
+        'lte',
+        '--load',
+        'smoke',
+        '--results',
+        root,
+        '--dashboard',
+        '--',
+        '-e',
+        'STEP_SECONDS=1',
+        '--quiet',
+      ],
+      {
+        env: { ...cli.env, TMPDIR: join(tmp, 'cli-tmp') },
+        timeoutMs: 120000,
+      },
+    );
     const folders = readdirSync(root);
     assert.equal(folders.length, 1, `one run folder in ${root}: ${folders}`);
     run = { ...r, name: folders[0], dir: join(root, folders[0]), output: `${r.stdout}\n${r.stderr}` };
@@ -56,20 +73,39 @@ describe('k6pack run: the run folder', () => {
 
   test('results/<scenario>-<profile>-<UTC time>/ with every file', () => {
     assert.match(run.name, /^ws-vs-http-lte-\d{8}T\d{6}Z$/);
-    assert.deepEqual(readdirSync(run.dir).sort(), ['histograms.json.gz', 'junit.xml', 'k6-dashboard.html', 'samples.json.gz', 'summary.json', 'summary.md']);
-    assert.match(run.stdout, new RegExp(`== results in .*${run.name}/: histograms.json.gz, junit.xml, k6-dashboard.html, samples.json.gz, summary.json, summary.md`));
+    assert.deepEqual(readdirSync(run.dir).sort(), [
+      'histograms.json.gz',
+      'junit.xml',
+      'k6-dashboard.html',
+      'samples.json.gz',
+      'summary.json',
+      'summary.md',
+    ]);
+    assert.match(
+      run.stdout,
+      new RegExp(
+        `== results in .*${run.name}/: histograms.json.gz, junit.xml, k6-dashboard.html, samples.json.gz, summary.json, summary.md`,
+      ),
+    );
     // No named pipe left behind: k6 wrote its samples into one under the temp dir.
-    assert.deepEqual(readdirSync(join(tmp, 'cli-tmp')), [], 'nothing left in the CLI\'s temp dir');
+    assert.deepEqual(readdirSync(join(tmp, 'cli-tmp')), [], "nothing left in the CLI's temp dir");
     assert.match(run.stdout, /== dashboard: http:\/\/127\.0\.0\.1:\d+ while k6 runs/);
     // k6's single-file dashboard report, exported at the end of the run.
     const dash = readFileSync(join(run.dir, 'k6-dashboard.html'), 'utf8');
-    assert.ok(statSync(join(run.dir, 'k6-dashboard.html')).size > 10000 && /<html/i.test(dash), 'k6-dashboard.html is an HTML report');
+    assert.ok(
+      statSync(join(run.dir, 'k6-dashboard.html')).size > 10000 && /<html/i.test(dash),
+      'k6-dashboard.html is an HTML report',
+    );
   });
 
   test('summary.json: the schema, the run, every step and row under the profile', () => {
     const doc = validSummary(readSummary(run.dir));
     const failed = doc.thresholds.filter((t) => !t.ok);
-    assert.equal(run.exitCode, failed.length ? 99 : 0, `exit ${run.exitCode} with failed thresholds ${JSON.stringify(failed)}\n${run.output.slice(-2000)}`);
+    assert.equal(
+      run.exitCode,
+      failed.length ? 99 : 0,
+      `exit ${run.exitCode} with failed thresholds ${JSON.stringify(failed)}\n${run.output.slice(-2000)}`,
+    );
     assert.equal(doc.run.scenario, 'ws-vs-http');
     assert.equal(doc.run.profile, 'lte');
     assert.equal(doc.run.load, 'smoke');
@@ -80,9 +116,15 @@ describe('k6pack run: the run folder', () => {
     assert.equal(doc.run.histograms, 'histograms.json.gz');
     assert.equal(doc.run.thresholdsFile, 'thresholds.json');
     assert.ok(Date.parse(doc.run.endedAt) > Date.parse(doc.run.startedAt));
-    assert.deepEqual(doc.steps.map((s) => s.scenario), ['http_fresh_c1', 'http_keepalive_c1', 'ws_c1', 'https_fresh_c1', 'http2_c1', 'wss_c1']);
+    assert.deepEqual(
+      doc.steps.map((s) => s.scenario),
+      ['http_fresh_c1', 'http_keepalive_c1', 'ws_c1', 'https_fresh_c1', 'http2_c1', 'wss_c1'],
+    );
     for (const s of doc.steps) {
-      assert.ok(s.latency.count > 0 && s.iterations > 0 && s.bytesSent > 0 && s.bytesReceived > 0, `${s.scenario}: ${JSON.stringify(s)}`);
+      assert.ok(
+        s.latency.count > 0 && s.iterations > 0 && s.bytesSent > 0 && s.bytesReceived > 0,
+        `${s.scenario}: ${JSON.stringify(s)}`,
+      );
       assert.equal(s.failures.rate, 0, s.scenario);
     }
     // Every operation paid at least the profile's round trip: the numbers are the shaped run's.
@@ -91,7 +133,10 @@ describe('k6pack run: the run folder', () => {
     assert.ok(wss.metrics['setup_duration{phase:ws_upgrade}'].p50 >= 2.7 * R, 'wss upgrade: TCP + TLS + upgrade = 3R');
     // The totals hold the steps' traffic and setup()'s (Toxiproxy) besides.
     assert.ok(doc.totals.bytesSent > doc.steps.reduce((sum, x) => sum + x.bytesSent, 0));
-    assert.ok(doc.thresholds.length > 10 && doc.thresholds.every((t) => typeof t.observed === 'number'), 'every gate has its observed value');
+    assert.ok(
+      doc.thresholds.length > 10 && doc.thresholds.every((t) => typeof t.observed === 'number'),
+      'every gate has its observed value',
+    );
   });
 
   test("the raw samples give back k6's own percentiles exactly", async () => {
@@ -101,7 +146,8 @@ describe('k6pack run: the run folder', () => {
     await cells.read(join(run.dir, 'samples.json.gz'));
     for (const row of doc.rows) {
       const mine = cells.get(row.latency.key).stats();
-      for (const stat of ['count', 'min', 'max', 'p50', 'p90', 'p95', 'p99']) assert.equal(mine[stat], row.latency[stat], `${row.id} ${stat}`);
+      for (const stat of ['count', 'min', 'max', 'p50', 'p90', 'p95', 'p99'])
+        assert.equal(mine[stat], row.latency[stat], `${row.id} ${stat}`);
       assert.ok(Math.abs(mine.avg - row.latency.avg) < 1e-9 * row.latency.avg, `${row.id} avg`);
     }
   });
@@ -110,24 +156,47 @@ describe('k6pack run: the run folder', () => {
     const doc = readSummary(run.dir);
     const set = SeriesSet.read(join(run.dir, 'histograms.json.gz'));
     const cells = new CellSet('hdr');
-    for (const row of doc.rows) [row.latency, row.failures, ...Object.values(row.metrics)].forEach((c) => cells.want(c.key, c.type));
-    for (const t of doc.thresholds) cells.want(t.key, doc.rows.find((r) => r.latency.key === t.key)?.latency.type || (t.stat === 'rate' ? 'rate' : 'trend'));
+    for (const row of doc.rows)
+      [row.latency, row.failures, ...Object.values(row.metrics)].forEach((c) => cells.want(c.key, c.type));
+    for (const t of doc.thresholds)
+      cells.want(
+        t.key,
+        doc.rows.find((r) => r.latency.key === t.key)?.latency.type || (t.stat === 'rate' ? 'rate' : 'trend'),
+      );
     assert.ok(cells.addSeries(set, 'histograms.json.gz') > 0);
     // The raw samples and the histograms saw the same lines.
-    assert.equal(set.samples, gunzipSync(readFileSync(join(run.dir, 'samples.json.gz'))).toString('utf8').split('\n').filter((l) => l.startsWith('{"metric"')).length);
+    assert.equal(
+      set.samples,
+      gunzipSync(readFileSync(join(run.dir, 'samples.json.gz')))
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('{"metric"')).length,
+    );
     for (const row of doc.rows) {
       for (const c of [row.latency, ...Object.values(row.metrics).filter((m) => m.type === 'trend' && !m.empty)]) {
         const mine = cells.get(c.key).stats();
         for (const stat of ['count', 'min', 'max']) assert.equal(mine[stat], c[stat], `${c.key} ${stat}`);
         assert.ok(Math.abs(mine.avg - c.avg) < 1e-9 * c.avg, `${c.key} avg`);
-        for (const stat of ['p50', 'p90', 'p95', 'p99']) assert.ok(Math.abs(mine[stat] - c[stat]) <= RELATIVE_PRECISION * c.max, `${c.key} ${stat}: ${mine[stat]} from the histograms, k6 ${c[stat]}`);
+        for (const stat of ['p50', 'p90', 'p95', 'p99'])
+          assert.ok(
+            Math.abs(mine[stat] - c[stat]) <= RELATIVE_PRECISION * c.max,
+            `${c.key} ${stat}: ${mine[stat]} from the histograms, k6 ${c[stat]}`,
+          );
       }
-      assert.deepEqual(cells.get(row.failures.key).stats(), { rate: row.failures.rate, count: row.failures.count, total: row.failures.total }, row.failures.key);
+      assert.deepEqual(
+        cells.get(row.failures.key).stats(),
+        { rate: row.failures.rate, count: row.failures.count, total: row.failures.total },
+        row.failures.key,
+      );
     }
     for (const t of doc.thresholds) {
       const mine = cells.get(t.key).stat(t.stat);
       if (t.stat === 'rate') assert.equal(mine, t.observed, `${t.key} ${t.threshold}`);
-      else assert.ok(Math.abs(mine - t.observed) <= RELATIVE_PRECISION * cells.get(t.key).max, `${t.key} ${t.threshold}: ${mine} vs k6 ${t.observed}`);
+      else
+        assert.ok(
+          Math.abs(mine - t.observed) <= RELATIVE_PRECISION * cells.get(t.key).max,
+          `${t.key} ${t.threshold}: ${mine} vs k6 ${t.observed}`,
+        );
     }
   });
 
@@ -136,25 +205,41 @@ describe('k6pack run: the run folder', () => {
     const junit = readFileSync(join(run.dir, 'junit.xml'), 'utf8');
     assert.equal((junit.match(/<testcase /g) || []).length, doc.thresholds.length);
     assert.match(junit, new RegExp(`failures="${doc.thresholds.filter((t) => !t.ok).length}"`));
-    assert.match(junit, /<testcase name="op_duration\{scenario:ws_c1\} p\(50\)&lt;105" classname="k6pack\.ws-vs-http\.lte"/);
+    assert.match(
+      junit,
+      /<testcase name="op_duration\{scenario:ws_c1\} p\(50\)&lt;105" classname="k6pack\.ws-vs-http\.lte"/,
+    );
     const md = readFileSync(join(run.dir, 'summary.md'), 'utf8');
     assert.match(md, /^### k6pack ws-vs-http: profile lte, load smoke — /);
-    for (const row of doc.rows) assert.match(md, new RegExp(`^\\| ${row.transport} tls=${row.tls} \\| c1 \\| ${row.latency.count} \\|`, 'm'));
+    for (const row of doc.rows)
+      assert.match(md, new RegExp(`^\\| ${row.transport} tls=${row.tls} \\| c1 \\| ${row.latency.count} \\|`, 'm'));
   });
 
   test('a progress line as each step starts, once per step', () => {
     for (let i = 1; i <= 6; i++) {
-      const lines = run.output.split('\n').filter((l) => new RegExp(`k6pack ws-vs-http \\(lte\\): step ${i}/6 \\w+_c1 \\(1 VU\\) starts at 0m\\d\\ds, ~0m\\d\\ds left`).test(l));
+      const lines = run.output
+        .split('\n')
+        .filter((l) =>
+          new RegExp(
+            `k6pack ws-vs-http \\(lte\\): step ${i}/6 \\w+_c1 \\(1 VU\\) starts at 0m\\d\\ds, ~0m\\d\\ds left`,
+          ).test(l),
+        );
       assert.equal(lines.length, 1, `step ${i}: ${lines.length} lines\n${run.output.slice(0, 3000)}`);
     }
   });
 });
 
 test('plain k6 run without RESULTS_DIR writes no files and its last line says how to get them', async () => {
-  const r = await runK6(join(ROOT, 'scenarios', 'serialization.js'), { env: { ...stack.env, ...QUICK, PROFILE: 'lan', NS: '100' }, timeoutMs: 90000 });
+  const r = await runK6(join(ROOT, 'scenarios', 'serialization.js'), {
+    env: { ...stack.env, ...QUICK, PROFILE: 'lan', NS: '100' },
+    timeoutMs: 90000,
+  });
   assert.equal(r.code, 0, r.stderr.slice(-2000));
   const last = r.stdout.trim().split('\n').at(-1);
-  assert.match(last, /^results: not saved: plain `k6 run` writes summary\.json, junit\.xml and summary\.md only with -e RESULTS_DIR=<an existing folder>/);
+  assert.match(
+    last,
+    /^results: not saved: plain `k6 run` writes summary\.json, junit\.xml and summary\.md only with -e RESULTS_DIR=<an existing folder>/,
+  );
 });
 
 describe('k6pack compare', () => {
@@ -177,7 +262,8 @@ describe('k6pack compare', () => {
   test('two real runs: every row matched; within a wide tolerance, no regression', async () => {
     const r = await compare(a.dir, join(b.dir, 'summary.json'), '--tolerance', '100%', '--failure-tolerance', '5%');
     assert.equal(r.exitCode, 0, r.stdout + r.stderr);
-    for (const row of b.doc.rows) assert.match(r.stdout, new RegExp(`^${row.transport} tls=${row.tls}\\s+c1\\s+p50 `, 'm'));
+    for (const row of b.doc.rows)
+      assert.match(r.stdout, new RegExp(`^${row.transport} tls=${row.tls}\\s+c1\\s+p50 `, 'm'));
     assert.doesNotMatch(r.stdout, / new$| missing$/m);
   });
 
@@ -221,7 +307,26 @@ describe('runs kept as histograms only (--no-samples): merged and reported from 
   before(async () => {
     const root = join(tmp, 'no-samples');
     for (let i = 0; i < 2; i++) {
-      const r = await runCli(['run', 'serialization', '--profile', 'lan', '--load', 'smoke', '--results', root, '--no-samples', '--', '-e', 'STEP_SECONDS=1', '-e', 'NS=100', '--quiet'], { env: cli.env, timeoutMs: 90000 });
+      const r = await runCli(
+        [
+          'run',
+          'serialization',
+          '--profile',
+          'lan',
+          '--load',
+          'smoke',
+          '--results',
+          root,
+          '--no-samples',
+          '--',
+          '-e',
+          'STEP_SECONDS=1',
+          '-e',
+          'NS=100',
+          '--quiet',
+        ],
+        { env: cli.env, timeoutMs: 90000 },
+      );
       assert.ok([0, 99].includes(r.exitCode), r.stdout.slice(-2000) + r.stderr.slice(-2000));
     }
     for (const name of readdirSync(root).sort()) runs.push(join(root, name));
@@ -244,30 +349,57 @@ describe('runs kept as histograms only (--no-samples): merged and reported from 
     assert.equal(r.exitCode, doc.thresholds.some((t) => !t.ok) ? 99 : 0, r.stdout + r.stderr);
     assert.match(r.stdout, /percentiles hdr \(3 significant digits\) from the runs' histograms\.json\.gz/);
     assert.equal(doc.run.merged.method, 'hdr (3 significant digits)');
-    assert.deepEqual(doc.run.merged.parts.map((p) => p.source), ['histograms.json.gz', 'histograms.json.gz']);
+    assert.deepEqual(
+      doc.run.merged.parts.map((p) => p.source),
+      ['histograms.json.gz', 'histograms.json.gz'],
+    );
     const parts = runs.map(readSummary);
     for (const row of doc.rows) {
       const mine = parts.map((p) => p.rows.find((x) => x.id === row.id).latency);
       assert.equal(row.latency.count, mine[0].count + mine[1].count, row.id);
       assert.equal(row.latency.min, Math.min(mine[0].min, mine[1].min), row.id);
       assert.equal(row.latency.max, Math.max(mine[0].max, mine[1].max), row.id);
-      assert.ok(row.latency.p50 >= Math.min(mine[0].p50, mine[1].p50) * (1 - RELATIVE_PRECISION) && row.latency.p50 <= Math.max(mine[0].p50, mine[1].p50) * (1 + RELATIVE_PRECISION), row.id);
+      assert.ok(
+        row.latency.p50 >= Math.min(mine[0].p50, mine[1].p50) * (1 - RELATIVE_PRECISION) &&
+          row.latency.p50 <= Math.max(mine[0].p50, mine[1].p50) * (1 + RELATIVE_PRECISION),
+        row.id,
+      );
     }
-    for (const s of doc.steps) assert.equal(s.iterations, parts[0].steps.find((x) => x.scenario === s.scenario).iterations + parts[1].steps.find((x) => x.scenario === s.scenario).iterations, s.scenario);
+    for (const s of doc.steps)
+      assert.equal(
+        s.iterations,
+        parts[0].steps.find((x) => x.scenario === s.scenario).iterations +
+          parts[1].steps.find((x) => x.scenario === s.scenario).iterations,
+        s.scenario,
+      );
     assert.equal(doc.totals.iterations, parts[0].totals.iterations + parts[1].totals.iterations);
-    assert.match(readFileSync(join(out, 'summary.md'), 'utf8'), /merged from 2 runs \(runs; percentiles hdr \(3 significant digits\)\)/);
+    assert.match(
+      readFileSync(join(out, 'summary.md'), 'utf8'),
+      /merged from 2 runs \(runs; percentiles hdr \(3 significant digits\)\)/,
+    );
     // Exact pooling needs the raw samples: one line, exit 1.
-    const exact = await runCli(['merge', ...runs, '--out', join(tmp, 'merged-exact'), '--method', 'exact'], { timeoutMs: 30000 });
+    const exact = await runCli(['merge', ...runs, '--out', join(tmp, 'merged-exact'), '--method', 'exact'], {
+      timeoutMs: 30000,
+    });
     assert.equal(exact.exitCode, 1);
-    assert.match(exact.stderr.trim(), /^k6pack: .* has no samples\.json\.gz: exact pooling needs every run's raw samples .*--method hdr merges its histograms\.json\.gz$/);
+    assert.match(
+      exact.stderr.trim(),
+      /^k6pack: .* has no samples\.json\.gz: exact pooling needs every run's raw samples .*--method hdr merges its histograms\.json\.gz$/,
+    );
   });
 
   test('report: the merged section names its method', async () => {
     const out = join(tmp, 'hist-report.html');
     const r = await runCli(['report', ...runs, '--out', out], { timeoutMs: 30000 });
     assert.equal(r.exitCode, 0, r.stdout + r.stderr);
-    assert.match(r.stdout, /merged 2 runs of serialization \(lan\): runs, percentiles hdr \(3 significant digits\) from the runs' histograms\.json\.gz/);
-    assert.match(readFileSync(out, 'utf8'), /percentiles hdr \(3 significant digits\) from the runs' histograms\.json\.gz/);
+    assert.match(
+      r.stdout,
+      /merged 2 runs of serialization \(lan\): runs, percentiles hdr \(3 significant digits\) from the runs' histograms\.json\.gz/,
+    );
+    assert.match(
+      readFileSync(out, 'utf8'),
+      /percentiles hdr \(3 significant digits\) from the runs' histograms\.json\.gz/,
+    );
   });
 
   test('bad input: a broken histograms file, a cut samples file, an unknown method: one line each', async () => {
@@ -286,7 +418,8 @@ describe('runs kept as histograms only (--no-samples): merged and reported from 
     const cut = join(tmp, 'cut');
     cpSync(runs[0], cut, { recursive: true });
     rmSync(join(cut, 'histograms.json.gz'));
-    const lines = '{"metric":"op_duration","type":"Point","data":{"time":"2026-01-01T00:00:00Z","value":1,"tags":{"scenario":"typed_c1"}}}\n{"metric":"op_duration","type":"Point","data":{"time":"2026-01-01T00:0';
+    const lines =
+      '{"metric":"op_duration","type":"Point","data":{"time":"2026-01-01T00:00:00Z","value":1,"tags":{"scenario":"typed_c1"}}}\n{"metric":"op_duration","type":"Point","data":{"time":"2026-01-01T00:0';
     writeFileSync(join(cut, 'samples.json.gz'), gzipSync(lines));
     r = await runCli(['merge', runs[1], cut, '--out', join(tmp, 'm-cut'), '--method', 'hdr'], { timeoutMs: 30000 });
     assert.equal(r.exitCode, 1, r.stdout + r.stderr);

@@ -32,7 +32,9 @@ const OPERATIONS = {
   grpc_warm: { transport: 'grpc', conn: 'warm' },
   grpc_fresh: { transport: 'grpc-fresh' },
 };
-const ROUND_TRIPS = Object.fromEntries(Object.entries(OPERATIONS).map(([op, spec]) => [op, operation(linkOf({ rttMs: 1 }), spec).roundTrips]));
+const ROUND_TRIPS = Object.fromEntries(
+  Object.entries(OPERATIONS).map(([op, spec]) => [op, operation(linkOf({ rttMs: 1 }), spec).roundTrips]),
+);
 const TOLERANCE = 0.1;
 // Date.now() has millisecond resolution: a sample can read up to 1 ms short.
 const FLOOR = 0.97;
@@ -51,7 +53,10 @@ function expectedMs(op, profile, summary) {
 }
 
 async function probe(spec, extraEnv = {}) {
-  const run = await runK6(PROBE, { env: { ...stack.env, PROFILE: spec, SAMPLES: 5, BIG_BYTES, ...extraEnv }, timeoutMs: 90000 });
+  const run = await runK6(PROBE, {
+    env: { ...stack.env, PROFILE: spec, SAMPLES: 5, BIG_BYTES, ...extraEnv },
+    timeoutMs: 90000,
+  });
   assert.equal(run.code, 0, `k6 exited ${run.code}${run.timedOut ? ' (timed out)' : ''}: ${run.stderr.slice(-1500)}`);
   return run.summary;
 }
@@ -65,9 +70,15 @@ function check(spec, summary, ops, label = spec) {
     assert.equal(summary.metrics[op]?.count, 5, `${label} ${op}: 5 samples`);
     return { label, op, expected: Math.round(expected), measured, ratio: Number((measured / expected).toFixed(3)) };
   });
-  const table = rows.map((r) => `${r.label.padEnd(18)} ${r.op.padEnd(12)} expected ${String(r.expected).padStart(5)} ms  measured ${String(r.measured).padStart(5)} ms  x${r.ratio}`);
+  const table = rows.map(
+    (r) =>
+      `${r.label.padEnd(18)} ${r.op.padEnd(12)} expected ${String(r.expected).padStart(5)} ms  measured ${String(r.measured).padStart(5)} ms  x${r.ratio}`,
+  );
   for (const r of rows) {
-    assert.ok(r.ratio >= FLOOR && r.ratio <= 1 + TOLERANCE, `${r.label} ${r.op}: p50 ${r.measured} ms vs expected ${r.expected} ms\n${table.join('\n')}`);
+    assert.ok(
+      r.ratio >= FLOOR && r.ratio <= 1 + TOLERANCE,
+      `${r.label} ${r.op}: p50 ${r.measured} ms vs expected ${r.expected} ms\n${table.join('\n')}`,
+    );
   }
   return table;
 }
@@ -75,36 +86,65 @@ function check(spec, summary, ops, label = spec) {
 const ALL = Object.keys(ROUND_TRIPS);
 
 for (const spec of ['lte', '3g']) {
-  test(`round trips under ${spec} (RTT ${loadProfile(spec).network.rttMs} ms) match the model within 10 %`, { timeout: 120000 }, async (t) => {
-    const summary = await probe(spec);
-    for (const line of check(spec, summary, ALL)) t.diagnostic(line);
-    // teardown() cleared the profile
-    for (const [name, proxy] of Object.entries(await stack.toxiproxy.proxies())) assert.deepEqual(proxy.toxics, [], `${name} has no toxics left`);
-  });
+  test(
+    `round trips under ${spec} (RTT ${loadProfile(spec).network.rttMs} ms) match the model within 10 %`,
+    { timeout: 120000 },
+    async (t) => {
+      const summary = await probe(spec);
+      for (const line of check(spec, summary, ALL)) t.diagnostic(line);
+      // teardown() cleared the profile
+      for (const [name, proxy] of Object.entries(await stack.toxiproxy.proxies()))
+        assert.deepEqual(proxy.toxics, [], `${name} has no toxics left`);
+    },
+  );
 }
 
 // The handshake toxic stays in the build for chains of stock toxics (a network of the
 // link toxic's parts): lte as such a chain, latency toxics first.
 const LEGACY_LTE = [
-  { name: 'latency_upstream', type: 'latency', stream: 'upstream', toxicity: 1, attributes: { latency: 35, jitter: 0 } },
-  { name: 'latency_downstream', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 35, jitter: 0 } },
+  {
+    name: 'latency_upstream',
+    type: 'latency',
+    stream: 'upstream',
+    toxicity: 1,
+    attributes: { latency: 35, jitter: 0 },
+  },
+  {
+    name: 'latency_downstream',
+    type: 'latency',
+    stream: 'downstream',
+    toxicity: 1,
+    attributes: { latency: 35, jitter: 0 },
+  },
   { name: 'handshake_upstream', type: 'handshake', stream: 'upstream', toxicity: 1, attributes: { delay: 70 } },
   { name: 'handshake_downstream', type: 'handshake', stream: 'downstream', toxicity: 1, attributes: { until: 105 } },
   { name: 'bandwidth_upstream', type: 'bandwidth', stream: 'upstream', toxicity: 1, attributes: { rate: 1500 } },
   { name: 'bandwidth_downstream', type: 'bandwidth', stream: 'downstream', toxicity: 1, attributes: { rate: 1500 } },
 ];
 
-test('a chain of stock toxics with the handshake toxic after the latency toxic costs the same round trips', { timeout: 90000 }, async (t) => {
-  // Latency first: its "delay - time already spent" must not swallow the handshake's hold.
-  await stack.toxiproxy.applyToxics(LEGACY_LTE);
-  const chain = (await stack.toxiproxy.proxies()).graphql_http.toxics.filter((x) => x.stream === 'upstream').map((x) => x.type);
-  assert.deepEqual(chain.slice(0, 2), ['latency', 'handshake']);
-  try {
-    const summary = await probe('lte', { KEEP_TOXICS: '1' });
-    // grpc_fresh is left out: the downstream `until` hold is absolute (from connection open),
-    // so it must precede the latency toxic.
-    for (const line of check('lte', summary, ALL.filter((op) => op !== 'grpc_fresh'), 'lte latency-first')) t.diagnostic(line);
-  } finally {
-    await stack.toxiproxy.reset();
-  }
-});
+test(
+  'a chain of stock toxics with the handshake toxic after the latency toxic costs the same round trips',
+  { timeout: 90000 },
+  async (t) => {
+    // Latency first: its "delay - time already spent" must not swallow the handshake's hold.
+    await stack.toxiproxy.applyToxics(LEGACY_LTE);
+    const chain = (await stack.toxiproxy.proxies()).graphql_http.toxics
+      .filter((x) => x.stream === 'upstream')
+      .map((x) => x.type);
+    assert.deepEqual(chain.slice(0, 2), ['latency', 'handshake']);
+    try {
+      const summary = await probe('lte', { KEEP_TOXICS: '1' });
+      // grpc_fresh is left out: the downstream `until` hold is absolute (from connection open),
+      // so it must precede the latency toxic.
+      for (const line of check(
+        'lte',
+        summary,
+        ALL.filter((op) => op !== 'grpc_fresh'),
+        'lte latency-first',
+      ))
+        t.diagnostic(line);
+    } finally {
+      await stack.toxiproxy.reset();
+    }
+  },
+);

@@ -47,12 +47,20 @@ export const UNIT = [
 function run(files, concurrency) {
   if (!files.length) return 0;
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files.map((f) => join(here, f))], { stdio: 'inherit' });
-  console.log(`\n== ${files.length} files, ${concurrency} at a time: ${Math.round((Date.now() - t0) / 1000)} s, exit ${r.status ?? r.signal}\n`);
+  const r = spawnSync(
+    process.execPath,
+    ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files.map((f) => join(here, f))],
+    { stdio: 'inherit' },
+  );
+  console.log(
+    `\n== ${files.length} files, ${concurrency} at a time: ${Math.round((Date.now() - t0) / 1000)} s, exit ${r.status ?? r.signal}\n`,
+  );
   return r.status ?? 1;
 }
 
-const all = readdirSync(here).filter((f) => f.endsWith('.test.js')).sort();
+const all = readdirSync(here)
+  .filter((f) => f.endsWith('.test.js'))
+  .sort();
 for (const f of [...TIMED, ...UNIT]) {
   if (!all.includes(f)) {
     console.error(`test/run.js names ${f}, which is not in test/: update its lists`);
@@ -65,7 +73,13 @@ if (tier === 'unit') {
   code = run(UNIT, 1);
 } else if (tier === 'all') {
   const t0 = Date.now();
-  code = Math.max(run(TIMED, 1), run(all.filter((f) => !TIMED.includes(f)), 2));
+  code = Math.max(
+    run(TIMED, 1),
+    run(
+      all.filter((f) => !TIMED.includes(f)),
+      2,
+    ),
+  );
   console.log(`== the suite: ${all.length} files in ${Math.round((Date.now() - t0) / 1000)} s, exit ${code}`);
 } else {
   console.error(`unknown tier '${tier}': use all (the default) or unit`);

@@ -29,7 +29,12 @@ const REMOTE_TARGETS = targetsFor(DEFAULT_PORTS, REMOTE);
 // "0100007F:0FA0" (little-endian IPv4) -> "127.0.0.1:4000"; IPv6 as 32 hex digits.
 function decodeAddress(hex) {
   const [ip, port] = hex.split(':');
-  if (ip.length === 8) return `${ip.match(/../g).reverse().map((b) => parseInt(b, 16)).join('.')}:${parseInt(port, 16)}`;
+  if (ip.length === 8)
+    return `${ip
+      .match(/../g)
+      .reverse()
+      .map((b) => parseInt(b, 16))
+      .join('.')}:${parseInt(port, 16)}`;
   const words = ip.match(/.{8}/g).map((w) => w.match(/../g).reverse().join(''));
   return `[${words.join('').match(/.{4}/g).join(':')}]:${parseInt(port, 16)}`;
 }
@@ -95,7 +100,10 @@ test('profiles/proxies.json: every proxy listens on 127.0.0.1', () => {
 // Can k6 run in a network namespace of its own, under strace?
 function isolationAvailable() {
   try {
-    execFileSync('unshare', ['-rn', 'strace', '-f', '-qq', '-e', 'trace=connect', '-o', '/dev/null', 'true'], { stdio: 'ignore', timeout: 10_000 });
+    execFileSync('unshare', ['-rn', 'strace', '-f', '-qq', '-e', 'trace=connect', '-o', '/dev/null', 'true'], {
+      stdio: 'ignore',
+      timeout: 10_000,
+    });
     return true;
   } catch {
     return false;
@@ -124,18 +132,28 @@ async function isolatedK6(args) {
   const dir = mkdtempSync(join(tmpdir(), 'k6pack-safety-'));
   const trace = join(dir, 'connect.trace');
   try {
-    const r = await execa('unshare', ['-rn', 'strace', '-f', '-qq', '-e', 'trace=connect', '-o', trace, requireK6(), ...args], {
-      reject: false,
-      timeout: 60_000,
-      stdin: 'ignore',
-    });
+    const r = await execa(
+      'unshare',
+      ['-rn', 'strace', '-f', '-qq', '-e', 'trace=connect', '-o', trace, requireK6(), ...args],
+      {
+        reject: false,
+        timeout: 60_000,
+        stdin: 'ignore',
+      },
+    );
     return { code: r.exitCode, stderr: r.stderr, connects: inetConnects(readFileSync(trace, 'utf8')) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-const k6Run = (env, script = join(ROOT, 'scenarios', 'ws-vs-http.js')) => isolatedK6(k6RunArgs(script, { env, args: ['--quiet', '--no-color', '--address', ''] }));
-const k6Inspect = (env, scenario) => isolatedK6(['inspect', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), join(ROOT, 'scenarios', scenario)]);
+const k6Run = (env, script = join(ROOT, 'scenarios', 'ws-vs-http.js')) =>
+  isolatedK6(k6RunArgs(script, { env, args: ['--quiet', '--no-color', '--address', ''] }));
+const k6Inspect = (env, scenario) =>
+  isolatedK6([
+    'inspect',
+    ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+    join(ROOT, 'scenarios', scenario),
+  ]);
 
 function refusedBeforeTraffic(r, name, value) {
   assert.equal(r.code, 107, r.stderr); // k6: a script error in init
@@ -153,40 +171,56 @@ test('inetConnects reads IPv4 and IPv6 connect() lines of strace', () => {
   assert.deepEqual(inetConnects(trace), ['192.0.2.1:80', '[2001:db8::1]:443']);
 });
 
-describe('k6 refuses a target that is not loopback at init, before any connection', { skip: !ISOLATED && NO_ISOLATION, timeout: 180_000 }, () => {
-  for (const [name, value] of Object.entries(REMOTE_TARGETS)) {
-    test(`-e ${name}=${value}`, async () => refusedBeforeTraffic(await k6Run({ [name]: value }), name, value));
-  }
+describe(
+  'k6 refuses a target that is not loopback at init, before any connection',
+  { skip: !ISOLATED && NO_ISOLATION, timeout: 180_000 },
+  () => {
+    for (const [name, value] of Object.entries(REMOTE_TARGETS)) {
+      test(`-e ${name}=${value}`, async () => refusedBeforeTraffic(await k6Run({ [name]: value }), name, value));
+    }
 
-  test('a loopback host in the userinfo does not fool it: -e GRAPHQL_HTTP_URL=http://127.0.0.1:1@192.0.2.1/graphql', async () => {
-    const value = `http://127.0.0.1:1@${REMOTE}/graphql`;
-    refusedBeforeTraffic(await k6Run({ GRAPHQL_HTTP_URL: value }), 'GRAPHQL_HTTP_URL', value);
-  });
+    test('a loopback host in the userinfo does not fool it: -e GRAPHQL_HTTP_URL=http://127.0.0.1:1@192.0.2.1/graphql', async () => {
+      const value = `http://127.0.0.1:1@${REMOTE}/graphql`;
+      refusedBeforeTraffic(await k6Run({ GRAPHQL_HTTP_URL: value }), 'GRAPHQL_HTTP_URL', value);
+    });
 
-  test('every scenario refuses a remote TOXIPROXY_URL at init', async () => {
-    for (const scenario of SCENARIOS) refusedBeforeTraffic(await k6Inspect({ TOXIPROXY_URL: REMOTE_TARGETS.TOXIPROXY_URL }, scenario), 'TOXIPROXY_URL', REMOTE_TARGETS.TOXIPROXY_URL);
-  });
+    test('every scenario refuses a remote TOXIPROXY_URL at init', async () => {
+      for (const scenario of SCENARIOS)
+        refusedBeforeTraffic(
+          await k6Inspect({ TOXIPROXY_URL: REMOTE_TARGETS.TOXIPROXY_URL }, scenario),
+          'TOXIPROXY_URL',
+          REMOTE_TARGETS.TOXIPROXY_URL,
+        );
+    });
 
-  test('with ALLOW_REMOTE_TARGET=1 init accepts it, and the first connection goes there (the watch sees it; the namespace stops it)', async () => {
-    const env = { ...TARGET_DEFAULTS, TOXIPROXY_URL: REMOTE_TARGETS.TOXIPROXY_URL, ALLOW_REMOTE_TARGET: '1' };
-    assert.equal((await k6Inspect(env, 'ws-vs-http.js')).code, 0);
-    const r = await k6Run(env);
-    assert.notEqual(r.code, 0);
-    assert.ok(r.connects.includes(`${REMOTE}:${DEFAULT_PORTS.TOXIPROXY_PORT}`), `connects: ${r.connects}`);
-  });
-});
+    test('with ALLOW_REMOTE_TARGET=1 init accepts it, and the first connection goes there (the watch sees it; the namespace stops it)', async () => {
+      const env = { ...TARGET_DEFAULTS, TOXIPROXY_URL: REMOTE_TARGETS.TOXIPROXY_URL, ALLOW_REMOTE_TARGET: '1' };
+      assert.equal((await k6Inspect(env, 'ws-vs-http.js')).code, 0);
+      const r = await k6Run(env);
+      assert.notEqual(r.code, 0);
+      assert.ok(r.connects.includes(`${REMOTE}:${DEFAULT_PORTS.TOXIPROXY_PORT}`), `connects: ${r.connects}`);
+    });
+  },
+);
 
 // ---- k6pack ----
 
 describe('k6pack refuses a HOST or TOXIPROXY_URL that is not loopback', { timeout: 120_000 }, () => {
   test('refuseRemoteHosts: loopback values pass, others are refused naming the variable', () => {
-    for (const HOST of ['127.0.0.1', '127.0.0.2', 'localhost', '::1', '[::1]', '']) assert.doesNotThrow(() => refuseRemoteHosts({ HOST }), HOST);
-    for (const TOXIPROXY_URL of ['http://127.0.0.1:8474', 'http://localhost:8474/', 'http://[::1]:8474']) assert.doesNotThrow(() => refuseRemoteHosts({ TOXIPROXY_URL }));
+    for (const HOST of ['127.0.0.1', '127.0.0.2', 'localhost', '::1', '[::1]', ''])
+      assert.doesNotThrow(() => refuseRemoteHosts({ HOST }), HOST);
+    for (const TOXIPROXY_URL of ['http://127.0.0.1:8474', 'http://localhost:8474/', 'http://[::1]:8474'])
+      assert.doesNotThrow(() => refuseRemoteHosts({ TOXIPROXY_URL }));
     for (const HOST of ['0.0.0.0', '::', '10.1.2.3', 'myhost.example']) {
-      assert.throws(() => refuseRemoteHosts({ HOST }), (err) => err instanceof StackError && err.message.startsWith(`HOST=${HOST} is not a loopback address`));
+      assert.throws(
+        () => refuseRemoteHosts({ HOST }),
+        (err) => err instanceof StackError && err.message.startsWith(`HOST=${HOST} is not a loopback address`),
+      );
     }
     for (const TOXIPROXY_URL of ['http://10.1.2.3:8474', 'http://127.0.0.1:1@10.1.2.3:8474', 'toxiproxy:8474']) {
-      assert.throws(() => refuseRemoteHosts({ TOXIPROXY_URL }), { message: new RegExp(`^TOXIPROXY_URL=${TOXIPROXY_URL.replace(/[.]/g, '\\.')} is not a loopback address`) });
+      assert.throws(() => refuseRemoteHosts({ TOXIPROXY_URL }), {
+        message: new RegExp(`^TOXIPROXY_URL=${TOXIPROXY_URL.replace(/[.]/g, '\\.')} is not a loopback address`),
+      });
     }
   });
 
@@ -202,7 +236,10 @@ describe('k6pack refuses a HOST or TOXIPROXY_URL that is not loopback', { timeou
       t.after(ctx.cleanup);
       const r = await runCli(command.split(' '), { env: { ...ctx.env, ...bad }, timeoutMs: 30_000 });
       assert.equal(r.exitCode, 1, r.stderr);
-      assert.equal(r.stderr, `k6pack: ${name}=${value} is not a loopback address: k6pack's stack is on 127.0.0.1 only; unset ${name} (to serve beyond this machine, run the servers with HOST yourself or use docker compose)`);
+      assert.equal(
+        r.stderr,
+        `k6pack: ${name}=${value} is not a loopback address: k6pack's stack is on 127.0.0.1 only; unset ${name} (to serve beyond this machine, run the servers with HOST yourself or use docker compose)`,
+      );
       assert.deepEqual(recordedPids(ctx.runDir), []);
       assert.deepEqual(await portsInUse(ctx.ports), []);
     });

@@ -12,26 +12,52 @@ import { resolveTargets } from '../scenarios/lib/config.js';
 import { TARGET_DEFAULTS } from '../common/defaults.js';
 import { runK6 } from '../dev/k6.js';
 
-const SCENARIOS = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.js')).map((f) => f.replace(/\.js$/, ''));
+const SCENARIOS = readdirSync(join(ROOT, 'scenarios'))
+  .filter((f) => f.endsWith('.js'))
+  .map((f) => f.replace(/\.js$/, ''));
 const STEPPED = SCENARIOS.filter((s) => s !== 'soak');
-const TRANSPORTS = ['http-fresh', 'http-keepalive', 'http2', 'ws', 'grpc', 'grpc-fresh', 'grpc-stream', 'grpc-bidi', 'grpc-client-stream', 'http-poll'];
+const TRANSPORTS = [
+  'http-fresh',
+  'http-keepalive',
+  'http2',
+  'ws',
+  'grpc',
+  'grpc-fresh',
+  'grpc-stream',
+  'grpc-bidi',
+  'grpc-client-stream',
+  'http-poll',
+];
 // Concurrency steps at LOAD=full: 1 -> 10 -> 50 -> 200 VUs; fanout's steps are its
 // subscriber counts, 10 -> 100 -> 1000 (several subscribers to a VU).
 const FULL_STEPS = { fanout: 3 };
 
 async function inspect(name, env = {}) {
-  const args = ['inspect', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), join(ROOT, 'scenarios', `${name}.js`)];
+  const args = [
+    'inspect',
+    ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+    join(ROOT, 'scenarios', `${name}.js`),
+  ];
   const r = await execa(requireK6(), args, { reject: false, timeout: 30000, stdin: 'ignore' });
   assert.equal(r.exitCode, 0, r.stderr);
   return JSON.parse(r.stdout);
 }
 
 // k6 durations: 1h2m3.5s, 500ms.
-const seconds = (d) => [...String(d).matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)].reduce((sum, [, n, u]) => sum + Number(n) * { h: 3600, m: 60, s: 1, ms: 0.001 }[u], 0);
+const seconds = (d) =>
+  [...String(d).matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)].reduce(
+    (sum, [, n, u]) => sum + Number(n) * { h: 3600, m: 60, s: 1, ms: 0.001 }[u],
+    0,
+  );
 
 function lanesOf(options) {
   return Object.entries(options.scenarios)
-    .map(([name, sc]) => ({ name, ...sc, start: seconds(sc.startTime || '0s'), end: seconds(sc.startTime || '0s') + seconds(sc.duration) + seconds(sc.gracefulStop) }))
+    .map(([name, sc]) => ({
+      name,
+      ...sc,
+      start: seconds(sc.startTime || '0s'),
+      end: seconds(sc.startTime || '0s') + seconds(sc.duration) + seconds(sc.gracefulStop),
+    }))
     .sort((a, b) => a.start - b.start);
 }
 
@@ -39,7 +65,8 @@ describe('load levels', () => {
   for (const name of STEPPED) {
     test(`${name}: lanes run one after another, concurrency rises within each, ci fits its budget`, async () => {
       const ci = lanesOf(await inspect(name, { LOAD: 'ci' }));
-      for (let i = 1; i < ci.length; i++) assert.ok(ci[i].start >= ci[i - 1].end - 1e-6, `${ci[i].name} starts before ${ci[i - 1].name} ends`);
+      for (let i = 1; i < ci.length; i++)
+        assert.ok(ci[i].start >= ci[i - 1].end - 1e-6, `${ci[i].name} starts before ${ci[i - 1].name} ends`);
       for (const sc of ci) {
         assert.ok(TRANSPORTS.includes(sc.tags.transport), `${sc.name}: transport ${sc.tags.transport}`);
         assert.match(sc.tags.tls, /^(true|false)$/);
@@ -55,9 +82,15 @@ describe('load levels', () => {
 
       const full = lanesOf(await inspect(name, { LOAD: 'full' }));
       const lane = full[0].name.replace(/_c\d+$/, '');
-      const steps = full.filter((sc) => sc.name.replace(/_c\d+$/, '') === lane).map((sc) => Number(sc.tags.step.slice(1)));
+      const steps = full
+        .filter((sc) => sc.name.replace(/_c\d+$/, '') === lane)
+        .map((sc) => Number(sc.tags.step.slice(1)));
       assert.ok(steps.length >= (FULL_STEPS[name] ?? 4), `${lane}: ${steps.length} steps`);
-      assert.deepEqual(steps, [...steps].sort((a, b) => a - b), `${lane}: steps ${steps} do not rise`);
+      assert.deepEqual(
+        steps,
+        [...steps].sort((a, b) => a - b),
+        `${lane}: steps ${steps} do not rise`,
+      );
       assert.ok(new Set(steps).size === steps.length, `${lane}: steps ${steps} repeat`);
     });
   }
@@ -91,7 +124,10 @@ describe('load levels', () => {
 describe('bad input stops k6 before the test, in one sentence', () => {
   const SCRIPT = join(ROOT, 'scenarios', 'ws-vs-http.js');
   const cases = [
-    [{ GRAPHQL_HTTP_URL: 'http://10.1.2.3:4000/graphql' }, 'GRAPHQL_HTTP_URL=http://10.1.2.3:4000/graphql is not a loopback address'],
+    [
+      { GRAPHQL_HTTP_URL: 'http://10.1.2.3:4000/graphql' },
+      'GRAPHQL_HTTP_URL=http://10.1.2.3:4000/graphql is not a loopback address',
+    ],
     [{ LOAD: 'huge' }, 'LOAD=huge is not a load level: use one of smoke, ci, full, soak'],
     [{ STEPS: '1,x' }, 'STEPS=1,x: item 2 must be a whole number'],
     [{ STEP_SECONDS: '-3' }, 'STEP_SECONDS=-3 must be a whole number'],
@@ -108,7 +144,16 @@ describe('bad input stops k6 before the test, in one sentence', () => {
 test('targets: loopback by default, a remote host only with ALLOW_REMOTE_TARGET=1', () => {
   assert.deepEqual(resolveTargets({}), TARGET_DEFAULTS);
   assert.equal(resolveTargets({ GRPC_ADDR: '[::1]:5000' }).GRPC_ADDR, '[::1]:5000');
-  assert.equal(resolveTargets({ GRAPHQL_WS_URL: 'ws://localhost:1/graphql' }).GRAPHQL_WS_URL, 'ws://localhost:1/graphql');
-  assert.throws(() => resolveTargets({ GRPC_ADDR: 'grpc.example.com:443' }), /GRPC_ADDR=grpc\.example\.com:443 is not a loopback address/);
-  assert.equal(resolveTargets({ GRPC_ADDR: 'grpc.example.com:443', ALLOW_REMOTE_TARGET: '1' }).GRPC_ADDR, 'grpc.example.com:443');
+  assert.equal(
+    resolveTargets({ GRAPHQL_WS_URL: 'ws://localhost:1/graphql' }).GRAPHQL_WS_URL,
+    'ws://localhost:1/graphql',
+  );
+  assert.throws(
+    () => resolveTargets({ GRPC_ADDR: 'grpc.example.com:443' }),
+    /GRPC_ADDR=grpc\.example\.com:443 is not a loopback address/,
+  );
+  assert.equal(
+    resolveTargets({ GRPC_ADDR: 'grpc.example.com:443', ALLOW_REMOTE_TARGET: '1' }).GRPC_ADDR,
+    'grpc.example.com:443',
+  );
 });

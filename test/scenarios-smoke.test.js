@@ -75,7 +75,9 @@ describe('ws-vs-http (study 000)', () => {
     const wss = p50(m, key('wss'));
     const httpsFresh = p50(m, key('https_fresh'));
     const h2 = p50(m, key('http2'));
-    t.diagnostic(`p50 ms: ws ${ws}, http-fresh ${fresh}, keep-alive ${keepalive}; wss ${wss}, https fresh ${httpsFresh}, http2 ${h2}`);
+    t.diagnostic(
+      `p50 ms: ws ${ws}, http-fresh ${fresh}, keep-alive ${keepalive}; wss ${wss}, https fresh ${httpsFresh}, http2 ${h2}`,
+    );
     // Model: fresh = 2R vs ws = R (cleartext); https fresh = 3R vs wss = R (the study's ~600 ms at 3G).
     assert.ok(fresh - ws >= 0.9 * R, `http-fresh ${fresh} - ws ${ws} < 0.9 RTT`);
     assert.ok(httpsFresh - wss >= R, `https fresh ${httpsFresh} - wss ${wss} < one RTT`);
@@ -103,7 +105,9 @@ describe('grpc-vs-graphql (studies 003, 004)', () => {
     const fresh = p50(m, key('grpc_fresh', 'small', 'cold'));
     const keepalive = p50(m, key('http_keepalive', 'small', 'warm'));
     const cold = p50(m, key('grpc', 'small', 'cold'));
-    t.diagnostic(`small p50 ms: grpc warm ${warm}, grpc first call ${cold}, grpc new channel ${fresh}, graphql keep-alive ${keepalive}`);
+    t.diagnostic(
+      `small p50 ms: grpc warm ${warm}, grpc first call ${cold}, grpc new channel ${fresh}, graphql keep-alive ${keepalive}`,
+    );
     assert.ok(fresh - warm >= R, `new channel ${fresh} - warm ${warm} < one RTT`);
     assert.ok(cold - warm >= R, `first call ${cold} - warm ${warm} < one RTT`);
     assert.ok(within(warm, keepalive, 0.15), `warm gRPC ${warm} not within 15 % of keep-alive GraphQL ${keepalive}`);
@@ -115,9 +119,14 @@ describe('serialization (study 002)', () => {
   test('lan: the typed / JSON-string factor grows with N; resolving each author on its own (per-item) costs more than plain', async (t) => {
     const m = await run(t, 'serialization', 'lan');
     const typedLanes = ['typed', 'typed_per_item', 'typed_dataloader', 'typed_instrumented', 'typed_jit'];
-    for (const lane of [...typedLanes, 'json', 'grpc_list', 'grpc_stream']) sub(m, `op_duration{scenario:${lane}_c1,n:1000}`);
-    const factor = (lane, n) => p50(m, `op_duration{scenario:${lane}_c1,n:${n}}`) / p50(m, `op_duration{scenario:json_c1,n:${n}}`);
-    for (const lane of typedLanes) t.diagnostic(`${lane}/JSON p50 factor: ${[100, 1000, 10000].map((n) => `N=${n} ${factor(lane, n).toFixed(2)}`).join(', ')}`);
+    for (const lane of [...typedLanes, 'json', 'grpc_list', 'grpc_stream'])
+      sub(m, `op_duration{scenario:${lane}_c1,n:1000}`);
+    const factor = (lane, n) =>
+      p50(m, `op_duration{scenario:${lane}_c1,n:${n}}`) / p50(m, `op_duration{scenario:json_c1,n:${n}}`);
+    for (const lane of typedLanes)
+      t.diagnostic(
+        `${lane}/JSON p50 factor: ${[100, 1000, 10000].map((n) => `N=${n} ${factor(lane, n).toFixed(2)}`).join(', ')}`,
+      );
     const [f100, f1000, f10000] = [100, 1000, 10000].map((n) => factor('typed', n));
     assert.ok(f10000 >= 1.3 * f100, `factor at 10000 (${f10000}) not 1.3x the factor at 100 (${f100})`);
     assert.ok(f1000 > f100, `factor at 1000 (${f1000}) not above the factor at 100 (${f100})`);
@@ -133,7 +142,8 @@ describe('serialization (study 002)', () => {
 
   test('lte', async (t) => {
     const m = await run(t, 'serialization', 'lte', { NS: '100,1000', EXECUTORS: 'plain,jit' });
-    for (const lane of ['typed', 'typed_jit', 'json', 'grpc_list', 'grpc_stream']) sub(m, `op_duration{scenario:${lane}_c1,n:1000}`);
+    for (const lane of ['typed', 'typed_jit', 'json', 'grpc_list', 'grpc_stream'])
+      sub(m, `op_duration{scenario:${lane}_c1,n:1000}`);
   });
 });
 
@@ -166,18 +176,29 @@ describe('compound-vs-parallel (study 001)', () => {
   });
 });
 
-describe('compound-vs-parallel: study 001\'s document (DOC_SIZES=study: 50 x 100 KB, 20 ms each, 15 hits)', () => {
+describe("compound-vs-parallel: study 001's document (DOC_SIZES=study: 50 x 100 KB, 20 ms each, 15 hits)", () => {
   const key = (lane) => `op_duration{scenario:${lane}_c1,size:study,cache:off,conn:warm}`;
 
   test('lan: generating the parts one after another is the 4x; at once, compound costs what atomic does', async (t) => {
     const m = await run(t, 'compound-vs-parallel', 'lan', { DOC_SIZES: 'study' });
-    const [serial, parallel, atomic2, atomic1, vulcain] = ['compound_serial_h2', 'compound_h2', 'atomic_h2', 'atomic_h1', 'vulcain_h2'].map((l) => p50(m, key(l)));
-    t.diagnostic(`study p50 ms: compound serial ${serial}, compound parallel ${parallel}, atomic h2 ${atomic2}, atomic h1 ${atomic1}, vulcain ${vulcain}`);
+    const [serial, parallel, atomic2, atomic1, vulcain] = [
+      'compound_serial_h2',
+      'compound_h2',
+      'atomic_h2',
+      'atomic_h1',
+      'vulcain_h2',
+    ].map((l) => p50(m, key(l)));
+    t.diagnostic(
+      `study p50 ms: compound serial ${serial}, compound parallel ${parallel}, atomic h2 ${atomic2}, atomic h1 ${atomic1}, vulcain ${vulcain}`,
+    );
     assert.ok(serial / atomic2 >= 3, `compound serial ${serial} / atomic h2 ${atomic2} < 3`);
     assert.ok(parallel / atomic2 <= 1.3, `compound parallel ${parallel} / atomic h2 ${atomic2} > 1.3`);
     // The server's own time shows where the difference is: (nb - hits) x delay of sleeps in one handler.
     const server = (lane) => p50(m, `server_duration{scenario:${lane}_c1,size:study,cache:off,conn:warm,part:total}`);
-    assert.ok(server('compound_serial_h2') >= 35 * 19, `serial compound server time ${server('compound_serial_h2')} ms < 35 x 20 ms`);
+    assert.ok(
+      server('compound_serial_h2') >= 35 * 19,
+      `serial compound server time ${server('compound_serial_h2')} ms < 35 x 20 ms`,
+    );
     assert.ok(server('compound_h2') < 200, `parallel compound server time ${server('compound_h2')} ms`);
   });
 
@@ -190,14 +211,19 @@ describe('compound-vs-parallel: study 001\'s document (DOC_SIZES=study: 50 x 100
     const built = buildScenario(declareCompound(env2), loadProfile('lte'), env2, policy);
     const model = (lane) => built.gates.find((g) => g.key === key(lane)).expected.p50.ms;
     const extra = model('vulcain_h2') - model('atomic_h2');
-    t.diagnostic(`lte study p50 ms: compound parallel ${parallel}, atomic h2 ${atomic}, vulcain ${vulcain}; vulcain - atomic ${vulcain - atomic} (model ${extra.toFixed(1)}: R 70 + the links), vulcain - compound ${vulcain - parallel}`);
+    t.diagnostic(
+      `lte study p50 ms: compound parallel ${parallel}, atomic h2 ${atomic}, vulcain ${vulcain}; vulcain - atomic ${vulcain - atomic} (model ${extra.toFixed(1)}: R 70 + the links), vulcain - compound ${vulcain - parallel}`,
+    );
     assert.ok(extra >= 70 && extra < 140, `the model's extra ${extra}`);
     // A difference of two ~3.7 s medians of six samples each: within 15 % of the
     // model's extra, or within 0.5 % of the operation when that is more (each median
     // alone varies that much; the link toxic's window grows a little during the
     // links' round, which the model does not split out).
     const tolerance = Math.max(0.15 * extra, 0.005 * atomic);
-    assert.ok(Math.abs(vulcain - atomic - extra) <= tolerance, `vulcain - atomic h2 = ${vulcain - atomic} ms, not within ${tolerance.toFixed(1)} ms of one round trip and the links (${extra.toFixed(1)} ms)`);
+    assert.ok(
+      Math.abs(vulcain - atomic - extra) <= tolerance,
+      `vulcain - atomic h2 = ${vulcain - atomic} ms, not within ${tolerance.toFixed(1)} ms of one round trip and the links (${extra.toFixed(1)} ms)`,
+    );
     assert.ok(vulcain - parallel > 0, `vulcain ${vulcain} not slower than compound parallel ${parallel}`);
   });
 });
@@ -217,7 +243,10 @@ describe('push', () => {
     const stream = p50(m, 'push_latency{scenario:grpc_stream_c1}');
     const poll = p50(m, 'push_latency{scenario:http_poll_c1}');
     t.diagnostic(`push latency p50 ms: ws ${ws}, grpc-stream ${stream}, http-poll ${poll}`);
-    for (const [what, v] of [['ws', ws], ['grpc-stream', stream]]) {
+    for (const [what, v] of [
+      ['ws', ws],
+      ['grpc-stream', stream],
+    ]) {
       assert.ok(v >= R / 2 - 5 && v <= R / 2 + 50, `${what} push latency ${v} is not half an RTT`);
     }
     assert.ok(poll >= ws + 100, `polling ${poll} not clearly slower than pushing ${ws}`);

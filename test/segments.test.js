@@ -33,7 +33,15 @@ import { RELATIVE_PRECISION } from '../lib/report/histograms.js';
 
 const R = 70; // lte
 const SEQ = '0,1/2,1';
-const ENV = { LOAD: 'smoke', PROFILE: 'lte', NS: '100', EXECUTORS: 'plain', STEPS: '2', STEP_ITERATIONS: '10', STEP_SECONDS: '3' };
+const ENV = {
+  LOAD: 'smoke',
+  PROFILE: 'lte',
+  NS: '100',
+  EXECUTORS: 'plain',
+  STEPS: '2',
+  STEP_ITERATIONS: '10',
+  STEP_SECONDS: '3',
+};
 let stack;
 let tmp;
 before(async () => {
@@ -55,124 +63,188 @@ function p(values, q) {
 // op_duration values of one k6 scenario (and dims) from a run folder's samples.
 function opValues(dir, scenario, dims) {
   const out = [];
-  for (const line of gunzipSync(readFileSync(join(dir, 'samples.json.gz'))).toString('utf8').split('\n')) {
+  for (const line of gunzipSync(readFileSync(join(dir, 'samples.json.gz')))
+    .toString('utf8')
+    .split('\n')) {
     if (!line.startsWith('{"metric":"op_duration"')) continue;
     const { data } = JSON.parse(line);
-    if (data.tags.scenario === scenario && Object.entries(dims).every(([k, v]) => data.tags[k] === v)) out.push(data.value);
+    if (data.tags.scenario === scenario && Object.entries(dims).every(([k, v]) => data.tags[k] === v))
+      out.push(data.value);
   }
   return out;
 }
 
-test('two execution segments at once: iterations add up, the profile holds for both, the merge is exact', { timeout: 180000 }, async () => {
-  const half = (name, segment) =>
-    runInto(join(tmp, name), 'serialization', { ...stack.env, ...ENV }, { args: ['--execution-segment', segment, '--execution-segment-sequence', SEQ] });
-  const first = half('first', '0:1/2');
-  await sleep(2000);
-  const [a, b] = await Promise.all([first, half('second', '1/2:1')]);
+test(
+  'two execution segments at once: iterations add up, the profile holds for both, the merge is exact',
+  { timeout: 180000 },
+  async () => {
+    const half = (name, segment) =>
+      runInto(
+        join(tmp, name),
+        'serialization',
+        { ...stack.env, ...ENV },
+        { args: ['--execution-segment', segment, '--execution-segment-sequence', SEQ] },
+      );
+    const first = half('first', '0:1/2');
+    await sleep(2000);
+    const [a, b] = await Promise.all([first, half('second', '1/2:1')]);
 
-  // Nothing left behind: no toxics, no done-markers, just the pack's proxies.
-  const proxies = await stack.toxiproxy.proxies();
-  assert.deepEqual(Object.keys(proxies).sort(), PROXY_ROUTES.map(([name]) => name).sort());
-  for (const proxy of Object.values(proxies)) assert.deepEqual(proxy.toxics, [], proxy.name);
+    // Nothing left behind: no toxics, no done-markers, just the pack's proxies.
+    const proxies = await stack.toxiproxy.proxies();
+    assert.deepEqual(Object.keys(proxies).sort(), PROXY_ROUTES.map(([name]) => name).sort());
+    for (const proxy of Object.values(proxies)) assert.deepEqual(proxy.toxics, [], proxy.name);
 
-  const whole = await runInto(join(tmp, 'whole'), 'serialization', { ...stack.env, ...ENV });
-  assert.equal(a.doc.run.executionSegment, '0:1/2');
-  assert.equal(b.doc.run.executionSegment, '1/2:1');
-  assert.deepEqual(whole.doc.steps.map((s) => s.scenario), ['typed_c2', 'json_c2', 'grpc_list_c2', 'grpc_stream_c2']);
-  for (const s of whole.doc.steps) {
-    const [sa, sb] = [a, b].map((h) => h.doc.steps.find((x) => x.scenario === s.scenario));
-    assert.equal(s.iterations, 20, `${s.scenario}: 2 VUs x 10 iterations`);
-    assert.deepEqual([sa.iterations, sb.iterations], [10, 10], `${s.scenario}: one VU and half the iterations each`);
-  }
+    const whole = await runInto(join(tmp, 'whole'), 'serialization', { ...stack.env, ...ENV });
+    assert.equal(a.doc.run.executionSegment, '0:1/2');
+    assert.equal(b.doc.run.executionSegment, '1/2:1');
+    assert.deepEqual(
+      whole.doc.steps.map((s) => s.scenario),
+      ['typed_c2', 'json_c2', 'grpc_list_c2', 'grpc_stream_c2'],
+    );
+    for (const s of whole.doc.steps) {
+      const [sa, sb] = [a, b].map((h) => h.doc.steps.find((x) => x.scenario === s.scenario));
+      assert.equal(s.iterations, 20, `${s.scenario}: 2 VUs x 10 iterations`);
+      assert.deepEqual([sa.iterations, sb.iterations], [10, 10], `${s.scenario}: one VU and half the iterations each`);
+    }
 
-  // Every operation of either half paid the round trip: none ran unshaped.
-  for (const h of [a, b]) {
-    for (const row of h.doc.rows) assert.ok(row.latency.min >= 0.8 * R, `${h.doc.run.executionSegment} ${row.id}: fastest ${row.latency.min} ms < 0.8 R`);
-  }
+    // Every operation of either half paid the round trip: none ran unshaped.
+    for (const h of [a, b]) {
+      for (const row of h.doc.rows)
+        assert.ok(
+          row.latency.min >= 0.8 * R,
+          `${h.doc.run.executionSegment} ${row.id}: fastest ${row.latency.min} ms < 0.8 R`,
+        );
+    }
 
-  const merged = join(tmp, 'merged');
-  const r = await runCli(['merge', a.dir, b.dir, '--out', merged], { timeoutMs: 60000 });
-  const doc = validSummary(readSummary(merged), 'merged summary.json');
-  const failed = doc.thresholds.filter((t) => !t.ok);
-  assert.equal(r.exitCode, failed.length ? 99 : 0, r.stdout + r.stderr);
-  assert.match(r.stdout, /^merged 2 runs \(segments, \d+ samples\) into /);
-  assert.equal(doc.run.merged.kind, 'segments');
-  for (const row of doc.rows) {
-    const pooled = [...opValues(a.dir, row.scenario, row.dims), ...opValues(b.dir, row.scenario, row.dims)];
-    assert.equal(row.latency.count, pooled.length, row.id);
-    for (const [stat, q] of [['p50', 0.5], ['p90', 0.9], ['p95', 0.95], ['p99', 0.99]]) assert.equal(row.latency[stat], p(pooled, q), `${row.id} ${stat}`);
-    assert.equal(row.latency.count, whole.doc.rows.find((x) => x.id === row.id).latency.count, `${row.id}: as many operations as the whole run`);
-  }
-  for (const s of doc.steps) assert.equal(s.iterations, 20, s.scenario);
-});
+    const merged = join(tmp, 'merged');
+    const r = await runCli(['merge', a.dir, b.dir, '--out', merged], { timeoutMs: 60000 });
+    const doc = validSummary(readSummary(merged), 'merged summary.json');
+    const failed = doc.thresholds.filter((t) => !t.ok);
+    assert.equal(r.exitCode, failed.length ? 99 : 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^merged 2 runs \(segments, \d+ samples\) into /);
+    assert.equal(doc.run.merged.kind, 'segments');
+    for (const row of doc.rows) {
+      const pooled = [...opValues(a.dir, row.scenario, row.dims), ...opValues(b.dir, row.scenario, row.dims)];
+      assert.equal(row.latency.count, pooled.length, row.id);
+      for (const [stat, q] of [
+        ['p50', 0.5],
+        ['p90', 0.9],
+        ['p95', 0.95],
+        ['p99', 0.99],
+      ])
+        assert.equal(row.latency[stat], p(pooled, q), `${row.id} ${stat}`);
+      assert.equal(
+        row.latency.count,
+        whole.doc.rows.find((x) => x.id === row.id).latency.count,
+        `${row.id}: as many operations as the whole run`,
+      );
+    }
+    for (const s of doc.steps) assert.equal(s.iterations, 20, s.scenario);
+  },
+);
 
 // The same plan, four quarters: each step's 4 VUs x 25 iterations split one VU each
 // (enough that the 4 cold first calls stay above p95, in both the merge and the single run).
 const QUARTERS = { ...ENV, STEPS: '4', STEP_ITERATIONS: '25', STEP_SECONDS: '6' };
 const thresholdsOf = (doc) => new Map(doc.thresholds.map((t) => [`${t.key} ${t.threshold}`, t]));
 
-test('four execution segments at once, merged: iterations add up, verdicts as one process, hdr within its precision', { timeout: 240000 }, async (t) => {
-  const dir = join(tmp, 'quarters');
-  const quarters = await runSegments(runInto, dir, 'serialization', { ...stack.env, ...QUARTERS }, { total: 4 });
-  const proxies = await stack.toxiproxy.proxies();
-  assert.deepEqual(Object.keys(proxies).sort(), PROXY_ROUTES.map(([name]) => name).sort(), 'no marker left');
-  for (const proxy of Object.values(proxies)) assert.deepEqual(proxy.toxics, [], proxy.name);
-  const whole = await runInto(join(dir, 'whole'), 'serialization', { ...stack.env, ...QUARTERS });
+test(
+  'four execution segments at once, merged: iterations add up, verdicts as one process, hdr within its precision',
+  { timeout: 240000 },
+  async (t) => {
+    const dir = join(tmp, 'quarters');
+    const quarters = await runSegments(runInto, dir, 'serialization', { ...stack.env, ...QUARTERS }, { total: 4 });
+    const proxies = await stack.toxiproxy.proxies();
+    assert.deepEqual(Object.keys(proxies).sort(), PROXY_ROUTES.map(([name]) => name).sort(), 'no marker left');
+    for (const proxy of Object.values(proxies)) assert.deepEqual(proxy.toxics, [], proxy.name);
+    const whole = await runInto(join(dir, 'whole'), 'serialization', { ...stack.env, ...QUARTERS });
 
-  assert.deepEqual(quarters.map((q) => q.doc.run.executionSegment), ['0:1/4', '1/4:1/2', '1/2:3/4', '3/4:1']);
-  for (const s of whole.doc.steps) {
-    assert.equal(s.iterations, 100, `${s.scenario}: 4 VUs x 25 iterations`);
-    assert.deepEqual(quarters.map((q) => q.doc.steps.find((x) => x.scenario === s.scenario).iterations), [25, 25, 25, 25], s.scenario);
-  }
-  for (const q of quarters) {
-    for (const row of q.doc.rows) assert.ok(row.latency.min >= 0.8 * R, `${q.doc.run.executionSegment} ${row.id}: fastest ${row.latency.min} ms < 0.8 R`);
-  }
-
-  const merge = async (name, ...extra) => {
-    const out = join(dir, name);
-    const r = await runCli(['merge', ...quarters.map((q) => q.dir), '--out', out, ...extra], { timeoutMs: 60000 });
-    const doc = validSummary(readSummary(out), `${name} summary.json`);
-    assert.equal(r.exitCode, doc.thresholds.some((x) => !x.ok) ? 99 : 0, r.stdout + r.stderr);
-    return { doc, stdout: r.stdout };
-  };
-  const exact = await merge('merged');
-  const hdr = await merge('merged-hdr', '--method', 'hdr');
-  assert.equal(exact.doc.run.merged.kind, 'segments');
-  assert.equal(exact.doc.run.merged.method, 'exact');
-  assert.match(exact.stdout, /percentiles exact \(pooled raw samples\)/);
-  assert.equal(hdr.doc.run.merged.method, 'hdr (3 significant digits)');
-  assert.deepEqual(hdr.doc.run.merged.parts.map((p) => p.source), Array(4).fill('samples.json.gz'));
-  assert.match(hdr.stdout, /percentiles hdr \(3 significant digits\) from the runs' samples\.json\.gz/);
-  assert.match(readFileSync(join(dir, 'merged-hdr', 'summary.md'), 'utf8'), /merged from 4 runs \(segments; percentiles hdr \(3 significant digits\)\)/);
-
-  // Iterations and operations as one process had them.
-  for (const s of exact.doc.steps) assert.equal(s.iterations, 100, s.scenario);
-  assert.equal(exact.doc.totals.iterations, quarters.reduce((n, q) => n + q.doc.totals.iterations, 0));
-  for (const row of exact.doc.rows) assert.equal(row.latency.count, whole.doc.rows.find((x) => x.id === row.id).latency.count, row.id);
-
-  // The merged thresholds against the single process's: the same gates, the same verdicts;
-  // medians within noise (the round trip is 70 ms; four k6 share two cores). Tails (p95
-  // of 100 operations) move by tens of ms with what else runs on the machine: verdicts only.
-  const single = thresholdsOf(whole.doc);
-  assert.deepEqual([...thresholdsOf(exact.doc).keys()].sort(), [...single.keys()].sort());
-  for (const [id, th] of thresholdsOf(exact.doc)) {
-    const one = single.get(id);
-    t.diagnostic(`${id}: merged ${th.observed?.toFixed(2)}, one process ${one.observed?.toFixed(2)}`);
-    assert.equal(th.ok, one.ok, `${id}: merged ${th.observed} vs one process ${one.observed}`);
-    if (/^p\(50\)$|^med$/.test(th.stat)) assert.ok(Math.abs(th.observed - one.observed) <= 0.15 * one.observed + 10, `${id}: merged ${th.observed} ms vs one process ${one.observed} ms`);
-  }
-
-  // hdr against exact: counts, rates, min, max exact; every percentile within the stated precision.
-  for (const [i, row] of exact.doc.rows.entries()) {
-    const h = hdr.doc.rows[i];
-    assert.equal(h.id, row.id);
-    for (const stat of ['count', 'min', 'max']) assert.equal(h.latency[stat], row.latency[stat], `${row.id} ${stat}`);
-    assert.equal(h.failures.rate, row.failures.rate, `${row.id} failures`);
-    for (const stat of ['p50', 'p90', 'p95', 'p99']) {
-      assert.ok(Math.abs(h.latency[stat] - row.latency[stat]) <= RELATIVE_PRECISION * row.latency.max, `${row.id} ${stat}: hdr ${h.latency[stat]}, exact ${row.latency[stat]}`);
+    assert.deepEqual(
+      quarters.map((q) => q.doc.run.executionSegment),
+      ['0:1/4', '1/4:1/2', '1/2:3/4', '3/4:1'],
+    );
+    for (const s of whole.doc.steps) {
+      assert.equal(s.iterations, 100, `${s.scenario}: 4 VUs x 25 iterations`);
+      assert.deepEqual(
+        quarters.map((q) => q.doc.steps.find((x) => x.scenario === s.scenario).iterations),
+        [25, 25, 25, 25],
+        s.scenario,
+      );
     }
-  }
-  assert.deepEqual(hdr.doc.thresholds.map((x) => x.ok), exact.doc.thresholds.map((x) => x.ok));
-  assert.deepEqual(hdr.doc.totals, exact.doc.totals);
-  assert.deepEqual(hdr.doc.checks, exact.doc.checks);
-});
+    for (const q of quarters) {
+      for (const row of q.doc.rows)
+        assert.ok(
+          row.latency.min >= 0.8 * R,
+          `${q.doc.run.executionSegment} ${row.id}: fastest ${row.latency.min} ms < 0.8 R`,
+        );
+    }
+
+    const merge = async (name, ...extra) => {
+      const out = join(dir, name);
+      const r = await runCli(['merge', ...quarters.map((q) => q.dir), '--out', out, ...extra], { timeoutMs: 60000 });
+      const doc = validSummary(readSummary(out), `${name} summary.json`);
+      assert.equal(r.exitCode, doc.thresholds.some((x) => !x.ok) ? 99 : 0, r.stdout + r.stderr);
+      return { doc, stdout: r.stdout };
+    };
+    const exact = await merge('merged');
+    const hdr = await merge('merged-hdr', '--method', 'hdr');
+    assert.equal(exact.doc.run.merged.kind, 'segments');
+    assert.equal(exact.doc.run.merged.method, 'exact');
+    assert.match(exact.stdout, /percentiles exact \(pooled raw samples\)/);
+    assert.equal(hdr.doc.run.merged.method, 'hdr (3 significant digits)');
+    assert.deepEqual(
+      hdr.doc.run.merged.parts.map((p) => p.source),
+      Array(4).fill('samples.json.gz'),
+    );
+    assert.match(hdr.stdout, /percentiles hdr \(3 significant digits\) from the runs' samples\.json\.gz/);
+    assert.match(
+      readFileSync(join(dir, 'merged-hdr', 'summary.md'), 'utf8'),
+      /merged from 4 runs \(segments; percentiles hdr \(3 significant digits\)\)/,
+    );
+
+    // Iterations and operations as one process had them.
+    for (const s of exact.doc.steps) assert.equal(s.iterations, 100, s.scenario);
+    assert.equal(
+      exact.doc.totals.iterations,
+      quarters.reduce((n, q) => n + q.doc.totals.iterations, 0),
+    );
+    for (const row of exact.doc.rows)
+      assert.equal(row.latency.count, whole.doc.rows.find((x) => x.id === row.id).latency.count, row.id);
+
+    // The merged thresholds against the single process's: the same gates, the same verdicts;
+    // medians within noise (the round trip is 70 ms; four k6 share two cores). Tails (p95
+    // of 100 operations) move by tens of ms with what else runs on the machine: verdicts only.
+    const single = thresholdsOf(whole.doc);
+    assert.deepEqual([...thresholdsOf(exact.doc).keys()].sort(), [...single.keys()].sort());
+    for (const [id, th] of thresholdsOf(exact.doc)) {
+      const one = single.get(id);
+      t.diagnostic(`${id}: merged ${th.observed?.toFixed(2)}, one process ${one.observed?.toFixed(2)}`);
+      assert.equal(th.ok, one.ok, `${id}: merged ${th.observed} vs one process ${one.observed}`);
+      if (/^p\(50\)$|^med$/.test(th.stat))
+        assert.ok(
+          Math.abs(th.observed - one.observed) <= 0.15 * one.observed + 10,
+          `${id}: merged ${th.observed} ms vs one process ${one.observed} ms`,
+        );
+    }
+
+    // hdr against exact: counts, rates, min, max exact; every percentile within the stated precision.
+    for (const [i, row] of exact.doc.rows.entries()) {
+      const h = hdr.doc.rows[i];
+      assert.equal(h.id, row.id);
+      for (const stat of ['count', 'min', 'max']) assert.equal(h.latency[stat], row.latency[stat], `${row.id} ${stat}`);
+      assert.equal(h.failures.rate, row.failures.rate, `${row.id} failures`);
+      for (const stat of ['p50', 'p90', 'p95', 'p99']) {
+        assert.ok(
+          Math.abs(h.latency[stat] - row.latency[stat]) <= RELATIVE_PRECISION * row.latency.max,
+          `${row.id} ${stat}: hdr ${h.latency[stat]}, exact ${row.latency[stat]}`,
+        );
+      }
+    }
+    assert.deepEqual(
+      hdr.doc.thresholds.map((x) => x.ok),
+      exact.doc.thresholds.map((x) => x.ok),
+    );
+    assert.deepEqual(hdr.doc.totals, exact.doc.totals);
+    assert.deepEqual(hdr.doc.checks, exact.doc.checks);
+  },
+);

@@ -61,36 +61,53 @@ async function soakWithHeap(stack) {
 }
 
 const mbText = (n) => `${(n / MB).toFixed(1)} MB`;
-const heapText = (h) => Object.entries(h).map(([s, g]) => `${s} heap after GC ${mbText(g.base)} -> ${mbText(g.end)}`).join(', ');
+const heapText = (h) =>
+  Object.entries(h)
+    .map(([s, g]) => `${s} heap after GC ${mbText(g.base)} -> ${mbText(g.end)}`)
+    .join(', ');
 
-test('a 120 s soak passes on the servers as shipped and fails (exit 99, RSS growth, heap growth) on a leaking one', { timeout: 300000 }, async (t) => {
-  // The leaking stack first: its servers inherit the preload from this process's environment at spawn.
-  const leaky = await startStack({ serverEnv: withExposeGc(leakEnv(LEAK_BYTES, { heapBytes: LEAK_HEAP_BYTES })) });
-  t.after(() => leaky.stop());
-  const clean = await startStack({ serverEnv: withExposeGc() });
-  t.after(() => clean.stop());
+test(
+  'a 120 s soak passes on the servers as shipped and fails (exit 99, RSS growth, heap growth) on a leaking one',
+  { timeout: 300000 },
+  async (t) => {
+    // The leaking stack first: its servers inherit the preload from this process's environment at spawn.
+    const leaky = await startStack({ serverEnv: withExposeGc(leakEnv(LEAK_BYTES, { heapBytes: LEAK_HEAP_BYTES })) });
+    t.after(() => leaky.stop());
+    const clean = await startStack({ serverEnv: withExposeGc() });
+    t.after(() => clean.stop());
 
-  const [ok, leaking] = await Promise.all([soakWithHeap(clean), soakWithHeap(leaky)]);
-  const show = (r) => `${r.stdout.slice(-2500)}\n${r.stderr.slice(-1500)}`;
+    const [ok, leaking] = await Promise.all([soakWithHeap(clean), soakWithHeap(leaky)]);
+    const show = (r) => `${r.stdout.slice(-2500)}\n${r.stderr.slice(-1500)}`;
 
-  // As shipped: every gate passes, and the memory lane really sampled.
-  assert.equal(ok.code, 0, show(ok));
-  const okGrowth = ok.summary.metrics[GROWTH];
-  assert.ok(okGrowth?.count >= 10, `graphql RSS sampled after warm-up (${JSON.stringify(okGrowth)})`);
-  assert.ok(okGrowth.max < 0.5, `clean server grew ${(okGrowth.max * 100).toFixed(0)} %`);
-  for (const [server, h] of Object.entries(ok.heap)) {
-    assert.ok(h.growth < HEAP_GROWTH, `as shipped, ${server} retained ${mbText(h.growth)} more heap after GC (${heapText(ok.heap)})`);
-  }
-  t.diagnostic(`as shipped: graphql RSS growth max ${(okGrowth.max * 100).toFixed(1)} %, op_drift p50 ${ok.summary.metrics.op_drift?.med?.toFixed(2)}; ${heapText(ok.heap)}`);
+    // As shipped: every gate passes, and the memory lane really sampled.
+    assert.equal(ok.code, 0, show(ok));
+    const okGrowth = ok.summary.metrics[GROWTH];
+    assert.ok(okGrowth?.count >= 10, `graphql RSS sampled after warm-up (${JSON.stringify(okGrowth)})`);
+    assert.ok(okGrowth.max < 0.5, `clean server grew ${(okGrowth.max * 100).toFixed(0)} %`);
+    for (const [server, h] of Object.entries(ok.heap)) {
+      assert.ok(
+        h.growth < HEAP_GROWTH,
+        `as shipped, ${server} retained ${mbText(h.growth)} more heap after GC (${heapText(ok.heap)})`,
+      );
+    }
+    t.diagnostic(
+      `as shipped: graphql RSS growth max ${(okGrowth.max * 100).toFixed(1)} %, op_drift p50 ${ok.summary.metrics.op_drift?.med?.toFixed(2)}; ${heapText(ok.heap)}`,
+    );
 
-  // Leaking: the growth gate is what fails (k6's summary export marks a failed threshold true).
-  assert.equal(leaking.code, 99, show(leaking));
-  const growth = leaking.summary.metrics.server_rss_growth;
-  assert.equal(growth.thresholds['max<0.5'], true, `server_rss_growth max<0.5 failed (${JSON.stringify(growth)})`);
-  assert.ok(leaking.summary.metrics[GROWTH].max > 0.5, JSON.stringify(leaking.summary.metrics[GROWTH]));
-  // ...and nothing else: the leak does not break operations.
-  assert.equal(leaking.summary.metrics.op_failed.thresholds['rate<0.01'], false, show(leaking));
-  // The heap check sees the JS-heap part of the leak.
-  assert.ok(leaking.heap.graphql.growth > HEAP_GROWTH, `leaking graphql heap after GC grew only ${mbText(leaking.heap.graphql.growth)}`);
-  t.diagnostic(`leaking ${LEAK_BYTES / 1024} KB + ${LEAK_HEAP_BYTES / 1024} KB heap per request: graphql RSS growth max ${(leaking.summary.metrics[GROWTH].max * 100).toFixed(0)} %; ${heapText(leaking.heap)}`);
-});
+    // Leaking: the growth gate is what fails (k6's summary export marks a failed threshold true).
+    assert.equal(leaking.code, 99, show(leaking));
+    const growth = leaking.summary.metrics.server_rss_growth;
+    assert.equal(growth.thresholds['max<0.5'], true, `server_rss_growth max<0.5 failed (${JSON.stringify(growth)})`);
+    assert.ok(leaking.summary.metrics[GROWTH].max > 0.5, JSON.stringify(leaking.summary.metrics[GROWTH]));
+    // ...and nothing else: the leak does not break operations.
+    assert.equal(leaking.summary.metrics.op_failed.thresholds['rate<0.01'], false, show(leaking));
+    // The heap check sees the JS-heap part of the leak.
+    assert.ok(
+      leaking.heap.graphql.growth > HEAP_GROWTH,
+      `leaking graphql heap after GC grew only ${mbText(leaking.heap.graphql.growth)}`,
+    );
+    t.diagnostic(
+      `leaking ${LEAK_BYTES / 1024} KB + ${LEAK_HEAP_BYTES / 1024} KB heap per request: graphql RSS growth max ${(leaking.summary.metrics[GROWTH].max * 100).toFixed(0)} %; ${heapText(leaking.heap)}`,
+    );
+  },
+);

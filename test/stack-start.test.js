@@ -33,82 +33,104 @@ const tcpAccepts = (addr) =>
     sock.on('error', () => resolve(false));
   });
 
-test('startTestStack: servers and toxiproxy answer through populated proxies; toxics apply and reset', { timeout: 90000 }, async (t) => {
-  const stack = await startTestStack();
-  t.after(() => stack.stop());
+test(
+  'startTestStack: servers and toxiproxy answer through populated proxies; toxics apply and reset',
+  { timeout: 90000 },
+  async (t) => {
+    const stack = await startTestStack();
+    t.after(() => stack.stop());
 
-  assert.deepEqual(Object.keys(stack.pids).sort(), ['graphql', 'grpc', 'toxiproxy']);
-  for (const pid of Object.values(stack.pids)) assert.ok(isAlive(pid), `pid ${pid} alive`);
-  assert.match(await stack.toxiproxy.version(), /^v2\.5\.0/);
+    assert.deepEqual(Object.keys(stack.pids).sort(), ['graphql', 'grpc', 'toxiproxy']);
+    for (const pid of Object.values(stack.pids)) assert.ok(isAlive(pid), `pid ${pid} alive`);
+    assert.match(await stack.toxiproxy.version(), /^v2\.5\.0/);
 
-  const proxies = await stack.toxiproxy.proxies();
-  for (const want of proxiesFor(stack.ports)) {
-    assert.equal(proxies[want.name]?.listen, want.listen, `${want.name} listens where defaults.js says`);
-    assert.equal(proxies[want.name].upstream, want.upstream);
-    assert.deepEqual(proxies[want.name].toxics, []);
-  }
-  assert.equal((await timedGet(healthz(stack.env))).status, 200);
-  assert.ok(await tcpAccepts(stack.env.GRPC_ADDR), 'gRPC proxy accepts');
-  assert.ok(await tcpAccepts(stack.env.GRPC_TLS_ADDR), 'gRPC TLS proxy accepts');
-
-  // 100 ms each way: a request through the proxy takes at least one 200 ms round trip.
-  const applied = await stack.toxiproxy.applyToxics([
-    { name: 'lat_up', type: 'latency', stream: 'upstream', toxicity: 1, attributes: { latency: 100 } },
-    { name: 'lat_down', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 100 } },
-  ]);
-  assert.deepEqual(Object.keys(applied).sort(), ['graphql_http', 'graphql_tls', 'grpc', 'grpc_tls']);
-  const slow = await timedGet(healthz(stack.env));
-  assert.equal(slow.status, 200);
-  assert.ok(slow.ms >= 195, `with 100 ms each way the request took ${slow.ms.toFixed(0)} ms`);
-  for (const p of Object.values(await stack.toxiproxy.proxies())) assert.deepEqual(p.toxics.map((x) => x.name), ['lat_up', 'lat_down']);
-
-  await stack.toxiproxy.reset();
-  for (const p of Object.values(await stack.toxiproxy.proxies())) assert.deepEqual(p.toxics, []);
-
-  await stack.stop();
-  for (const pid of Object.values(stack.pids)) assert.ok(!isAlive(pid), `pid ${pid} gone after stop()`);
-  assert.deepEqual(await portsInUse(stack.ports), []);
-});
-
-test('startStack: a port in use fails before anything starts, naming the port and its variable', { timeout: 30000 }, async (t) => {
-  const ports = await freePortMap();
-  const holder = createServer().listen(ports.GRPC_TLS_PORT, '127.0.0.1');
-  await new Promise((r) => holder.once('listening', r));
-  const runDir = mkdtempSync(join(tmpdir(), 'k6pack-stack-'));
-  t.after(() => {
-    holder.close();
-    rmSync(runDir, { recursive: true, force: true });
-  });
-  await assert.rejects(startStack({ ports, runDir }), (err) => {
-    assert.ok(err instanceof StackError);
-    assert.equal(err.message, `port ${ports.GRPC_TLS_PORT} (GRPC_TLS_PORT) is already in use: stop what holds it or set GRPC_TLS_PORT to a free port`);
-    return true;
-  });
-  assert.deepEqual(readdirSync(runDir), [], 'no process was started (no logs)');
-});
-
-test('startStack: a server that dies during start-up is named with its last log line; the rest is stopped', { timeout: 60000 }, async (t) => {
-  const ports = await freePortMap();
-  const runDir = mkdtempSync(join(tmpdir(), 'k6pack-stack-'));
-  // Both servers read TLS_CERT_FILE/TLS_KEY_FILE at start: a missing file makes them exit.
-  const saved = { cert: process.env.TLS_CERT_FILE, key: process.env.TLS_KEY_FILE };
-  process.env.TLS_CERT_FILE = join(runDir, 'missing-cert.pem');
-  process.env.TLS_KEY_FILE = join(runDir, 'missing-key.pem');
-  t.after(() => {
-    for (const [k, v] of [['TLS_CERT_FILE', saved.cert], ['TLS_KEY_FILE', saved.key]]) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
+    const proxies = await stack.toxiproxy.proxies();
+    for (const want of proxiesFor(stack.ports)) {
+      assert.equal(proxies[want.name]?.listen, want.listen, `${want.name} listens where defaults.js says`);
+      assert.equal(proxies[want.name].upstream, want.upstream);
+      assert.deepEqual(proxies[want.name].toxics, []);
     }
-    rmSync(runDir, { recursive: true, force: true });
-  });
-  await assert.rejects(startStack({ ports, runDir }), (err) => {
-    assert.ok(err instanceof StackError);
-    assert.match(err.message, /^(GraphQL|gRPC) server exited during start-up \(exit code 1\): .*missing-cert\.pem/);
-    assert.ok(!err.message.includes('\n'), 'one line');
-    return true;
-  });
-  assert.deepEqual(await portsInUse(ports), [], 'toxiproxy and the other server were stopped');
-});
+    assert.equal((await timedGet(healthz(stack.env))).status, 200);
+    assert.ok(await tcpAccepts(stack.env.GRPC_ADDR), 'gRPC proxy accepts');
+    assert.ok(await tcpAccepts(stack.env.GRPC_TLS_ADDR), 'gRPC TLS proxy accepts');
+
+    // 100 ms each way: a request through the proxy takes at least one 200 ms round trip.
+    const applied = await stack.toxiproxy.applyToxics([
+      { name: 'lat_up', type: 'latency', stream: 'upstream', toxicity: 1, attributes: { latency: 100 } },
+      { name: 'lat_down', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 100 } },
+    ]);
+    assert.deepEqual(Object.keys(applied).sort(), ['graphql_http', 'graphql_tls', 'grpc', 'grpc_tls']);
+    const slow = await timedGet(healthz(stack.env));
+    assert.equal(slow.status, 200);
+    assert.ok(slow.ms >= 195, `with 100 ms each way the request took ${slow.ms.toFixed(0)} ms`);
+    for (const p of Object.values(await stack.toxiproxy.proxies()))
+      assert.deepEqual(
+        p.toxics.map((x) => x.name),
+        ['lat_up', 'lat_down'],
+      );
+
+    await stack.toxiproxy.reset();
+    for (const p of Object.values(await stack.toxiproxy.proxies())) assert.deepEqual(p.toxics, []);
+
+    await stack.stop();
+    for (const pid of Object.values(stack.pids)) assert.ok(!isAlive(pid), `pid ${pid} gone after stop()`);
+    assert.deepEqual(await portsInUse(stack.ports), []);
+  },
+);
+
+test(
+  'startStack: a port in use fails before anything starts, naming the port and its variable',
+  { timeout: 30000 },
+  async (t) => {
+    const ports = await freePortMap();
+    const holder = createServer().listen(ports.GRPC_TLS_PORT, '127.0.0.1');
+    await new Promise((r) => holder.once('listening', r));
+    const runDir = mkdtempSync(join(tmpdir(), 'k6pack-stack-'));
+    t.after(() => {
+      holder.close();
+      rmSync(runDir, { recursive: true, force: true });
+    });
+    await assert.rejects(startStack({ ports, runDir }), (err) => {
+      assert.ok(err instanceof StackError);
+      assert.equal(
+        err.message,
+        `port ${ports.GRPC_TLS_PORT} (GRPC_TLS_PORT) is already in use: stop what holds it or set GRPC_TLS_PORT to a free port`,
+      );
+      return true;
+    });
+    assert.deepEqual(readdirSync(runDir), [], 'no process was started (no logs)');
+  },
+);
+
+test(
+  'startStack: a server that dies during start-up is named with its last log line; the rest is stopped',
+  { timeout: 60000 },
+  async (t) => {
+    const ports = await freePortMap();
+    const runDir = mkdtempSync(join(tmpdir(), 'k6pack-stack-'));
+    // Both servers read TLS_CERT_FILE/TLS_KEY_FILE at start: a missing file makes them exit.
+    const saved = { cert: process.env.TLS_CERT_FILE, key: process.env.TLS_KEY_FILE };
+    process.env.TLS_CERT_FILE = join(runDir, 'missing-cert.pem');
+    process.env.TLS_KEY_FILE = join(runDir, 'missing-key.pem');
+    t.after(() => {
+      for (const [k, v] of [
+        ['TLS_CERT_FILE', saved.cert],
+        ['TLS_KEY_FILE', saved.key],
+      ]) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      rmSync(runDir, { recursive: true, force: true });
+    });
+    await assert.rejects(startStack({ ports, runDir }), (err) => {
+      assert.ok(err instanceof StackError);
+      assert.match(err.message, /^(GraphQL|gRPC) server exited during start-up \(exit code 1\): .*missing-cert\.pem/);
+      assert.ok(!err.message.includes('\n'), 'one line');
+      return true;
+    });
+    assert.deepEqual(await portsInUse(ports), [], 'toxiproxy and the other server were stopped');
+  },
+);
 
 test('resolvePorts: defaults < env < arguments; bad and clashing values are one-line errors', () => {
   const [a, b] = [23001, 23002];
@@ -116,16 +138,24 @@ test('resolvePorts: defaults < env < arguments; bad and clashing values are one-
   assert.equal(ports.GRAPHQL_PORT, a);
   assert.equal(ports.GRPC_PORT, b);
   assert.equal(ports.TOXIPROXY_PORT, 8474);
-  assert.throws(() => resolvePorts({}, { TOXIPROXY_PORT: 'x' }), { message: 'TOXIPROXY_PORT=x is not a port number (1-65535)' });
+  assert.throws(() => resolvePorts({}, { TOXIPROXY_PORT: 'x' }), {
+    message: 'TOXIPROXY_PORT=x is not a port number (1-65535)',
+  });
   assert.throws(() => resolvePorts({}, { TOXIPROXY_PORT: '70000' }), StackError);
-  assert.throws(() => resolvePorts({ GRPC_PORT: 4000 }, {}), { message: 'GRAPHQL_PORT and GRPC_PORT are both 4000: give each its own port' });
-});
-
-test('Toxiproxy client: an API that is not there is a one-line error saying what to start', { timeout: 20000 }, async () => {
-  const [port] = await freePorts(1);
-  const client = new Toxiproxy(`http://127.0.0.1:${port}`, { timeoutMs: 2000 });
-  assert.equal(await client.isReachable(), false);
-  await assert.rejects(client.applyToxics([]), {
-    message: `Toxiproxy is not reachable at http://127.0.0.1:${port}: start the stack with \`npx k6pack up\``,
+  assert.throws(() => resolvePorts({ GRPC_PORT: 4000 }, {}), {
+    message: 'GRAPHQL_PORT and GRPC_PORT are both 4000: give each its own port',
   });
 });
+
+test(
+  'Toxiproxy client: an API that is not there is a one-line error saying what to start',
+  { timeout: 20000 },
+  async () => {
+    const [port] = await freePorts(1);
+    const client = new Toxiproxy(`http://127.0.0.1:${port}`, { timeoutMs: 2000 });
+    assert.equal(await client.isReachable(), false);
+    await assert.rejects(client.applyToxics([]), {
+      message: `Toxiproxy is not reachable at http://127.0.0.1:${port}: start the stack with \`npx k6pack up\``,
+    });
+  },
+);

@@ -43,49 +43,87 @@ function model(spec, kind, size, m, more = {}) {
 function within(t, what, measured, e) {
   const ratio = measured / e.ms;
   t.diagnostic(`${what}: ${measured} ms, model ${e.ms.toFixed(1)} ms (${e.formula}), x${ratio.toFixed(3)}`);
-  assert.ok(ratio >= RANGE[0] && ratio <= RANGE[1], `${what}: ${measured} ms vs model ${e.ms.toFixed(1)} ms (${e.formula})`);
+  assert.ok(
+    ratio >= RANGE[0] && ratio <= RANGE[1],
+    `${what}: ${measured} ms vs model ${e.ms.toFixed(1)} ms (${e.formula})`,
+  );
 }
 
-test('a 100 KB answer on a new connection pays slow start under 3g; under 3g+ideal it does not', { timeout: 120000 }, async (t) => {
-  const got = {};
-  for (const spec of ['3g', '3g+ideal']) {
-    const m = await probe({ PROFILE: spec, MODES: 'fresh', SIZES: '100000', SAMPLES: 2 });
-    const e = model(spec, 'fresh', 100000, m);
-    within(t, `${spec} new connection 100 KB`, m.fresh_100000.med, e);
-    got[spec] = { measured: m.fresh_100000.med, window: e.terms.find((x) => x.name === 'window')?.ms || 0 };
-  }
-  assert.equal(got['3g+ideal'].window, 0);
-  assert.ok(got['3g'].window > 300, `slow start by the model: ${got['3g'].window} ms`);
-  const cost = got['3g'].measured - got['3g+ideal'].measured;
-  assert.ok(cost > 0.8 * got['3g'].window && cost < 1.2 * got['3g'].window, `slow start measured ${cost} ms, model ${got['3g'].window} ms`);
-});
+test(
+  'a 100 KB answer on a new connection pays slow start under 3g; under 3g+ideal it does not',
+  { timeout: 120000 },
+  async (t) => {
+    const got = {};
+    for (const spec of ['3g', '3g+ideal']) {
+      const m = await probe({ PROFILE: spec, MODES: 'fresh', SIZES: '100000', SAMPLES: 2 });
+      const e = model(spec, 'fresh', 100000, m);
+      within(t, `${spec} new connection 100 KB`, m.fresh_100000.med, e);
+      got[spec] = { measured: m.fresh_100000.med, window: e.terms.find((x) => x.name === 'window')?.ms || 0 };
+    }
+    assert.equal(got['3g+ideal'].window, 0);
+    assert.ok(got['3g'].window > 300, `slow start by the model: ${got['3g'].window} ms`);
+    const cost = got['3g'].measured - got['3g+ideal'].measured;
+    assert.ok(
+      cost > 0.8 * got['3g'].window && cost < 1.2 * got['3g'].window,
+      `slow start measured ${cost} ms, model ${got['3g'].window} ms`,
+    );
+  },
+);
 
-test('a kept connection idle longer than the retransmission timeout starts its window over', { timeout: 120000 }, async (t) => {
-  const spec = 'lte'; // RTO 270 ms
-  const m = await probe({ PROFILE: spec, MODES: 'warm,idle', SIZES: '100000', IDLE_SIZE: 100000, IDLE_MS: 1000, SAMPLES: 3 });
-  const warm = model(spec, 'warm', 100000, m);
-  const idle = model(spec, 'idle', 100000, m);
-  within(t, 'kept, window open', m.warm_100000.med, warm);
-  within(t, 'kept, after 1 s idle', m.idle_100000.med, idle);
-  assert.ok(idle.ms - warm.ms > 80, `the restart costs ${idle.ms - warm.ms} ms by the model`);
-});
+test(
+  'a kept connection idle longer than the retransmission timeout starts its window over',
+  { timeout: 120000 },
+  async (t) => {
+    const spec = 'lte'; // RTO 270 ms
+    const m = await probe({
+      PROFILE: spec,
+      MODES: 'warm,idle',
+      SIZES: '100000',
+      IDLE_SIZE: 100000,
+      IDLE_MS: 1000,
+      SAMPLES: 3,
+    });
+    const warm = model(spec, 'warm', 100000, m);
+    const idle = model(spec, 'idle', 100000, m);
+    within(t, 'kept, window open', m.warm_100000.med, warm);
+    within(t, 'kept, after 1 s idle', m.idle_100000.med, idle);
+    assert.ok(idle.ms - warm.ms > 80, `the restart costs ${idle.ms - warm.ms} ms by the model`);
+  },
+);
 
 test('+shared: six answers at once over six connections share one link', { timeout: 120000 }, async (t) => {
   const got = {};
   for (const spec of ['lte', 'lte+shared']) {
     const m = await probe({ PROFILE: spec, MODES: 'batch', BATCH: 6, BATCH_SIZE: 100000, SAMPLES: 3 });
     const e = model(spec, 'batch', 100000, m, { transport: 'http-keepalive', conn: 'warm', connections: 6 });
-    t.diagnostic(`${spec}: six answers of 100 KB at once: ${m.batch_100000.med} ms, model ${e.ms.toFixed(1)} ms (${e.formula})`);
+    t.diagnostic(
+      `${spec}: six answers of 100 KB at once: ${m.batch_100000.med} ms, model ${e.ms.toFixed(1)} ms (${e.formula})`,
+    );
     got[spec] = { measured: m.batch_100000.med, model: e.ms };
   }
   const shared = got['lte+shared'];
-  assert.ok(shared.measured >= 0.9 * shared.model && shared.measured <= 1.15 * shared.model, `shared: ${shared.measured} ms vs model ${shared.model}`);
-  assert.ok(got.lte.measured < 0.5 * shared.measured, `each connection its own link: ${got.lte.measured} ms vs shared ${shared.measured} ms`);
+  assert.ok(
+    shared.measured >= 0.9 * shared.model && shared.measured <= 1.15 * shared.model,
+    `shared: ${shared.measured} ms vs model ${shared.model}`,
+  );
+  assert.ok(
+    got.lte.measured < 0.5 * shared.measured,
+    `each connection its own link: ${got.lte.measured} ms vs shared ${shared.measured} ms`,
+  );
 });
 
-test('under 3 % loss a 1 MB answer over TLS arrives whole (TLS would notice a byte out of place), and late', { timeout: 120000 }, async (t) => {
-  const m = await probe({ PROFILE: 'lte+loss3', TLS: 'true', MODES: 'fresh,warm', SIZES: '1000000', SAMPLES: 1 });
-  const lossless = model('lte', 'warm', 1000000, m);
-  t.diagnostic(`1 MB over HTTP/2 under lte+loss3: ${m.warm_1000000.med} ms (new connection ${m.fresh_1000000.med} ms); lossless model ${lossless.ms.toFixed(0)} ms, with loss ${model('lte+loss3', 'warm', 1000000, m).ms.toFixed(0)} ms`);
-  assert.ok(m.warm_1000000.med > 1.5 * lossless.ms, `${m.warm_1000000.med} ms is not slower than the lossless ${lossless.ms.toFixed(0)} ms`);
-});
+test(
+  'under 3 % loss a 1 MB answer over TLS arrives whole (TLS would notice a byte out of place), and late',
+  { timeout: 120000 },
+  async (t) => {
+    const m = await probe({ PROFILE: 'lte+loss3', TLS: 'true', MODES: 'fresh,warm', SIZES: '1000000', SAMPLES: 1 });
+    const lossless = model('lte', 'warm', 1000000, m);
+    t.diagnostic(
+      `1 MB over HTTP/2 under lte+loss3: ${m.warm_1000000.med} ms (new connection ${m.fresh_1000000.med} ms); lossless model ${lossless.ms.toFixed(0)} ms, with loss ${model('lte+loss3', 'warm', 1000000, m).ms.toFixed(0)} ms`,
+    );
+    assert.ok(
+      m.warm_1000000.med > 1.5 * lossless.ms,
+      `${m.warm_1000000.med} ms is not slower than the lossless ${lossless.ms.toFixed(0)} ms`,
+    );
+  },
+);

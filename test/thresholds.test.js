@@ -27,7 +27,12 @@ const policy = parsePolicy(readFileSync(FILE, 'utf8'), FILE);
 const SCENARIO = join(ROOT, 'scenarios', 'ws-vs-http.js');
 const SCENARIOS = scenarioNames();
 const declarations = Object.fromEntries(
-  await Promise.all(SCENARIOS.map(async (s) => [s, (await import(pathToFileURL(join(ROOT, 'scenarios', 'plans', `${s}.js`)).href)).default])),
+  await Promise.all(
+    SCENARIOS.map(async (s) => [
+      s,
+      (await import(pathToFileURL(join(ROOT, 'scenarios', 'plans', `${s}.js`)).href)).default,
+    ]),
+  ),
 );
 
 // k6 logs the error's text with its quotes escaped.
@@ -44,7 +49,10 @@ const bound = (list, stat) => Number((list.find((t) => t.startsWith(`${stat}<`))
 
 // Settings that add lanes a scenario's defaults leave out: study 001's document
 // (and its serial and Vulcain lanes), every executor of study 002.
-const EXTRA_ENVS = { 'compound-vs-parallel': [{ DOC_SIZES: 'small,medium,large,study' }], serialization: [{ EXECUTORS: 'all' }] };
+const EXTRA_ENVS = {
+  'compound-vs-parallel': [{ DOC_SIZES: 'small,medium,large,study' }],
+  serialization: [{ EXECUTORS: 'all' }],
+};
 
 describe('every scenario, profile, load level, lane and step has latency gates', () => {
   const { network, modifiers, faults } = listProfiles();
@@ -61,23 +69,36 @@ describe('every scenario, profile, load level, lane and step has latency gates',
           const where = `${scenario} ${spec} ${level}${Object.keys(extra).length ? ` ${JSON.stringify(extra)}` : ''}`;
           for (const [name, sc] of Object.entries(built.plan.scenarios)) {
             if (!sc.tags.transport) continue;
-            const own = built.gates.filter((g) => g.metric === built.latencyMetric && g.key.startsWith(`${built.latencyMetric}{scenario:${name}`));
+            const own = built.gates.filter(
+              (g) => g.metric === built.latencyMetric && g.key.startsWith(`${built.latencyMetric}{scenario:${name}`),
+            );
             assert.ok(own.length > 0, `${where}: no latency gate on ${name}`);
             for (const g of own) {
               const p50 = bound(built.thresholds[g.key], 'p(50)');
               const p95 = bound(built.thresholds[g.key], 'p(95)');
               assert.ok(p50 && p95, `${where}: ${g.key} has ${built.thresholds[g.key]}`);
-              assert.ok(p50 >= g.expected.p50.ms, `${where}: ${g.key} p(50)<${p50} is below the model's ${g.expected.p50.ms} ms`);
-              assert.ok(p95 >= g.expected.p95.ms && p95 >= p50, `${where}: ${g.key} p(95)<${p95} vs model ${g.expected.p95.ms} ms`);
+              assert.ok(
+                p50 >= g.expected.p50.ms,
+                `${where}: ${g.key} p(50)<${p50} is below the model's ${g.expected.p50.ms} ms`,
+              );
+              assert.ok(
+                p95 >= g.expected.p95.ms && p95 >= p50,
+                `${where}: ${g.key} p(95)<${p95} vs model ${g.expected.p95.ms} ms`,
+              );
               count++;
             }
           }
           // More VUs never get a tighter budget than fewer on the same lane and dims.
           const byLane = {};
-          for (const g of built.gates.filter((x) => x.which === 'op')) (byLane[`${g.lane} ${JSON.stringify(g.dims)}`] ||= []).push(g);
+          for (const g of built.gates.filter((x) => x.which === 'op'))
+            (byLane[`${g.lane} ${JSON.stringify(g.dims)}`] ||= []).push(g);
           for (const list of Object.values(byLane)) {
             const sorted = [...list].sort((a, b) => a.vus - b.vus);
-            for (let i = 1; i < sorted.length; i++) assert.ok(sorted[i].budget.p50 >= sorted[i - 1].budget.p50, `${where}: ${sorted[i].key} gets a tighter p50 than ${sorted[i - 1].key}`);
+            for (let i = 1; i < sorted.length; i++)
+              assert.ok(
+                sorted[i].budget.p50 >= sorted[i - 1].budget.p50,
+                `${where}: ${sorted[i].key} gets a tighter p50 than ${sorted[i - 1].key}`,
+              );
           }
         }
       }
@@ -86,7 +107,8 @@ describe('every scenario, profile, load level, lane and step has latency gates',
   }
 
   test('the budgets follow the model: more round trips, a slower link or a bigger message cost more', () => {
-    const gate = (spec, key, env = { LOAD: 'ci' }) => buildScenario(declarations['ws-vs-http'](env), loadProfile(spec), env, policy).gates.find((g) => g.key === key);
+    const gate = (spec, key, env = { LOAD: 'ci' }) =>
+      buildScenario(declarations['ws-vs-http'](env), loadProfile(spec), env, policy).gates.find((g) => g.key === key);
     const fresh = gate('3g', 'op_duration{scenario:http_fresh_c1}');
     const tls = gate('3g', 'op_duration{scenario:https_fresh_c1}');
     const ws = gate('3g', 'op_duration{scenario:ws_c1}');
@@ -99,17 +121,29 @@ describe('every scenario, profile, load level, lane and step has latency gates',
     const jitter = gate('lte+jitter', 'op_duration{scenario:ws_c1}');
     const plain = gate('lte', 'op_duration{scenario:ws_c1}');
     assert.ok(jitter.budget.p95 - plain.budget.p95 > jitter.budget.p50 - plain.budget.p50);
-    const big = (spec) => buildScenario(declarations['grpc-vs-graphql']({}), loadProfile(spec), {}, policy).gates.find((g) => g.key === 'op_duration{scenario:grpc_c1,payload:big,conn:warm}');
+    const big = (spec) =>
+      buildScenario(declarations['grpc-vs-graphql']({}), loadProfile(spec), {}, policy).gates.find(
+        (g) => g.key === 'op_duration{scenario:grpc_c1,payload:big,conn:warm}',
+      );
     assert.ok(big('3g').expected.p50.ms > 5000, 'a 1 MB message takes seconds at 1.6 Mbit/s');
-    assert.deepEqual(big('lan').overrides.map((o) => o.reason.slice(0, 20)), ['k6 itself decodes th']);
+    assert.deepEqual(
+      big('lan').overrides.map((o) => o.reason.slice(0, 20)),
+      ['k6 itself decodes th'],
+    );
   });
 
   test("study 001's lanes: the server term carries the generation time, the Vulcain flow one round trip more", () => {
     const env = { DOC_SIZES: 'study' };
-    const gate = (lane, spec = '4g') => buildScenario(declarations['compound-vs-parallel'](env), loadProfile(spec), env, policy).gates.find((g) => g.key === `op_duration{scenario:${lane}_c1,size:study,cache:off,conn:warm}`).expected.p50;
+    const gate = (lane, spec = '4g') =>
+      buildScenario(declarations['compound-vs-parallel'](env), loadProfile(spec), env, policy).gates.find(
+        (g) => g.key === `op_duration{scenario:${lane}_c1,size:study,cache:off,conn:warm}`,
+      ).expected.p50;
     const server = (e) => e.terms.find((t) => t.name === 'server').ms;
     // (nb - hits) x delay = 35 x 20 ms one after another; one delay at once.
-    assert.ok(server(gate('compound_serial_h2')) - server(gate('compound_h2')) >= 680, `${server(gate('compound_serial_h2'))} vs ${server(gate('compound_h2'))}`);
+    assert.ok(
+      server(gate('compound_serial_h2')) - server(gate('compound_h2')) >= 680,
+      `${server(gate('compound_serial_h2'))} vs ${server(gate('compound_h2'))}`,
+    );
     assert.ok(server(gate('compound_h2')) >= 20 && server(gate('atomic_h2')) >= 20);
     // 50 documents on 6 HTTP/1.1 connections: 9 rounds, 7 of them with a miss.
     assert.equal(gate('atomic_h1').roundTrips, 9);
@@ -130,7 +164,13 @@ describe('every scenario, profile, load level, lane and step has latency gates',
   });
 
   test('a network file of your own gets gates like a built-in profile', () => {
-    const mine = file('my-network.json', { rttMs: 120, jitterMs: 0, downKbps: 4000, upKbps: 1000, source: 'measured from our office to the API, 2026-11' });
+    const mine = file('my-network.json', {
+      rttMs: 120,
+      jitterMs: 0,
+      downKbps: 4000,
+      upKbps: 1000,
+      source: 'measured from our office to the API, 2026-11',
+    });
     const built = buildScenario(declarations['ws-vs-http']({}), loadProfile(`${mine}+flaky`), {}, policy);
     assert.equal(built.profile.name, 'my-network+flaky');
     const ws = built.gates.find((g) => g.key === 'op_duration{scenario:ws_c1}');
@@ -143,8 +183,13 @@ describe('the policy file', () => {
     for (const [name, s] of Object.entries(policy.scenarios)) {
       assert.ok(SCENARIOS.includes(name), `thresholds.json names scenario "${name}", which does not exist`);
       // "+flaky" is that fault on any network.
-      for (const p of Object.keys(s.profiles || {})) assert.doesNotThrow(() => loadProfile(p.startsWith('+') ? `lan${p}` : p), `"${name}".profiles."${p}" is not a profile`);
-      for (const o of s.overrides || []) assert.ok(o.reason.length > 20, `${name}: override ${JSON.stringify(o.where)} needs a reason`);
+      for (const p of Object.keys(s.profiles || {}))
+        assert.doesNotThrow(
+          () => loadProfile(p.startsWith('+') ? `lan${p}` : p),
+          `"${name}".profiles."${p}" is not a profile`,
+        );
+      for (const o of s.overrides || [])
+        assert.ok(o.reason.length > 20, `${name}: override ${JSON.stringify(o.where)} needs a reason`);
     }
     for (const list of [policy.gates.op_failed, policy.scenarios.faults.gates.op_failed]) {
       assert.equal(list[0].abortOnFail, true);
@@ -154,10 +199,26 @@ describe('the policy file', () => {
 
   const cases = [
     ['not JSON', '{oops', /thresholds file .*not JSON\.json: not valid JSON/],
-    ['the old layout', { 'ws-vs-http': { default: { op_failed: ['rate<0.1'] } } }, /unknown top-level field "ws-vs-http" .*must be rewritten/],
-    ['not a threshold', { ...policy, gates: { op_failed: ['rate<abc'] } }, /gates\."op_failed": "rate<abc" is not a k6 threshold/],
-    ['no reason', { ...policy, scenarios: { 'ws-vs-http': { overrides: [{ where: { transport: 'ws' }, p50Ms: 10 }] } } }, /scenarios\."ws-vs-http"\.overrides\[0\] needs a "reason"/],
-    ['a negative margin', { ...policy, latency: { ...policy.latency, p50: { factor: -1, plusMs: 20 } } }, /latency\.p50\.factor must be a number >= 0/],
+    [
+      'the old layout',
+      { 'ws-vs-http': { default: { op_failed: ['rate<0.1'] } } },
+      /unknown top-level field "ws-vs-http" .*must be rewritten/,
+    ],
+    [
+      'not a threshold',
+      { ...policy, gates: { op_failed: ['rate<abc'] } },
+      /gates\."op_failed": "rate<abc" is not a k6 threshold/,
+    ],
+    [
+      'no reason',
+      { ...policy, scenarios: { 'ws-vs-http': { overrides: [{ where: { transport: 'ws' }, p50Ms: 10 }] } } },
+      /scenarios\."ws-vs-http"\.overrides\[0\] needs a "reason"/,
+    ],
+    [
+      'a negative margin',
+      { ...policy, latency: { ...policy.latency, p50: { factor: -1, plusMs: 20 } } },
+      /latency\.p50\.factor must be a number >= 0/,
+    ],
   ];
   for (const [what, text, message] of cases) {
     test(`${what}: k6 stops before the test, in one sentence naming the file`, async () => {
@@ -183,8 +244,14 @@ describe('the policy file', () => {
   test('`k6pack thresholds` prints every gate with the model term behind it', async () => {
     const r = await runCli(['thresholds', 'ws-vs-http', '--profile', '5g']);
     assert.equal(r.exitCode, 0, r.stderr);
-    assert.match(r.stdout, /^ws-vs-http under 5g \(R 31 ms, down 111070 \/ up 11120 kbit\/s\), load ci: 20 latency gates/);
-    assert.match(r.stdout, /op_duration\{scenario:https_fresh_c1\} p\(50\)<\d+ p\(95\)<\d+ {2}\(model 3R \+ set-up \d+\/\d+ B\/B \+ \d+ B\/Bu \+ \d+ B\/Bd \+ server \+ k6 = 10\d\.\d ms\)/);
+    assert.match(
+      r.stdout,
+      /^ws-vs-http under 5g \(R 31 ms, down 111070 \/ up 11120 kbit\/s\), load ci: 20 latency gates/,
+    );
+    assert.match(
+      r.stdout,
+      /op_duration\{scenario:https_fresh_c1\} p\(50\)<\d+ p\(95\)<\d+ {2}\(model 3R \+ set-up \d+\/\d+ B\/B \+ \d+ B\/Bu \+ \d+ B\/Bd \+ server \+ k6 = 10\d\.\d ms\)/,
+    );
     assert.match(r.stdout, /op_duration\{scenario:ws_c4\} .*4 VUs\)/);
     assert.match(r.stdout, /op_failed rate<0\.01 \(aborts the run\)/);
     const bad = await runCli(['thresholds', 'ws-vs-http', '--profile', '6g']);
@@ -205,7 +272,11 @@ describe('gates on a real run', () => {
   test('an override set to an impossible value makes k6 exit 99, and says which gate failed', async () => {
     const path = file('impossible.json', {
       ...policy,
-      scenarios: { 'ws-vs-http': { overrides: [{ where: { lane: 'ws' }, p50Ms: 0.001, reason: 'a test: nothing answers in a microsecond' }] } },
+      scenarios: {
+        'ws-vs-http': {
+          overrides: [{ where: { lane: 'ws' }, p50Ms: 0.001, reason: 'a test: nothing answers in a microsecond' }],
+        },
+      },
     });
     const results = join(dir, 'results');
     mkdirSync(results);
@@ -217,7 +288,10 @@ describe('gates on a real run', () => {
     assert.match(r.stdout, /FAIL op_duration\{scenario:ws_c1\} p\(50\)<0\.001/);
     const junit = readFileSync(join(results, 'junit.xml'), 'utf8');
     assert.match(junit, /failures="1"/);
-    assert.match(junit, /<failure message="op_duration\{scenario:ws_c1\}: p\(50\)=[\d.]+, threshold p\(50\)&lt;0\.001"/);
+    assert.match(
+      junit,
+      /<failure message="op_duration\{scenario:ws_c1\}: p\(50\)=[\d.]+, threshold p\(50\)&lt;0\.001"/,
+    );
     const json = JSON.parse(readFileSync(join(results, 'summary.json'), 'utf8'));
     const row = json.rows.find((x) => x.scenario === 'ws_c1');
     assert.equal(row.gate.ok, false);

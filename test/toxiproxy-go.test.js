@@ -45,7 +45,16 @@ const GO_TESTS = [
 async function goTest(t, { patchesDir, run } = {}) {
   const dir = prepareToxiproxyBuild({ dir: mkdtempSync(join(tmpdir(), 'k6pack-toxiproxy-go-')), patchesDir });
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const args = ['test', '-mod=vendor', '-trimpath', '-count=1', '-timeout=120s', '-v', ...(run ? ['-run', run] : []), './...'];
+  const args = [
+    'test',
+    '-mod=vendor',
+    '-trimpath',
+    '-count=1',
+    '-timeout=120s',
+    '-v',
+    ...(run ? ['-run', run] : []),
+    './...',
+  ];
   return execa('go', args, { cwd: dir, reject: false, all: true, timeout: 180000, env: { CGO_ENABLED: '0' } });
 }
 
@@ -71,13 +80,21 @@ test('a patch that does not apply fails with one line naming it', { timeout: 120
     rmSync(dir, { recursive: true, force: true });
   });
   const bad = join(patches, '0001-bad.patch');
-  writeFileSync(bad, 'A patch against lines link.go does not have.\n\n--- a/link.go\n+++ b/link.go\n@@ -1,2 +1,2 @@\n-package nothere\n+package toxiproxy\n \n');
+  writeFileSync(
+    bad,
+    'A patch against lines link.go does not have.\n\n--- a/link.go\n+++ b/link.go\n@@ -1,2 +1,2 @@\n-package nothere\n+package toxiproxy\n \n',
+  );
   assert.throws(
     () => prepareToxiproxyBuild({ dir, patchesDir: patches }),
     (err) => {
       assert.ok(err instanceof ToolError, err.stack);
       assert.ok(!err.message.includes('\n'), `not one line: ${err.message}`);
-      assert.match(err.message, new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} does not apply to toxiproxy v2\\.5\\.0: .*link\\.go`));
+      assert.match(
+        err.message,
+        new RegExp(
+          `^${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} does not apply to toxiproxy v2\\.5\\.0: .*link\\.go`,
+        ),
+      );
       return true;
     },
   );
@@ -93,9 +110,15 @@ test('without git the build says in one line what to install', (t) => {
     process.env.PATH = path;
     rmSync(bin, { recursive: true, force: true });
   });
-  assert.throws(() => prepareToxiproxyBuild({ dir: join(bin, 'build') }), (err) => {
-    assert.ok(err instanceof ToolError, err.stack);
-    assert.match(err.message, /^git is needed to apply tools\/toxiproxy\/patches .*: install git .* and run 'npx k6pack tools' again\.$/);
-    return true;
-  });
+  assert.throws(
+    () => prepareToxiproxyBuild({ dir: join(bin, 'build') }),
+    (err) => {
+      assert.ok(err instanceof ToolError, err.stack);
+      assert.match(
+        err.message,
+        /^git is needed to apply tools\/toxiproxy\/patches .*: install git .* and run 'npx k6pack tools' again\.$/,
+      );
+      return true;
+    },
+  );
 });

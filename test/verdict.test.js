@@ -18,8 +18,24 @@ const row = (lane, step, p50, setupMs, ok = true, failureRate = 0) => ({
 });
 
 function doc(rows, { open = false } = {}) {
-  const steps = [...new Map(rows.map((r) => [r.scenario, { lane: r.lane, step: r.step, scenario: r.scenario, ...(open ? { rate: Number(r.step.slice(1)) * 6, timeUnit: '1m' } : {}) }])).values()];
-  return { run: { profile: '3g', network: { rttMs: 300 }, latencyMetric: 'op_duration', failureLimit: 0.01 }, steps, rows };
+  const steps = [
+    ...new Map(
+      rows.map((r) => [
+        r.scenario,
+        {
+          lane: r.lane,
+          step: r.step,
+          scenario: r.scenario,
+          ...(open ? { rate: Number(r.step.slice(1)) * 6, timeUnit: '1m' } : {}),
+        },
+      ]),
+    ).values(),
+  ];
+  return {
+    run: { profile: '3g', network: { rttMs: 300 }, latencyMetric: 'op_duration', failureLimit: 0.01 },
+    steps,
+    rows,
+  };
 }
 
 test('ranks the lanes, names alike ones together, and says what set-up costs by the model', () => {
@@ -35,7 +51,10 @@ test('ranks the lanes, names alike ones together, and says what set-up costs by 
   ]);
   const v = verdictOf(d);
   assert.equal(v.lines[0], '3g (R 300 ms) p50 at c1: ws and http2 307 ms; http fresh 612 ms; https fresh 933 ms.');
-  assert.equal(v.lines[1], 'Against https fresh: ws and http2 save 626 ms (600 ms of it connection set-up by the model: 2 RTT); http fresh saves 321 ms (300 ms of it connection set-up by the model: 1 RTT).');
+  assert.equal(
+    v.lines[1],
+    'Against https fresh: ws and http2 save 626 ms (600 ms of it connection set-up by the model: 2 RTT); http fresh saves 321 ms (300 ms of it connection set-up by the model: 1 RTT).',
+  );
   // http2 failed its budget at c4, https fresh failed too many operations there.
   assert.deepEqual(heldUpTo(d), { ws: 4, http2: 1, http_fresh: 4, https_fresh: 1 });
   assert.equal(v.lines[2], 'Held the budget up to: ws 4 VUs, http2 1 VU, http fresh 4 VUs, https fresh 1 VU.');
@@ -44,6 +63,8 @@ test('ranks the lanes, names alike ones together, and says what set-up costs by 
 test('a lane that failed its first step held nothing; an open workload counts arrivals per second', () => {
   const closed = verdictOf(doc([row('ws', 'c1', 307, 0, false), row('grpc', 'c1', 305, 0)]));
   assert.match(closed.lines.at(-1), /ws none \(failed at its first step\), grpc 1 VU\./);
-  const open = verdictOf(doc([row('ws', 'o50', 307, 0), row('ws', 'o90', 320, 0), row('ws', 'o150', 900, 0, false)], { open: true }));
+  const open = verdictOf(
+    doc([row('ws', 'o50', 307, 0), row('ws', 'o90', 320, 0), row('ws', 'o150', 900, 0, false)], { open: true }),
+  );
   assert.equal(open.lines.at(-1), 'Held the budget up to: ws 9.0 arrivals/s.');
 });

@@ -22,12 +22,18 @@ import { freePortMap } from '../dev/stack.js';
 
 const WORKFLOW_DIR = join(ROOT, '.github', 'workflows');
 const BASELINE_SH = join(WORKFLOW_DIR, 'scripts', 'baseline.sh');
-const WORKFLOWS = readdirSync(WORKFLOW_DIR).filter((f) => /\.ya?ml$/.test(f)).sort();
+const WORKFLOWS = readdirSync(WORKFLOW_DIR)
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort();
 const readRepo = (path) => readFileSync(join(ROOT, path), 'utf8');
 const pkg = JSON.parse(readRepo('package.json'));
 
 function parseWorkflow(file) {
-  const doc = YAML.parseDocument(readFileSync(join(WORKFLOW_DIR, file), 'utf8'), { strict: true, uniqueKeys: true, prettyErrors: true });
+  const doc = YAML.parseDocument(readFileSync(join(WORKFLOW_DIR, file), 'utf8'), {
+    strict: true,
+    uniqueKeys: true,
+    prettyErrors: true,
+  });
   return { doc, data: doc.toJS() };
 }
 
@@ -55,7 +61,11 @@ function k6packCalls(scripts) {
       const rest = words.slice(i + 2);
       const end = rest.indexOf('--');
       const own = end < 0 ? rest : rest.slice(0, end);
-      calls.push({ cmd: own[0], args: own.slice(1).filter((w) => !w.startsWith('-')), options: own.filter((w) => /^--?[a-z]/.test(w)) });
+      calls.push({
+        cmd: own[0],
+        args: own.slice(1).filter((w) => !w.startsWith('-')),
+        options: own.filter((w) => /^--?[a-z]/.test(w)),
+      });
     }
   }
   return calls;
@@ -63,16 +73,22 @@ function k6packCalls(scripts) {
 
 // `k6pack --help` commands (with aliases) and, per command, its options.
 function k6packHelp(args) {
-  return execFileSync(process.execPath, [join(ROOT, 'bin', 'k6pack.js'), ...args, '--help'], { encoding: 'utf8', timeout: 30000 });
+  return execFileSync(process.execPath, [join(ROOT, 'bin', 'k6pack.js'), ...args, '--help'], {
+    encoding: 'utf8',
+    timeout: 30000,
+  });
 }
 function helpCommands() {
   const text = k6packHelp([]);
   const section = text.split(/\nCommands:\n/)[1].split(/\n\n/)[0];
-  return new Set(section.split('\n').flatMap((l) => (/^ {2}([a-z][\w|-]*)/.exec(l)?.[1] || '').split('|').filter(Boolean)));
+  return new Set(
+    section.split('\n').flatMap((l) => (/^ {2}([a-z][\w|-]*)/.exec(l)?.[1] || '').split('|').filter(Boolean)),
+  );
 }
 const optionsSeen = new Map();
 function helpOptions(cmd) {
-  if (!optionsSeen.has(cmd)) optionsSeen.set(cmd, new Set(k6packHelp([cmd]).match(/(?<=^|[\s,])--?[a-z][\w-]*/gm) || []));
+  if (!optionsSeen.has(cmd))
+    optionsSeen.set(cmd, new Set(k6packHelp([cmd]).match(/(?<=^|[\s,])--?[a-z][\w-]*/gm) || []));
   return optionsSeen.get(cmd);
 }
 
@@ -89,9 +105,12 @@ function scriptsOf(wf) {
 
 describe('CI workflows for users of the pack', () => {
   let tools;
-  before(() => {
-    tools = ensureDevTools(['actionlint', 'shellcheck'], { log: (l) => process.stderr.write(`${l}\n`) });
-  }, { timeout: 600000 });
+  before(
+    () => {
+      tools = ensureDevTools(['actionlint', 'shellcheck'], { log: (l) => process.stderr.write(`${l}\n`) });
+    },
+    { timeout: 600000 },
+  );
 
   test('the two workflows are there and parse as strict YAML', () => {
     assert.deepEqual(WORKFLOWS, ['nightly-soak.yml', 'pr-gate.yml']);
@@ -103,8 +122,17 @@ describe('CI workflows for users of the pack', () => {
 
   test('actionlint (with shellcheck on every run: script) finds nothing', { timeout: 60000 }, async (t) => {
     const files = WORKFLOWS.map((f) => join('.github', 'workflows', f));
-    const r = await execa(tools.actionlint, ['-no-color', '-shellcheck', tools.shellcheck, '-pyflakes=', '-verbose', ...files], { cwd: ROOT, reject: false, timeout: 50000 });
-    t.diagnostic(r.stderr.split('\n').filter((l) => /Found|shellcheck/i.test(l)).join('\n'));
+    const r = await execa(
+      tools.actionlint,
+      ['-no-color', '-shellcheck', tools.shellcheck, '-pyflakes=', '-verbose', ...files],
+      { cwd: ROOT, reject: false, timeout: 50000 },
+    );
+    t.diagnostic(
+      r.stderr
+        .split('\n')
+        .filter((l) => /Found|shellcheck/i.test(l))
+        .join('\n'),
+    );
     assert.equal(r.exitCode, 0, `actionlint:\n${r.stdout}\n${r.stderr}`);
     assert.match(r.stderr, /Found 0 errors in 2 files/);
     assert.doesNotMatch(r.stderr, /Rule "shellcheck" was disabled/);
@@ -116,7 +144,10 @@ describe('CI workflows for users of the pack', () => {
     try {
       const bad = join(dir, 'bad.yml');
       writeFileSync(bad, 'on: push\njobs:\n  a:\n    runs-on: ubuntu-24.04\n    steps:\n      - run: rm -rf $DIR/x\n');
-      const r = await execa(tools.actionlint, ['-no-color', '-shellcheck', tools.shellcheck, '-pyflakes=', bad], { reject: false, timeout: 50000 });
+      const r = await execa(tools.actionlint, ['-no-color', '-shellcheck', tools.shellcheck, '-pyflakes=', bad], {
+        reject: false,
+        timeout: 50000,
+      });
       assert.equal(r.exitCode, 1, r.stdout + r.stderr);
       assert.match(r.stdout, /SC2086/);
     } finally {
@@ -128,7 +159,8 @@ describe('CI workflows for users of the pack', () => {
     for (const file of WORKFLOWS) {
       const uses = readFileSync(join(WORKFLOW_DIR, file), 'utf8').match(/uses:.*$/gm) || [];
       assert.ok(uses.length >= 4, file);
-      for (const line of uses) assert.match(line, /^uses: [\w-]+\/[\w/-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/, `${file}: ${line}`);
+      for (const line of uses)
+        assert.match(line, /^uses: [\w-]+\/[\w/-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/, `${file}: ${line}`);
     }
   });
 
@@ -144,7 +176,8 @@ describe('CI workflows for users of the pack', () => {
           continue;
         }
         const known = helpOptions(cmd);
-        for (const o of options) if (!known.has(o)) missing.push(`${file}: npx k6pack ${cmd} ${o} (not an option of ${cmd})`);
+        for (const o of options)
+          if (!known.has(o)) missing.push(`${file}: npx k6pack ${cmd} ${o} (not an option of ${cmd})`);
       }
     }
     assert.deepEqual(missing, []);
@@ -165,7 +198,10 @@ describe('CI workflows for users of the pack', () => {
     // The gate runs every scenario but soak (k6pack gate's default), so there must be more than soak.
     assert.ok(scenarios.includes('soak') && scenarios.length > 1);
     const soakRuns = k6packCalls(scriptsOf(soak)).filter((c) => c.cmd === 'run');
-    assert.deepEqual(soakRuns.map((c) => c.args[0]), ['soak']);
+    assert.deepEqual(
+      soakRuns.map((c) => c.args[0]),
+      ['soak'],
+    );
     assert.ok(levels.includes('soak'));
     const input = soak.on.workflow_dispatch.inputs;
     assert.equal(input.soak_duration.default, '1h');
@@ -186,29 +222,66 @@ describe('CI workflows for users of the pack', () => {
       const all = steps(wf);
       const runs = all.map((s) => s.run || '').join('\n');
       const upload = all.filter((s) => s.uses?.startsWith('actions/upload-artifact@'));
-      assert.ok(upload.length === 1 && upload[0].with.path === 'results/' && upload[0].with['retention-days'], 'uploads results/ with a retention');
-      assert.ok(k6packCalls([runs]).filter((c) => ['run', 'gate'].includes(c.cmd)).every((c) => c.options.includes('--dashboard') && c.options.includes('--results')), 'runs keep their folders and HTML dashboard');
+      assert.ok(
+        upload.length === 1 && upload[0].with.path === 'results/' && upload[0].with['retention-days'],
+        'uploads results/ with a retention',
+      );
+      assert.ok(
+        k6packCalls([runs])
+          .filter((c) => ['run', 'gate'].includes(c.cmd))
+          .every((c) => c.options.includes('--dashboard') && c.options.includes('--results')),
+        'runs keep their folders and HTML dashboard',
+      );
       assert.match(runs, /baseline\.sh save "\$RESULTS_DIR" baseline/);
       assert.ok(all.some((s) => s.uses?.startsWith('actions/cache/restore@') && s.with.path === 'baseline'));
-      assert.ok(all.some((s) => s.uses?.startsWith('actions/cache/save@') && s.with.path === 'baseline' && /success\(\)/.test(s.if)));
+      assert.ok(
+        all.some(
+          (s) => s.uses?.startsWith('actions/cache/save@') && s.with.path === 'baseline' && /success\(\)/.test(s.if),
+        ),
+      );
       // Stop the stack even when the run failed.
       assert.ok(all.some((s) => s.run === 'npx k6pack down' && /always\(\)/.test(s.if)));
       for (const job of Object.values(wf.jobs)) assert.ok(job['timeout-minutes'] > 0, 'every job is bounded');
     }
     // The PR gate is one `npx k6pack gate` into $RESULTS_DIR (report.html, junit.xml and
     // gate.md beside the run folders), compared with a restored baseline when there is one.
-    const prRuns = steps(pr).map((s) => s.run || '').join('\n');
-    assert.deepEqual(k6packCalls([prRuns]).map((c) => c.cmd), ['tools', 'up', 'gate', 'down']);
-    assert.match(prRuns, /npx k6pack gate --profile "\$GATE_PROFILES" --load "\$GATE_LOAD" --results "\$RESULTS_DIR" --dashboard "\$\{baseline\[@\]\}"/);
+    const prRuns = steps(pr)
+      .map((s) => s.run || '')
+      .join('\n');
+    assert.deepEqual(
+      k6packCalls([prRuns]).map((c) => c.cmd),
+      ['tools', 'up', 'gate', 'down'],
+    );
+    assert.match(
+      prRuns,
+      /npx k6pack gate --profile "\$GATE_PROFILES" --load "\$GATE_LOAD" --results "\$RESULTS_DIR" --dashboard "\$\{baseline\[@\]\}"/,
+    );
     assert.match(prRuns, /baseline=\(--baseline baseline --tolerance "\$COMPARE_TOLERANCE"\)/);
     for (const o of ['--baseline', '--tolerance']) assert.ok(helpOptions('gate').has(o), `gate ${o}`);
-    assert.match(prRuns, /cat "\$RESULTS_DIR\/gate\.md" >> "\$GITHUB_STEP_SUMMARY"/, 'Markdown tables into the job summary');
+    assert.match(
+      prRuns,
+      /cat "\$RESULTS_DIR\/gate\.md" >> "\$GITHUB_STEP_SUMMARY"/,
+      'Markdown tables into the job summary',
+    );
     const restore = steps(pr).findIndex((s) => s.uses?.startsWith('actions/cache/restore@'));
-    assert.ok(restore >= 0 && restore < steps(pr).findIndex((s) => /npx k6pack gate/.test(s.run || '')), 'the baseline is there before the gate');
+    assert.ok(
+      restore >= 0 && restore < steps(pr).findIndex((s) => /npx k6pack gate/.test(s.run || '')),
+      'the baseline is there before the gate',
+    );
     // The soak: `npx k6pack run`, then its reports and baseline.sh's comparison.
-    const soakRuns = steps(soak).map((s) => s.run || '').join('\n');
-    assert.match(soakRuns, /cat "\$RESULTS_DIR"\/\*\/summary\.md >> "\$GITHUB_STEP_SUMMARY"/, 'Markdown tables into the job summary');
-    assert.match(soakRuns, /npx k6pack report "\$RESULTS_DIR"\/\*\/summary\.json --out "\$RESULTS_DIR\/report\.html"/, 'an HTML report in the artifact');
+    const soakRuns = steps(soak)
+      .map((s) => s.run || '')
+      .join('\n');
+    assert.match(
+      soakRuns,
+      /cat "\$RESULTS_DIR"\/\*\/summary\.md >> "\$GITHUB_STEP_SUMMARY"/,
+      'Markdown tables into the job summary',
+    );
+    assert.match(
+      soakRuns,
+      /npx k6pack report "\$RESULTS_DIR"\/\*\/summary\.json --out "\$RESULTS_DIR\/report\.html"/,
+      'an HTML report in the artifact',
+    );
     assert.match(soakRuns, /baseline\.sh compare baseline "\$RESULTS_DIR" "\$COMPARE_TOLERANCE"/);
   });
 
@@ -218,7 +291,9 @@ describe('CI workflows for users of the pack', () => {
     const dir = mkdtempSync(join(tmpdir(), 'k6pack-gate-step-'));
     try {
       mkdirSync(join(dir, 'bin'));
-      writeFileSync(join(dir, 'bin', 'npx'), '#!/bin/sh\nprintf "%s\\n" "$*" > "$NPX_ARGS"\nexit "${NPX_EXIT:-0}"\n', { mode: 0o755 });
+      writeFileSync(join(dir, 'bin', 'npx'), '#!/bin/sh\nprintf "%s\\n" "$*" > "$NPX_ARGS"\nexit "${NPX_EXIT:-0}"\n', {
+        mode: 0o755,
+      });
       const step = async (env, { baselineDir = false } = {}) => {
         rmSync(join(dir, 'baseline'), { recursive: true, force: true });
         if (baselineDir) mkdirSync(join(dir, 'baseline'));
@@ -226,22 +301,40 @@ describe('CI workflows for users of the pack', () => {
         writeFileSync(summary, '');
         const r = await execa('bash', ['-eo', 'pipefail', '-c', gate.run], {
           cwd: dir,
-          env: { ...workflows['pr-gate.yml'].data.jobs.gate.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}`, NPX_ARGS: join(dir, 'args'), GITHUB_STEP_SUMMARY: summary, ...env },
+          env: {
+            ...workflows['pr-gate.yml'].data.jobs.gate.env,
+            PATH: `${join(dir, 'bin')}:${process.env.PATH}`,
+            NPX_ARGS: join(dir, 'args'),
+            GITHUB_STEP_SUMMARY: summary,
+            ...env,
+          },
           extendEnv: false,
           reject: false,
           timeout: 10000,
         });
-        return { code: r.exitCode, args: readFileSync(join(dir, 'args'), 'utf8').trim(), summary: readFileSync(summary, 'utf8') };
+        return {
+          code: r.exitCode,
+          args: readFileSync(join(dir, 'args'), 'utf8').trim(),
+          summary: readFileSync(summary, 'utf8'),
+        };
       };
       const plain = 'k6pack gate --profile lan,lte --load ci --results results --dashboard';
-      const pr = await step({ GITHUB_EVENT_NAME: 'pull_request', BASELINE_KEY: 'k6pack-baseline-main-abc' }, { baselineDir: true });
-      assert.deepEqual(pr, { code: 0, args: `${plain} --baseline baseline --tolerance 10%`, summary: 'Baseline: k6pack-baseline-main-abc\n' });
+      const pr = await step(
+        { GITHUB_EVENT_NAME: 'pull_request', BASELINE_KEY: 'k6pack-baseline-main-abc' },
+        { baselineDir: true },
+      );
+      assert.deepEqual(pr, {
+        code: 0,
+        args: `${plain} --baseline baseline --tolerance 10%`,
+        summary: 'Baseline: k6pack-baseline-main-abc\n',
+      });
       const first = await step({ GITHUB_EVENT_NAME: 'pull_request', BASELINE_KEY: '' });
       assert.equal(first.args, plain);
       assert.match(first.summary, /^No baseline stored for the base branch yet: gated on thresholds only\.$/m);
       const push = await step({ GITHUB_EVENT_NAME: 'push', BASELINE_KEY: '' }, { baselineDir: true });
       assert.deepEqual(push, { code: 0, args: plain, summary: '' });
-      for (const code of [99, 3, 1]) assert.equal((await step({ GITHUB_EVENT_NAME: 'push', NPX_EXIT: String(code) })).code, code);
+      for (const code of [99, 3, 1])
+        assert.equal((await step({ GITHUB_EVENT_NAME: 'push', NPX_EXIT: String(code) })).code, code);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -249,7 +342,9 @@ describe('CI workflows for users of the pack', () => {
 
   test("the soak's input check takes 90s..5h and refuses anything else", async () => {
     const check = steps(workflows['nightly-soak.yml'].data).find((s) => s.name === 'Check the inputs').run;
-    const verdict = async (value) => (await execa('bash', ['-e', '-c', check], { env: { SOAK_DURATION: value }, reject: false, timeout: 10000 })).exitCode;
+    const verdict = async (value) =>
+      (await execa('bash', ['-e', '-c', check], { env: { SOAK_DURATION: value }, reject: false, timeout: 10000 }))
+        .exitCode;
     for (const ok of ['90s', '15m', '1h', '5h']) assert.equal(await verdict(ok), 0, ok);
     for (const bad of ['6h', '301m', '1d', '', '1h; touch x', '$(id)']) assert.equal(await verdict(bad), 2, bad);
   });
@@ -302,17 +397,41 @@ describe('CI workflows for users of the pack', () => {
     let dir;
     let run;
     const sh = (args) => execa('bash', [BASELINE_SH, ...args], { cwd: ROOT, reject: false, timeout: 60000 });
-    before(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'k6pack-baseline-'));
-      const env = { ...Object.fromEntries(Object.entries(await freePortMap()).map(([k, v]) => [k, String(v)])), K6PACK_RUN_DIR: join(dir, 'run') };
-      const args = ['run', 'ws-vs-http', '--profile', 'lan', '--load', 'smoke', '--results', join(dir, 'results'), '--', '-e', 'STEP_SECONDS=1'];
-      const r = await execa(process.execPath, [join(ROOT, 'bin', 'k6pack.js'), ...args], { cwd: ROOT, env, reject: false, timeout: 120000, stdin: 'ignore' });
-      assert.ok([0, 99].includes(r.exitCode), `k6pack run exited ${r.exitCode}: ${r.stderr}`);
-      const folders = readdirSync(join(dir, 'results'));
-      assert.equal(folders.length, 1, String(folders));
-      run = join(dir, 'results', folders[0]);
-      assert.match(folders[0], /^ws-vs-http-lan-.+/);
-    }, { timeout: 180000 });
+    before(
+      async () => {
+        dir = mkdtempSync(join(tmpdir(), 'k6pack-baseline-'));
+        const env = {
+          ...Object.fromEntries(Object.entries(await freePortMap()).map(([k, v]) => [k, String(v)])),
+          K6PACK_RUN_DIR: join(dir, 'run'),
+        };
+        const args = [
+          'run',
+          'ws-vs-http',
+          '--profile',
+          'lan',
+          '--load',
+          'smoke',
+          '--results',
+          join(dir, 'results'),
+          '--',
+          '-e',
+          'STEP_SECONDS=1',
+        ];
+        const r = await execa(process.execPath, [join(ROOT, 'bin', 'k6pack.js'), ...args], {
+          cwd: ROOT,
+          env,
+          reject: false,
+          timeout: 120000,
+          stdin: 'ignore',
+        });
+        assert.ok([0, 99].includes(r.exitCode), `k6pack run exited ${r.exitCode}: ${r.stderr}`);
+        const folders = readdirSync(join(dir, 'results'));
+        assert.equal(folders.length, 1, String(folders));
+        run = join(dir, 'results', folders[0]);
+        assert.match(folders[0], /^ws-vs-http-lan-.+/);
+      },
+      { timeout: 180000 },
+    );
     after(() => rmSync(dir, { recursive: true, force: true }));
 
     test('shellcheck finds nothing in it', async () => {
@@ -325,7 +444,10 @@ describe('CI workflows for users of the pack', () => {
       const saved = await sh(['save', join(dir, 'results'), base]);
       assert.equal(saved.exitCode, 0, saved.stderr);
       assert.deepEqual(readdirSync(base), ['ws-vs-http-lan']);
-      assert.deepEqual(readFileSync(join(base, 'ws-vs-http-lan', 'summary.json')), readFileSync(join(run, 'summary.json')));
+      assert.deepEqual(
+        readFileSync(join(base, 'ws-vs-http-lan', 'summary.json')),
+        readFileSync(join(run, 'summary.json')),
+      );
       const same = await sh(['compare', base, join(dir, 'results'), '10%']);
       assert.equal(same.exitCode, 0, same.stdout + same.stderr);
       assert.match(same.stdout, /^\|.*\|$/m);
@@ -350,11 +472,14 @@ describe('CI workflows for users of the pack', () => {
 
     test("the report step's command writes the HTML report", async () => {
       const out = join(dir, 'report.html');
-      const r = await execa(process.execPath, [join(ROOT, 'bin', 'k6pack.js'), 'report', join(run, 'summary.json'), '--out', out], { cwd: ROOT, reject: false, timeout: 60000 });
+      const r = await execa(
+        process.execPath,
+        [join(ROOT, 'bin', 'k6pack.js'), 'report', join(run, 'summary.json'), '--out', out],
+        { cwd: ROOT, reject: false, timeout: 60000 },
+      );
       assert.equal(r.exitCode, 0, r.stderr);
       assert.match(readFileSync(out, 'utf8'), /^<!doctype html>/i);
       assert.ok(existsSync(join(run, 'summary.md')), 'summary.md for the job summary');
     });
   });
 });
-

@@ -59,7 +59,8 @@ function slots() {
   for (let r = 0; r <= PLAN.rounds; r++) {
     for (const pair of Object.keys(PLAN.pairs)) {
       const sides = Object.keys(PLAN.pairs[pair]).sort();
-      for (const side of r % 2 ? sides : sides.reverse()) add(pair, side, r, r === 0 ? PLAN.warmupSeconds || 1 : PLAN.slotSeconds);
+      for (const side of r % 2 ? sides : sides.reverse())
+        add(pair, side, r, r === 0 ? PLAN.warmupSeconds || 1 : PLAN.slotSeconds);
     }
   }
   return { scenarios, thresholds };
@@ -92,7 +93,10 @@ export function bareWs() {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(__ENV.URL, 'graphql-transport-ws');
     let n = 0;
-    const subscribe = () => ws.send(JSON.stringify({ id: String(++n), type: 'subscribe', payload: { query: BOOK_QUERY, variables: VARIABLES } }));
+    const subscribe = () =>
+      ws.send(
+        JSON.stringify({ id: String(++n), type: 'subscribe', payload: { query: BOOK_QUERY, variables: VARIABLES } }),
+      );
     ws.onopen = () => ws.send('{"type":"connection_init"}');
     ws.onmessage = (e) => {
       const type = JSON.parse(e.data).type;
@@ -126,7 +130,8 @@ function grpc1() {
 async function ws1() {
   const ws = new GraphqlWs(wsUrl(false));
   await ws.open();
-  for (let i = 0; i < WS_OPS; i++) await ws.execute({ query: BOOK_QUERY, variables: VARIABLES, validate: validateBook(ID) });
+  for (let i = 0; i < WS_OPS; i++)
+    await ws.execute({ query: BOOK_QUERY, variables: VARIABLES, validate: validateBook(ID) });
   await ws.close();
 }
 

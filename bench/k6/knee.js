@@ -47,7 +47,12 @@ export const options = {
   scenarios: { knee: { ...SCENARIOS[TRANSPORT], tags: { transport: TRANSPORT } } },
   insecureSkipTLSVerify: true,
   summaryTrendStats: ['avg', 'med', 'p(95)', 'p(99)', 'count'],
-  thresholds: { op_duration: ['max>=0'], op_failed: ['rate>=0'], knee_dropped: ['count>=0'], dropped_iterations: ['count>=0'] },
+  thresholds: {
+    op_duration: ['max>=0'],
+    op_failed: ['rate>=0'],
+    knee_dropped: ['count>=0'],
+    dropped_iterations: ['count>=0'],
+  },
 };
 
 let i = 0;
@@ -69,7 +74,7 @@ export async function ws() {
   const start = Date.now();
   const running = [];
   let inFlight = 0;
-  for (let n = 0; Date.now() - start < SECONDS * 1000 && n < RATE * SECONDS; ) {
+  for (let n = 0; Date.now() - start < SECONDS * 1000 && n < RATE * SECONDS;) {
     // Everything due by now, then a short wait.
     const due = Math.floor((Date.now() - start) / interval) + 1;
     for (; n < due; n++) {

@@ -40,7 +40,8 @@ const PROTO = { h1: 'HTTP/1.1', 'h1-fresh': 'HTTP/1.1', 'h1-tls': 'HTTP/1.1', h2
 // The i-th operation of this VU as { query, variables, expect }: `expect` is a
 // string the answer must contain.
 function operation(i) {
-  if (OP === 'payload') return { query: PAYLOAD_QUERY, variables: { size: PAYLOAD_SIZE }, expect: `"size":${PAYLOAD_SIZE}` };
+  if (OP === 'payload')
+    return { query: PAYLOAD_QUERY, variables: { size: PAYLOAD_SIZE }, expect: `"size":${PAYLOAD_SIZE}` };
   const op = bookOperation(__VU, i);
   return { query: op.query, variables: op.variables, expect: `"${op.variables.id}"` };
 }
@@ -63,7 +64,11 @@ function httpOp() {
     headers: LANE === 'h1-fresh' ? FRESH_HEADERS : HEADERS,
   });
   const body = typeof res.body === 'string' ? res.body : '';
-  const ok = res.status === 200 && res.proto === PROTO[LANE] && body.indexOf('"errors"') === -1 && body.indexOf(op.expect) !== -1;
+  const ok =
+    res.status === 200 &&
+    res.proto === PROTO[LANE] &&
+    body.indexOf('"errors"') === -1 &&
+    body.indexOf(op.expect) !== -1;
   count(ok, `status ${res.status} ${res.proto} ${res.error || body.slice(0, 200)}`);
 }
 
@@ -78,7 +83,13 @@ function wsOps() {
     const subscribe = () => {
       current = operation(n);
       n += 1;
-      ws.send(JSON.stringify({ id: String(n), type: 'subscribe', payload: { query: current.query, variables: current.variables } }));
+      ws.send(
+        JSON.stringify({
+          id: String(n),
+          type: 'subscribe',
+          payload: { query: current.query, variables: current.variables },
+        }),
+      );
     };
     ws.onopen = () => ws.send('{"type":"connection_init"}');
     ws.onmessage = (e) => {
@@ -114,11 +125,17 @@ function grpcOp() {
   }
   if (OP === 'payload') {
     const res = client.invoke('books.v1.Books/Payload', { size: PAYLOAD_SIZE });
-    count(res.status === grpc.StatusOK && res.message && res.message.data.length === PAYLOAD_SIZE, `status ${res.status} ${res.error && res.error.message}`);
+    count(
+      res.status === grpc.StatusOK && res.message && res.message.data.length === PAYLOAD_SIZE,
+      `status ${res.status} ${res.error && res.error.message}`,
+    );
   } else {
     const id = bookId(1 + ((__VU * 7919 + exec.vu.iterationInScenario) % 1000));
     const res = client.invoke('books.v1.Books/GetBook', { id });
-    count(res.status === grpc.StatusOK && res.message && res.message.id === id, `status ${res.status} ${res.error && res.error.message}`);
+    count(
+      res.status === grpc.StatusOK && res.message && res.message.id === id,
+      `status ${res.status} ${res.error && res.error.message}`,
+    );
   }
 }
 

@@ -8,7 +8,14 @@ import { GraphqlWs, wsUrl } from '../../scenarios/lib/ws.js';
 const SECONDS = Number(__ENV.SECONDS || 10);
 
 export const options = {
-  scenarios: { hold: { executor: 'per-vu-iterations', vus: Number(__ENV.VUS || 100), iterations: 1, maxDuration: `${SECONDS + 60}s` } },
+  scenarios: {
+    hold: {
+      executor: 'per-vu-iterations',
+      vus: Number(__ENV.VUS || 100),
+      iterations: 1,
+      maxDuration: `${SECONDS + 60}s`,
+    },
+  },
 };
 
 export default async function () {

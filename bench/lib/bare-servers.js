@@ -20,13 +20,20 @@ const capture = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const server = http.createServer({ keepAliveTimeout: 65000 }, (req, res) => {
   req.resume();
   req.on('end', () => {
-    res.writeHead(200, { 'content-type': capture.http.contentType, 'content-length': Buffer.byteLength(capture.http.body) });
+    res.writeHead(200, {
+      'content-type': capture.http.contentType,
+      'content-length': Buffer.byteLength(capture.http.body),
+    });
     res.end(capture.http.body);
   });
 });
 
 // graphql-transport-ws: ack the init, answer every subscribe with the captured next + complete.
-const wss = new WebSocketServer({ server, path: '/graphql', handleProtocols: (protocols) => (protocols.has('graphql-transport-ws') ? 'graphql-transport-ws' : false) });
+const wss = new WebSocketServer({
+  server,
+  path: '/graphql',
+  handleProtocols: (protocols) => (protocols.has('graphql-transport-ws') ? 'graphql-transport-ws' : false),
+});
 wss.on('connection', (socket) => {
   socket.on('message', (data) => {
     const msg = JSON.parse(data);
@@ -45,7 +52,9 @@ grpcServer.addService(booksService, { GetBook: (_call, callback) => callback(nul
 
 const httpPort = await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
 const grpcPort = await new Promise((resolve, reject) =>
-  grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
+  grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) =>
+    err ? reject(err) : resolve(port),
+  ),
 );
 console.log(JSON.stringify({ http: httpPort, grpc: grpcPort }));
 

@@ -24,14 +24,19 @@ export function parseFlags(spec, argv = process.argv.slice(2)) {
     const m = /^--([a-z-]+)(?:=(.*))?$/.exec(argv[i]);
     const key = m && m[1].replace(/-([a-z])/g, (_, c) => c.toUpperCase());
     if (!m || !(key in spec)) {
-      throw new BenchError(`unknown argument ${argv[i]}: this bench takes ${Object.keys(spec).map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')}`);
+      throw new BenchError(
+        `unknown argument ${argv[i]}: this bench takes ${Object.keys(spec)
+          .map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)
+          .join(', ')}`,
+      );
     }
     if (typeof spec[key] === 'boolean') out[key] = m[2] === undefined ? true : m[2] !== 'false';
     else {
       const value = m[2] ?? argv[++i];
       if (value === undefined) throw new BenchError(`--${m[1]} needs a value`);
       out[key] = typeof spec[key] === 'number' ? Number(value) : value;
-      if (typeof spec[key] === 'number' && !Number.isFinite(out[key])) throw new BenchError(`--${m[1]} ${value}: not a number`);
+      if (typeof spec[key] === 'number' && !Number.isFinite(out[key]))
+        throw new BenchError(`--${m[1]} ${value}: not a number`);
     }
   }
   return out;
@@ -70,13 +75,18 @@ export function slope(points) {
   return den ? num / den : null;
 }
 
-export const round = (x, digits = 1) => (x === null || x === undefined || Number.isNaN(x) ? null : Number(x.toFixed(digits)));
+export const round = (x, digits = 1) =>
+  x === null || x === undefined || Number.isNaN(x) ? null : Number(x.toFixed(digits));
 
 // Rows of objects as an aligned text table, columns in `columns` order.
 export function table(rows, columns) {
   const text = (v) => (v === null || v === undefined ? '-' : String(v));
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => text(r[c]).length)));
-  const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(columns), ...rows.map((r) => line(columns.map((c) => text(r[c]))))].join('\n');
 }
 
@@ -168,7 +178,11 @@ export async function withTempDir(fn, prefix = 'k6pack-bench-') {
 // pack's RESULTS_DIR format); `samples` are k6's raw points (--out json) of the
 // metrics keep(name) accepts, when `keep` is given: [{ metric, time (ms), value, tags }].
 // A k6 exit code outside allowCodes throws.
-export async function runScenario(stack, scenario, { env = {}, keep = null, timeoutMs = 600000, allowCodes = [0, 99] } = {}) {
+export async function runScenario(
+  stack,
+  scenario,
+  { env = {}, keep = null, timeoutMs = 600000, allowCodes = [0, 99] } = {},
+) {
   return withTempDir(async (dir) => {
     const raw = join(dir, 'samples.json.gz');
     const run = await runK6(join(ROOT, 'scenarios', `${scenario}.js`), {
@@ -177,7 +191,9 @@ export async function runScenario(stack, scenario, { env = {}, keep = null, time
       timeoutMs,
     });
     if (!allowCodes.includes(run.code) || !run.summary) {
-      throw new BenchError(`k6 run of ${scenario} (${JSON.stringify(env)}) exited ${run.code}${run.timedOut ? ' (timed out)' : ''}: ${run.stderr.slice(-1500)}`);
+      throw new BenchError(
+        `k6 run of ${scenario} (${JSON.stringify(env)}) exited ${run.code}${run.timedOut ? ' (timed out)' : ''}: ${run.stderr.slice(-1500)}`,
+      );
     }
     const samples = keep ? await readSamples(raw, keep) : [];
     return { code: run.code, summary: run.summary, samples, stderr: run.stderr };

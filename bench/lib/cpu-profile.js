@@ -11,29 +11,75 @@
 import { readFileSync } from 'node:fs';
 
 const inGraphql = (dir) => (f) => f.url.includes(`/node_modules/graphql/${dir}`);
-const fn = (...names) => (f) => names.includes(f.functionName);
-const inPack = (file, ...names) => (f) => f.url.endsWith(`/servers/graphql/${file}`) && (names.length === 0 || names.includes(f.functionName));
+const fn =
+  (...names) =>
+  (f) =>
+    names.includes(f.functionName);
+const inPack =
+  (file, ...names) =>
+  (f) =>
+    f.url.endsWith(`/servers/graphql/${file}`) && (names.length === 0 || names.includes(f.functionName));
 
 // [phase, test(callFrame)], tried in this order on each frame.
 export const PHASES = [
-  ['decode', (f) => fn('parseJsonBody', 'operationParams', 'parseMessage', 'jsonMessageReviver')(f) || (f.functionName === 'parse' && f.url === '')],
+  [
+    'decode',
+    (f) =>
+      fn('parseJsonBody', 'operationParams', 'parseMessage', 'jsonMessageReviver')(f) ||
+      (f.functionName === 'parse' && f.url === ''),
+  ],
   ['shape checks', inPack('rules.js', 'documentSizeError', 'nestingError', 'stringEnd')],
   ['parse', (f) => inGraphql('language/')(f)],
-  ['validate', (f) => inGraphql('validation/')(f) || inPack('rules.js', 'QueryDepthLimit', 'OperationDefinition', 'selectionDepth', 'fragmentDepth')(f)],
+  [
+    'validate',
+    (f) =>
+      inGraphql('validation/')(f) ||
+      inPack('rules.js', 'QueryDepthLimit', 'OperationDefinition', 'selectionDepth', 'fragmentDepth')(f),
+  ],
   ['cost', inPack('cost.js')],
-  ['execute', (f) => inGraphql('execution/')(f) || inPack('resolvers.js')(f) || inPack('execution.js', 'executeOperation', 'subscribeOperation')(f) || f.url.includes('/servers/shared/data.js')],
+  [
+    'execute',
+    (f) =>
+      inGraphql('execution/')(f) ||
+      inPack('resolvers.js')(f) ||
+      inPack('execution.js', 'executeOperation', 'subscribeOperation')(f) ||
+      f.url.includes('/servers/shared/data.js'),
+  ],
   ['serialize', (f) => fn('stringify', 'toJSON', 'timedStringifyResult', 'stringifyMessage')(f)],
-  ['timing', (f) => inPack('timing.js', 'fillSerPlaceholder', 'wsTimingExtension', 'serverTimingHeader', 'newRequestTiming', 'executionDidStart', 'executionDidEnd', 'newOperationTiming', 'wsTiming', 'WsTiming')(f) || inPack('execution.js', 'markStart')(f) || f.url.endsWith('/common/server-timing.js')],
+  [
+    'timing',
+    (f) =>
+      inPack(
+        'timing.js',
+        'fillSerPlaceholder',
+        'wsTimingExtension',
+        'serverTimingHeader',
+        'newRequestTiming',
+        'executionDidStart',
+        'executionDidEnd',
+        'newOperationTiming',
+        'wsTiming',
+        'WsTiming',
+      )(f) ||
+      inPack('execution.js', 'markStart')(f) ||
+      f.url.endsWith('/common/server-timing.js'),
+  ],
   ['documents', inPack('documents.js')],
 ];
 
 // [category, test(url)] for the innermost frame with a url.
 export const OWNERS = [
-  ['AsyncLocalStorage', (u) => u.includes('async_hooks') || u.includes('async_local_storage') || u.includes('async_context')],
+  [
+    'AsyncLocalStorage',
+    (u) => u.includes('async_hooks') || u.includes('async_local_storage') || u.includes('async_context'),
+  ],
   ['graphql-ws', (u) => u.includes('/node_modules/graphql-ws/')],
   ['ws framing', (u) => u.includes('/node_modules/ws/')],
   ['Apollo pipeline', (u) => u.includes('/node_modules/@apollo/') || u.includes('/node_modules/negotiator/')],
-  ['pack HTTP handler', (u) => u.endsWith('/servers/graphql/http.js') || u.endsWith('/servers/graphql/responseCache.js')],
+  [
+    'pack HTTP handler',
+    (u) => u.endsWith('/servers/graphql/http.js') || u.endsWith('/servers/graphql/responseCache.js'),
+  ],
   ['pack WS hooks', (u) => u.endsWith('/servers/graphql/ws.js')],
   ['pack other', (u) => u.includes('/servers/')],
   ['HTTP/2 framing', (u) => u.includes('http2')],

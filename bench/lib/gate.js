@@ -14,14 +14,22 @@ export const CLI = join(ROOT, 'bin', 'k6pack.js');
 export async function runGate({ profiles, load, scenarios, folder, baseline, tolerance, env, k6Args = [] }) {
   const args = [
     'gate',
-    '--profile', profiles,
-    '--load', load,
-    '--results', folder,
+    '--profile',
+    profiles,
+    '--load',
+    load,
+    '--results',
+    folder,
     ...(scenarios ? ['--scenarios', scenarios] : []),
     ...(baseline ? ['--baseline', baseline, '--tolerance', tolerance || '10%'] : []),
     ...(k6Args.length ? ['--', ...k6Args] : []),
   ];
-  const child = execa(process.execPath, [CLI, ...args], { env, reject: false, timeout: 60 * 60 * 1000, stdin: 'ignore' });
+  const child = execa(process.execPath, [CLI, ...args], {
+    env,
+    reject: false,
+    timeout: 60 * 60 * 1000,
+    stdin: 'ignore',
+  });
   let rest = '';
   child.stdout.on('data', (chunk) => {
     const lines = (rest + chunk).split('\n');
@@ -30,7 +38,10 @@ export async function runGate({ profiles, load, scenarios, folder, baseline, tol
   });
   const r = await child;
   const record = join(folder, GATE_FILES.record);
-  if (!existsSync(record)) throw new BenchError(`k6pack gate exited ${r.exitCode} and wrote no ${GATE_FILES.record}: ${r.stderr.trim().split('\n').at(-1)}`);
+  if (!existsSync(record))
+    throw new BenchError(
+      `k6pack gate exited ${r.exitCode} and wrote no ${GATE_FILES.record}: ${r.stderr.trim().split('\n').at(-1)}`,
+    );
   if (r.exitCode !== 0 && r.exitCode !== 99 && r.exitCode !== 3) console.log(r.stderr.slice(-1000));
   return { exitCode: r.exitCode, stdout: r.stdout, ...JSON.parse(readFileSync(record, 'utf8')) };
 }
@@ -44,7 +55,10 @@ export function failedGates(gate, folder) {
       const file = join(folder, run.dir, 'summary.json');
       if (!existsSync(file)) continue;
       const doc = JSON.parse(readFileSync(file, 'utf8'));
-      for (const t of doc.thresholds.filter((x) => !x.ok)) out.push(`${s.scenario} ${run.profile}: ${t.key} ${t.threshold} (${t.stat}=${t.observed === null ? '-' : Number(t.observed).toFixed(1)})`);
+      for (const t of doc.thresholds.filter((x) => !x.ok))
+        out.push(
+          `${s.scenario} ${run.profile}: ${t.key} ${t.threshold} (${t.stat}=${t.observed === null ? '-' : Number(t.observed).toFixed(1)})`,
+        );
     }
   }
   return out;

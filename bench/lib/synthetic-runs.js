@@ -36,7 +36,16 @@ export function plan() {
   for (const l of LANES) {
     for (const vus of STEPS) {
       for (const p of PAYLOADS) {
-        rows.push({ scenario: `${l.lane}_c${vus}`, lane: l.lane, transport: l.transport, tls: l.tls, step: `c${vus}`, vus, payload: p.payload, medianMs: l.ms * p.factor * (1 + Math.log2(vus) / 4) });
+        rows.push({
+          scenario: `${l.lane}_c${vus}`,
+          lane: l.lane,
+          transport: l.transport,
+          tls: l.tls,
+          step: `c${vus}`,
+          vus,
+          payload: p.payload,
+          medianMs: l.ms * p.factor * (1 + Math.log2(vus) / 4),
+        });
       }
     }
   }
@@ -65,25 +74,62 @@ export function summaryDoc({ runner, runners, startedAt, endedAt }) {
   const cell = (key, type) => ({ key, type, empty: true });
   const cut = (i) => (i === 0 ? '0' : i === runners ? '1' : `${i}/${runners}`);
   const steps = [...new Map(rows.map((r) => [r.scenario, r])).values()].map((r, i) => ({
-    scenario: r.scenario, lane: r.lane, transport: r.transport, tls: r.tls === 'true', step: r.step, vus: r.vus, executor: 'constant-vus',
-    startSeconds: i * 30, durationSeconds: 30,
-    latency: cell(stepKey(r.scenario), 'trend'), failures: cell(`op_failed{scenario:${r.scenario}}`, 'rate'),
-    iterations: 0, droppedIterations: 0, bytesSent: 0, bytesReceived: 0,
+    scenario: r.scenario,
+    lane: r.lane,
+    transport: r.transport,
+    tls: r.tls === 'true',
+    step: r.step,
+    vus: r.vus,
+    executor: 'constant-vus',
+    startSeconds: i * 30,
+    durationSeconds: 30,
+    latency: cell(stepKey(r.scenario), 'trend'),
+    failures: cell(`op_failed{scenario:${r.scenario}}`, 'rate'),
+    iterations: 0,
+    droppedIterations: 0,
+    bytesSent: 0,
+    bytesReceived: 0,
   }));
   return {
     schemaVersion: 1,
     run: {
-      scenario: 'synthetic', profile: 'lan', network: { name: 'lan', rttMs: 0, jitterMs: 0, downKbps: null, upKbps: null }, faults: [], load: 'full',
-      steps: STEPS, stepSeconds: 30, latencyMetric: 'op_duration', k6Version: '1.8.1', startedAt, endedAt, durationMs: Date.parse(endedAt) - Date.parse(startedAt),
-      gitCommit: null, thresholdsFile: 'thresholds.json',
-      executionSegment: `${cut(runner - 1)}:${cut(runner)}`, executionSegmentSequence: Array.from({ length: runners + 1 }, (_, i) => cut(i)).join(','),
-      samples: null, hints: {},
+      scenario: 'synthetic',
+      profile: 'lan',
+      network: { name: 'lan', rttMs: 0, jitterMs: 0, downKbps: null, upKbps: null },
+      faults: [],
+      load: 'full',
+      steps: STEPS,
+      stepSeconds: 30,
+      latencyMetric: 'op_duration',
+      k6Version: '1.8.1',
+      startedAt,
+      endedAt,
+      durationMs: Date.parse(endedAt) - Date.parse(startedAt),
+      gitCommit: null,
+      thresholdsFile: 'thresholds.json',
+      executionSegment: `${cut(runner - 1)}:${cut(runner)}`,
+      executionSegmentSequence: Array.from({ length: runners + 1 }, (_, i) => cut(i)).join(','),
+      samples: null,
+      hints: {},
     },
     steps,
     rows: rows.map((r) => ({
-      id: `${r.scenario} payload:${r.payload}`, scenario: r.scenario, lane: r.lane, transport: r.transport, tls: r.tls === 'true', step: r.step, vus: r.vus, dims: { payload: r.payload },
-      latency: cell(rowKey(r), 'trend'), failures: cell(`op_failed{scenario:${r.scenario},payload:${r.payload}}`, 'rate'),
-      metrics: { 'server_duration{part:total}': cell(`server_duration{scenario:${r.scenario},payload:${r.payload},part:total}`, 'trend') },
+      id: `${r.scenario} payload:${r.payload}`,
+      scenario: r.scenario,
+      lane: r.lane,
+      transport: r.transport,
+      tls: r.tls === 'true',
+      step: r.step,
+      vus: r.vus,
+      dims: { payload: r.payload },
+      latency: cell(rowKey(r), 'trend'),
+      failures: cell(`op_failed{scenario:${r.scenario},payload:${r.payload}}`, 'rate'),
+      metrics: {
+        'server_duration{part:total}': cell(
+          `server_duration{scenario:${r.scenario},payload:${r.payload},part:total}`,
+          'trend',
+        ),
+      },
     })),
     thresholds: [
       ...rows.flatMap((r) => [
@@ -111,17 +157,20 @@ export async function writeRunner({ dir, runner, runners, samples, seed = 1 }) {
   const gz = createGzip({ level: 1 });
   const out = gz.pipe(createWriteStream(join(folder, 'samples.json.gz')));
   const start = Date.parse('2026-01-01T12:00:00Z');
-  const iso = (ms) => new Date(ms).toISOString().replace('Z', `${String(Math.floor(random() * 1e6)).padStart(6, '0')}Z`);
+  const iso = (ms) =>
+    new Date(ms).toISOString().replace('Z', `${String(Math.floor(random() * 1e6)).padStart(6, '0')}Z`);
   const base = `"group":"","instance_id":"${runner}"`;
-  let text = '{"type":"Metric","data":{"name":"op_duration","type":"trend","contains":"time","thresholds":[],"submetrics":null},"metric":"op_duration"}\n'
-    + '{"type":"Metric","data":{"name":"op_failed","type":"rate","contains":"default","thresholds":[],"submetrics":null},"metric":"op_failed"}\n'
-    + '{"type":"Metric","data":{"name":"server_duration","type":"trend","contains":"time","thresholds":[],"submetrics":null},"metric":"server_duration"}\n'
-    + '{"type":"Metric","data":{"name":"checks","type":"rate","contains":"default","thresholds":[],"submetrics":null},"metric":"checks"}\n'
-    + '{"type":"Metric","data":{"name":"http_req_duration","type":"trend","contains":"time","thresholds":[],"submetrics":null},"metric":"http_req_duration"}\n'
-    + '{"type":"Metric","data":{"name":"data_sent","type":"counter","contains":"data","thresholds":[],"submetrics":null},"metric":"data_sent"}\n'
-    + '{"type":"Metric","data":{"name":"data_received","type":"counter","contains":"data","thresholds":[],"submetrics":null},"metric":"data_received"}\n'
-    + '{"type":"Metric","data":{"name":"iterations","type":"counter","contains":"default","thresholds":[],"submetrics":null},"metric":"iterations"}\n';
-  const point = (metric, time, value, tags) => `{"metric":"${metric}","type":"Point","data":{"time":"${time}","value":${value},"tags":{${tags}}}}\n`;
+  let text =
+    '{"type":"Metric","data":{"name":"op_duration","type":"trend","contains":"time","thresholds":[],"submetrics":null},"metric":"op_duration"}\n' +
+    '{"type":"Metric","data":{"name":"op_failed","type":"rate","contains":"default","thresholds":[],"submetrics":null},"metric":"op_failed"}\n' +
+    '{"type":"Metric","data":{"name":"server_duration","type":"trend","contains":"time","thresholds":[],"submetrics":null},"metric":"server_duration"}\n' +
+    '{"type":"Metric","data":{"name":"checks","type":"rate","contains":"default","thresholds":[],"submetrics":null},"metric":"checks"}\n' +
+    '{"type":"Metric","data":{"name":"http_req_duration","type":"trend","contains":"time","thresholds":[],"submetrics":null},"metric":"http_req_duration"}\n' +
+    '{"type":"Metric","data":{"name":"data_sent","type":"counter","contains":"data","thresholds":[],"submetrics":null},"metric":"data_sent"}\n' +
+    '{"type":"Metric","data":{"name":"data_received","type":"counter","contains":"data","thresholds":[],"submetrics":null},"metric":"data_received"}\n' +
+    '{"type":"Metric","data":{"name":"iterations","type":"counter","contains":"default","thresholds":[],"submetrics":null},"metric":"iterations"}\n';
+  const point = (metric, time, value, tags) =>
+    `{"metric":"${metric}","type":"Point","data":{"time":"${time}","value":${value},"tags":{${tags}}}}\n`;
   for (let op = 0; op < ops; op++) {
     const r = Math.floor(random() * rows.length);
     const row = rows[r];
@@ -131,14 +180,15 @@ export async function writeRunner({ dir, runner, runners, samples, seed = 1 }) {
     const time = iso(start + Math.floor((op / ops) * 600000));
     const own = `${base},"payload":"${row.payload}","profile":"lan","scenario":"${row.scenario}","step":"${row.step}","testrun_name":"k6pack","tls":"${row.tls}","transport":"${row.transport}"`;
     const http = `"expected_response":"true",${base},"method":"POST","name":"graphql","profile":"lan","proto":"HTTP/1.1","scenario":"${row.scenario}","status":"200","testrun_name":"k6pack","url":"graphql"`;
-    text += point('op_duration', time, ms, own)
-      + point('op_failed', time, failed, own)
-      + point('server_duration', time, Math.round(ms * 0.3 * 1e3) / 1e3, `${own},"part":"total"`)
-      + point('checks', time, 1 - failed, `"check":"answered",${own}`)
-      + point('http_req_duration', time, ms, http)
-      + point('data_sent', time, 190, http)
-      + point('data_received', time, 230 + (row.payload === 'big' ? 20000 : 0), http)
-      + point('iterations', time, 1, `${base},"scenario":"${row.scenario}","testrun_name":"k6pack"`);
+    text +=
+      point('op_duration', time, ms, own) +
+      point('op_failed', time, failed, own) +
+      point('server_duration', time, Math.round(ms * 0.3 * 1e3) / 1e3, `${own},"part":"total"`) +
+      point('checks', time, 1 - failed, `"check":"answered",${own}`) +
+      point('http_req_duration', time, ms, http) +
+      point('data_sent', time, 190, http) +
+      point('data_received', time, 230 + (row.payload === 'big' ? 20000 : 0), http) +
+      point('iterations', time, 1, `${base},"scenario":"${row.scenario}","testrun_name":"k6pack"`);
     if (text.length > 1 << 20) {
       if (!gz.write(text)) await new Promise((res) => gz.once('drain', res));
       text = '';
@@ -146,7 +196,12 @@ export async function writeRunner({ dir, runner, runners, samples, seed = 1 }) {
   }
   gz.end(text);
   await new Promise((res, rej) => out.on('finish', res).on('error', rej));
-  const doc = summaryDoc({ runner, runners, startedAt: new Date(start).toISOString(), endedAt: new Date(start + 600000).toISOString() });
+  const doc = summaryDoc({
+    runner,
+    runners,
+    startedAt: new Date(start).toISOString(),
+    endedAt: new Date(start + 600000).toISOString(),
+  });
   doc.run.samples = 'samples.json.gz';
   writeFileSync(join(folder, 'summary.json'), `${JSON.stringify(doc, null, 2)}\n`);
   const values = Object.fromEntries(rows.map((row, i) => [rowKey(row), Float64Array.from(perRow[i])]));
@@ -155,5 +210,8 @@ export async function writeRunner({ dir, runner, runners, samples, seed = 1 }) {
 
 if (!isMainThread && workerData?.synthetic) {
   const result = await writeRunner(workerData);
-  parentPort.postMessage(result, Object.values(result.values).map((v) => v.buffer));
+  parentPort.postMessage(
+    result,
+    Object.values(result.values).map((v) => v.buffer),
+  );
 }

@@ -13,7 +13,13 @@
 import WebSocket from 'ws';
 import { BOOK_QUERY } from '../../scenarios/lib/queries.js';
 
-const opts = { rampPerSecond: 500, holdSeconds: 60, opEverySeconds: 30, timeoutMs: 30000, ...JSON.parse(process.argv[2]) };
+const opts = {
+  rampPerSecond: 500,
+  holdSeconds: 60,
+  opEverySeconds: 30,
+  timeoutMs: 30000,
+  ...JSON.parse(process.argv[2]),
+};
 const baseRssBytes = process.memoryUsage.rss();
 const stats = { opened: 0, openFailed: 0, closedEarly: 0, ops: 0, opFailed: 0, errors: {} };
 const latencies = [];
@@ -84,7 +90,13 @@ function operate(conn) {
       latencies.push(performance.now() - t0);
     } else stats.opFailed++;
   });
-  conn.ws.send(JSON.stringify({ id, type: 'subscribe', payload: { query: BOOK_QUERY, variables: { id: `book-${1 + (Number(id) % 1000)}` } } }));
+  conn.ws.send(
+    JSON.stringify({
+      id,
+      type: 'subscribe',
+      payload: { query: BOOK_QUERY, variables: { id: `book-${1 + (Number(id) % 1000)}` } },
+    }),
+  );
 }
 
 const quantile = (q) => {
@@ -107,10 +119,13 @@ console.log(JSON.stringify({ event: 'opened', ...stats, rampSeconds, rssBytes: p
 const live = sockets.filter(Boolean);
 const period = opts.opEverySeconds * 1000;
 const timers = live.map((conn, k) => {
-  const first = setTimeout(() => {
-    operate(conn);
-    conn.interval = setInterval(() => operate(conn), period);
-  }, (k / live.length) * period);
+  const first = setTimeout(
+    () => {
+      operate(conn);
+      conn.interval = setInterval(() => operate(conn), period);
+    },
+    (k / live.length) * period,
+  );
   return () => {
     clearTimeout(first);
     clearInterval(conn.interval);
@@ -126,7 +141,17 @@ for (const conn of live) {
   conn.closing = true;
   conn.ws.close(1000, 'done');
 }
-console.log(JSON.stringify({ event: 'done', ...stats, rampSeconds, p50: quantile(0.5), p95: quantile(0.95), rssBytes, baseRssBytes }));
+console.log(
+  JSON.stringify({
+    event: 'done',
+    ...stats,
+    rampSeconds,
+    p50: quantile(0.5),
+    p95: quantile(0.95),
+    rssBytes,
+    baseRssBytes,
+  }),
+);
 await sleep(500);
 for (const conn of live) conn.ws.terminate();
 process.exit(0);

@@ -27,7 +27,8 @@ export const PROXIES_FILE = join(ROOT, 'profiles', 'proxies.compose.json');
 // A ConfigMap holds at most 1 MiB.
 const CONFIGMAP_LIMIT = 1024 * 1024;
 
-const USAGE = 'usage: node deploy/k8s/archive.js <scenario> [--profile NAME[+FAULT]] [--load LEVEL] [-e NAME=VALUE]... [--output DIR]';
+const USAGE =
+  'usage: node deploy/k8s/archive.js <scenario> [--profile NAME[+FAULT]] [--load LEVEL] [-e NAME=VALUE]... [--output DIR]';
 
 // Writes archive.tar and proxies.json into `output`; returns their paths.
 export function buildArchive({ scenario, profile, load, env = [], output = DEFAULT_OUTPUT }) {
@@ -40,7 +41,10 @@ export function buildArchive({ scenario, profile, load, env = [], output = DEFAU
   const archive = join(output, 'archive.tar');
   const vars = [...(profile ? [`PROFILE=${profile}`] : []), ...(load ? [`LOAD=${load}`] : []), ...env];
   try {
-    execFileSync(k6, ['archive', '--quiet', ...vars.flatMap((v) => ['-e', v]), '-O', archive, script], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 60000 });
+    execFileSync(k6, ['archive', '--quiet', ...vars.flatMap((v) => ['-e', v]), '-O', archive, script], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 60000,
+    });
   } catch (err) {
     // k6 runs the init code to archive: a bad LOAD or profile file fails here, with k6's sentence.
     const said = String(err.stderr || err.message)
@@ -75,8 +79,16 @@ function main() {
     return 0;
   }
   if (positionals.length > 1) throw new UsageError(`one scenario at a time: ${USAGE}`);
-  const out = buildArchive({ scenario: positionals[0], profile: values.profile, load: values.load, env: values.env, output: values.output });
-  console.log(`wrote ${relative(process.cwd(), out.archive)} (${out.size} bytes) and ${relative(process.cwd(), out.proxies)}`);
+  const out = buildArchive({
+    scenario: positionals[0],
+    profile: values.profile,
+    load: values.load,
+    env: values.env,
+    output: values.output,
+  });
+  console.log(
+    `wrote ${relative(process.cwd(), out.archive)} (${out.size} bytes) and ${relative(process.cwd(), out.proxies)}`,
+  );
   console.log('next: kubectl apply -k deploy/k8s (see the header of deploy/k8s/kustomization.yaml)');
   return 0;
 }

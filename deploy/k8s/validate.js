@@ -42,12 +42,18 @@ const INT_OR_STRING = { oneOf: [{ type: 'string' }, { type: 'integer' }] };
 function strict(node) {
   if (Array.isArray(node)) return node.map(strict);
   if (!node || typeof node !== 'object') return node;
-  let out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === 'enum' || k === 'default' || k === 'example' ? v : strict(v)]));
+  let out = Object.fromEntries(
+    Object.entries(node).map(([k, v]) => [k, k === 'enum' || k === 'default' || k === 'example' ? v : strict(v)]),
+  );
   if (out.format === 'int-or-string' || out['x-kubernetes-int-or-string'] === true) {
     const { type, format, ...rest } = out;
     out = { ...rest, ...INT_OR_STRING };
   }
-  if (out.properties && out.additionalProperties === undefined && out['x-kubernetes-preserve-unknown-fields'] !== true) {
+  if (
+    out.properties &&
+    out.additionalProperties === undefined &&
+    out['x-kubernetes-preserve-unknown-fields'] !== true
+  ) {
     out.additionalProperties = false;
   }
   return out;
@@ -55,7 +61,11 @@ function strict(node) {
 
 // The kind's own schema with apiVersion and kind pinned to it.
 function pinKind(schema, kind, apiVersion) {
-  const properties = { ...schema.properties, apiVersion: { type: 'string', enum: [apiVersion] }, kind: { type: 'string', enum: [kind] } };
+  const properties = {
+    ...schema.properties,
+    apiVersion: { type: 'string', enum: [apiVersion] },
+    kind: { type: 'string', enum: [kind] },
+  };
   return { ...schema, properties, required: [...new Set([...(schema.required || []), 'apiVersion', 'kind'])] };
 }
 
@@ -109,10 +119,13 @@ function schemasFromCrd(crd) {
 
 // Writes the schemas for every kind in `docs` (plus the CRD's); returns what is validated and what is skipped.
 function writeSchemas(docs, { crdFile, dir }) {
-  const wanted = [...new Map(docs.map((d) => [`${d.apiVersion} ${d.kind}`, { kind: d.kind, apiVersion: d.apiVersion }])).values()];
+  const wanted = [
+    ...new Map(docs.map((d) => [`${d.apiVersion} ${d.kind}`, { kind: d.kind, apiVersion: d.apiVersion }])).values(),
+  ];
   const schemas = schemasFromOpenApi(JSON.parse(readFileSync(kubernetesOpenApiSpec(), 'utf8')), wanted);
   if (crdFile) {
-    for (const doc of YAML.parseAllDocuments(readFileSync(crdFile, 'utf8')).map((d) => d.toJS())) Object.assign(schemas, schemasFromCrd(doc));
+    for (const doc of YAML.parseAllDocuments(readFileSync(crdFile, 'utf8')).map((d) => d.toJS()))
+      Object.assign(schemas, schemasFromCrd(doc));
   }
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -124,19 +137,39 @@ function writeSchemas(docs, { crdFile, dir }) {
 // kustomize build + kubeconform -strict. Returns { code, output, validated, skipped, manifests }.
 export function validate({ dir = HERE, crdFile, workDir = WORK_DIR, log = () => {} } = {}) {
   const tools = ensureDevTools(['kustomize', 'kubeconform'], { log });
-  const built = execFileSync(tools.kustomize, ['build', dir], { encoding: 'utf8', timeout: 60000, maxBuffer: 64 * 1024 * 1024 });
+  const built = execFileSync(tools.kustomize, ['build', dir], {
+    encoding: 'utf8',
+    timeout: 60000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const schemaDir = join(workDir, 'schemas');
   const manifests = join(workDir, 'manifests.yaml');
-  const docs = [built, ...EXTRA_FILES.map((f) => readFileSync(f, 'utf8'))].flatMap((t) => YAML.parseAllDocuments(t).map((d) => d.toJS())).filter(Boolean);
+  const docs = [built, ...EXTRA_FILES.map((f) => readFileSync(f, 'utf8'))]
+    .flatMap((t) => YAML.parseAllDocuments(t).map((d) => d.toJS()))
+    .filter(Boolean);
   const { validated, skipped } = writeSchemas(docs, { crdFile, dir: schemaDir });
   writeFileSync(manifests, built);
   // Only kinds with no schema at all are skipped, by name: a typo in a kind still fails.
   const skip = skipped.length ? ['-skip', skipped.map((s) => s.kind).join(',')] : [];
-  const args = ['-strict', '-summary', '-output', 'text', '-schema-location', schemaLocation(schemaDir), ...skip, manifests, ...EXTRA_FILES];
+  const args = [
+    '-strict',
+    '-summary',
+    '-output',
+    'text',
+    '-schema-location',
+    schemaLocation(schemaDir),
+    ...skip,
+    manifests,
+    ...EXTRA_FILES,
+  ];
   let code = 0;
   let output;
   try {
-    output = execFileSync(tools.kubeconform, args, { encoding: 'utf8', timeout: 60000, stdio: ['ignore', 'pipe', 'pipe'] });
+    output = execFileSync(tools.kubeconform, args, {
+      encoding: 'utf8',
+      timeout: 60000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   } catch (err) {
     code = err.status ?? 1;
     output = `${err.stdout || ''}${err.stderr || ''}`;
@@ -148,7 +181,9 @@ function main() {
   const { values } = parseArgs({ options: { crd: { type: 'string' }, dir: { type: 'string' } } });
   const r = validate({ dir: values.dir, crdFile: values.crd, log: (l) => console.error(l) });
   const names = (list) => list.map((k) => `${k.kind} (${k.apiVersion})`).join(', ');
-  console.log(`kubeconform -strict, schemas from k8s.io/kubernetes ${r.kubernetes}${values.crd ? ` and ${values.crd}` : ''}:`);
+  console.log(
+    `kubeconform -strict, schemas from k8s.io/kubernetes ${r.kubernetes}${values.crd ? ` and ${values.crd}` : ''}:`,
+  );
   console.log(r.output);
   console.log(`validated kinds: ${names(r.validated)}`);
   if (r.skipped.length) console.log(`NOT validated (no schema; pass --crd for TestRun): ${names(r.skipped)}`);

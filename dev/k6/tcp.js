@@ -27,7 +27,9 @@ const IDLE_SIZE = Number(__ENV.IDLE_SIZE || 100000);
 const keep = Boolean(__ENV.KEEP_TOXICS);
 // -e TLS=true: over HTTPS (HTTP/2 on kept connections), where TLS would notice a byte out of place.
 const TLS = __ENV.TLS === 'true';
-const url = TLS ? __ENV.GRAPHQL_HTTPS_URL || TARGET_DEFAULTS.GRAPHQL_HTTPS_URL : __ENV.GRAPHQL_HTTP_URL || TARGET_DEFAULTS.GRAPHQL_HTTP_URL;
+const url = TLS
+  ? __ENV.GRAPHQL_HTTPS_URL || TARGET_DEFAULTS.GRAPHQL_HTTPS_URL
+  : __ENV.GRAPHQL_HTTP_URL || TARGET_DEFAULTS.GRAPHQL_HTTP_URL;
 // Fresh requests go to another host name (same address), so they never take or close the kept connection.
 const FRESH_HOST = 'fresh.k6pack.test';
 
@@ -44,7 +46,8 @@ export const options = {
 const trends = {};
 const trend = (name) => (trends[name] ||= new Trend(name, true));
 // Trends must exist in the init context: one per kind and size.
-for (const size of [...SIZES, IDLE_SIZE, BATCH_SIZE]) for (const kind of ['fresh', 'warm', 'idle', 'batch']) for (const p of ['', 'server_']) trend(`${p}${kind}_${size}`);
+for (const size of [...SIZES, IDLE_SIZE, BATCH_SIZE])
+  for (const kind of ['fresh', 'warm', 'idle', 'batch']) for (const p of ['', 'server_']) trend(`${p}${kind}_${size}`);
 
 export function setup() {
   return keep ? {} : { network: applyNetwork(profile) };
@@ -60,7 +63,10 @@ const request = (size, fresh) => ({
   method: 'POST',
   url: fresh ? url.replace('127.0.0.1', FRESH_HOST) : url,
   body: JSON.stringify({ query: `{ payload(size: ${size}) { size data } }` }),
-  params: { headers: { 'Content-Type': 'application/json', ...(fresh ? { Connection: 'close' } : {}) }, timeout: '120s' },
+  params: {
+    headers: { 'Content-Type': 'application/json', ...(fresh ? { Connection: 'close' } : {}) },
+    timeout: '120s',
+  },
 });
 
 function checked(res, size) {

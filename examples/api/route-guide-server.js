@@ -19,14 +19,28 @@ const PORT = Number(process.env.PORT || 50151);
 const TLS = process.env.TLS === 'on';
 const PROTO = join(dirname(fileURLToPath(import.meta.url)), 'route_guide.proto');
 
-const definition = protoLoader.loadSync(PROTO, { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true });
+const definition = protoLoader.loadSync(PROTO, {
+  keepCase: true,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+});
 const routeguide = grpc.loadPackageDefinition(definition).routeguide;
 
 // A few features on a grid (E7 coordinates, as the example's database).
 const features = [];
-for (let i = 0; i < 20; i++) features.push({ name: `Feature ${i}`, location: { latitude: 400000000 + i * 1000000, longitude: -740000000 - i * 1000000 } });
+for (let i = 0; i < 20; i++)
+  features.push({
+    name: `Feature ${i}`,
+    location: { latitude: 400000000 + i * 1000000, longitude: -740000000 - i * 1000000 },
+  });
 
-const at = (point) => features.find((f) => f.location.latitude === point.latitude && f.location.longitude === point.longitude) || { name: '', location: point };
+const at = (point) =>
+  features.find((f) => f.location.latitude === point.latitude && f.location.longitude === point.longitude) || {
+    name: '',
+    location: point,
+  };
 
 function inside(rect, p) {
   const [lo, hi] = [rect.lo || {}, rect.hi || {}];
@@ -46,7 +60,11 @@ server.addService(routeguide.RouteGuide.service, {
 async function credentials() {
   if (!TLS) return grpc.ServerCredentials.createInsecure();
   const { key, cert } = await selfSignedPem();
-  return grpc.ServerCredentials.createSsl(null, [{ private_key: Buffer.from(key), cert_chain: Buffer.from(cert) }], false);
+  return grpc.ServerCredentials.createSsl(
+    null,
+    [{ private_key: Buffer.from(key), cert_chain: Buffer.from(cert) }],
+    false,
+  );
 }
 
 server.bindAsync(`127.0.0.1:${PORT}`, await credentials(), (err) => {

@@ -10,7 +10,15 @@ export async function selfSignedPem() {
     algorithm: 'sha256',
     notBeforeDate,
     notAfterDate: new Date(notBeforeDate.getTime() + 24 * 3600 * 1000),
-    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+    extensions: [
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
+    ],
   });
   return { key: pems.private, cert: pems.cert };
 }

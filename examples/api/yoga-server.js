@@ -18,7 +18,12 @@ const PORT = Number(process.env.PORT || 4100);
 const WS = process.env.WS !== 'off';
 const TLS = process.env.TLS === 'on';
 
-const books = Array.from({ length: 50 }, (_, i) => ({ id: String(i + 1), title: `Book ${i + 1}`, year: 1950 + i, reviews: [] }));
+const books = Array.from({ length: 50 }, (_, i) => ({
+  id: String(i + 1),
+  title: `Book ${i + 1}`,
+  year: 1950 + i,
+  reviews: [],
+}));
 
 const schema = createSchema({
   typeDefs: /* GraphQL */ `
@@ -64,7 +69,6 @@ const schema = createSchema({
 
 const yoga = createYoga({ schema, logging: false, maskedErrors: false, graphiql: false });
 
-
 const server = TLS ? createHttps(await selfSignedPem(), yoga) : createHttp(yoga);
 let wsCleanup = null;
 if (WS) {
@@ -75,8 +79,22 @@ if (WS) {
       execute: (args) => args.rootValue.execute(args),
       subscribe: (args) => args.rootValue.subscribe(args),
       onSubscribe: async (ctx, _id, params) => {
-        const { schema: s, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, socket: ctx.extra.socket, params });
-        const args = { schema: s, operationName: params.operationName, document: parse(params.query), variableValues: params.variables, contextValue: await contextFactory(), rootValue: { execute, subscribe } };
+        const {
+          schema: s,
+          execute,
+          subscribe,
+          contextFactory,
+          parse,
+          validate,
+        } = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, socket: ctx.extra.socket, params });
+        const args = {
+          schema: s,
+          operationName: params.operationName,
+          document: parse(params.query),
+          variableValues: params.variables,
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe },
+        };
         const errors = validate(args.schema, args.document);
         return errors.length ? errors : args;
       },
@@ -86,7 +104,9 @@ if (WS) {
 }
 
 server.listen(PORT, '127.0.0.1', () => {
-  console.log(`yoga-server: ${TLS ? 'https' : 'http'}://127.0.0.1:${PORT}/graphql${WS ? ` and ${TLS ? 'wss' : 'ws'}://127.0.0.1:${PORT}/graphql (graphql-ws)` : ' (no WebSocket)'}`);
+  console.log(
+    `yoga-server: ${TLS ? 'https' : 'http'}://127.0.0.1:${PORT}/graphql${WS ? ` and ${TLS ? 'wss' : 'ws'}://127.0.0.1:${PORT}/graphql (graphql-ws)` : ' (no WebSocket)'}`,
+  );
 });
 server.on('error', (err) => {
   console.error(`yoga-server: ${err.message}`);

@@ -16,7 +16,8 @@ export function checkApiInput(cfg) {
   if (cfg.graphql) {
     out.ops = readOperations(cfg.operations, show(cfg.operations));
     const vars = readVariables(cfg.variables, out.ops, show);
-    out.varsLabel = typeof cfg.variables === 'string' ? show(cfg.variables) : cfg.variables ? 'the config file\'s "variables"' : null;
+    out.varsLabel =
+      typeof cfg.variables === 'string' ? show(cfg.variables) : cfg.variables ? 'the config file\'s "variables"' : null;
     out.variables = checkVariables(out.ops, vars, null, out.varsLabel);
   }
   if (cfg.grpc) {
@@ -31,7 +32,8 @@ export function lanesFor(cfg, g, r, method) {
   const run = new Map();
   const skipped = [];
   const skip = (name, reason) => skipped.push({ lane: name, reason });
-  if (!g) for (const l of API_LANES.filter((x) => x.kind !== 'grpc')) skip(l.name, 'no GraphQL endpoint given (--graphql)');
+  if (!g)
+    for (const l of API_LANES.filter((x) => x.kind !== 'grpc')) skip(l.name, 'no GraphQL endpoint given (--graphql)');
   else {
     const cleartext = ['http_fresh', 'http_keepalive'];
     const tls = ['https_fresh', 'https_keepalive', 'http2'];
@@ -39,7 +41,8 @@ export function lanesFor(cfg, g, r, method) {
       for (const n of cleartext) run.set(n, false);
       for (const n of tls) skip(n, `the GraphQL endpoint is cleartext (${g.url}): the TLS lanes need an https:// URL`);
     } else {
-      for (const n of cleartext) skip(n, `the GraphQL endpoint is TLS (${g.url}): the cleartext lanes need an http:// URL`);
+      for (const n of cleartext)
+        skip(n, `the GraphQL endpoint is TLS (${g.url}): the cleartext lanes need an http:// URL`);
       run.set('https_fresh', true);
       if (g.h2) {
         run.set('http2', true);
@@ -58,13 +61,18 @@ export function lanesFor(cfg, g, r, method) {
   if (!r) for (const l of API_LANES.filter((x) => x.kind === 'grpc')) skip(l.name, 'no gRPC endpoint given (--grpc)');
   else if (method.stream) {
     run.set('grpc_stream', r.tls);
-    for (const n of ['grpc', 'grpc_fresh']) skip(n, `${method.method} streams its answer: the unary lanes do not apply`);
+    for (const n of ['grpc', 'grpc_fresh'])
+      skip(n, `${method.method} streams its answer: the unary lanes do not apply`);
   } else {
     run.set('grpc', r.tls);
     run.set('grpc_fresh', r.tls);
     skip('grpc_stream', `${method.method} is unary: no server stream`);
   }
-  const lanes = API_LANES.filter((l) => run.has(l.name)).map((l) => ({ name: l.name, transport: l.transport, tls: run.get(l.name) }));
+  const lanes = API_LANES.filter((l) => run.has(l.name)).map((l) => ({
+    name: l.name,
+    transport: l.transport,
+    tls: run.get(l.name),
+  }));
   const order = (n) => API_LANES.findIndex((l) => l.name === n);
   return { lanes, skipped: skipped.sort((a, b) => order(a.lane) - order(b.lane)) };
 }
@@ -94,7 +102,17 @@ export async function discoverApi(cfg, input, { signal }) {
     operations: input.ops.map((op) => {
       const m = g.measured[op.name];
       if (m.error) warnings.push(`${op.name} failed before the run (${m.error}): it will count in op_failed`);
-      return { name: op.name, kind: op.kind, query: op.query, variables: input.variables[op.name] || {}, reqBytes: m.reqBytes, resBytes: m.resBytes, serverMs: m.serverMs, serverFrom: m.serverFrom, calls: m.calls };
+      return {
+        name: op.name,
+        kind: op.kind,
+        query: op.query,
+        variables: input.variables[op.name] || {},
+        reqBytes: m.reqBytes,
+        resBytes: m.resBytes,
+        serverMs: m.serverMs,
+        serverFrom: m.serverFrom,
+        calls: m.calls,
+      };
     }),
   };
   const m = input.method;
@@ -116,8 +134,19 @@ export async function discoverApi(cfg, input, { signal }) {
     serverFrom: r.serverFrom,
     calls: r.calls,
   };
-  const calls = Math.min(...[...(graphql ? graphql.operations.map((o) => o.calls) : []), ...(grpc ? [grpc.calls] : [])]);
-  return { graphql, grpc, lanes, skipped, insecure: cfg.insecure, measured: { profile: 'lan', vus: 1, calls }, source: cfg.source ? show(cfg.source) : 'flags', warnings };
+  const calls = Math.min(
+    ...[...(graphql ? graphql.operations.map((o) => o.calls) : []), ...(grpc ? [grpc.calls] : [])],
+  );
+  return {
+    graphql,
+    grpc,
+    lanes,
+    skipped,
+    insecure: cfg.insecure,
+    measured: { profile: 'lan', vus: 1, calls },
+    source: cfg.source ? show(cfg.source) : 'flags',
+    warnings,
+  };
 }
 
 // The lines discovery prints (k6pack run api, k6pack up --api).
@@ -127,9 +156,14 @@ export function describeApi(api) {
   if (api.graphql) {
     const g = api.graphql;
     const tls = g.url.startsWith('https:') ? `TLS, ALPN ${g.alpn || 'none'}` : 'cleartext';
-    parts.push(`GraphQL ${g.url} (${tls}; introspection ${g.introspection ? 'on: operations checked against its schema' : 'off'}), ${g.operations.length} operation${g.operations.length === 1 ? '' : 's'}: ${g.operations.map((o) => o.name).join(', ')}`);
+    parts.push(
+      `GraphQL ${g.url} (${tls}; introspection ${g.introspection ? 'on: operations checked against its schema' : 'off'}), ${g.operations.length} operation${g.operations.length === 1 ? '' : 's'}: ${g.operations.map((o) => o.name).join(', ')}`,
+    );
   }
-  if (api.grpc) parts.push(`gRPC ${api.grpc.addr} ${api.grpc.method} (${api.grpc.tls ? 'TLS' : 'plaintext, no TLS'}; ${api.grpc.stream ? 'server streaming' : 'unary'})`);
+  if (api.grpc)
+    parts.push(
+      `gRPC ${api.grpc.addr} ${api.grpc.method} (${api.grpc.tls ? 'TLS' : 'plaintext, no TLS'}; ${api.grpc.stream ? 'server streaming' : 'unary'})`,
+    );
   lines.push(`== your API: ${parts.join('; ')}`);
   lines.push(`== lanes: ${api.lanes.map((l) => l.name).join(', ')}`);
   for (const s of api.skipped) lines.push(`== not run: ${s.lane}: ${s.reason}`);

@@ -25,15 +25,31 @@ function post(url, payload, agent, signal) {
   const request = u.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const req = request(u, { method: 'POST', agent, signal, timeout: PROBE_TIMEOUT_MS * 2, headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': body.length } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-        resolve({ status: res.statusCode, type: String(res.headers['content-type'] || ''), headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), ms });
-      });
-      res.on('error', reject);
-    });
+    const req = request(
+      u,
+      {
+        method: 'POST',
+        agent,
+        signal,
+        timeout: PROBE_TIMEOUT_MS * 2,
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': body.length },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+          resolve({
+            status: res.statusCode,
+            type: String(res.headers['content-type'] || ''),
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            ms,
+          });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(Object.assign(new Error('no answer'), { code: 'ETIMEDOUT' })));
     req.on('error', reject);
     req.end(body);
@@ -60,7 +76,9 @@ async function checkAnswersGraphql(url, agent, signal) {
     throw new UsageError(`GraphQL endpoint ${url}: ${err.code || err.message}`);
   }
   if (!answersGraphql(json(r.body))) {
-    throw new UsageError(`GraphQL endpoint ${url}: does not answer GraphQL (POST {"query":"{ __typename }"} got HTTP ${r.status}${r.type ? `, ${r.type.split(';')[0]}` : ''}): give the URL of the GraphQL endpoint itself (--graphql), e.g. http://127.0.0.1:4000/graphql`);
+    throw new UsageError(
+      `GraphQL endpoint ${url}: does not answer GraphQL (POST {"query":"{ __typename }"} got HTTP ${r.status}${r.type ? `, ${r.type.split(';')[0]}` : ''}): give the URL of the GraphQL endpoint itself (--graphql), e.g. http://127.0.0.1:4000/graphql`,
+    );
   }
 }
 
@@ -104,7 +122,14 @@ async function measure(url, op, variables, agent, signal) {
     if (t !== null) timings.push(t);
   }
   const fromHeader = timings.length >= rounds.length / 2 && timings.length > 0;
-  return { reqBytes, resBytes, serverMs: round3(median(fromHeader ? timings : rounds)), serverFrom: fromHeader ? 'Server-Timing' : 'round trip', calls: rounds.length, error };
+  return {
+    reqBytes,
+    resBytes,
+    serverMs: round3(median(fromHeader ? timings : rounds)),
+    serverFrom: fromHeader ? 'Server-Timing' : 'round trip',
+    calls: rounds.length,
+    error,
+  };
 }
 
 // Does the endpoint accept graphql-transport-ws? -> { ok } or { reason }. The upgrade
@@ -120,12 +145,20 @@ async function probeWs(url, op, variables, insecure) {
     });
     sock.on('error', (err) => {
       const said = String(err.message || err.code);
-      resolve({ reason: /subprotocol/i.test(said) ? `the endpoint did not accept the ${SUBPROTOCOL} subprotocol (${said})` : `the endpoint does not upgrade to WebSocket (${err.code || said})` });
+      resolve({
+        reason: /subprotocol/i.test(said)
+          ? `the endpoint did not accept the ${SUBPROTOCOL} subprotocol (${said})`
+          : `the endpoint does not upgrade to WebSocket (${err.code || said})`,
+      });
     });
     sock.on('open', () => {
       const chosen = sock.protocol;
       sock.close();
-      resolve(chosen === SUBPROTOCOL ? { ok: true } : { reason: `the endpoint accepted the WebSocket without the ${SUBPROTOCOL} subprotocol` });
+      resolve(
+        chosen === SUBPROTOCOL
+          ? { ok: true }
+          : { reason: `the endpoint accepted the WebSocket without the ${SUBPROTOCOL} subprotocol` },
+      );
     });
   });
   if (!upgrade.ok) return upgrade;
@@ -134,7 +167,13 @@ async function probeWs(url, op, variables, insecure) {
       super(u, protocols, { rejectUnauthorized: !insecure });
     }
   };
-  const client = createClient({ url, webSocketImpl: Impl, retryAttempts: 0, lazy: true, connectionAckWaitTimeout: PROBE_TIMEOUT_MS });
+  const client = createClient({
+    url,
+    webSocketImpl: Impl,
+    retryAttempts: 0,
+    lazy: true,
+    connectionAckWaitTimeout: PROBE_TIMEOUT_MS,
+  });
   let timer;
   try {
     await Promise.race([
@@ -142,14 +181,20 @@ async function probeWs(url, op, variables, insecure) {
         client.subscribe({ query: op.query, variables }, { next: () => {}, error: reject, complete: resolve });
       }),
       new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer to ${op.name} within ${PROBE_TIMEOUT_MS / 1000} s`)), PROBE_TIMEOUT_MS);
+        timer = setTimeout(
+          () => reject(new Error(`no answer to ${op.name} within ${PROBE_TIMEOUT_MS / 1000} s`)),
+          PROBE_TIMEOUT_MS,
+        );
       }),
     ]);
     return { ok: true };
   } catch (err) {
     // GraphQL errors come back as a list: the endpoint speaks the protocol (they count at run time).
     if (Array.isArray(err)) return { ok: true };
-    const why = err && err.code !== undefined && err.reason !== undefined ? `closed ${err.code}${err.reason ? ` ${err.reason}` : ''}` : String((err && err.message) || err);
+    const why =
+      err && err.code !== undefined && err.reason !== undefined
+        ? `closed ${err.code}${err.reason ? ` ${err.reason}` : ''}`
+        : String((err && err.message) || err);
     return { reason: `the endpoint upgraded with ${SUBPROTOCOL} but did not run ${op.name} (${why})` };
   } finally {
     clearTimeout(timer);
@@ -163,7 +208,15 @@ export async function discoverGraphql(cfg, ops, variables, { signal, checkOperat
   const url = cfg.graphql;
   const tls = url.startsWith('https:');
   let alpn = null;
-  if (tls) alpn = (await tlsProbe(hostPort(url), { what: 'GraphQL endpoint', target: url, flag: '--graphql', insecure: cfg.insecure })).alpn;
+  if (tls)
+    alpn = (
+      await tlsProbe(hostPort(url), {
+        what: 'GraphQL endpoint',
+        target: url,
+        flag: '--graphql',
+        insecure: cfg.insecure,
+      })
+    ).alpn;
   const Agent = tls ? HttpsAgent : HttpAgent;
   const agent = new Agent({ keepAlive: true, maxSockets: 1, ...(tls ? { rejectUnauthorized: !cfg.insecure } : {}) });
   try {
@@ -174,7 +227,9 @@ export async function discoverGraphql(cfg, ops, variables, { signal, checkOperat
     for (const op of ops) measured[op.name] = await measure(url, op, variables[op.name], agent, signal);
     const wsUrl = cfg.ws || url.replace(/^http/, 'ws');
     if (cfg.ws && !cfg.ws.startsWith(tls ? 'wss:' : 'ws:') && hostPort(cfg.ws) === hostPort(url)) {
-      throw new UsageError(`--ws ${cfg.ws}: the same host:port as --graphql ${url} but ${tls ? 'cleartext' : 'TLS'}: one port speaks one of them`);
+      throw new UsageError(
+        `--ws ${cfg.ws}: the same host:port as --graphql ${url} but ${tls ? 'cleartext' : 'TLS'}: one port speaks one of them`,
+      );
     }
     const ws = await probeWs(wsUrl, ops[0], variables[ops[0].name], cfg.insecure);
     return { url, tls, alpn, h2: alpn === 'h2', schema, wsUrl, ws, measured };

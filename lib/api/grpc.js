@@ -12,7 +12,8 @@ import { encodeRequest } from './proto.js';
 
 const MEASURE_BOUND_MS = 15000;
 const STATUS = Object.fromEntries(Object.entries(grpc.status).map(([k, v]) => [v, k]));
-export const statusText = (code, details) => `gRPC status ${STATUS[code] || code} (${code})${details ? `: ${details}` : ''}`;
+export const statusText = (code, details) =>
+  `gRPC status ${STATUS[code] || code} (${code})${details ? `: ${details}` : ''}`;
 
 // A client for the one method whose response deserializer counts the bytes it decodes.
 function clientFor(m, addr, credentials) {
@@ -29,7 +30,14 @@ function callOnce(client, m, message) {
     const deadline = new Date(Date.now() + PROBE_TIMEOUT_MS * 2);
     let messages = 0;
     let timing = null;
-    const done = (status) => resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, status: status.code, details: status.details, timing, messages });
+    const done = (status) =>
+      resolve({
+        ms: Number(process.hrtime.bigint() - t0) / 1e6,
+        status: status.code,
+        details: status.details,
+        timing,
+        messages,
+      });
     if (m.stream) {
       const call = client.call(message, { deadline });
       call.on('data', () => (messages += 1));
@@ -53,8 +61,20 @@ function callOnce(client, m, message) {
 export async function discoverGrpc(cfg, m, { signal } = {}) {
   const addr = cfg.grpc;
   await tcpProbe(addr, { what: 'gRPC endpoint', target: addr, flag: '--grpc' });
-  if (cfg.tls) await tlsProbe(addr, { what: 'gRPC endpoint', target: addr, flag: '--grpc', insecure: cfg.insecure, offer: ['h2'] });
-  const credentials = cfg.tls ? grpc.credentials.createSsl(null, null, null, { rejectUnauthorized: !cfg.insecure, ...(cfg.insecure ? { checkServerIdentity: () => undefined } : {}) }) : grpc.credentials.createInsecure();
+  if (cfg.tls)
+    await tlsProbe(addr, {
+      what: 'gRPC endpoint',
+      target: addr,
+      flag: '--grpc',
+      insecure: cfg.insecure,
+      offer: ['h2'],
+    });
+  const credentials = cfg.tls
+    ? grpc.credentials.createSsl(null, null, null, {
+        rejectUnauthorized: !cfg.insecure,
+        ...(cfg.insecure ? { checkServerIdentity: () => undefined } : {}),
+      })
+    : grpc.credentials.createInsecure();
   const { message, bytes: reqBytes } = encodeRequest(cfg.request, m);
   const { client, seen } = clientFor(m, addr, credentials);
   try {
@@ -62,7 +82,9 @@ export async function discoverGrpc(cfg, m, { signal } = {}) {
       client.waitForReady(new Date(Date.now() + PROBE_TIMEOUT_MS), (err) => (err ? reject(err) : resolve()));
     }).catch((err) => {
       const hint = cfg.tls ? 'is it a TLS port? (--tls)' : 'a TLS port needs --tls';
-      throw new UsageError(`gRPC endpoint ${addr}: cannot connect (${String(err.message || err).split('\n')[0]}): start your server, or fix --grpc (${hint})`);
+      throw new UsageError(
+        `gRPC endpoint ${addr}: cannot connect (${String(err.message || err).split('\n')[0]}): start your server, or fix --grpc (${hint})`,
+      );
     });
     const rounds = [];
     const timings = [];
@@ -75,7 +97,9 @@ export async function discoverGrpc(cfg, m, { signal } = {}) {
       seen.bytes = 0;
       const r = await callOnce(client, m, message);
       if (r.status === grpc.status.UNIMPLEMENTED) {
-        throw new UsageError(`gRPC endpoint ${addr}: does not serve ${m.method} (${statusText(r.status, r.details)}): check --call and --grpc`);
+        throw new UsageError(
+          `gRPC endpoint ${addr}: does not serve ${m.method} (${statusText(r.status, r.details)}): check --call and --grpc`,
+        );
       }
       if (r.status !== grpc.status.OK && !error) error = statusText(r.status, r.details);
       if (i === 0) continue; // the first call warms the channel: not measured
@@ -85,7 +109,17 @@ export async function discoverGrpc(cfg, m, { signal } = {}) {
       messages = r.messages;
     }
     const fromTrailer = timings.length > 0 && timings.length >= rounds.length / 2;
-    return { addr, tls: cfg.tls, reqBytes, resBytes, messages, serverMs: round3(median(fromTrailer ? timings : rounds)), serverFrom: fromTrailer ? 'server-timing trailer' : 'round trip', calls: rounds.length, error };
+    return {
+      addr,
+      tls: cfg.tls,
+      reqBytes,
+      resBytes,
+      messages,
+      serverMs: round3(median(fromTrailer ? timings : rounds)),
+      serverFrom: fromTrailer ? 'server-timing trailer' : 'round trip',
+      calls: rounds.length,
+      error,
+    };
   } finally {
     client.close();
   }

@@ -6,7 +6,17 @@
 // introspection (unknown fields too), else against the operations' own variable types
 // (built-in scalars; input objects, enums and custom scalars are left to the server).
 import { readFileSync } from 'node:fs';
-import { GraphQLSchema, Kind, getVariableValues, parse, print, specifiedScalarTypes, typeFromAST, validate, visit } from 'graphql';
+import {
+  GraphQLSchema,
+  Kind,
+  getVariableValues,
+  parse,
+  print,
+  specifiedScalarTypes,
+  typeFromAST,
+  validate,
+  visit,
+} from 'graphql';
 import { UsageError } from '../cli-support.js';
 import { readJsonFile } from './config.js';
 
@@ -41,18 +51,36 @@ export function readOperations(file, show = file) {
     throw new UsageError(`${show}${loc ? `:${loc.line}:${loc.column}` : ''}: ${err.message}`);
   }
   const ops = doc.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
-  const fragments = Object.fromEntries(doc.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
-  if (!ops.length) throw new UsageError(`${show}: no operation in it: write named operations, e.g. query GetBook($id: ID!) { book(id: $id) { title } }`);
+  const fragments = Object.fromEntries(
+    doc.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+  );
+  if (!ops.length)
+    throw new UsageError(
+      `${show}: no operation in it: write named operations, e.g. query GetBook($id: ID!) { book(id: $id) { title } }`,
+    );
   const anonymous = ops.find((o) => !o.name);
-  if (anonymous && ops.length > 1) throw new UsageError(`${at(show, anonymous)}: an anonymous operation among ${ops.length}: give each one a name (query GetBook { … }), which is also its key in --variables`);
+  if (anonymous && ops.length > 1)
+    throw new UsageError(
+      `${at(show, anonymous)}: an anonymous operation among ${ops.length}: give each one a name (query GetBook { … }), which is also its key in --variables`,
+    );
   const seen = new Set();
   return ops.map((node) => {
     const name = node.name ? node.name.value : 'operation';
-    if (seen.has(name)) throw new UsageError(`${at(show, node)}: a second operation named ${name}: give each its own name`);
+    if (seen.has(name))
+      throw new UsageError(`${at(show, node)}: a second operation named ${name}: give each its own name`);
     seen.add(name);
-    if (node.operation === 'subscription') throw new UsageError(`${at(show, node)}: ${name} is a subscription: the api scenario runs queries and mutations (one answer each)`);
+    if (node.operation === 'subscription')
+      throw new UsageError(
+        `${at(show, node)}: ${name} is a subscription: the api scenario runs queries and mutations (one answer each)`,
+      );
     const used = [...fragmentsOf(node, fragments)].map((f) => fragments[f]);
-    return { name, kind: node.operation, node, where: at(show, node), query: print({ kind: Kind.DOCUMENT, definitions: [node, ...used] }) };
+    return {
+      name,
+      kind: node.operation,
+      node,
+      where: at(show, node),
+      query: print({ kind: Kind.DOCUMENT, definitions: [node, ...used] }),
+    };
   });
 }
 
@@ -61,11 +89,14 @@ export function readVariables(source, ops, show) {
   if (!source) return {};
   const doc = typeof source === 'string' ? readJsonFile(source, '--variables') : source;
   const label = typeof source === 'string' ? show(source) : 'the config file\'s "variables"';
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new UsageError(`${label}: must be a JSON object keyed by operation name, e.g. {"GetBook": {"id": "1"}}`);
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    throw new UsageError(`${label}: must be a JSON object keyed by operation name, e.g. {"GetBook": {"id": "1"}}`);
   const names = ops.map((o) => o.name);
   for (const [k, v] of Object.entries(doc)) {
-    if (!names.includes(k)) throw new UsageError(`${label}: "${k}" is not an operation in the operations file (it has: ${names.join(', ')})`);
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new UsageError(`${label}: "${k}" must be an object of variables, e.g. {"id": "1"}`);
+    if (!names.includes(k))
+      throw new UsageError(`${label}: "${k}" is not an operation in the operations file (it has: ${names.join(', ')})`);
+    if (v === null || typeof v !== 'object' || Array.isArray(v))
+      throw new UsageError(`${label}: "${k}" must be an object of variables, e.g. {"id": "1"}`);
   }
   return doc;
 }
@@ -76,7 +107,8 @@ const namedType = (t) => (t.kind === Kind.NAMED_TYPE ? t.name.value : namedType(
 // Every operation's variables checked; returns { opName: variables }. schema: the
 // endpoint's (introspection) or null. where: how to name the variables' source.
 export function checkVariables(ops, variables, schema, label) {
-  const give = (op) => (label ? `give it in ${label} under "${op.name}"` : `give --variables FILE with {"${op.name}": {…}}`);
+  const give = (op) =>
+    label ? `give it in ${label} under "${op.name}"` : `give --variables FILE with {"${op.name}": {…}}`;
   const out = {};
   for (const op of ops) {
     const values = variables[op.name] || {};
@@ -94,9 +126,13 @@ export function checkVariables(ops, variables, schema, label) {
       return t && (schema || specifiedScalarTypes.some((x) => x.name === namedType(d.type)));
     });
     const unknownInSchema = schema ? defs.find((d) => !typeFromAST(schema, d.type)) : null;
-    if (unknownInSchema) throw new UsageError(`${op.where}: operation ${op.name}: the endpoint's schema has no type ${namedType(unknownInSchema.type)} (variable $${unknownInSchema.variable.name.value})`);
+    if (unknownInSchema)
+      throw new UsageError(
+        `${op.where}: operation ${op.name}: the endpoint's schema has no type ${namedType(unknownInSchema.type)} (variable $${unknownInSchema.variable.name.value})`,
+      );
     const r = getVariableValues(s, known, values);
-    if (r.errors && r.errors.length) throw new UsageError(`${label || 'variables'}: operation ${op.name}: ${r.errors[0].message}`);
+    if (r.errors && r.errors.length)
+      throw new UsageError(`${label || 'variables'}: operation ${op.name}: ${r.errors[0].message}`);
     out[op.name] = values;
   }
   return out;
@@ -106,6 +142,9 @@ export function checkVariables(ops, variables, schema, label) {
 export function validateOperations(ops, schema) {
   for (const op of ops) {
     const errors = validate(schema, parse(op.query));
-    if (errors.length) throw new UsageError(`${op.where}: operation ${op.name}: ${errors[0].message} (the endpoint's schema, from introspection)`);
+    if (errors.length)
+      throw new UsageError(
+        `${op.where}: operation ${op.name}: ${errors[0].message} (the endpoint's schema, from introspection)`,
+      );
   }
 }

@@ -7,7 +7,16 @@ import { UsageError } from '../cli-support.js';
 
 export const PROBE_TIMEOUT_MS = 5000;
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'ECONNRESET', 'EAI_AGAIN', 'EPIPE']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
 const CERT = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',
@@ -30,7 +39,9 @@ export function splitHostPort(hostport) {
 
 // The one line for an endpoint that cannot be reached.
 export function unreachable(what, target, flag, err) {
-  return new UsageError(`${what} ${target}: cannot connect (${err.code || err.message}): start your server, or fix ${flag}`);
+  return new UsageError(
+    `${what} ${target}: cannot connect (${err.code || err.message}): start your server, or fix ${flag}`,
+  );
 }
 
 // A TLS handshake with `hostport`. -> { alpn: the protocol the server chose from `offer`
@@ -40,7 +51,14 @@ export async function tlsProbe(hostport, { what, target, flag, insecure, offer =
   const { host, port } = splitHostPort(hostport);
   const attempt = (rejectUnauthorized) =>
     new Promise((resolve, reject) => {
-      const sock = tlsConnect({ host, port, servername: isIP(host) ? undefined : host, ALPNProtocols: offer, rejectUnauthorized, timeout: PROBE_TIMEOUT_MS });
+      const sock = tlsConnect({
+        host,
+        port,
+        servername: isIP(host) ? undefined : host,
+        ALPNProtocols: offer,
+        rejectUnauthorized,
+        timeout: PROBE_TIMEOUT_MS,
+      });
       sock.once('secureConnect', () => {
         const alpn = sock.alpnProtocol || null;
         sock.destroy();
@@ -59,8 +77,12 @@ export async function tlsProbe(hostport, { what, target, flag, insecure, offer =
     return await attempt(true);
   } catch (err) {
     if (isUnreachable(err)) throw unreachable(what, target, flag, err);
-    if (!isCertError(err)) throw new UsageError(`${what} ${target}: no TLS handshake (${err.code || err.message}): is it a TLS port?`);
-    if (!insecure) throw new UsageError(`${what} ${target}: the server's certificate is not trusted (${err.code}): add --insecure to accept it (k6 then skips verifying this API's certificates)`);
+    if (!isCertError(err))
+      throw new UsageError(`${what} ${target}: no TLS handshake (${err.code || err.message}): is it a TLS port?`);
+    if (!insecure)
+      throw new UsageError(
+        `${what} ${target}: the server's certificate is not trusted (${err.code}): add --insecure to accept it (k6 then skips verifying this API's certificates)`,
+      );
     return attempt(false);
   }
 }

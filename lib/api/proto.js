@@ -20,7 +20,8 @@ function compile(file, show) {
   try {
     const definition = protoLoader.loadSync(file, { ...LOADER_OPTIONS, includeDirs });
     const root = new protobuf.Root();
-    root.resolvePath = (origin, target) => (target.startsWith('/') || target.startsWith('google/protobuf/') ? target : `${includeDirs[0]}/${target}`);
+    root.resolvePath = (origin, target) =>
+      target.startsWith('/') || target.startsWith('google/protobuf/') ? target : `${includeDirs[0]}/${target}`;
     root.loadSync(file, { keepCase: true });
     root.resolveAll();
     return { definition, root };
@@ -39,12 +40,29 @@ export function loadMethod(file, call, show = file) {
   const { definition, root } = compile(file, show);
   const services = Object.keys(definition).filter((k) => definition[k] && !definition[k].format);
   const svc = definition[service];
-  if (!svc || svc.format) throw new UsageError(`--call ${call}: ${show} has no service ${service} (it has: ${services.join(', ') || 'none'})`);
+  if (!svc || svc.format)
+    throw new UsageError(
+      `--call ${call}: ${show} has no service ${service} (it has: ${services.join(', ') || 'none'})`,
+    );
   const def = svc[name];
-  if (!def) throw new UsageError(`--call ${call}: ${service} has no method ${name} (it has: ${Object.keys(svc).join(', ')})`);
-  if (def.requestStream) throw new UsageError(`--call ${call}: a ${def.responseStream ? 'bidirectional' : 'client'}-streaming method: the pack calls unary and server-streaming methods`);
+  if (!def)
+    throw new UsageError(`--call ${call}: ${service} has no method ${name} (it has: ${Object.keys(svc).join(', ')})`);
+  if (def.requestStream)
+    throw new UsageError(
+      `--call ${call}: a ${def.responseStream ? 'bidirectional' : 'client'}-streaming method: the pack calls unary and server-streaming methods`,
+    );
   const requestType = root.lookupService(service).methods[name].resolvedRequestType;
-  return { definition, service, name, method: `${service}/${name}`, def, requestType, stream: def.responseStream, importPaths: [dirname(file)], file: basename(file) };
+  return {
+    definition,
+    service,
+    name,
+    method: `${service}/${name}`,
+    def,
+    requestType,
+    stream: def.responseStream,
+    importPaths: [dirname(file)],
+    file: basename(file),
+  };
 }
 
 const INT32 = new Set(['int32', 'sint32', 'sfixed32']);
@@ -67,11 +85,19 @@ function scalarProblem(v, f) {
   const what = `${JSON.stringify(v)} is not a`;
   if (INT32.has(t)) return integer(v, false, 32) ? null : `${what} 32-bit integer`;
   if (UINT32.has(t)) return integer(v, true, 32) ? null : `${what}n unsigned 32-bit integer`;
-  if (INT64.has(t)) return integer(v, t.startsWith('u') || t === 'fixed64', 64) ? null : `${what} 64-bit integer (a number or a string of digits)`;
-  if (t === 'double' || t === 'float') return typeof v === 'number' || (typeof v === 'string' && (/^(NaN|-?Infinity)$/.test(v) || (v.trim() !== '' && !Number.isNaN(Number(v))))) ? null : `${what} number`;
+  if (INT64.has(t))
+    return integer(v, t.startsWith('u') || t === 'fixed64', 64)
+      ? null
+      : `${what} 64-bit integer (a number or a string of digits)`;
+  if (t === 'double' || t === 'float')
+    return typeof v === 'number' ||
+      (typeof v === 'string' && (/^(NaN|-?Infinity)$/.test(v) || (v.trim() !== '' && !Number.isNaN(Number(v)))))
+      ? null
+      : `${what} number`;
   if (t === 'bool') return typeof v === 'boolean' ? null : `${what} boolean (true or false)`;
   if (t === 'string') return typeof v === 'string' ? null : `${what} string`;
-  if (t === 'bytes') return typeof v === 'string' && /^[A-Za-z0-9+/_-]*={0,2}$/.test(v) ? null : `${what} base64 string (bytes)`;
+  if (t === 'bytes')
+    return typeof v === 'string' && /^[A-Za-z0-9+/_-]*={0,2}$/.test(v) ? null : `${what} base64 string (bytes)`;
   return null;
 }
 
@@ -79,7 +105,10 @@ function checkValue(v, f, path, problems) {
   const r = f.resolvedType;
   if (r instanceof protobuf.Enum) {
     const ok = typeof v === 'string' ? v in r.values : Number.isInteger(v);
-    if (!ok) problems.push(`${path}: ${JSON.stringify(v)} is not one of ${r.name}'s values (${Object.keys(r.values).join(', ')})`);
+    if (!ok)
+      problems.push(
+        `${path}: ${JSON.stringify(v)} is not one of ${r.name}'s values (${Object.keys(r.values).join(', ')})`,
+      );
   } else if (r instanceof protobuf.Type) {
     // The well-known types have JSON forms of their own (a Timestamp is a string): the server checks those.
     if (r.fullName.startsWith('.google.protobuf.')) return;
@@ -103,7 +132,8 @@ function checkMessage(obj, type, path, problems) {
     }
     if (v === null) continue; // null: the field's default, as protobuf's JSON mapping reads it
     if (f.partOf) {
-      if (oneofs[f.partOf.name]) problems.push(`${at}: oneof ${f.partOf.name} already has ${oneofs[f.partOf.name]}: give one of its fields`);
+      if (oneofs[f.partOf.name])
+        problems.push(`${at}: oneof ${f.partOf.name} already has ${oneofs[f.partOf.name]}: give one of its fields`);
       oneofs[f.partOf.name] = key;
     }
     if (f.map) {
@@ -120,7 +150,10 @@ function checkMessage(obj, type, path, problems) {
 export function checkRequest(request, m, where) {
   const problems = [];
   checkMessage(request, m.requestType, '', problems);
-  if (problems.length) throw new UsageError(`${where}: does not fit ${m.requestType.fullName.slice(1)} (--call ${m.method}): ${problems[0]}`);
+  if (problems.length)
+    throw new UsageError(
+      `${where}: does not fit ${m.requestType.fullName.slice(1)} (--call ${m.method}): ${problems[0]}`,
+    );
 }
 
 // The request as @grpc/proto-loader's serializer takes it (lowerCamelCase names), and its encoded size.
@@ -129,9 +162,18 @@ export function encodeRequest(request, m) {
     const out = {};
     for (const [key, v] of Object.entries(obj)) {
       const f = type.fieldsArray.find((x) => x.name === key || jsonName(x) === key);
-      const sub = f.resolvedType instanceof protobuf.Type && !f.resolvedType.fullName.startsWith('.google.protobuf.') ? f.resolvedType : null;
+      const sub =
+        f.resolvedType instanceof protobuf.Type && !f.resolvedType.fullName.startsWith('.google.protobuf.')
+          ? f.resolvedType
+          : null;
       let value = v;
-      if (sub && v !== null) value = f.repeated && Array.isArray(v) ? v.map((x) => rename(x, sub)) : f.map ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, rename(x, sub)])) : rename(v, sub);
+      if (sub && v !== null)
+        value =
+          f.repeated && Array.isArray(v)
+            ? v.map((x) => rename(x, sub))
+            : f.map
+              ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, rename(x, sub)]))
+              : rename(v, sub);
       out[f.name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase())] = value;
     }
     return out;

@@ -19,7 +19,8 @@ export function resolveApiPorts(stackPorts = resolvePorts(), env = process.env) 
   for (const [name, fallback] of Object.entries(API_PROXY_PORTS)) {
     const raw = env[name];
     const port = raw === undefined || raw === '' ? fallback : Number(raw);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`${name}=${raw} is not a port number (1-65535)`);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new UsageError(`${name}=${raw} is not a port number (1-65535)`);
     const clash = Object.entries({ ...stackPorts, ...out }).find(([, p]) => p === port);
     if (clash) throw new UsageError(`${clash[0]} and ${name} are both ${port}: give each its own port`);
     out[name] = port;
@@ -34,7 +35,13 @@ export function apiRoutes(cfg, apiPorts) {
   const routes = [];
   const add = (name, upstream) => {
     if (routes.some((r) => r.upstream === upstream)) return; // one port serving both: one proxy
-    routes.push({ name, portVar: routeVar[name], listen: `${DEFAULT_HOST}:${apiPorts[routeVar[name]]}`, upstream, enabled: true });
+    routes.push({
+      name,
+      portVar: routeVar[name],
+      listen: `${DEFAULT_HOST}:${apiPorts[routeVar[name]]}`,
+      upstream,
+      enabled: true,
+    });
   };
   if (cfg.graphql) add('api_graphql', hostPort(cfg.graphql));
   if (cfg.ws) add('api_ws', hostPort(cfg.ws));
@@ -59,15 +66,23 @@ export async function runningToxiproxy(runDir) {
 export async function checkApiPorts(routes, runDir) {
   const toxiproxy = await runningToxiproxy(runDir);
   const existing = toxiproxy ? await toxiproxy.proxies() : {};
-  const needed = routes.filter((r) => !(existing[r.name] && existing[r.name].listen === r.listen)).map((r) => [r.portVar, Number(r.listen.split(':').pop())]);
+  const needed = routes
+    .filter((r) => !(existing[r.name] && existing[r.name].listen === r.listen))
+    .map((r) => [r.portVar, Number(r.listen.split(':').pop())]);
   if (!toxiproxy) {
     const ports = resolvePorts();
     needed.unshift(['TOXIPROXY_PORT', ports.TOXIPROXY_PORT]);
   }
   for (const [name, port] of needed) {
     const problem = await portIsFree(port);
-    if (problem === 'EADDRINUSE') throw new UsageError(`port ${port} (${name}) is already in use: stop what holds it or set ${name} to a free port`);
-    if (problem) throw new UsageError(`cannot listen on ${DEFAULT_HOST}:${port} (${name}): ${problem}: set ${name} to another port`);
+    if (problem === 'EADDRINUSE')
+      throw new UsageError(
+        `port ${port} (${name}) is already in use: stop what holds it or set ${name} to a free port`,
+      );
+    if (problem)
+      throw new UsageError(
+        `cannot listen on ${DEFAULT_HOST}:${port} (${name}): ${problem}: set ${name} to another port`,
+      );
   }
 }
 
@@ -76,17 +91,25 @@ export async function checkApiPorts(routes, runDir) {
 export async function installApiProxies(toxiproxy, routes) {
   const before = await toxiproxy.proxies();
   try {
-    await toxiproxy.populate(routes.map(({ name, listen, upstream, enabled }) => ({ name, listen, upstream, enabled })));
+    await toxiproxy.populate(
+      routes.map(({ name, listen, upstream, enabled }) => ({ name, listen, upstream, enabled })),
+    );
   } catch (err) {
     const taken = routes.find((r) => err.message.includes(r.listen.split(':').pop()));
-    if (taken) throw new UsageError(`port ${taken.listen.split(':').pop()} (${taken.portVar}) is already in use: stop what holds it or set ${taken.portVar} to a free port`);
+    if (taken)
+      throw new UsageError(
+        `port ${taken.listen.split(':').pop()} (${taken.portVar}) is already in use: stop what holds it or set ${taken.portVar} to a free port`,
+      );
     throw err;
   }
   return async () => {
     for (const r of routes) {
       const was = before[r.name];
       if (!was) await toxiproxy.deleteProxy(r.name);
-      else if (was.listen !== r.listen || was.upstream !== r.upstream) await toxiproxy.populate([{ name: was.name, listen: was.listen, upstream: was.upstream, enabled: was.enabled }]);
+      else if (was.listen !== r.listen || was.upstream !== r.upstream)
+        await toxiproxy.populate([
+          { name: was.name, listen: was.listen, upstream: was.upstream, enabled: was.enabled },
+        ]);
     }
   };
 }
@@ -108,7 +131,10 @@ export async function endpointsGone(routes) {
       });
       sock.once('error', resolve);
     });
-    if (err) lines.push(`your server at ${r.upstream} (behind proxy ${r.name}) no longer accepts connections (${err.code || err.message})`);
+    if (err)
+      lines.push(
+        `your server at ${r.upstream} (behind proxy ${r.name}) no longer accepts connections (${err.code || err.message})`,
+      );
   }
   return lines;
 }

@@ -32,7 +32,10 @@ async function prepare(opts, ctx) {
   const input = checkApiInput(cfg);
   const routes = apiRoutes(cfg, resolveApiPorts());
   await checkApiPorts(routes, ctx.runDir);
-  for (const host of cfg.remote) ctx.warn(`ALLOW_REMOTE_TARGET=1: the load goes to ${host}, which is not this machine; the proxies still listen on 127.0.0.1 only`);
+  for (const host of cfg.remote)
+    ctx.warn(
+      `ALLOW_REMOTE_TARGET=1: the load goes to ${host}, which is not this machine; the proxies still listen on 127.0.0.1 only`,
+    );
   const api = await discoverApi(cfg, input, { signal: ctx.trap.signal });
   for (const line of describeApi(api)) ctx.out(line);
   for (const w of api.warnings) ctx.warn(w);
@@ -42,7 +45,13 @@ async function prepare(opts, ctx) {
 // The plan file (common/api.js) for a stack's Toxiproxy.
 function writePlan(file, api, routes, toxiproxyUrl) {
   const { warnings, ...rest } = api;
-  const plan = { version: API_PLAN_VERSION, toxiproxy: toxiproxyUrl, proxies: routes.map((r) => r.name), hosts: hostsOf(routes), ...rest };
+  const plan = {
+    version: API_PLAN_VERSION,
+    toxiproxy: toxiproxyUrl,
+    proxies: routes.map((r) => r.name),
+    hosts: hostsOf(routes),
+    ...rest,
+  };
   writeFileSync(file, `${JSON.stringify(plan, null, 2)}\n`);
   return file;
 }
@@ -73,7 +82,26 @@ export async function runApi(opts, ctx) {
         ctx.out(`== proxies: ${describeRoutes(routes)}`);
         writePlan(planFile, api, routes, stack.toxiproxy.url);
         const env = { API: planFile };
-        return await runProfiles(stack, 'api', SCRIPT, profiles, { k6, root, load, workload, metrics, k6Args, samples, dashboard, hold: held, env, endpointsGone: () => endpointsGone(routes) }, ctx);
+        return await runProfiles(
+          stack,
+          'api',
+          SCRIPT,
+          profiles,
+          {
+            k6,
+            root,
+            load,
+            workload,
+            metrics,
+            k6Args,
+            samples,
+            dashboard,
+            hold: held,
+            env,
+            endpointsGone: () => endpointsGone(routes),
+          },
+          ctx,
+        );
       } finally {
         rmSync(planFile, { force: true });
         if (!stack.stop) await restore().catch((err) => ctx.warn(`could not remove the API's proxies: ${err.message}`));
@@ -95,11 +123,20 @@ export async function upApi(opts, ctx) {
   const { routes, api } = await prepare(opts, ctx);
   const planFile = join(runDir, PLAN_FILE);
   let state = readState(runDir);
-  if (state && deadOf(state).some((d) => d.name === 'toxiproxy')) throw new StackError(`${deadLine(deadOf(state))}: \`npx k6pack down\`, then try again`);
+  if (state && deadOf(state).some((d) => d.name === 'toxiproxy'))
+    throw new StackError(`${deadLine(deadOf(state))}: \`npx k6pack down\`, then try again`);
   let started = null;
   if (!state) {
     started = await startStack({ runDir, detached: true, log: out, signal: trap.signal, ...START });
-    state = { ports: started.ports, pids: started.pids, markers: started.markers, logs: started.logs, startedAt: new Date().toISOString(), profile: null, reference: false };
+    state = {
+      ports: started.ports,
+      pids: started.pids,
+      markers: started.markers,
+      logs: started.logs,
+      startedAt: new Date().toISOString(),
+      profile: null,
+      reference: false,
+    };
     writeState(runDir, state);
   }
   const tp = started ? started.toxiproxy : new Toxiproxy(targetsFor(state.ports).TOXIPROXY_URL);
@@ -113,7 +150,11 @@ export async function upApi(opts, ctx) {
       await hold.release();
     }
     writePlan(planFile, api, routes, tp.url);
-    writeState(runDir, { ...readState(runDir), profile: profile.spec, api: { plan: planFile, proxies: routes.map((r) => r.name) } });
+    writeState(runDir, {
+      ...readState(runDir),
+      profile: profile.spec,
+      api: { plan: planFile, proxies: routes.map((r) => r.name) },
+    });
     trap.signal.throwIfAborted();
   } catch (err) {
     if (started) {

@@ -15,7 +15,8 @@ export const baselineKey = (doc) => `${doc.run.scenario}-${doc.run.profile}`;
 // -> Map(key -> loadRun's run); of several runs with one key, the newest.
 export function loadBaselines(arg) {
   const path = resolve(arg);
-  if (!existsSync(path)) throw new UsageError(`no baseline at ${arg}: give a gate folder, a folder of run folders or a summary.json`);
+  if (!existsSync(path))
+    throw new UsageError(`no baseline at ${arg}: give a gate folder, a folder of run folders or a summary.json`);
   const single = statSync(path).isFile() || existsSync(join(path, FILES.summary));
   const runs = single
     ? [loadRun(path)]

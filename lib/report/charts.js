@@ -13,7 +13,11 @@
 //            y: { title, type }, series: [{ label, points: [{ x, y }], dashed? }] }.
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-const slug = (s) => String(s).replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').toLowerCase();
+const slug = (s) =>
+  String(s)
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .toLowerCase();
 // A step's concurrency: c10 is 10 (VUs, or what the scenario counts: fanout's subscribers).
 const stepVus = (step) => Number(String(step.step).replace(/^c/, '')) || step.vus;
 const lanesOf = (doc) => [...new Set(doc.steps.map((s) => s.lane))];
@@ -28,7 +32,11 @@ function concurrency(doc, id) {
     const own = steps.filter((s) => s.lane === lane).sort((a, b) => stepVus(a) - stepVus(b));
     if (!own.length) continue;
     series.push({ label: `${lane} p50`, points: own.map((s) => ({ x: stepVus(s), y: num(s.latency.p50) })) });
-    series.push({ label: `${lane} p95`, points: own.map((s) => ({ x: stepVus(s), y: num(s.latency.p95) })), dashed: true });
+    series.push({
+      label: `${lane} p95`,
+      points: own.map((s) => ({ x: stepVus(s), y: num(s.latency.p95) })),
+      dashed: true,
+    });
   }
   const vus = steps.map(stepVus);
   return {
@@ -36,7 +44,10 @@ function concurrency(doc, id) {
     title: `${doc.run.scenario}: ${doc.run.latencyMetric} vs concurrency (${doc.run.profile})`,
     note: 'one k6 scenario per lane and step; solid p50, dashed p95',
     kind: 'line',
-    x: { title: doc.run.verdict?.unit || 'VUs (one connection each)', type: Math.max(...vus) / Math.min(...vus) >= 20 ? 'logarithmic' : 'linear' },
+    x: {
+      title: doc.run.verdict?.unit || 'VUs (one connection each)',
+      type: Math.max(...vus) / Math.min(...vus) >= 20 ? 'logarithmic' : 'linear',
+    },
     y: { title: 'ms', type: 'linear' },
     series,
   };
@@ -50,15 +61,29 @@ function size(doc, id) {
   const series = [];
   for (const lane of lanesOf(doc)) {
     if (hint.lanes && !hint.lanes.includes(lane)) continue; // lanes whose dim means other bytes
-    const rows = doc.rows.filter((r) => r.lane === lane && r.step === step && r.dims[hint.dim] !== undefined && matches(r.dims, hint.where) && r.latency?.count);
-    const points = rows.map((r) => ({ x: bytesOf(r.dims[hint.dim]), y: num(r.latency.p50) })).filter((p) => p.x > 0).sort((a, b) => a.x - b.x);
+    const rows = doc.rows.filter(
+      (r) =>
+        r.lane === lane &&
+        r.step === step &&
+        r.dims[hint.dim] !== undefined &&
+        matches(r.dims, hint.where) &&
+        r.latency?.count,
+    );
+    const points = rows
+      .map((r) => ({ x: bytesOf(r.dims[hint.dim]), y: num(r.latency.p50) }))
+      .filter((p) => p.x > 0)
+      .sort((a, b) => a.x - b.x);
     if (points.length) series.push({ label: `${lane} p50`, points });
   }
   if (!series.length) return null;
   return {
     id,
     title: `${doc.run.scenario}: latency vs ${hint.label || hint.dim} (${doc.run.profile}, step ${step})`,
-    note: Object.keys(hint.where || {}).length ? `rows with ${Object.entries(hint.where).map(([k, v]) => `${k}=${v}`).join(', ')}` : '',
+    note: Object.keys(hint.where || {}).length
+      ? `rows with ${Object.entries(hint.where)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(', ')}`
+      : '',
     kind: 'line',
     x: { title: hint.unit || 'bytes', type: 'logarithmic' },
     y: { title: 'ms (p50)', type: 'logarithmic' },
@@ -76,17 +101,32 @@ function ratio(doc, id) {
   const series = [];
   for (const [lane, name] of Object.entries(numerators)) {
     for (const step of steps) {
-      const p50 = (l, v) => doc.rows.find((r) => r.lane === l && r.step === step && r.dims[hint.dim] === v)?.latency?.p50;
-      const values = [...new Set(doc.rows.filter((r) => r.lane === lane && r.step === step).map((r) => r.dims[hint.dim]))];
+      const p50 = (l, v) =>
+        doc.rows.find((r) => r.lane === l && r.step === step && r.dims[hint.dim] === v)?.latency?.p50;
+      const values = [
+        ...new Set(doc.rows.filter((r) => r.lane === lane && r.step === step).map((r) => r.dims[hint.dim])),
+      ];
       const points = values
-        .map((v) => ({ x: Number(v), y: num(p50(lane, v)) && num(p50(hint.denominator, v)) ? p50(lane, v) / p50(hint.denominator, v) : null }))
+        .map((v) => ({
+          x: Number(v),
+          y: num(p50(lane, v)) && num(p50(hint.denominator, v)) ? p50(lane, v) / p50(hint.denominator, v) : null,
+        }))
         .filter((p) => p.y !== null)
         .sort((a, b) => a.x - b.x);
-      if (points.length) series.push({ label: name === null ? `${step} measured` : `${name}${steps.length > 1 ? ` ${step}` : ''}`, points });
+      if (points.length)
+        series.push({
+          label: name === null ? `${step} measured` : `${name}${steps.length > 1 ? ` ${step}` : ''}`,
+          points,
+        });
     }
   }
   if (!series.length) return null;
-  if (hint.study) series.push({ label: hint.studyLabel || 'study', points: Object.entries(hint.study).map(([x, y]) => ({ x: Number(x), y })), dashed: true });
+  if (hint.study)
+    series.push({
+      label: hint.studyLabel || 'study',
+      points: Object.entries(hint.study).map(([x, y]) => ({ x: Number(x), y })),
+      dashed: true,
+    });
   const over = hint.numerators ? `each of ${Object.keys(numerators).join(', ')}` : hint.numerator;
   return {
     id,
@@ -109,19 +149,29 @@ function split(doc, id) {
   const bars = [];
   for (const lane of lanesOf(doc)) {
     if (!(lane in hint.known)) continue;
-    const row = doc.rows.find((r) => r.lane === lane && r.step === step && matches(r.dims, hint.where) && Object.keys(hint.where).every((k) => r.dims[k] !== undefined) && r.latency?.count);
+    const row = doc.rows.find(
+      (r) =>
+        r.lane === lane &&
+        r.step === step &&
+        matches(r.dims, hint.where) &&
+        Object.keys(hint.where).every((k) => r.dims[k] !== undefined) &&
+        r.latency?.count,
+    );
     const p50 = num(row?.latency?.p50);
     if (p50 === null) continue;
     const known = Math.min(hint.known[lane], p50);
     bars.push({ label: lane, known, rest: p50 - known });
   }
   if (!bars.length) return null;
-  for (const ref of hint.reference || []) bars.push({ label: ref.label, known: ref.known, rest: ref.total - ref.known });
+  for (const ref of hint.reference || [])
+    bars.push({ label: ref.label, known: ref.known, rest: ref.total - ref.known });
   const labels = bars.map((b) => b.label);
   return {
     id,
     title: `${doc.run.scenario}: ${hint.title} (${doc.run.profile}, step ${step})`,
-    note: `p50 of the rows with ${Object.entries(hint.where).map(([k, v]) => `${k}=${v}`).join(', ')}, split in two`,
+    note: `p50 of the rows with ${Object.entries(hint.where)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ')}, split in two`,
     kind: 'bar',
     stacked: true,
     x: { title: 'lane', type: 'category', labels },
@@ -162,13 +212,28 @@ export function modelRows(doc) {
   const step = lowestStep(doc);
   const out = [];
   for (const row of doc.rows.filter((r) => r.step === step && r.model && r.latency?.count)) {
-    const dims = Object.entries(row.dims).map(([k, v]) => `${k}:${v}`).join(',');
-    out.push({ label: [row.lane, dims].filter(Boolean).join(' '), measuredP50: num(row.latency.p50), measuredAvg: num(row.latency.avg), model: row.model.p50.ms, formula: row.model.p50.formula });
+    const dims = Object.entries(row.dims)
+      .map(([k, v]) => `${k}:${v}`)
+      .join(',');
+    out.push({
+      label: [row.lane, dims].filter(Boolean).join(' '),
+      measuredP50: num(row.latency.p50),
+      measuredAvg: num(row.latency.avg),
+      model: row.model.p50.ms,
+      formula: row.model.p50.formula,
+    });
   }
   for (const s of doc.steps.filter((x) => x.step === step && x.setupGates)) {
     for (const g of s.setupGates) {
       const measured = doc.rows.find((r) => r.scenario === s.scenario)?.metrics?.[`setup_duration{phase:${g.phase}}`];
-      if (measured?.count) out.push({ label: `${s.lane} ${g.phase}`, measuredP50: num(measured.p50), measuredAvg: num(measured.avg), model: g.model.p50.ms, formula: g.model.p50.formula });
+      if (measured?.count)
+        out.push({
+          label: `${s.lane} ${g.phase}`,
+          measuredP50: num(measured.p50),
+          measuredAvg: num(measured.avg),
+          model: g.model.p50.ms,
+          formula: g.model.p50.formula,
+        });
     }
   }
   return out;
@@ -193,5 +258,12 @@ function model(doc, id) {
 // Every chart for one (merged) run document.
 export function chartsFor(doc, prefix) {
   const base = slug(`${prefix}-${doc.run.scenario}-${doc.run.profile}`);
-  return [concurrency(doc, `${base}-concurrency`), size(doc, `${base}-size`), ratio(doc, `${base}-ratio`), split(doc, `${base}-split`), push(doc, `${base}-push`), model(doc, `${base}-model`)].filter(Boolean);
+  return [
+    concurrency(doc, `${base}-concurrency`),
+    size(doc, `${base}-size`),
+    ratio(doc, `${base}-ratio`),
+    split(doc, `${base}-split`),
+    push(doc, `${base}-push`),
+    model(doc, `${base}-model`),
+  ].filter(Boolean);
 }

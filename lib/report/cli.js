@@ -15,14 +15,18 @@ export const REGRESSION_EXIT = 3;
 export const THRESHOLDS_FAILED = 99;
 
 const checkMethod = (method) => {
-  if (method !== undefined && !METHODS.includes(method)) throw new UsageError(`--method ${method}: choose one of ${METHODS.join(', ')}`);
+  if (method !== undefined && !METHODS.includes(method))
+    throw new UsageError(`--method ${method}: choose one of ${METHODS.join(', ')}`);
 };
 
 export async function report(runArgs, opts, { out }) {
   checkMethod(opts.method);
   const { file, groups } = await writeReport(runArgs, { out: opts.out && resolve(opts.out), method: opts.method });
   const merged = groups.filter((g) => g.runs.length > 1);
-  for (const g of merged) out(`merged ${g.runs.length} runs of ${g.doc.run.scenario} (${g.doc.run.profile}): ${g.doc.run.merged.kind}, percentiles ${describeMethod(g.doc.run.merged)}`);
+  for (const g of merged)
+    out(
+      `merged ${g.runs.length} runs of ${g.doc.run.scenario} (${g.doc.run.profile}): ${g.doc.run.merged.kind}, percentiles ${describeMethod(g.doc.run.merged)}`,
+    );
   out(`report: ${showPath(file)} (${groups.length} run${groups.length === 1 ? '' : 's'}; opens offline)`);
   return 0;
 }
@@ -41,7 +45,8 @@ export function compareOptions(opts) {
     failurePoints: share('--failure-tolerance', opts.failureTolerance, DEFAULTS.failurePoints),
     minMs: opts.minMs === undefined ? DEFAULTS.minMs : Number(opts.minMs),
   };
-  if (!Number.isFinite(options.minMs) || options.minMs < 0) throw new UsageError(`--min-ms ${opts.minMs} is not a number of milliseconds`);
+  if (!Number.isFinite(options.minMs) || options.minMs < 0)
+    throw new UsageError(`--min-ms ${opts.minMs} is not a number of milliseconds`);
   return options;
 }
 
@@ -56,12 +61,15 @@ export async function merge(runArgs, opts, { out }) {
   if (runArgs.length < 2) throw new UsageError('merge needs at least two run folders');
   checkMethod(opts.method);
   const target = resolve(opts.out);
-  if (existsSync(target) && readdirSync(target).length) throw new ResultsError(`${opts.out} is not empty: merge into a new folder`);
+  if (existsSync(target) && readdirSync(target).length)
+    throw new ResultsError(`${opts.out} is not empty: merge into a new folder`);
   const doc = await mergeRuns(runArgs.map(loadRun), { method: opts.method });
   mkdirSync(target, { recursive: true });
   writeRunFiles(target, doc);
   const failed = doc.thresholds.filter((t) => !t.ok).length;
   const m = doc.run.merged;
-  out(`merged ${runArgs.length} runs (${m.kind}, ${m.samples} samples) into ${showPath(target)}/: summary.json, junit.xml, summary.md; percentiles ${describeMethod(m)}; thresholds on the merged data: ${doc.thresholds.length - failed} passed, ${failed} failed`);
+  out(
+    `merged ${runArgs.length} runs (${m.kind}, ${m.samples} samples) into ${showPath(target)}/: summary.json, junit.xml, summary.md; percentiles ${describeMethod(m)}; thresholds on the merged data: ${doc.thresholds.length - failed} passed, ${failed} failed`,
+  );
   return failed ? THRESHOLDS_FAILED : 0;
 }

@@ -45,7 +45,9 @@ const hasData = (row) => Boolean(row.latency?.count || row.failures?.total);
 export function compareDocs(base, current, options = {}) {
   const opts = { ...DEFAULTS, ...options };
   if (base.run.scenario !== current.run.scenario) {
-    throw new ResultsError(`the base is a ${base.run.scenario} run, the current one ${current.run.scenario}: compare runs of one scenario`);
+    throw new ResultsError(
+      `the base is a ${base.run.scenario} run, the current one ${current.run.scenario}: compare runs of one scenario`,
+    );
   }
   const baseRows = new Map(base.rows.filter(hasData).map((r) => [r.id, r]));
   const curRows = new Map(current.rows.filter(hasData).map((r) => [r.id, r]));
@@ -57,25 +59,58 @@ export function compareDocs(base, current, options = {}) {
       const cv = m.get(cur);
       if (b && (bv === null || bv === undefined) && (cv === null || cv === undefined)) continue;
       const verdict = b ? verdictOf(m.kind, bv, cv, opts) : 'new';
-      lines.push({ id, label: rowLabel(cur), step: cur.step, measure: m.name, kind: m.kind, base: bv ?? null, current: cv ?? null, verdict });
+      lines.push({
+        id,
+        label: rowLabel(cur),
+        step: cur.step,
+        measure: m.name,
+        kind: m.kind,
+        base: bv ?? null,
+        current: cv ?? null,
+        verdict,
+      });
     }
   }
   for (const [id, b] of baseRows) {
-    if (!curRows.has(id)) lines.push({ id, label: rowLabel(b), step: b.step, measure: '-', kind: 'row', base: null, current: null, verdict: 'missing' });
+    if (!curRows.has(id))
+      lines.push({
+        id,
+        label: rowLabel(b),
+        step: b.step,
+        measure: '-',
+        kind: 'row',
+        base: null,
+        current: null,
+        verdict: 'missing',
+      });
   }
-  return { base: base.run, current: current.run, options: opts, lines, regressions: lines.filter((l) => l.verdict === 'regression').length };
+  return {
+    base: base.run,
+    current: current.run,
+    options: opts,
+    lines,
+    regressions: lines.filter((l) => l.verdict === 'regression').length,
+  };
 }
 
 function changeText(l) {
   if (l.base === null || l.current === null) return '';
-  if (l.kind === 'rate') return `${((l.current - l.base) * 100 >= 0 ? '+' : '')}${((l.current - l.base) * 100).toFixed(2)} pt`;
+  if (l.kind === 'rate')
+    return `${(l.current - l.base) * 100 >= 0 ? '+' : ''}${((l.current - l.base) * 100).toFixed(2)} pt`;
   if (!l.base) return '';
   const pct = ((l.current - l.base) / l.base) * 100;
   return `${pct >= 0 ? '+' : ''}${pct.toFixed(1)}%`;
 }
 
 const fmt = (l, v) => (v === null ? '-' : l.kind === 'rate' ? formatRate(v) : formatMs(v));
-const MARK = { regression: '❌ regression', improvement: '✅ improvement', same: 'same', new: 'new', missing: 'missing', 'n/a': 'n/a' };
+const MARK = {
+  regression: '❌ regression',
+  improvement: '✅ improvement',
+  same: 'same',
+  new: 'new',
+  missing: 'missing',
+  'n/a': 'n/a',
+};
 
 // A text table (or Markdown with markdown: true); `all: false` leaves out unchanged lines.
 export function renderComparison(result, { markdown = false, all = true } = {}) {
@@ -83,14 +118,46 @@ export function renderComparison(result, { markdown = false, all = true } = {}) 
   const head = `${result.current.scenario}: ${result.base.profile} (base, ${result.base.startedAt || '?'}) -> ${result.current.profile} (current, ${result.current.startedAt || '?'})`;
   const rules = `tolerance: latency +-${(o.tolerance * 100).toFixed(0)}% and > ${o.minMs} ms, failure rate +-${(o.failurePoints * 100).toFixed(2)} pt`;
   const shown = result.lines.filter((l) => all || l.verdict !== 'same');
-  const verdict = result.regressions ? `${result.regressions} regression${result.regressions === 1 ? '' : 's'}` : 'no regression';
-  const rows = shown.map((l) => [l.label, l.step, l.measure, fmt(l, l.base), fmt(l, l.current), changeText(l), MARK[l.verdict]]);
+  const verdict = result.regressions
+    ? `${result.regressions} regression${result.regressions === 1 ? '' : 's'}`
+    : 'no regression';
+  const rows = shown.map((l) => [
+    l.label,
+    l.step,
+    l.measure,
+    fmt(l, l.base),
+    fmt(l, l.current),
+    changeText(l),
+    MARK[l.verdict],
+  ]);
   const header = ['lane', 'step', 'measure', 'base', 'current', 'change', 'verdict'];
   if (markdown) {
     const esc = (s) => String(s).replace(/\|/g, '\\|');
-    return [`### k6pack compare ${head} — ${verdict}`, '', rules, '', `| ${header.join(' | ')} |`, '|---|---|---|--:|--:|--:|---|', ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`), ''].join('\n');
+    return [
+      `### k6pack compare ${head} — ${verdict}`,
+      '',
+      rules,
+      '',
+      `| ${header.join(' | ')} |`,
+      '|---|---|---|--:|--:|--:|---|',
+      ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
+      '',
+    ].join('\n');
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (r) => r.map((c, i) => String(c).padEnd(widths[i])).join('  ').trimEnd();
-  return [head, rules, '', line(header), ...rows.map(line), '', `${verdict}${shown.length < result.lines.length ? ` (${result.lines.length - shown.length} unchanged lines not shown)` : ''}`, ''].join('\n');
+  const line = (r) =>
+    r
+      .map((c, i) => String(c).padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
+  return [
+    head,
+    rules,
+    '',
+    line(header),
+    ...rows.map(line),
+    '',
+    `${verdict}${shown.length < result.lines.length ? ` (${result.lines.length - shown.length} unchanged lines not shown)` : ''}`,
+    '',
+  ].join('\n');
 }

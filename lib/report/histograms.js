@@ -22,7 +22,14 @@ export const HDR_METHOD = `hdr (${SIGNIFICANT_DIGITS} significant digits)`;
 export const RELATIVE_PRECISION = 10 ** -SIGNIFICANT_DIGITS;
 
 const newHistogram = () =>
-  build({ bitBucketSize: 64, numberOfSignificantValueDigits: SIGNIFICANT_DIGITS, lowestDiscernibleValue: 1, highestTrackableValue: 2, autoResize: true, useWebAssembly: false });
+  build({
+    bitBucketSize: 64,
+    numberOfSignificantValueDigits: SIGNIFICANT_DIGITS,
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 2,
+    autoResize: true,
+    useWebAssembly: false,
+  });
 
 const decode = (text) => {
   const h = decodeFromCompressedBase64(text, 64, false);

@@ -15,7 +15,11 @@ import { loadRun, ResultsError } from './runs.js';
 const chartJsFile = () => join(dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js');
 // Chart.js is MIT: its copyright and permission notice (the package's LICENSE.md;
 // the build's own banner names the licence only) go with every copy inlined in a report.
-const chartJsLicence = () => readFileSync(join(dirname(chartJsFile()), '..', 'LICENSE.md'), 'utf8').trim().replace(/\*\//g, '* /').replace(/<\/script/gi, '<\\/script');
+const chartJsLicence = () =>
+  readFileSync(join(dirname(chartJsFile()), '..', 'LICENSE.md'), 'utf8')
+    .trim()
+    .replace(/\*\//g, '* /')
+    .replace(/<\/script/gi, '<\\/script');
 const PAGE_JS = new URL('./page.js', import.meta.url);
 
 // Run folders -> [{ doc, runs }] with one document per scenario/profile/load.
@@ -45,7 +49,9 @@ function section(group, index) {
     r.faults.length && `faults ${r.faults.join('+')}`,
     r.k6Version && `k6 ${r.k6Version}`,
     r.gitCommit && `commit ${r.gitCommit.slice(0, 12)}`,
-    r.merged ? `merged from ${r.merged.parts.length} runs (${r.merged.kind}), every statistic from ${r.merged.samples} samples, percentiles ${describeMethod(r.merged)}` : r.executionSegment && `segment ${r.executionSegment}`,
+    r.merged
+      ? `merged from ${r.merged.parts.length} runs (${r.merged.kind}), every statistic from ${r.merged.samples} samples, percentiles ${describeMethod(r.merged)}`
+      : r.executionSegment && `segment ${r.executionSegment}`,
     !r.merged && "percentiles k6's own (exact)",
     r.startedAt && `${r.startedAt} → ${r.endedAt}`,
     `latency metric ${r.latencyMetric}`,
@@ -73,9 +79,17 @@ function section(group, index) {
         row.budget ? `${row.gate && !row.gate.ok ? 'FAILED ' : ''}${row.budget.p50} / ${row.budget.p95} ms` : '-',
       ]),
     },
-    model: modelRows(doc).map((m) => [m.label, formatMs(m.measuredP50), formatMs(m.measuredAvg), formatMs(m.model), m.formula]),
+    model: modelRows(doc).map((m) => [
+      m.label,
+      formatMs(m.measuredP50),
+      formatMs(m.measuredAvg),
+      formatMs(m.model),
+      m.formula,
+    ]),
     thresholds: {
-      verdict: failed.length ? `${failed.length} of ${doc.thresholds.length} failed` : `all ${doc.thresholds.length} passed`,
+      verdict: failed.length
+        ? `${failed.length} of ${doc.thresholds.length} failed`
+        : `all ${doc.thresholds.length} passed`,
       failed: failed.map((t) => [t.key, t.threshold, formatValue(t.observed)]),
     },
   };
@@ -92,13 +106,23 @@ td:first-child,td:nth-child(2),th{text-align:left}`;
 export function renderReport(groups, runs, now = new Date()) {
   const data = {
     generatedAt: now.toISOString(),
-    runs: runs.map((r) => ({ name: r.name, scenario: r.doc.run.scenario, profile: r.doc.run.profile, load: r.doc.run.load, segment: r.doc.run.executionSegment, startedAt: r.doc.run.startedAt })),
+    runs: runs.map((r) => ({
+      name: r.name,
+      scenario: r.doc.run.scenario,
+      profile: r.doc.run.profile,
+      load: r.doc.run.load,
+      segment: r.doc.run.executionSegment,
+      startedAt: r.doc.run.startedAt,
+    })),
     sections: groups.map(section),
   };
   // </script> inside JSON would end the block: escape '<'.
   const json = JSON.stringify(data).replace(/</g, '\\u003c');
   const inline = (file) => readFileSync(file, 'utf8').replace(/<\/script/gi, '<\\/script');
-  const title = `k6pack report: ${[...new Set(groups.map((g) => g.doc.run.scenario))].join(', ')}`.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const title = `k6pack report: ${[...new Set(groups.map((g) => g.doc.run.scenario))].join(', ')}`.replace(
+    /[<>&"]/g,
+    (c) => `&#${c.charCodeAt(0)};`,
+  );
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -63,7 +63,8 @@ export function parsePoint(line) {
       tags = end < 0 ? null : line.slice(t + 7, end);
     }
     // The line must also end as a whole object: a cut line falls through to JSON.parse.
-    if (tags !== undefined && tags !== null && Number.isFinite(value) && line.endsWith('}')) return { value, time, tags };
+    if (tags !== undefined && tags !== null && Number.isFinite(value) && line.endsWith('}'))
+      return { value, time, tags };
   }
   const o = JSON.parse(line);
   if (o.type !== 'Point' || !o.data) return null;
@@ -111,7 +112,10 @@ export async function readLines(file, onLine) {
     try {
       onLine(line, lineNo);
     } catch (err) {
-      if (err instanceof SyntaxError) throw new SamplesError(`${file} line ${lineNo}: not JSON (a truncated file? k6 writes it completely only when it exits normally)`);
+      if (err instanceof SyntaxError)
+        throw new SamplesError(
+          `${file} line ${lineNo}: not JSON (a truncated file? k6 writes it completely only when it exits normally)`,
+        );
       throw err;
     }
   });

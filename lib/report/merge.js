@@ -16,7 +16,18 @@ import { writeFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { addFailedChecks, coversWhole, FILES, parseKey, parseThreshold, refreshGates, segmentRange, thresholdHolds, toJunit, toMarkdown } from '../../common/results.js';
+import {
+  addFailedChecks,
+  coversWhole,
+  FILES,
+  parseKey,
+  parseThreshold,
+  refreshGates,
+  segmentRange,
+  thresholdHolds,
+  toJunit,
+  toMarkdown,
+} from '../../common/results.js';
 import { HDR_METHOD } from './histograms.js';
 import { ResultsError } from './runs.js';
 import { CellSet, SamplesError } from './samples.js';
@@ -54,11 +65,17 @@ export function planMerge(runs, method = 'auto') {
   const exact = method === 'exact' || (method === 'auto' && runs.every((r) => r.samples) && bytes <= EXACT_LIMIT_BYTES);
   if (exact) {
     const missing = runs.find((r) => !r.samples);
-    if (missing) throw new ResultsError(`${missing.dir} has no ${FILES.samples}: exact pooling needs every run's raw samples (\`npx k6pack run\` keeps them unless --no-samples); --method hdr merges its ${FILES.histograms}`);
+    if (missing)
+      throw new ResultsError(
+        `${missing.dir} has no ${FILES.samples}: exact pooling needs every run's raw samples (\`npx k6pack run\` keeps them unless --no-samples); --method hdr merges its ${FILES.histograms}`,
+      );
     return { method: 'exact', parts: runs.map((run) => ({ run, source: 'samples' })) };
   }
   const none = runs.find((r) => !r.samples && !r.histograms);
-  if (none) throw new ResultsError(`${none.dir} has neither ${FILES.samples} nor ${FILES.histograms}: merging needs one of them from every run`);
+  if (none)
+    throw new ResultsError(
+      `${none.dir} has neither ${FILES.samples} nor ${FILES.histograms}: merging needs one of them from every run`,
+    );
   return { method: 'hdr', parts: runs.map((run) => ({ run, source: run.histograms ? 'histograms' : 'samples' })) };
 }
 
@@ -72,7 +89,11 @@ function seriesInWorker(file, metrics, live) {
     let result = null;
     worker.once('message', (doc) => (result = doc));
     worker.once('error', (err) => reject(new ResultsError(err.message)));
-    worker.once('exit', (code) => (result ? resolve(SeriesSet.fromDocument(result, file)) : reject(new ResultsError(`reading ${file} stopped (worker exit ${code})`))));
+    worker.once('exit', (code) =>
+      result
+        ? resolve(SeriesSet.fromDocument(result, file))
+        : reject(new ResultsError(`reading ${file} stopped (worker exit ${code})`)),
+    );
   });
 }
 
@@ -88,7 +109,8 @@ async function fillFromHistograms(cells, parts) {
         used += cells.addSeries(set, part.run.histograms);
         continue;
       }
-      if (!part.run.samples) throw new ResultsError(`${part.run.histograms} cannot be merged: ${why}; its raw samples are not there either`);
+      if (!part.run.samples)
+        throw new ResultsError(`${part.run.histograms} cannot be merged: ${why}; its raw samples are not there either`);
       part.source = 'samples';
     }
     fromSamples.push(part);
@@ -123,7 +145,10 @@ export async function mergeRuns(runs, { method = 'auto' } = {}) {
   if (twice) throw new ResultsError(`${twice.dir} is given twice: its samples would count twice`);
   const id = identity(runs[0].doc);
   const odd = runs.find((r) => identity(r.doc) !== id);
-  if (odd) throw new ResultsError(`cannot merge ${odd.dir} (${identity(odd.doc)}) with ${runs[0].dir} (${id}): merge runs of one scenario, profile and load`);
+  if (odd)
+    throw new ResultsError(
+      `cannot merge ${odd.dir} (${identity(odd.doc)}) with ${runs[0].dir} (${id}): merge runs of one scenario, profile and load`,
+    );
   const plan = planMerge(runs, method);
 
   const docs = runs.map((r) => r.doc);
@@ -135,7 +160,8 @@ export async function mergeRuns(runs, { method = 'auto' } = {}) {
   for (const s of steps) {
     want(s.latency);
     want(s.failures);
-    for (const m of ['iterations', 'dropped_iterations', 'data_sent', 'data_received']) cells.want(`${m}{scenario:${s.scenario}}`, 'counter');
+    for (const m of ['iterations', 'dropped_iterations', 'data_sent', 'data_received'])
+      cells.want(`${m}{scenario:${s.scenario}}`, 'counter');
   }
   const thresholds = union(docs, 'thresholds', (t) => `${t.key} ${t.threshold}`);
   // A threshold's metric type: as the summaries' cells of that metric have it, else from its stat.
@@ -155,13 +181,18 @@ export async function mergeRuns(runs, { method = 'auto' } = {}) {
     if (err instanceof SamplesError) throw new ResultsError(err.message);
     throw err;
   }
-  if (!used) throw new ResultsError(`the samples of ${runs.map((r) => r.dir).join(', ')} hold none of the summary's metrics`);
+  if (!used)
+    throw new ResultsError(`the samples of ${runs.map((r) => r.dir).join(', ')} hold none of the summary's metrics`);
 
   const count = (key) => cells.get(key).stat('count');
   const checks = cells.get('checks');
   const outcomes = cells.get('op_failed');
   const first = docs[0].run;
-  const times = (field) => docs.map((d) => d.run[field]).filter(Boolean).sort();
+  const times = (field) =>
+    docs
+      .map((d) => d.run[field])
+      .filter(Boolean)
+      .sort();
   const startedAt = times('startedAt')[0] || null;
   const endedAt = times('endedAt').at(-1) || null;
   const same = (field) => (docs.every((d) => d.run[field] === first[field]) ? first[field] : null);
@@ -179,11 +210,19 @@ export async function mergeRuns(runs, { method = 'auto' } = {}) {
       samples: null,
       histograms: null,
       // How the parts recorded (common/recording.js): null when they differ.
-      recording: docs.every((d) => JSON.stringify(d.run.recording ?? null) === JSON.stringify(first.recording ?? null)) ? first.recording ?? null : null,
+      recording: docs.every((d) => JSON.stringify(d.run.recording ?? null) === JSON.stringify(first.recording ?? null))
+        ? (first.recording ?? null)
+        : null,
       merged: {
         kind: mergeKind(docs),
         method: plan.method === 'exact' ? 'exact' : HDR_METHOD,
-        parts: plan.parts.map(({ run: r, source }) => ({ dir: r.dir, executionSegment: r.doc.run.executionSegment, startedAt: r.doc.run.startedAt, endedAt: r.doc.run.endedAt, source: FILES[source] })),
+        parts: plan.parts.map(({ run: r, source }) => ({
+          dir: r.dir,
+          executionSegment: r.doc.run.executionSegment,
+          startedAt: r.doc.run.startedAt,
+          endedAt: r.doc.run.endedAt,
+          source: FILES[source],
+        })),
         samples: used,
       },
     },
@@ -211,9 +250,19 @@ export async function mergeRuns(runs, { method = 'auto' } = {}) {
         return { ...t, ok, observed: null };
       }
       const observed = cell.stat(parsed.stat);
-      return { key: t.key, threshold: t.threshold, ok: observed !== null && thresholdHolds(parsed.op, observed, parsed.limit), stat: parsed.stat, observed };
+      return {
+        key: t.key,
+        threshold: t.threshold,
+        ok: observed !== null && thresholdHolds(parsed.op, observed, parsed.limit),
+        stat: parsed.stat,
+        observed,
+      };
     }),
-    checks: { passes: checks.nonZero, fails: checks.count - checks.nonZero, rate: checks.count ? checks.stat('rate') : null },
+    checks: {
+      passes: checks.nonZero,
+      fails: checks.count - checks.nonZero,
+      rate: checks.count ? checks.stat('rate') : null,
+    },
     totals: {
       iterations: count('iterations'),
       droppedIterations: count('dropped_iterations'),

@@ -3,7 +3,18 @@
 // block and draws every chart and table. No network: everything is in the file.
 (function main() {
   const data = JSON.parse(document.getElementById('k6pack-data').textContent);
-  const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22'];
+  const PALETTE = [
+    '#1f77b4',
+    '#d62728',
+    '#2ca02c',
+    '#ff7f0e',
+    '#9467bd',
+    '#8c564b',
+    '#e377c2',
+    '#17becf',
+    '#7f7f7f',
+    '#bcbd22',
+  ];
   const el = (tag, attrs = {}, ...children) => {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
@@ -31,7 +42,11 @@
         spanGaps: true,
       };
     });
-    const axis = (a) => ({ type: a.type, title: { display: true, text: a.title }, ...(chart.stacked ? { stacked: true } : {}) });
+    const axis = (a) => ({
+      type: a.type,
+      title: { display: true, text: a.title },
+      ...(chart.stacked ? { stacked: true } : {}),
+    });
     return new Chart(canvas, {
       type: chart.kind,
       data: chart.kind === 'bar' ? { labels: chart.x.labels, datasets } : { datasets },
@@ -46,25 +61,45 @@
   }
 
   const table = (head, rows) =>
-    el('table', {}, el('thead', {}, el('tr', {}, ...head.map((h) => el('th', {}, h)))), el('tbody', {}, ...rows.map((r) => el('tr', {}, ...r.map((c) => el('td', {}, String(c)))))));
+    el(
+      'table',
+      {},
+      el('thead', {}, el('tr', {}, ...head.map((h) => el('th', {}, h)))),
+      el('tbody', {}, ...rows.map((r) => el('tr', {}, ...r.map((c) => el('td', {}, String(c)))))),
+    );
 
   const root = document.getElementById('report');
   // The answer first: each run's verdict, before any chart or table.
   const answers = data.sections.filter((s) => s.verdict.length);
   if (answers.length) {
     const box = el('section', { class: 'answer', id: 'answer' }, el('h2', {}, 'The answer'));
-    for (const s of answers) box.append(el('h3', {}, s.title), ...s.verdict.map((line) => el('p', { class: 'verdict' }, line)));
+    for (const s of answers)
+      box.append(el('h3', {}, s.title), ...s.verdict.map((line) => el('p', { class: 'verdict' }, line)));
     root.append(box);
   }
   root.append(el('p', { class: 'facts' }, `${data.runs.length} run folder(s), drawn ${data.generatedAt}`));
-  root.append(table(['run', 'scenario', 'profile', 'load', 'segment', 'started'], data.runs.map((r) => [r.name, r.scenario, r.profile, r.load, r.segment || '-', r.startedAt || '-'])));
+  root.append(
+    table(
+      ['run', 'scenario', 'profile', 'load', 'segment', 'started'],
+      data.runs.map((r) => [r.name, r.scenario, r.profile, r.load, r.segment || '-', r.startedAt || '-']),
+    ),
+  );
 
   for (const section of data.sections) {
     const s = el('section', { 'data-run': section.id });
-    s.append(el('h2', {}, section.title), ...section.verdict.map((line) => el('p', { class: 'verdict' }, line)), el('p', { class: 'facts' }, section.facts));
+    s.append(
+      el('h2', {}, section.title),
+      ...section.verdict.map((line) => el('p', { class: 'verdict' }, line)),
+      el('p', { class: 'facts' }, section.facts),
+    );
     const grid = el('div', { class: 'grid' });
     for (const chart of section.charts) {
-      const canvas = el('canvas', { width: '560', height: '340', 'data-chart': chart.id, 'data-series': JSON.stringify(chart.series.map((x) => x.label)) });
+      const canvas = el('canvas', {
+        width: '560',
+        height: '340',
+        'data-chart': chart.id,
+        'data-series': JSON.stringify(chart.series.map((x) => x.label)),
+      });
       grid.append(el('figure', {}, el('figcaption', {}, chart.title), canvas, el('small', {}, chart.note || '')));
       try {
         draw(chart, canvas);
@@ -75,9 +110,14 @@
     }
     s.append(grid);
     s.append(el('h3', {}, 'Rows'), table(section.rows.head, section.rows.body));
-    if (section.model.length) s.append(el('h3', {}, 'Measured vs model'), table(['lane', 'measured p50', 'measured mean', 'model', 'formula'], section.model));
+    if (section.model.length)
+      s.append(
+        el('h3', {}, 'Measured vs model'),
+        table(['lane', 'measured p50', 'measured mean', 'model', 'formula'], section.model),
+      );
     s.append(el('h3', {}, `Thresholds: ${section.thresholds.verdict}`));
-    if (section.thresholds.failed.length) s.append(table(['metric', 'threshold', 'observed'], section.thresholds.failed));
+    if (section.thresholds.failed.length)
+      s.append(table(['metric', 'threshold', 'observed'], section.thresholds.failed));
     root.append(s);
   }
   window.k6packReportReady = true;

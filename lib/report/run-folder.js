@@ -36,7 +36,14 @@ const givenResultsDir = (k6Args) =>
 
 function gitCommit() {
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).trim() || null;
+    return (
+      execFileSync('git', ['rev-parse', 'HEAD'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+        timeout: 5000,
+      }).trim() || null
+    );
   } catch {
     return null;
   }
@@ -53,10 +60,13 @@ function freeLoopbackPort() {
   });
 }
 
-
 // The options k6 would run with (profile tag, steps, total duration), or null.
 export async function inspectPlan(k6, script, envFlags) {
-  const r = await execa(k6, ['inspect', '--execution-requirements', ...envFlags, script], { reject: false, timeout: 30000, stdin: 'ignore' });
+  const r = await execa(k6, ['inspect', '--execution-requirements', ...envFlags, script], {
+    reject: false,
+    timeout: 30000,
+    stdin: 'ignore',
+  });
   if (r.exitCode !== 0) return null;
   try {
     const o = JSON.parse(r.stdout);
@@ -67,7 +77,8 @@ export async function inspectPlan(k6, script, envFlags) {
   }
 }
 
-export const describePlan = (plan) => (plan && plan.steps ? `${plan.steps} steps, about ${clock(plan.totalSeconds)}` : '');
+export const describePlan = (plan) =>
+  plan && plan.steps ? `${plan.steps} steps, about ${clock(plan.totalSeconds)}` : '';
 
 // Sets up one k6 run's results. Returns { dir, env (for -e), args (for k6 run),
 // processEnv (for k6's own environment), dashboardUrl, finish() (to await once k6
@@ -102,7 +113,14 @@ export async function prepareRunResults(script, profileName, k6Args, opts) {
       K6_WEB_DASHBOARD_PERIOD: `${Math.max(1, Math.min(10, Math.floor((opts.plan?.totalSeconds || 300) / 30)))}s`,
     });
   }
-  return { dir, env, args, processEnv, dashboardUrl: opts.dashboard ? `http://127.0.0.1:${processEnv.K6_WEB_DASHBOARD_PORT}` : null, finish: stream.finish };
+  return {
+    dir,
+    env,
+    args,
+    processEnv,
+    dashboardUrl: opts.dashboard ? `http://127.0.0.1:${processEnv.K6_WEB_DASHBOARD_PORT}` : null,
+    finish: stream.finish,
+  };
 }
 
 export const showPath = (p) => relative(process.cwd(), p) || '.';

@@ -13,7 +13,9 @@ export function loadRun(arg) {
   if (!existsSync(path)) throw new ResultsError(`no run folder or summary file at ${arg}`);
   const file = statSync(path).isDirectory() ? join(path, FILES.summary) : path;
   if (!existsSync(file)) {
-    throw new ResultsError(`${arg} has no ${FILES.summary}: give a run folder (\`npx k6pack run\` makes one per run under results/) or a summary.json`);
+    throw new ResultsError(
+      `${arg} has no ${FILES.summary}: give a run folder (\`npx k6pack run\` makes one per run under results/) or a summary.json`,
+    );
   }
   let doc;
   try {
@@ -22,15 +24,28 @@ export function loadRun(arg) {
     throw new ResultsError(`${file} is not valid JSON (${err.message.split('\n')[0]})`);
   }
   if (!doc || doc.schemaVersion !== SCHEMA_VERSION || !doc.run || !Array.isArray(doc.rows)) {
-    throw new ResultsError(`${file} is not a k6pack summary of schema version ${SCHEMA_VERSION} (found schemaVersion ${doc && doc.schemaVersion})`);
+    throw new ResultsError(
+      `${file} is not a k6pack summary of schema version ${SCHEMA_VERSION} (found schemaVersion ${doc && doc.schemaVersion})`,
+    );
   }
   const dir = dirname(file);
   const beside = (name) => (existsSync(join(dir, name)) ? join(dir, name) : null);
-  return { dir, name: basename(dir), file, doc, samples: beside(doc.run.samples || FILES.samples), histograms: beside(doc.run.histograms || FILES.histograms) };
+  return {
+    dir,
+    name: basename(dir),
+    file,
+    doc,
+    samples: beside(doc.run.samples || FILES.samples),
+    histograms: beside(doc.run.histograms || FILES.histograms),
+  };
 }
 
 // 20260101T120000Z: run and gate folder names.
-export const stamp = (date) => date.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+export const stamp = (date) =>
+  date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 const safe = (s) => String(s).replace(/[^A-Za-z0-9_.+-]/g, '_');
 
 // Creates results/<scenario>-<profile>-<YYYYMMDDTHHMMSSZ>/ (with -2, -3... when

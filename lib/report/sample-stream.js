@@ -8,7 +8,17 @@
 // Without mkfifo (not a POSIX system), k6 writes samples.json.gz itself and the
 // histograms are built from it after k6 exits.
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, createWriteStream, existsSync, mkdtempSync, openSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,7 +112,16 @@ export function streamSamples(dir, { keepSamples = true, warn = () => {} } = {})
         // ENXIO: the reader is gone already
       }
       let timer;
-      const err = await Promise.race([settled, new Promise((res) => (timer = setTimeout(() => res(new Error(`k6's samples still streaming ${DRAIN_MS / 1000} s after k6 exited`)), DRAIN_MS)))]);
+      const err = await Promise.race([
+        settled,
+        new Promise(
+          (res) =>
+            (timer = setTimeout(
+              () => res(new Error(`k6's samples still streaming ${DRAIN_MS / 1000} s after k6 exited`)),
+              DRAIN_MS,
+            )),
+        ),
+      ]);
       clearTimeout(timer);
       if (err) input.destroy();
       splitter.push(decoder.end());
@@ -115,7 +134,7 @@ export function streamSamples(dir, { keepSamples = true, warn = () => {} } = {})
         if (existsSync(samplesFile) && statSync(samplesFile).size < 100) unlinkSync(samplesFile);
         return;
       }
-      set.write(histogramsFile, "k6 --out json, read while k6 ran (k6pack run)");
+      set.write(histogramsFile, 'k6 --out json, read while k6 ran (k6pack run)');
     },
   };
 }

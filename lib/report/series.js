@@ -63,7 +63,11 @@ export class SeriesSet {
   // The accumulator of a metric's tag set (less the dropped tags), or null past the limit.
   seriesFor(metric, tags) {
     for (const t of DROPPED_TAGS) delete tags[t];
-    const key = JSON.stringify(Object.keys(tags).sort().map((k) => [k, tags[k]]));
+    const key = JSON.stringify(
+      Object.keys(tags)
+        .sort()
+        .map((k) => [k, tags[k]]),
+    );
     let series = this.byMetric.get(metric);
     if (!series) this.byMetric.set(metric, (series = new Map()));
     let s = series.get(key);
@@ -104,13 +108,23 @@ export class SeriesSet {
     const metrics = {};
     for (const [name, series] of this.byMetric) {
       const { type = 'trend', contains = null } = this.types.get(name) || {};
-      metrics[name] = { type, contains, series: [...series.values()].map(({ tags, acc }) => ({ tags, ...acc.toJSON() })) };
+      metrics[name] = {
+        type,
+        contains,
+        series: [...series.values()].map(({ tags, acc }) => ({ tags, ...acc.toJSON() })),
+      };
     }
     return {
       format: FORMAT,
       version: FORMAT_VERSION,
       source,
-      precision: { method: HDR_METHOD, library: HDR_LIBRARY, significantDigits: SIGNIFICANT_DIGITS, unitsPerValue: UNITS_PER_VALUE, encoding: 'HdrHistogram V2 compressed, base64' },
+      precision: {
+        method: HDR_METHOD,
+        library: HDR_LIBRARY,
+        significantDigits: SIGNIFICANT_DIGITS,
+        unitsPerValue: UNITS_PER_VALUE,
+        encoding: 'HdrHistogram V2 compressed, base64',
+      },
       samples: this.samples,
       droppedTags: DROPPED_TAGS,
       overflow: this.overflow,
@@ -120,7 +134,9 @@ export class SeriesSet {
 
   static fromDocument(doc, what = 'histograms') {
     if (!doc || doc.format !== FORMAT || doc.version !== FORMAT_VERSION || typeof doc.metrics !== 'object') {
-      throw new SamplesError(`${what} is not a ${FORMAT} document of version ${FORMAT_VERSION} (found ${doc && doc.format} ${doc && doc.version})`);
+      throw new SamplesError(
+        `${what} is not a ${FORMAT} document of version ${FORMAT_VERSION} (found ${doc && doc.format} ${doc && doc.version})`,
+      );
     }
     const set = new SeriesSet();
     set.samples = doc.samples;
@@ -128,7 +144,15 @@ export class SeriesSet {
     for (const [name, m] of Object.entries(doc.metrics)) {
       set.types.set(name, { type: m.type, contains: m.contains });
       const series = new Map();
-      for (const { tags, ...rest } of m.series) series.set(JSON.stringify(Object.keys(tags).sort().map((k) => [k, tags[k]])), { tags, acc: Accumulator.fromJSON(m.type, rest) });
+      for (const { tags, ...rest } of m.series)
+        series.set(
+          JSON.stringify(
+            Object.keys(tags)
+              .sort()
+              .map((k) => [k, tags[k]]),
+          ),
+          { tags, acc: Accumulator.fromJSON(m.type, rest) },
+        );
       set.byMetric.set(name, series);
     }
     return set;

@@ -76,7 +76,10 @@ export class Accumulator {
     }
     if (this.values && other.values) for (const v of other.values) this.values.push(v);
     else if (this.histogram && other.histogram) this.histogram.add(other.histogram);
-    else if (this.distribution && other.count) throw new Error(`cannot merge a ${other.distribution || 'distribution-less'} accumulator into a ${this.distribution} one`);
+    else if (this.distribution && other.count)
+      throw new Error(
+        `cannot merge a ${other.distribution || 'distribution-less'} accumulator into a ${this.distribution} one`,
+      );
     this.sorted = null;
     return this;
   }
@@ -91,7 +94,8 @@ export class Accumulator {
   stat(stat) {
     if (this.type === 'rate') return stat === 'rate' ? (this.count ? this.nonZero / this.count : 0) : null;
     if (this.type === 'counter') return stat === 'count' ? this.sum : null;
-    if (this.type === 'gauge') return this.count ? ({ value: this.last, min: this.min, max: this.max }[stat] ?? null) : null;
+    if (this.type === 'gauge')
+      return this.count ? ({ value: this.last, min: this.min, max: this.max }[stat] ?? null) : null;
     if (!this.count) return 0;
     if (stat === 'count') return this.count;
     if (stat === 'min') return this.min;
@@ -108,7 +112,16 @@ export class Accumulator {
     if (this.type === 'rate') return { rate: this.stat('rate'), count: this.nonZero, total: this.count };
     if (this.type === 'counter') return { count: this.sum };
     if (this.type === 'gauge') return { value: this.last, min: this.min, max: this.max };
-    return { count: this.count, min: this.min, max: this.max, avg: this.stat('avg'), p50: this.stat('med'), p90: this.stat('p(90)'), p95: this.stat('p(95)'), p99: this.stat('p(99)') };
+    return {
+      count: this.count,
+      min: this.min,
+      max: this.max,
+      avg: this.stat('avg'),
+      p50: this.stat('med'),
+      p90: this.stat('p(90)'),
+      p95: this.stat('p(95)'),
+      p99: this.stat('p(99)'),
+    };
   }
 
   // The exact part as stored in histograms.json.gz (the histogram is added by the caller).

@@ -11,7 +11,6 @@ import { isLoopback } from '../../common/loopback.js';
 
 export { hostOf, isLoopback } from '../../common/loopback.js';
 
-
 // k6's __ENV; in Node (tests import the pure parts of the library) process.env.
 export const ENV = typeof __ENV !== 'undefined' ? __ENV : globalThis.process ? globalThis.process.env : {};
 

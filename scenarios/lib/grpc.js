@@ -15,7 +15,16 @@
 // TLS uses k6's TLS config: insecureSkipTLSVerify covers the self-signed cert.
 import grpc from 'k6/net/grpc';
 import { TARGETS } from './config.js';
-import { reconnects, recordFailedCheck, recordOp, recordOutcome, recordServerTimingText, recordSetup, serverTimingDue, withTag } from './metrics.js';
+import {
+  reconnects,
+  recordFailedCheck,
+  recordOp,
+  recordOutcome,
+  recordServerTimingText,
+  recordSetup,
+  serverTimingDue,
+  withTag,
+} from './metrics.js';
 import { stepStarted } from './progress.js';
 
 export const SERVICE = 'books.v1.Books';
@@ -43,9 +52,45 @@ export function newClient(importPaths = [PROTO_DIR], file = 'books.proto') {
 }
 
 // gRPC status codes by number (k6 gives the number), so a failure names its code.
-const STATUS_NAMES = ['OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS', 'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED', 'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED'];
+const STATUS_NAMES = [
+  'OK',
+  'CANCELLED',
+  'UNKNOWN',
+  'INVALID_ARGUMENT',
+  'DEADLINE_EXCEEDED',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'PERMISSION_DENIED',
+  'RESOURCE_EXHAUSTED',
+  'FAILED_PRECONDITION',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+  'UNAUTHENTICATED',
+];
 // k6 hands a status over as Go's code, which prints as Go names it ('NotFound').
-const GO_NAMES = ['OK', 'Canceled', 'Unknown', 'InvalidArgument', 'DeadlineExceeded', 'NotFound', 'AlreadyExists', 'PermissionDenied', 'ResourceExhausted', 'FailedPrecondition', 'Aborted', 'OutOfRange', 'Unimplemented', 'Internal', 'Unavailable', 'DataLoss', 'Unauthenticated'];
+const GO_NAMES = [
+  'OK',
+  'Canceled',
+  'Unknown',
+  'InvalidArgument',
+  'DeadlineExceeded',
+  'NotFound',
+  'AlreadyExists',
+  'PermissionDenied',
+  'ResourceExhausted',
+  'FailedPrecondition',
+  'Aborted',
+  'OutOfRange',
+  'Unimplemented',
+  'Internal',
+  'Unavailable',
+  'DataLoss',
+  'Unauthenticated',
+];
 export function statusText(code, message) {
   let n = Number(code);
   if (!Number.isInteger(n)) n = GO_NAMES.indexOf(String(code));
@@ -98,7 +143,11 @@ export class Channel {
   // Returns { ok, ms, message }.
   // record: false checks the reply without timing an operation: a reply that fails
   // its check still counts in op_failed (metrics.js recordFailedCheck).
-  call(method, request, { validate, discard = false, fresh = false, tags = NO_TAGS, record = true, timeout = GRPC_TIMEOUT } = {}) {
+  call(
+    method,
+    request,
+    { validate, discard = false, fresh = false, tags = NO_TAGS, record = true, timeout = GRPC_TIMEOUT } = {},
+  ) {
     const t0 = Date.now();
     const cold = fresh || !this.connected;
     // The same tags object per channel and conn when the call adds none (metrics.js withTag).
@@ -140,10 +189,20 @@ export class Channel {
   // that opens the channel is tagged conn:cold. Returns a promise of { ok, ms, count, reason }.
   async stream(method, request, { tags = NO_TAGS, timeout = GRPC_TIMEOUT } = {}) {
     const t0 = Date.now();
-    const opTags = withTag(tags === NO_TAGS ? this.tags : { ...this.tags, ...tags }, 'conn', this.connected ? 'warm' : 'cold');
+    const opTags = withTag(
+      tags === NO_TAGS ? this.tags : { ...this.tags, ...tags },
+      'conn',
+      this.connected ? 'warm' : 'cold',
+    );
     const r = await serverStream(this, method, request, { timeout });
     const reason = r.error;
-    const ok = recordOp({ ok: !reason, ms: r.endedAt - t0, tags: opTags, reason, failedCheck: reason ? 'gRPC status OK' : null });
+    const ok = recordOp({
+      ok: !reason,
+      ms: r.endedAt - t0,
+      tags: opTags,
+      reason,
+      failedCheck: reason ? 'gRPC status OK' : null,
+    });
     if (!ok) this.reset();
     return { ok, ms: r.endedAt - t0, count: r.count, reason };
   }
@@ -199,7 +258,8 @@ export class BidiStream {
     });
     this.stream.on('end', () => {
       this.ended = true;
-      for (const next of this.pending.splice(0)) next({ message: null, at: Date.now(), error: this.error || 'the stream ended' });
+      for (const next of this.pending.splice(0))
+        next({ message: null, at: Date.now(), error: this.error || 'the stream ended' });
       for (const fn of this.onEnd.splice(0)) fn();
     });
   }

@@ -52,7 +52,8 @@ export function takeHold(url, info, fatal) {
     }
     const res = call('POST', url, '/proxies', holdProxy(record));
     if (res.status === 201 || res.status === 200) return { token: record.token, own: true };
-    if (res.status !== 409) return fatal(`Toxiproxy at ${url} refused the stack's hold: ${res.status} ${String(res.body || '').trim()}`);
+    if (res.status !== 409)
+      return fatal(`Toxiproxy at ${url} refused the stack's hold: ${res.status} ${String(res.body || '').trim()}`);
   }
   return fatal(`could not take the stack's hold at ${url}: another run keeps taking it`);
 }

@@ -42,7 +42,18 @@ function paramsOf(transport, method, name, timeout, headers) {
   return params;
 }
 
-export function graphqlRequest({ transport, tls, query, variables = {}, extensions, method = 'POST', headers, name = 'graphql', timeout = HTTP_TIMEOUT, url: given }) {
+export function graphqlRequest({
+  transport,
+  tls,
+  query,
+  variables = {},
+  extensions,
+  method = 'POST',
+  headers,
+  name = 'graphql',
+  timeout = HTTP_TIMEOUT,
+  url: given,
+}) {
   const url = given || graphqlUrl(tls || transport === 'http2');
   const params = paramsOf(transport, method, name, timeout, headers);
   if (method === 'GET') {
@@ -59,7 +70,8 @@ export function graphqlRequest({ transport, tls, query, variables = {}, extensio
 let lastQuery = null;
 let lastQueryJson = '';
 export function requestJson(query, variables = {}, extensions) {
-  if (typeof query !== 'string') return JSON.stringify(extensions ? { query, variables, extensions } : { query, variables });
+  if (typeof query !== 'string')
+    return JSON.stringify(extensions ? { query, variables, extensions } : { query, variables });
   if (query !== lastQuery) {
     lastQueryJson = JSON.stringify(query);
     lastQuery = query;
@@ -84,14 +96,23 @@ export function opMs(res) {
 // Runs on every response: no per-call closures or template keys.
 const STATUS_CHECK = { 200: 'status 200', 304: 'status 304' };
 const PASSED = Object.freeze({});
-const failedWith = (name, reason, data = null) => ({ ok: false, reason, data, failedCheck: name, checks: { [name]: false } });
+const failedWith = (name, reason, data = null) => ({
+  ok: false,
+  reason,
+  data,
+  failedCheck: name,
+  checks: { [name]: false },
+});
 export function judge(res, { transport, validate, expectStatus = 200, rawBody = false }) {
   const status = res.status;
   if (status !== expectStatus) {
-    const reason = res.error ? `${res.error_code || ''} ${res.error}`.trim() : `status ${status}: ${String(res.body || '').slice(0, 160)}`;
+    const reason = res.error
+      ? `${res.error_code || ''} ${res.error}`.trim()
+      : `status ${status}: ${String(res.body || '').slice(0, 160)}`;
     return failedWith(STATUS_CHECK[expectStatus] || `status ${expectStatus}`, reason);
   }
-  if (transport === 'http2' && res.proto !== 'HTTP/2.0') return failedWith('HTTP/2', `protocol ${res.proto}, not HTTP/2.0`);
+  if (transport === 'http2' && res.proto !== 'HTTP/2.0')
+    return failedWith('HTTP/2', `protocol ${res.proto}, not HTTP/2.0`);
   if (expectStatus !== 200) return { ok: true, reason: null, data: null, failedCheck: null, checks: PASSED };
   const raw = res.body;
   let data = null;
@@ -176,7 +197,8 @@ export function graphqlHttp(opts) {
   const ms = connecting + handshaking + t.duration;
   // The operation's tags plus conn, the same object for the same tags (metrics.js withTag).
   const given = opts.tags || NO_TAGS;
-  const tags = given.conn !== undefined ? given : withTag(given, 'conn', connecting > 0 || handshaking > 0 ? 'cold' : 'warm');
+  const tags =
+    given.conn !== undefined ? given : withTag(given, 'conn', connecting > 0 || handshaking > 0 ? 'cold' : 'warm');
   const verdict = judge(res, opts);
   if (res.status !== 0) {
     if (connecting > 0) recordSetup('connect', connecting, tags);
@@ -243,17 +265,34 @@ export function preloadLinksOf(header) {
 //   root: graphqlRequest's arguments for the root document (GET); preload: the
 //   header's value; linkHeaders(i): the i-th link's request headers;
 //   validate(data, res): the root's answer; validateLink(data, res, i): the i-th link's.
-export async function graphqlPreload(root, { transport = 'http2', preload, linkHeaders = () => ({}), validate, validateLink, tags: opTags = {} }) {
-  const first = graphqlRequest({ transport, method: 'GET', ...root, headers: { ...(root.headers || {}), Preload: preload } });
+export async function graphqlPreload(
+  root,
+  { transport = 'http2', preload, linkHeaders = () => ({}), validate, validateLink, tags: opTags = {} },
+) {
+  const first = graphqlRequest({
+    transport,
+    method: 'GET',
+    ...root,
+    headers: { ...(root.headers || {}), Preload: preload },
+  });
   const t0 = Date.now();
   const rootRes = await http.asyncRequest(first.method, first.url, first.body, first.params);
   const links = rootRes.status === 200 ? preloadLinksOf(rootRes.headers.Link) : [];
   const origin = originOf(first.url);
   const responses = await Promise.all(
-    links.map((link, i) => http.asyncRequest('GET', `${origin}${link}`, null, { headers: linkHeaders(i), tags: { name: 'graphql' }, timeout: first.params.timeout })),
+    links.map((link, i) =>
+      http.asyncRequest('GET', `${origin}${link}`, null, {
+        headers: linkHeaders(i),
+        tags: { name: 'graphql' },
+        timeout: first.params.timeout,
+      }),
+    ),
   );
   const ms = Date.now() - t0;
-  const tags = { conn: connOf(rootRes) === 'cold' || responses.some((r) => connOf(r) === 'cold') ? 'cold' : 'warm', ...opTags };
+  const tags = {
+    conn: connOf(rootRes) === 'cold' || responses.some((r) => connOf(r) === 'cold') ? 'cold' : 'warm',
+    ...opTags,
+  };
   const checks = {};
   let reason = null;
   // One operation: its server times are recorded (for every response) when its turn has come.
@@ -263,8 +302,18 @@ export async function graphqlPreload(root, { transport = 'http2', preload, linkH
     if (!v.ok && !reason) reason = `${what}: ${v.reason}`;
     if (res.status !== 0) recordResponseTimings(res, tags, serverDue);
   };
-  judged(rootRes, judge(rootRes, { transport, validate: validate && ((data, r) => validate(data, r, links)) }), 'the root document');
-  responses.forEach((res, i) => judged(res, judge(res, { transport, validate: validateLink && ((data, r) => validateLink(data, r, i)) }), `link ${i + 1}/${links.length}`));
+  judged(
+    rootRes,
+    judge(rootRes, { transport, validate: validate && ((data, r) => validate(data, r, links)) }),
+    'the root document',
+  );
+  responses.forEach((res, i) =>
+    judged(
+      res,
+      judge(res, { transport, validate: validateLink && ((data, r) => validateLink(data, r, i)) }),
+      `link ${i + 1}/${links.length}`,
+    ),
+  );
   const ok = recordOp({ ok: !reason, ms, tags, checks, reason });
   return { ok, ms, links, responses };
 }

@@ -41,7 +41,9 @@ function readUser(path) {
   try {
     return { text: open(abs), path: abs };
   } catch (err) {
-    return fatal(`profile file ${path}: cannot read it (${String(err.message || err).split('\n')[0]}): give the path of a JSON file with rttMs, jitterMs, downKbps, upKbps and source`);
+    return fatal(
+      `profile file ${path}: cannot read it (${String(err.message || err).split('\n')[0]}): give the path of a JSON file with rttMs, jitterMs, downKbps, upKbps and source`,
+    );
   }
 }
 
@@ -63,7 +65,8 @@ let stackUrl = null;
 export function useToxiproxy(url) {
   stackUrl = url || null;
 }
-export const toxiproxyUrl = () => (__ENV.TOXIPROXY_URL || stackUrl || TARGET_DEFAULTS.TOXIPROXY_URL).replace(/\/+$/, '');
+export const toxiproxyUrl = () =>
+  (__ENV.TOXIPROXY_URL || stackUrl || TARGET_DEFAULTS.TOXIPROXY_URL).replace(/\/+$/, '');
 
 // The stack `npx k6pack up` recorded (.run/stack.json, or K6PACK_RUN_DIR), and the end
 // of its toxiproxy's log, read once in the init context of setup's VU (__VU 0: k6 reads
@@ -108,7 +111,12 @@ const params = (extra = {}) => ({ timeout: '5s', tags: { name: 'toxiproxy', k6pa
 const json = { headers: { 'Content-Type': 'application/json' } };
 
 export function call(method, url, path, body) {
-  const res = http.request(method, url + path, body === undefined ? null : JSON.stringify(body), params(body === undefined ? {} : json));
+  const res = http.request(
+    method,
+    url + path,
+    body === undefined ? null : JSON.stringify(body),
+    params(body === undefined ? {} : json),
+  );
   if (res.error_code !== 0 && res.status === 0) unreachable(url);
   return res;
 }
@@ -134,8 +142,13 @@ export function proxiesAt(url = toxiproxyUrl(), names = PROXY_NAMES) {
   const proxies = list.json() || {};
   const missing = names.filter((p) => !proxies[p]);
   if (missing.length > 0) {
-    const how = names === PROXY_NAMES ? '`npx k6pack up` (or `docker compose up -d`)' : '`npx k6pack up --api …` (the same flags as the plan file\'s)';
-    fatal(`Toxiproxy at ${url} has no proxy ${missing.join(', ')} (it has: ${Object.keys(proxies).join(', ') || 'none'}): run ${how} to create them`);
+    const how =
+      names === PROXY_NAMES
+        ? '`npx k6pack up` (or `docker compose up -d`)'
+        : "`npx k6pack up --api …` (the same flags as the plan file's)";
+    fatal(
+      `Toxiproxy at ${url} has no proxy ${missing.join(', ')} (it has: ${Object.keys(proxies).join(', ') || 'none'}): run ${how} to create them`,
+    );
   }
   return proxies;
 }
@@ -151,13 +164,19 @@ function setToxics(url, proxies, wantedFor, names = PROXY_NAMES) {
     const responses = http.batch(
       batch.map(([p, change]) => {
         const [method, path, body] = changeRequest(p, change);
-        return [method, url + path, body === undefined ? null : JSON.stringify(body), params(body === undefined ? {} : json)];
+        return [
+          method,
+          url + path,
+          body === undefined ? null : JSON.stringify(body),
+          params(body === undefined ? {} : json),
+        ];
       }),
     );
     responses.forEach((res, j) => {
       const [p, change] = batch[j];
       if (res.status === 0) unreachable(url);
-      if (res.status >= 300) fail(url, `${change.op} of toxic "${change.toxic ? change.toxic.name : change.name}" on proxy "${p}"`, res);
+      if (res.status >= 300)
+        fail(url, `${change.op} of toxic "${change.toxic ? change.toxic.name : change.name}" on proxy "${p}"`, res);
     });
   }
 }

@@ -13,7 +13,6 @@ let count = 0;
 let total = 0;
 const announced = {};
 
-
 // Init context: the plan (load.js) and a label such as 'ws-vs-http (3g)'.
 export function trackSteps(plan, name) {
   label = name;
@@ -34,5 +33,7 @@ export function stepStarted() {
   const step = order[name];
   if (!step || info.iterationInTest !== 0) return;
   const load = step.vus !== undefined ? `${step.vus} VU${step.vus === 1 ? '' : 's'}` : `${step.rate}/s`;
-  console.log(`k6pack ${label}: step ${step.index}/${count} ${name} (${load}) starts at ${clock(step.offset)}, ~${clock(Math.max(0, total - step.offset))} left`);
+  console.log(
+    `k6pack ${label}: step ${step.index}/${count} ${name} (${load}) starts at ${clock(step.offset)}, ~${clock(Math.max(0, total - step.offset))} left`,
+  );
 }

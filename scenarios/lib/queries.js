@@ -5,7 +5,8 @@ import { BOOK_FIELDS, BOOK_RESOURCE_QUERY, bookResourceUrl } from '../../common/
 
 // Study 000: the same query and mutation on every transport.
 export const BOOK_QUERY = `query Book($id: ID!) { book(id: $id) { ${BOOK_FIELDS} } }`;
-export const RATE_MUTATION = 'mutation Rate($id: ID!, $stars: Int!) { rateBook(id: $id, stars: $stars) { bookId count average } }';
+export const RATE_MUTATION =
+  'mutation Rate($id: ID!, $stars: Int!) { rateBook(id: $id, stars: $stars) { bookId count average } }';
 
 // Study 002.
 export const ALL_BOOKS = `query AllBooks($n: Int!) { allBooks(nrOfBooks: $n) { ${BOOK_FIELDS} } }`;
@@ -20,18 +21,23 @@ export const PAGE_QUERY = `query Page($offset: Int!, $size: Int!, $blurb: Int!) 
 export const ATOMIC_BOOK_QUERY = BOOK_RESOURCE_QUERY;
 // The Vulcain flow's root: the page's books as links (Book.href), which the
 // Preload header selects.
-export const PAGE_LINKS_QUERY = 'query PageLinks($offset: Int!, $size: Int!, $blurb: Int!) { page(offset: $offset, size: $size) { books { href(blurb: $blurb) } } }';
+export const PAGE_LINKS_QUERY =
+  'query PageLinks($offset: Int!, $size: Int!, $blurb: Int!) { page(offset: $offset, size: $size) { books { href(blurb: $blurb) } } }';
 export const PAGE_LINKS_PRELOAD = '"/data/page/books/*/href"';
 
 // Push.
-export const EVENTS_SUBSCRIPTION = 'subscription Events($count: Int!, $intervalMs: Int!, $size: Int) { events(count: $count, intervalMs: $intervalMs, size: $size) { id seq sentAt data } }';
+export const EVENTS_SUBSCRIPTION =
+  'subscription Events($count: Int!, $intervalMs: Int!, $size: Int) { events(count: $count, intervalMs: $intervalMs, size: $size) { id seq sentAt data } }';
 export const SERVER_STATS = 'query Stats { serverStats { rssBytes heapUsedBytes uptimeSeconds } }';
 
 // Fan-out (hub.graphql).
-export const TOPIC_SUBSCRIPTION = 'subscription Topic($topic: String!) { topicEvents(topic: $topic) { seq origin publishedAt payload } }';
-export const PUBLISH_MUTATION = 'mutation Publish($topic: String!, $payload: String) { publish(topic: $topic, payload: $payload) { seq publishedAt subscribers } }';
+export const TOPIC_SUBSCRIPTION =
+  'subscription Topic($topic: String!) { topicEvents(topic: $topic) { seq origin publishedAt payload } }';
+export const PUBLISH_MUTATION =
+  'mutation Publish($topic: String!, $payload: String) { publish(topic: $topic, payload: $payload) { seq publishedAt subscribers } }';
 export const TOPIC_STATE = 'query TopicState($topic: String!) { topic(name: $topic) { lastSeq subscribers now } }';
-export const TOPIC_POLL = 'query Poll($topic: String!, $after: Int!) { topic(name: $topic) { lastSeq events(afterSeq: $after) { seq origin publishedAt payload } } }';
+export const TOPIC_POLL =
+  'query Poll($topic: String!, $after: Int!) { topic(name: $topic) { lastSeq events(afterSeq: $after) { seq origin publishedAt payload } } }';
 
 export const bookId = (i) => `book-${i}`;
 
@@ -41,13 +47,19 @@ export function bookOperation(seed, i) {
   const id = bookId(1 + ((seed * 7919 + i) % 1000));
   return i % 2 === 0
     ? { query: BOOK_QUERY, variables: { id }, validate: validateBook(id), tags: { op: 'query' } }
-    : { query: RATE_MUTATION, variables: { id, stars: 1 + (i % 5) }, validate: validateRating(id), tags: { op: 'mutation' } };
+    : {
+        query: RATE_MUTATION,
+        variables: { id, stars: 1 + (i % 5) },
+        validate: validateRating(id),
+        tags: { op: 'mutation' },
+      };
 }
 
 function checkBook(book, id, what = 'book') {
   if (!book) return `${what} is missing`;
   if (id !== undefined && book.id !== id) return `${what} has id ${book.id}, expected ${id}`;
-  if (typeof book.name !== 'string' || !book.author || typeof book.author.lastName !== 'string') return `${what} lacks name or author`;
+  if (typeof book.name !== 'string' || !book.author || typeof book.author.lastName !== 'string')
+    return `${what} lacks name or author`;
   return null;
 }
 
@@ -55,7 +67,8 @@ export const validateBook = (id) => (data) => checkBook(data && data.book, id);
 
 export const validateRating = (id) => (data) => {
   const r = data && data.rateBook;
-  if (!r || r.bookId !== id || !(r.count >= 1) || !(r.average >= 1 && r.average <= 5)) return `rateBook answer is wrong: ${JSON.stringify(r)}`;
+  if (!r || r.bookId !== id || !(r.count >= 1) || !(r.average >= 1 && r.average <= 5))
+    return `rateBook answer is wrong: ${JSON.stringify(r)}`;
   return null;
 };
 
@@ -68,20 +81,23 @@ export function countOccurrences(text, needle) {
 }
 
 export const validateAllBooksBody = (field, n) => (body) => {
-  if (typeof body !== 'string' || !body.startsWith(`{"data":{"${field}":`)) return `answer does not start with {"data":{"${field}": ${String(body).slice(0, 120)}`;
+  if (typeof body !== 'string' || !body.startsWith(`{"data":{"${field}":`))
+    return `answer does not start with {"data":{"${field}": ${String(body).slice(0, 120)}`;
   const count = countOccurrences(body, 'pageCount');
   return count === n ? null : `expected ${n} books, got ${count}`;
 };
 
 export const validatePayload = (size) => (data) => {
   const p = data && data.payload;
-  if (!p || p.size !== size || typeof p.data !== 'string' || p.data.length !== size) return `payload of ${size} bytes expected, got ${p ? p.data.length : 'none'}`;
+  if (!p || p.size !== size || typeof p.data !== 'string' || p.data.length !== size)
+    return `payload of ${size} bytes expected, got ${p ? p.data.length : 'none'}`;
   return null;
 };
 
 // gRPC messages (k6 shows fields in lowerCamelCase).
 export const validateGrpcPayload = (size) => (msg) => {
-  if (!msg || Number(msg.size) !== size || typeof msg.data !== 'string' || msg.data.length !== size) return `Payload of ${size} bytes expected`;
+  if (!msg || Number(msg.size) !== size || typeof msg.data !== 'string' || msg.data.length !== size)
+    return `Payload of ${size} bytes expected`;
   return null;
 };
 
@@ -98,7 +114,8 @@ export const validatePage = (offset, size, blurb) => (data) => {
     const b = page.books[i];
     const problem = checkBook(b, bookId(offset + i + 1), `page book ${i + 1}`);
     if (problem) return problem;
-    if (typeof b.blurb !== 'string' || b.blurb.length !== blurb) return `page book ${i + 1} blurb is not ${blurb} bytes`;
+    if (typeof b.blurb !== 'string' || b.blurb.length !== blurb)
+      return `page book ${i + 1} blurb is not ${blurb} bytes`;
   }
   return null;
 };

@@ -26,7 +26,11 @@ const MARKER = 'k6pack_done_';
 const READY_WAIT_MS = 45000; // below setupTimeout (60 s)
 const DONE_WAIT_MS = 25000; // below teardownTimeout (30 s)
 const POLL_MS = 200;
-const params = { timeout: '5s', tags: { name: 'toxiproxy', k6pack: 'control' }, headers: { 'Content-Type': 'application/json' } };
+const params = {
+  timeout: '5s',
+  tags: { name: 'toxiproxy', k6pack: 'control' },
+  headers: { 'Content-Type': 'application/json' },
+};
 
 // This instance's segment from k6's options (setup/teardown only):
 // { text: '1/2:1', from: 0.5, to: 1, sequence: '0,1/2,1' | null } or null when the test is not split.
@@ -38,7 +42,11 @@ export function currentSegment() {
   return { text: String(text), from, to, sequence: o.executionSegmentSequence || null };
 }
 
-const markerName = (seg) => `${MARKER}${String(seg.text).replace(/\//g, '-').replace(':', '_').replace(/[^A-Za-z0-9_.-]/g, '')}`;
+const markerName = (seg) =>
+  `${MARKER}${String(seg.text)
+    .replace(/\//g, '-')
+    .replace(':', '_')
+    .replace(/[^A-Za-z0-9_.-]/g, '')}`;
 
 // k6pack_done_1-2_1 -> [0.5, 1]
 const markerRange = (name) => segmentRange(name.slice(MARKER.length).replace(/-/g, '/').replace('_', ':'));
@@ -74,7 +82,13 @@ export function prepareNetwork(profile, holdInfo, fatal, names = PROXY_NAMES) {
     sleep(POLL_MS / 1000);
   }
   return {
-    network: { profile: profile.name, toxics: profile.toxics.map((t) => t.name), toxiproxy: url, segment: seg.text, appliedBy: 'the segment starting at 0' },
+    network: {
+      profile: profile.name,
+      toxics: profile.toxics.map((t) => t.name),
+      toxiproxy: url,
+      segment: seg.text,
+      appliedBy: 'the segment starting at 0',
+    },
     hold: null,
   };
 }
@@ -85,18 +99,30 @@ export function releaseNetwork(prepared) {
   const url = toxiproxyUrl();
   const { network, hold } = prepared || {};
   if (seg && seg.from !== 0) {
-    const body = JSON.stringify({ name: markerName(seg), listen: '127.0.0.1:0', upstream: '127.0.0.1:9', enabled: false });
+    const body = JSON.stringify({
+      name: markerName(seg),
+      listen: '127.0.0.1:0',
+      upstream: '127.0.0.1:9',
+      enabled: false,
+    });
     const res = http.post(`${url}/proxies`, body, params);
-    if (res.status !== 201 && res.status !== 409) console.warn(`segment ${seg.text}: could not tell Toxiproxy it is done (${res.status}); the first segment restores the toxics after ${DONE_WAIT_MS / 1000} s`);
+    if (res.status !== 201 && res.status !== 409)
+      console.warn(
+        `segment ${seg.text}: could not tell Toxiproxy it is done (${res.status}); the first segment restores the toxics after ${DONE_WAIT_MS / 1000} s`,
+      );
     return;
   }
   if (seg) {
     const deadline = Date.now() + DONE_WAIT_MS;
     for (;;) {
-      const done = Object.keys(proxyNames(url)).filter((n) => n.startsWith(MARKER)).map(markerRange);
+      const done = Object.keys(proxyNames(url))
+        .filter((n) => n.startsWith(MARKER))
+        .map(markerRange);
       if (coversWhole([[seg.from, seg.to], ...done])) break;
       if (Date.now() > deadline) {
-        console.warn(`segment ${seg.text}: the other segments did not finish within ${DONE_WAIT_MS / 1000} s; restoring the toxics anyway`);
+        console.warn(
+          `segment ${seg.text}: the other segments did not finish within ${DONE_WAIT_MS / 1000} s; restoring the toxics anyway`,
+        );
         break;
       }
       sleep(POLL_MS / 1000);

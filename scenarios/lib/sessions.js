@@ -38,7 +38,16 @@ const seen = { connectMs: 0, opMs: 0 };
 // timeoutMs bounds the connect (open + ack) too; default WS_TIMEOUT_MS. The
 // socket's deadline (ws.deadline) caps every operation op starts on it. url:
 // the endpoint, when not the pack's GraphQL one (wsUrl(tls)).
-export async function wsSession({ tls, tags, op, maxReconnects = 0, recover = false, maxOps = MAX_OPS_PER_SESSION, timeoutMs, url = wsUrl(tls) }) {
+export async function wsSession({
+  tls,
+  tags,
+  op,
+  maxReconnects = 0,
+  recover = false,
+  maxOps = MAX_OPS_PER_SESSION,
+  timeoutMs,
+  url = wsUrl(tls),
+}) {
   const stepEnd = Date.now() + remainingMs();
   let ws = null;
   let opened = 0;

@@ -28,13 +28,19 @@ export function watchVus(plan, lanes) {
   for (const [name, sc] of Object.entries(plan.scenarios)) {
     const lane = lanes.find((l) => l.exec === sc.exec && name.startsWith(`${l.name}_`));
     if (!lane || !lane.vuCheck || sc.executor !== 'constant-vus') continue;
-    WATCHED[name] = { vus: sc.vus, offsetMs: seconds(sc.startTime || '0s') * 1000, tags: { ...sc.tags, scenario: name } };
+    WATCHED[name] = {
+      vus: sc.vus,
+      offsetMs: seconds(sc.startTime || '0s') * 1000,
+      tags: { ...sc.tags, scenario: name },
+    };
   }
 }
 
 // The per-step sub-metrics to report (thresholds.js observers).
 export function watchedKeys() {
-  return Object.keys(WATCHED).flatMap((name) => ['silent_vus', 'vus_completing', 'op_abandoned'].map((m) => `${m}{scenario:${name}}`));
+  return Object.keys(WATCHED).flatMap((name) =>
+    ['silent_vus', 'vus_completing', 'op_abandoned'].map((m) => `${m}{scenario:${name}}`),
+  );
 }
 
 const splitTest = () => {
@@ -83,5 +89,7 @@ export function silentVuNotes(data) {
     const silent = count(`silent_vus{scenario:${name}}`);
     return `${name} ${count(`vus_completing{scenario:${name}}`)}/${WATCHED[name].vus} completed${silent ? `, ${silent} SILENT` : ''}`;
   });
-  return [`VUs per step (every VU must record an operation in every step; a silent one fails silent_vus): ${cells.join('; ')}`];
+  return [
+    `VUs per step (every VU must record an operation in every step; a silent one fails silent_vus): ${cells.join('; ')}`,
+  ];
 }

@@ -56,25 +56,38 @@ export function table(data, rows, columns = DEFAULT_COLUMNS) {
     // A row shows when it has data of its own (lane-wide columns do not count).
     .filter((r) => r.slice(2).some((c, i) => c !== '-' && !columns[i].laneOnly));
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
-  return [header, ...body].map((r) => r.map((c, i) => pad(c, widths[i])).join('  ').trimEnd()).join('\n');
+  return [header, ...body]
+    .map((r) =>
+      r
+        .map((c, i) => pad(c, widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 // The thresholds that gate, with their verdicts and the value behind them: the
 // summary document's list (one list for the terminal, summary.md and junit.xml).
 export function gateLines(doc) {
-  const lines = doc.thresholds.map((t) => `  ${t.ok ? 'ok  ' : 'FAIL'} ${t.key} ${t.threshold}  (${t.stat}=${t.observed === null ? '-' : Number(t.observed).toFixed(2)})`);
+  const lines = doc.thresholds.map(
+    (t) =>
+      `  ${t.ok ? 'ok  ' : 'FAIL'} ${t.key} ${t.threshold}  (${t.stat}=${t.observed === null ? '-' : Number(t.observed).toFixed(2)})`,
+  );
   return { lines, failed: doc.thresholds.filter((t) => !t.ok).length };
 }
 
 // Where the files go, as the text summary's last line says.
 export function resultsLine(dir) {
-  if (!dir) return 'results: not saved: plain `k6 run` writes summary.json, junit.xml and summary.md only with -e RESULTS_DIR=<an existing folder> (`npx k6pack run` makes one per run)';
+  if (!dir)
+    return 'results: not saved: plain `k6 run` writes summary.json, junit.xml and summary.md only with -e RESULTS_DIR=<an existing folder> (`npx k6pack run` makes one per run)';
   return `results: ${dir}/ (${FILES.summary}, ${FILES.junit}, ${FILES.markdown})`;
 }
 
 // The failure-rate limit of the op_failed gate (the verdict's "held" uses it per step).
 function failureLimitOf(thresholds) {
-  const t = (thresholds.op_failed || []).map((x) => parseThreshold(expressionOf(x))).find((x) => x && x.stat === 'rate');
+  const t = (thresholds.op_failed || [])
+    .map((x) => parseThreshold(expressionOf(x)))
+    .find((x) => x && x.stat === 'rate');
   return t ? t.limit : 0.01;
 }
 

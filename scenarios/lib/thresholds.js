@@ -32,12 +32,31 @@ export function readPolicy(file = thresholdsPath()) {
 // Always-true thresholds that make k6 report a sub-metric.
 export const OBSERVE_BY_TYPE = { trend: 'max>=0', rate: 'rate>=0', counter: 'count>=0', gauge: 'value>=0' };
 const METRIC_TYPES = {
-  op_duration: 'trend', setup_duration: 'trend', server_duration: 'trend', push_latency: 'trend', recovery_duration: 'trend',
-  server_rss_growth: 'trend', op_drift: 'trend', op_failed: 'rate', checks: 'rate', push_events: 'counter', reconnects: 'counter',
-  server_rss_bytes: 'gauge', server_heap_bytes: 'gauge', op_abandoned: 'counter', silent_vus: 'counter', vus_completing: 'counter',
-  delivery_latency: 'trend', delivery_spread: 'trend', delivery_missed: 'counter', delivery_duplicates: 'counter',
+  op_duration: 'trend',
+  setup_duration: 'trend',
+  server_duration: 'trend',
+  push_latency: 'trend',
+  recovery_duration: 'trend',
+  server_rss_growth: 'trend',
+  op_drift: 'trend',
+  op_failed: 'rate',
+  checks: 'rate',
+  push_events: 'counter',
+  reconnects: 'counter',
+  server_rss_bytes: 'gauge',
+  server_heap_bytes: 'gauge',
+  op_abandoned: 'counter',
+  silent_vus: 'counter',
+  vus_completing: 'counter',
+  delivery_latency: 'trend',
+  delivery_spread: 'trend',
+  delivery_missed: 'counter',
+  delivery_duplicates: 'counter',
   // k6's own, observed per step for summary.json (results.js)
-  iterations: 'counter', dropped_iterations: 'counter', data_sent: 'counter', data_received: 'counter',
+  iterations: 'counter',
+  dropped_iterations: 'counter',
+  data_sent: 'counter',
+  data_received: 'counter',
 };
 
 export function observerFor(key) {

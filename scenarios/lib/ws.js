@@ -225,7 +225,25 @@ export class GraphqlWs {
     const { ms, byDeadline } = this.budget(timeoutMs);
     if (ms <= 0) return Promise.reject(new WsError('the step ended before the operation started', true));
     return new Promise((resolve, reject) => {
-      this.begin({ execute: false, onNext, resolve, reject, results: [], keep, count: 0, first: null, deadline: 0, timeoutMs: 0, byDeadline: false }, query, variables, ms, byDeadline);
+      this.begin(
+        {
+          execute: false,
+          onNext,
+          resolve,
+          reject,
+          results: [],
+          keep,
+          count: 0,
+          first: null,
+          deadline: 0,
+          timeoutMs: 0,
+          byDeadline: false,
+        },
+        query,
+        variables,
+        ms,
+        byDeadline,
+      );
     });
   }
 
@@ -269,7 +287,8 @@ export class GraphqlWs {
       const op = this.pending[id];
       if (op.deadline <= now) {
         this.send({ id, type: 'complete' });
-        if (op.byDeadline) this.settle(id, new WsError(`the step ended with the operation in flight (${op.timeoutMs} ms)`, true));
+        if (op.byDeadline)
+          this.settle(id, new WsError(`the step ended with the operation in flight (${op.timeoutMs} ms)`, true));
         else this.settle(id, new WsError(`no complete within ${op.timeoutMs} ms`));
       } else if (op.deadline < next) next = op.deadline;
     }
@@ -283,13 +302,28 @@ export class GraphqlWs {
   // settled by the message that ends it (finish() judges and records it).
   execute({ query, variables = EMPTY, validate = null, tags = this.tags, timeoutMs = this.timeoutMs }) {
     const t0 = Date.now();
-    const op = { execute: true, t0, validate, tags, resolve: null, results: null, keep: false, onNext: null, count: 0, first: null, deadline: 0, timeoutMs: 0, byDeadline: false };
+    const op = {
+      execute: true,
+      t0,
+      validate,
+      tags,
+      resolve: null,
+      results: null,
+      keep: false,
+      onNext: null,
+      count: 0,
+      first: null,
+      deadline: 0,
+      timeoutMs: 0,
+      byDeadline: false,
+    };
     if (!this.isOpen) return Promise.resolve(finish(op, new WsError('socket is not open'), t0));
     // The wait, cut to the socket's deadline (budget(), without its object).
     const left = this.deadline - t0;
     const byDeadline = left < timeoutMs;
     const ms = byDeadline ? Math.max(0, left) : timeoutMs;
-    if (ms <= 0) return Promise.resolve(finish(op, new WsError('the step ended before the operation started', true), t0));
+    if (ms <= 0)
+      return Promise.resolve(finish(op, new WsError('the step ended before the operation started', true), t0));
     return new Promise((resolve) => {
       op.resolve = resolve;
       this.begin(op, query, variables, ms, byDeadline);

@@ -55,7 +55,9 @@ export default function declare(env, api = null) {
     const l = lanes.find((x) => x.name === name);
     const link = linkOf(profile);
     const tls = l.tags.tls === 'true';
-    const worst = Math.max(...l.dims.map((d) => operation(link, { transport: l.tags.transport, tls, ...l.model(d), conn: 'cold' }).ms));
+    const worst = Math.max(
+      ...l.dims.map((d) => operation(link, { transport: l.tags.transport, tls, ...l.model(d), conn: 'cold' }).ms),
+    );
     return worst / 1000 + 0.1;
   };
   return {
@@ -71,9 +73,30 @@ export default function declare(env, api = null) {
     minIterations: Math.max(4, 3 * ops.length),
     columns: [
       ...DEFAULT_COLUMNS,
-      { title: 'ws upgrade p50', metric: 'setup_duration', tags: { phase: 'ws_upgrade' }, stat: 'med', unit: 'ms', laneOnly: true },
-      { title: 'ws init p50', metric: 'setup_duration', tags: { phase: 'ws_init' }, stat: 'med', unit: 'ms', laneOnly: true },
-      { title: 'grpc connect p50', metric: 'setup_duration', tags: { phase: 'grpc_connect' }, stat: 'med', unit: 'ms', laneOnly: true },
+      {
+        title: 'ws upgrade p50',
+        metric: 'setup_duration',
+        tags: { phase: 'ws_upgrade' },
+        stat: 'med',
+        unit: 'ms',
+        laneOnly: true,
+      },
+      {
+        title: 'ws init p50',
+        metric: 'setup_duration',
+        tags: { phase: 'ws_init' },
+        stat: 'med',
+        unit: 'ms',
+        laneOnly: true,
+      },
+      {
+        title: 'grpc connect p50',
+        metric: 'setup_duration',
+        tags: { phase: 'grpc_connect' },
+        stat: 'med',
+        unit: 'ms',
+        laneOnly: true,
+      },
     ],
     // The network profile shapes this API's proxies only (the reference servers' are left alone).
     proxies: plan.proxies,
@@ -89,12 +112,30 @@ export function apiHints(plan) {
   const ops = plan.graphql ? plan.graphql.operations : [];
   return {
     graphql: plan.graphql ? { url: plan.graphql.url, wsUrl: plan.graphql.wsUrl || null } : null,
-    grpc: plan.grpc ? { addr: plan.grpc.addr, tls: plan.grpc.tls, method: plan.grpc.method, stream: plan.grpc.stream } : null,
+    grpc: plan.grpc
+      ? { addr: plan.grpc.addr, tls: plan.grpc.tls, method: plan.grpc.method, stream: plan.grpc.stream }
+      : null,
     lanes: plan.lanes.map((l) => l.name),
     skipped: plan.skipped || [],
     serverTime: [
-      ...ops.map((o) => ({ op: o.name, ms: o.serverMs, from: o.serverFrom, reqBytes: o.reqBytes, resBytes: o.resBytes })),
-      ...(plan.grpc ? [{ op: plan.grpc.name, ms: plan.grpc.serverMs, from: plan.grpc.serverFrom, reqBytes: plan.grpc.reqBytes, resBytes: plan.grpc.resBytes }] : []),
+      ...ops.map((o) => ({
+        op: o.name,
+        ms: o.serverMs,
+        from: o.serverFrom,
+        reqBytes: o.reqBytes,
+        resBytes: o.resBytes,
+      })),
+      ...(plan.grpc
+        ? [
+            {
+              op: plan.grpc.name,
+              ms: plan.grpc.serverMs,
+              from: plan.grpc.serverFrom,
+              reqBytes: plan.grpc.reqBytes,
+              resBytes: plan.grpc.resBytes,
+            },
+          ]
+        : []),
     ],
     nominal: Boolean(plan.nominal),
   };

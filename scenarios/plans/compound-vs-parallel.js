@@ -61,7 +61,12 @@ export default function declare(env) {
   const level = levelName(env, 'ci');
   const PAGE_SIZE = envInt(env, 'PAGE_SIZE', 20, { min: 1, max: 100 });
   // DOC_SIZES=study runs the study's document (and its two lanes of its own).
-  const SIZES = envNames(env, 'DOC_SIZES', ['small', 'medium', 'large'], Object.keys(BLURBS).filter((k) => BLURBS[k] <= LIMITS.MAX_BLURB_BYTES));
+  const SIZES = envNames(
+    env,
+    'DOC_SIZES',
+    ['small', 'medium', 'large'],
+    Object.keys(BLURBS).filter((k) => BLURBS[k] <= LIMITS.MAX_BLURB_BYTES),
+  );
   const withStudy = SIZES.includes('study');
   // The first fetch of an iteration opens the connections: a small document.
   const COLD_SIZE = SIZES.find((s) => s !== 'study') || 'small';
@@ -89,7 +94,9 @@ export default function declare(env) {
   const serverMs = (laneName, d) => {
     const n = pageSizeOf(d.size);
     const bytes = d.cache === 'etag' || !big(d.size) ? 0 : docBytes(d.size) * BYTE_MS;
-    const documents = isAtomic(laneName) ? n * (REQUEST_MS + BOOK_MS) + (laneName === 'vulcain_h2' ? REQUEST_MS + n * BOOK_MS : 0) : REQUEST_MS + n * BOOK_MS;
+    const documents = isAtomic(laneName)
+      ? n * (REQUEST_MS + BOOK_MS) + (laneName === 'vulcain_h2' ? REQUEST_MS + n * BOOK_MS : 0)
+      : REQUEST_MS + n * BOOK_MS;
     return documents + bytes + (d.cache === 'off' ? generationMs(laneName, d.size) : 0);
   };
   // What one operation sends (without its window).
@@ -144,10 +151,20 @@ export default function declare(env) {
   // (their retransmission timeout is still coming down from 3R).
   const ageOf = (laneName, d) => {
     const dims = dimsFor(laneName);
-    return dims.slice(0, dims.findIndex((x) => same(x, d))).reduce((sum, x) => sum + roundsOf(laneName, x.size), 0);
+    return dims
+      .slice(
+        0,
+        dims.findIndex((x) => same(x, d)),
+      )
+      .reduce((sum, x) => sum + roundsOf(laneName, x.size), 0);
   };
-  const model = (laneName) => (d, link) => ({ ...op(laneName, d), window: windowBefore(laneName, d, link), age: ageOf(laneName, d) });
-  const laneOf = (name, transport, tags) => lane(name, transport, transport === 'http2', { tags, dims: dimsFor(name), model: model(name) });
+  const model = (laneName) => (d, link) => ({
+    ...op(laneName, d),
+    window: windowBefore(laneName, d, link),
+    age: ageOf(laneName, d),
+  });
+  const laneOf = (name, transport, tags) =>
+    lane(name, transport, transport === 'http2', { tags, dims: dimsFor(name), model: model(name) });
   const lanes = [
     laneOf('compound_h1', 'http-keepalive', { variant: 'compound', resolve: 'parallel' }),
     laneOf('atomic_h1', 'http-keepalive', { variant: 'atomic' }),
@@ -158,7 +175,11 @@ export default function declare(env) {
   ];
   // One iteration of a lane: a cold fetch, then per size off + on + revalidate:
   // the model's time for each (slow start and loss included).
-  const laneSeconds = (name, profile) => laneModelSeconds(lanes.find((l) => l.name === name), profile) + 0.1;
+  const laneSeconds = (name, profile) =>
+    laneModelSeconds(
+      lanes.find((l) => l.name === name),
+      profile,
+    ) + 0.1;
   return {
     PAGE_SIZE,
     SIZES,
@@ -187,7 +208,13 @@ export default function declare(env) {
     serverTimingEvery: 1,
     hints: {
       // k6pack report: latency vs document size, warm, server cache off.
-      sizes: { dim: 'size', label: 'document size', unit: 'document bytes', bytes: Object.fromEntries(SIZES.map((sz) => [sz, docBytes(sz)])), where: { cache: 'off', conn: 'warm' } },
+      sizes: {
+        dim: 'size',
+        label: 'document size',
+        unit: 'document bytes',
+        bytes: Object.fromEntries(SIZES.map((sz) => [sz, docBytes(sz)])),
+        where: { cache: 'off', conn: 'warm' },
+      },
       // ... and the study's document split into the generation time each lane
       // asked for and the rest (transfer, round trips), beside the published numbers.
       ...(withStudy
@@ -199,7 +226,11 @@ export default function declare(env) {
               restLabel: 'the rest: p50 minus generation',
               known: Object.fromEntries(lanes.map((l) => [l.name, generationMs(l.name, 'study')])),
               reference: [
-                { label: 'study compound (published)', known: (STUDY.nb - STUDY.hits) * STUDY.delay, total: STUDY_PUBLISHED.compound },
+                {
+                  label: 'study compound (published)',
+                  known: (STUDY.nb - STUDY.hits) * STUDY.delay,
+                  total: STUDY_PUBLISHED.compound,
+                },
                 { label: 'study push (published)', known: STUDY.delay, total: STUDY_PUBLISHED.push },
               ],
             },

@@ -46,14 +46,25 @@ export const PUBLISH_VIAS = ['own', 'http', 'grpc'];
 
 export default function declare(env) {
   const level = env.LOAD || 'ci';
-  const SUBSCRIBERS = envIntList(env, 'SUBSCRIBERS', byLevel(level, { smoke: [10], ci: [10, 100], full: [10, 100, 1000] }, [10]), { min: 1, max: LIMITS.MAX_SUBSCRIBERS });
+  const SUBSCRIBERS = envIntList(
+    env,
+    'SUBSCRIBERS',
+    byLevel(level, { smoke: [10], ci: [10, 100], full: [10, 100, 1000] }, [10]),
+    { min: 1, max: LIMITS.MAX_SUBSCRIBERS },
+  );
   const RATE = envInt(env, 'FANOUT_RATE', 10, { min: 1, max: 1000 });
-  const MIN_EVENTS = envInt(env, 'FANOUT_EVENTS', byLevel(level, { smoke: 5, ci: 8, full: 100 }, 8), { min: 1, max: 100000 });
+  const MIN_EVENTS = envInt(env, 'FANOUT_EVENTS', byLevel(level, { smoke: 5, ci: 8, full: 100 }, 8), {
+    min: 1,
+    max: 100000,
+  });
   const SIZE = envInt(env, 'FANOUT_SIZE', 100, { min: 0, max: LIMITS.MAX_EVENT_PAYLOAD_BYTES });
   const POLL_MS = envInt(env, 'POLL_INTERVAL_MS', 500, { min: 10, max: 60000 });
   const PER_VU = envInt(env, 'SUBSCRIBERS_PER_VU', 1000, { min: 1, max: LIMITS.MAX_SUBSCRIBERS });
   const PUBLISH_VIA = env.PUBLISH_VIA || 'own';
-  if (!PUBLISH_VIAS.includes(PUBLISH_VIA)) throw configError(`PUBLISH_VIA=${PUBLISH_VIA} is not a publisher: use own (each lane's own server), http (GraphQL over HTTP keep-alive) or grpc (gRPC Publish)`);
+  if (!PUBLISH_VIAS.includes(PUBLISH_VIA))
+    throw configError(
+      `PUBLISH_VIA=${PUBLISH_VIA} is not a publisher: use own (each lane's own server), http (GraphQL over HTTP keep-alive) or grpc (gRPC Publish)`,
+    );
   const maxN = Math.max(...SUBSCRIBERS);
 
   const fanMs = (transport, n, which) => {
@@ -61,10 +72,12 @@ export default function declare(env) {
     return c ? c.baseMs + c.perSubMs * n : 0;
   };
   // A pushed event: R/2 + its bytes/Bd + the fan-out before this subscriber's copy.
-  const pushed = (transport) => (_dims, _link, step = { n: 1 }) => ({
-    p50: { conn: 'warm', oneWay: true, resBytes: SIZE + EVENT_BYTES, serverMs: fanMs(transport, step.n, 'p50') },
-    p95: { conn: 'warm', oneWay: true, resBytes: SIZE + EVENT_BYTES, serverMs: fanMs(transport, step.n, 'p95') },
-  });
+  const pushed =
+    (transport) =>
+    (_dims, _link, step = { n: 1 }) => ({
+      p50: { conn: 'warm', oneWay: true, resBytes: SIZE + EVENT_BYTES, serverMs: fanMs(transport, step.n, 'p50') },
+      p95: { conn: 'warm', oneWay: true, resBytes: SIZE + EVENT_BYTES, serverMs: fanMs(transport, step.n, 'p95') },
+    });
   // A polled event waits for the next poll to reach the server, (POLL + R)/2 on
   // average and 0.95 (POLL + R) at p95 (a poll runs every POLL + R), then travels R/2.
   const polled = (_dims, link) => ({
@@ -98,7 +111,8 @@ export default function declare(env) {
   function timeline(laneName, n, profile) {
     const R = rttOf(profile);
     const readyMs = SETUP_RTTS[laneName] * R + SLACK_MS + n * OPEN_MS[laneName];
-    const drainMs = laneName === 'http_poll' ? POLL_MS + 2 * R + SLACK_MS : R + fanMs(costOf(laneName), n, 'p95') + SLACK_MS;
+    const drainMs =
+      laneName === 'http_poll' ? POLL_MS + 2 * R + SLACK_MS : R + fanMs(costOf(laneName), n, 'p95') + SLACK_MS;
     return { readyMs, drainMs, closeMs: 2 * R + SLACK_MS };
   }
   // The events a step of `durationMs` holds at RATE (the publisher's count; every VU works it out alike).
@@ -143,6 +157,8 @@ export default function declare(env) {
       { title: 'failed', metric: 'op_failed', stat: 'rate', unit: '%' },
     ],
     verdict: { unit: 'subscribers' },
-    hints: { fanout: { rate: RATE, size: SIZE, pollIntervalMs: POLL_MS, publishVia: PUBLISH_VIA, subscribersPerVu: PER_VU } },
+    hints: {
+      fanout: { rate: RATE, size: SIZE, pollIntervalMs: POLL_MS, publishVia: PUBLISH_VIA, subscribersPerVu: PER_VU },
+    },
   };
 }

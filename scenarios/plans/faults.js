@@ -7,7 +7,9 @@ export default function declare(env) {
   const TIMEOUT_MS = envInt(env, 'FAULT_TIMEOUT_MS', 5000, { min: 100, max: 600000 });
   const CONN_OPS = envInt(env, 'CONN_OPS', 5, { min: 1, max: 10000 });
   // Every connection carries CONN_OPS operations, then closes: the first pays its set-up.
-  const op = (more = {}) => () => ({ ...BOOK_OP, ...more });
+  const op =
+    (more = {}) =>
+    () => ({ ...BOOK_OP, ...more });
   return {
     TIMEOUT_MS,
     CONN_OPS,

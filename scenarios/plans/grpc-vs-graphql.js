@@ -39,8 +39,14 @@ export default function declare(env) {
     const young = { ...e, window: link.initialWindow };
     return { p50: onlyOne ? young : e, p95: young };
   };
-  const graphql = firstBig((dims) => ({ conn: dims.conn, reqBytes: 110, resBytes: bytes[dims.payload] + 40, serverMs: 1 }), true);
-  const grpc = firstBig((dims) => ({ conn: dims.conn, reqBytes: 10, resBytes: bytes[dims.payload] + 10, serverMs: 1 }), false);
+  const graphql = firstBig(
+    (dims) => ({ conn: dims.conn, reqBytes: 110, resBytes: bytes[dims.payload] + 40, serverMs: 1 }),
+    true,
+  );
+  const grpc = firstBig(
+    (dims) => ({ conn: dims.conn, reqBytes: 10, resBytes: bytes[dims.payload] + 10, serverMs: 1 }),
+    false,
+  );
   // UploadBooks: every book up, one summary back once the stream ends.
   // k6 writes the books while the first ones are already on the link, and the server
   // reads them as they come: on a link slower than that, their time hides behind the
@@ -50,7 +56,14 @@ export default function declare(env) {
     const reqBytes = books * BOOK_WIRE_BYTES;
     const onLink = link ? transferMs(reqBytes, link.upKbps) : 0;
     const hidden = (ms) => Math.max(0, ms - onLink);
-    return { conn: dims.conn, reqBytes, resBytes: 30, serverMs: 1 + hidden(books * SERVER_BOOK_MS), clientMs: hidden(books * K6_WRITE_MS), upWindow: true };
+    return {
+      conn: dims.conn,
+      reqBytes,
+      resBytes: 30,
+      serverMs: 1 + hidden(books * SERVER_BOOK_MS),
+      clientMs: hidden(books * K6_WRITE_MS),
+      upWindow: true,
+    };
   };
   // A kept connection's first call opens it (conn:cold), the rest are warm; a fresh
   // lane's every call is cold.
@@ -79,10 +92,21 @@ export default function declare(env) {
     name: 'grpc-vs-graphql',
     defaultProfile: 'lan',
     lanes,
-    columns: [...DEFAULT_COLUMNS, { title: 'grpc connect p50', metric: 'setup_duration', tags: { phase: 'grpc_connect' }, stat: 'med', unit: 'ms', laneOnly: true }],
+    columns: [
+      ...DEFAULT_COLUMNS,
+      {
+        title: 'grpc connect p50',
+        metric: 'setup_duration',
+        tags: { phase: 'grpc_connect' },
+        stat: 'med',
+        unit: 'ms',
+        laneOnly: true,
+      },
+    ],
     // The slowest lane's small and big call by the model (set-up, slow start, loss and
     // the server's time included), and k6's decoding of the big message.
-    iterationSeconds: (profile) => Math.max(...lanes.map((l) => laneModelSeconds(l, profile, { by: 'payload' }))) + 0.05,
+    iterationSeconds: (profile) =>
+      Math.max(...lanes.map((l) => laneModelSeconds(l, profile, { by: 'payload' }))) + 0.05,
     // A lane's step holds a VU's first iteration (its first call opens the
     // connection) and, for a kept connection, one warm small call, each as long as
     // the model says with a margin: calls start only if they fit before the step
@@ -104,6 +128,15 @@ export default function declare(env) {
     verdict: { where: { payload: 'small', conn: 'warm' } },
     // k6pack report: latency vs payload size, warm calls.
     // (The client stream's small and big are books, not these bytes.)
-    hints: { sizes: { dim: 'payload', label: 'payload size', unit: 'payload bytes', bytes, where: { conn: 'warm' }, lanes: lanes.map((l) => l.name).filter((n) => n !== 'grpc_client_stream') } },
+    hints: {
+      sizes: {
+        dim: 'payload',
+        label: 'payload size',
+        unit: 'payload bytes',
+        bytes,
+        where: { conn: 'warm' },
+        lanes: lanes.map((l) => l.name).filter((n) => n !== 'grpc_client_stream'),
+      },
+    },
   };
 }

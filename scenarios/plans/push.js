@@ -28,7 +28,11 @@ export default function declare(env) {
     // A subscription stays open for its step: arrival rates do not apply (events
     // arrive at the server's rate, an open workload already).
     open: false,
-    lanes: [lane('ws', 'ws', false, { model: pushed }), lane('grpc_stream', 'grpc-stream', false, { model: pushed }), lane('http_poll', 'http-poll', false, { model: polled })],
+    lanes: [
+      lane('ws', 'ws', false, { model: pushed }),
+      lane('grpc_stream', 'grpc-stream', false, { model: pushed }),
+      lane('http_poll', 'http-poll', false, { model: polled }),
+    ],
     // A subscription fills its step; this only keeps the step long enough for set-up and a few events.
     iterationSeconds: (profile) => (4 * rttOf(profile) + 5 * Math.max(INTERVAL_MS, POLL_MS)) / 1000,
     // Subscriptions and poll loops stop themselves before their step ends: closing takes a few round trips.

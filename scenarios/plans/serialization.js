@@ -22,7 +22,13 @@ export const BYTES_PER_BOOK = { typed: 135, json: 160, grpc_list: 65, grpc_strea
 // The typed list per executor (common/executors.js), measured the same way at
 // N = 500000 on this machine (plain ~11, per-item ~31, dataloader ~31,
 // instrumented ~17, jit ~4 us a book), rounded up.
-export const US_PER_BOOK_BY_EXECUTOR = { plain: US_PER_BOOK.typed, 'per-item': 40, dataloader: 40, instrumented: 25, jit: 5 };
+export const US_PER_BOOK_BY_EXECUTOR = {
+  plain: US_PER_BOOK.typed,
+  'per-item': 40,
+  dataloader: 40,
+  instrumented: 25,
+  jit: 5,
+};
 
 // The study's factor, typed / JSON-string request time, per N (its README).
 export const STUDY_FACTORS = { 100: 1.5, 1000: 8.1, 10000: 15.7, 100000: 17.3, 500000: 16.6 };
@@ -34,18 +40,37 @@ export default function declare(env) {
   const level = levelName(env, 'ci');
   // ci (the PR gate) stops at 10000: 100000 books are ~16 MB a request, 11 s each
   // under lte, which made this scenario two thirds of the gate (bench/gate.js).
-  const NS = envIntList(env, 'NS', byLevel(level, { smoke: [100, 1000, 10000], ci: [100, 1000, 10000], full: [100, 1000, 10000, 100000, 500000] }, [100, 1000, 10000, 100000]), {
-    min: 1,
-    max: LIMITS.MAX_BOOKS,
-  });
+  const NS = envIntList(
+    env,
+    'NS',
+    byLevel(
+      level,
+      { smoke: [100, 1000, 10000], ci: [100, 1000, 10000], full: [100, 1000, 10000, 100000, 500000] },
+      [100, 1000, 10000, 100000],
+    ),
+    {
+      min: 1,
+      max: LIMITS.MAX_BOOKS,
+    },
+  );
   // The typed list's executors: EXECUTORS=plain,per-item (or all). The PR gate (ci)
   // runs plain and per-item, whose factor grows with N; the study's row (full,
   // smoke) runs all five.
-  const EXECUTORS = env.EXECUTORS === 'all' ? EXECUTOR_NAMES : envNames(env, 'EXECUTORS', byLevel(level, { ci: ['plain', 'per-item'] }, EXECUTOR_NAMES), EXECUTOR_NAMES);
+  const EXECUTORS =
+    env.EXECUTORS === 'all'
+      ? EXECUTOR_NAMES
+      : envNames(env, 'EXECUTORS', byLevel(level, { ci: ['plain', 'per-item'] }, EXECUTOR_NAMES), EXECUTOR_NAMES);
   const dims = NS.map((n) => ({ n: String(n) }));
-  const usPerBook = { ...US_PER_BOOK, ...Object.fromEntries(EXECUTOR_NAMES.map((e) => [typedLaneOf(e), US_PER_BOOK_BY_EXECUTOR[e]])) };
+  const usPerBook = {
+    ...US_PER_BOOK,
+    ...Object.fromEntries(EXECUTOR_NAMES.map((e) => [typedLaneOf(e), US_PER_BOOK_BY_EXECUTOR[e]])),
+  };
   const bytesPerBook = (name) => BYTES_PER_BOOK[name] ?? BYTES_PER_BOOK.typed;
-  const model = (name) => (d) => ({ reqBytes: 120, resBytes: Number(d.n) * bytesPerBook(name), serverMs: (Number(d.n) * usPerBook[name]) / 1000 });
+  const model = (name) => (d) => ({
+    reqBytes: 120,
+    resBytes: Number(d.n) * bytesPerBook(name),
+    serverMs: (Number(d.n) * usPerBook[name]) / 1000,
+  });
   const laneOf = (name, transport, tags) => lane(name, transport, false, { tags, dims, model: model(name) });
   const typedLanes = EXECUTORS.map((e) => laneOf(typedLaneOf(e), 'http-keepalive', { variant: 'typed', executor: e }));
   const lanes = [
@@ -66,7 +91,11 @@ export default function declare(env) {
     steps: byLevel(level, { ci: [1], full: [1, 2, 4, 8] }, undefined),
     // One iteration: a request per N, by the model (the server's time per book, the
     // transfer, slow start and loss included).
-    laneSeconds: (name, profile) => laneModelSeconds(lanes.find((l) => l.name === name), profile) + 0.2,
+    laneSeconds: (name, profile) =>
+      laneModelSeconds(
+        lanes.find((l) => l.name === name),
+        profile,
+      ) + 0.2,
     columns: [
       ...DEFAULT_COLUMNS,
       { title: 'server exec p50', metric: 'server_duration', tags: { part: 'exec' }, stat: 'med', unit: 'ms' },

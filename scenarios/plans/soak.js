@@ -7,12 +7,17 @@ import { BOOK_OP } from './ws-vs-http.js';
 export default function declare(env) {
   const level = levelName(env, 'soak');
   const WS_OPS = envInt(env, 'WS_SOAK_OPS', 5, { min: 1, max: 1000 });
-  const SAMPLE_SECONDS = envInt(env, 'SAMPLE_SECONDS', byLevel(level, { smoke: 1, ci: 5, full: 15 }, 30), { min: 1, max: 3600 });
+  const SAMPLE_SECONDS = envInt(env, 'SAMPLE_SECONDS', byLevel(level, { smoke: 1, ci: 5, full: 15 }, 30), {
+    min: 1,
+    max: 3600,
+  });
   const parts = [{ part: 'first' }, { part: 'last' }];
   // At the soak's arrival rates a kept connection sits idle longer than TCP's
   // retransmission timeout between operations, so each starts on a restarted
   // window (idle: answers this small fit in it anyway).
-  const op = (more = {}) => () => ({ ...BOOK_OP, idle: true, ...more });
+  const op =
+    (more = {}) =>
+    () => ({ ...BOOK_OP, idle: true, ...more });
   return {
     WS_OPS,
     SAMPLE_SECONDS,
@@ -29,8 +34,15 @@ export default function declare(env) {
       { name: 'memory', exec: 'sampleMemory', tags: {}, rate: 1, timeUnit: `${SAMPLE_SECONDS}s`, maxVUs: 1 },
     ],
     laneSeconds: (name, profile) => ((name === 'ws' ? WS_OPS + 3 : 2) * rttOf(profile)) / 1000 + 0.1,
-    columns: [...DEFAULT_COLUMNS.filter((c) => c.title !== 'server p50'), { title: 'drift p50', metric: 'op_drift', stat: 'med', unit: 'x' }],
+    columns: [
+      ...DEFAULT_COLUMNS.filter((c) => c.title !== 'server p50'),
+      { title: 'drift p50', metric: 'op_drift', stat: 'med', unit: 'x' },
+    ],
     verdict: { where: { part: 'first' } },
-    observe: ['graphql', 'grpc'].flatMap((server) => [`server_rss_bytes{server:${server}}`, `server_rss_growth{server:${server}}`, `server_heap_bytes{server:${server}}`]),
+    observe: ['graphql', 'grpc'].flatMap((server) => [
+      `server_rss_bytes{server:${server}}`,
+      `server_rss_growth{server:${server}}`,
+      `server_heap_bytes{server:${server}}`,
+    ]),
   };
 }

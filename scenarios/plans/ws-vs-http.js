@@ -9,7 +9,9 @@ export const WS_OPEN_OPS = 5;
 // One book query or rateBook mutation (scenarios/lib/queries.js bookOperation): the
 // JSON bodies each way, and the server's time (Server-Timing total, ~0.3-1 ms).
 export const BOOK_OP = { reqBytes: 150, resBytes: 170, serverMs: 1 };
-const op = (more = {}) => () => ({ ...BOOK_OP, ...more });
+const op =
+  (more = {}) =>
+  () => ({ ...BOOK_OP, ...more });
 
 export default function declare() {
   return {
@@ -19,10 +21,18 @@ export default function declare() {
       lane('http_fresh', 'http-fresh', false, { model: op() }),
       lane('http_keepalive', 'http-keepalive', false, { model: op() }),
       // An operation on an open socket: its set-up is measured apart (setup_duration).
-      lane('ws', 'ws', false, { model: op({ conn: 'warm' }), setups: ['ws_upgrade', 'ws_init'], session: { ops: WS_OPEN_OPS } }),
+      lane('ws', 'ws', false, {
+        model: op({ conn: 'warm' }),
+        setups: ['ws_upgrade', 'ws_init'],
+        session: { ops: WS_OPEN_OPS },
+      }),
       lane('https_fresh', 'http-fresh', true, { model: op() }),
       lane('http2', 'http2', true, { model: op() }),
-      lane('wss', 'ws', true, { model: op({ conn: 'warm' }), setups: ['ws_upgrade', 'ws_init'], session: { ops: WS_OPEN_OPS } }),
+      lane('wss', 'ws', true, {
+        model: op({ conn: 'warm' }),
+        setups: ['ws_upgrade', 'ws_init'],
+        session: { ops: WS_OPEN_OPS },
+      }),
     ],
     // An HTTP iteration is one request and a lane's first one pays the
     // connection set-up: under slow profiles a short (ci) step must still hold

@@ -11,7 +11,10 @@ const TIMEOUT_MS = 30_000;
 
 // One HTTP/1.1 request (http: or https:) -> { status, headers, text, alpn }. `body` is
 // sent as given (string or Buffer); `json` is JSON.stringify-ed with its content type.
-export function httpRequest(url, { method = 'GET', headers = {}, body, json, agent = false, timeoutMs = TIMEOUT_MS } = {}) {
+export function httpRequest(
+  url,
+  { method = 'GET', headers = {}, body, json, agent = false, timeoutMs = TIMEOUT_MS } = {},
+) {
   const u = new URL(url);
   const h = { ...headers };
   if (json !== undefined) {
@@ -20,13 +23,19 @@ export function httpRequest(url, { method = 'GET', headers = {}, body, json, age
   }
   const mod = u.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const req = mod.request(u, { method, headers: h, agent, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'], timeout: timeoutMs }, (res) => {
-      const alpn = res.socket?.alpnProtocol ?? null; // read now: a keep-alive socket goes back to its pool at 'end'
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), alpn }));
-      res.on('error', reject);
-    });
+    const req = mod.request(
+      u,
+      { method, headers: h, agent, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'], timeout: timeoutMs },
+      (res) => {
+        const alpn = res.socket?.alpnProtocol ?? null; // read now: a keep-alive socket goes back to its pool at 'end'
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), alpn }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`${method} ${url}: no answer within ${timeoutMs} ms`)));
     req.on('error', reject);
     req.end(body);
@@ -61,7 +70,10 @@ export async function h2Connect(origin) {
 }
 
 // One request on an HTTP/2 session -> { status, headers, text }.
-export function h2Request(session, { method = 'GET', path = '/graphql', headers = {}, body, json, timeoutMs = TIMEOUT_MS } = {}) {
+export function h2Request(
+  session,
+  { method = 'GET', path = '/graphql', headers = {}, body, json, timeoutMs = TIMEOUT_MS } = {},
+) {
   const h = { ':method': method, ':path': path, ...headers };
   if (json !== undefined) {
     body = JSON.stringify(json);
@@ -74,7 +86,9 @@ export function h2Request(session, { method = 'GET', path = '/graphql', headers 
     const chunks = [];
     stream.on('response', (headers) => (head = headers));
     stream.on('data', (c) => chunks.push(c));
-    stream.on('end', () => resolve({ status: head?.[':status'], headers: head, text: Buffer.concat(chunks).toString('utf8') }));
+    stream.on('end', () =>
+      resolve({ status: head?.[':status'], headers: head, text: Buffer.concat(chunks).toString('utf8') }),
+    );
     stream.on('error', reject);
     stream.on('close', () => {
       if (!head) reject(new Error(`${method} ${path}: stream closed without a response (code ${stream.rstCode})`));

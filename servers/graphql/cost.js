@@ -178,5 +178,7 @@ export const COST_ERROR_CODE = 'COST_LIMIT_EXCEEDED';
 
 // `http`: Apollo reads the status from extensions.http (and drops it from the answer).
 export function costLimitError(message, { http = false } = {}) {
-  return new GraphQLError(message, { extensions: { code: COST_ERROR_CODE, ...(http ? { http: { status: 400 } } : {}) } });
+  return new GraphQLError(message, {
+    extensions: { code: COST_ERROR_CODE, ...(http ? { http: { status: 400 } } : {}) },
+  });
 }

@@ -27,7 +27,8 @@ const documentBytes = (entry) => Buffer.byteLength(JSON.stringify(entry.document
 // An absent variable differs from one given as null (a default applies to it).
 function valuesKey(names, variables) {
   let key = '';
-  for (const name of names) key += `${variables && Object.hasOwn(variables, name) ? JSON.stringify(variables[name]) : '~'},`;
+  for (const name of names)
+    key += `${variables && Object.hasOwn(variables, name) ? JSON.stringify(variables[name]) : '~'},`;
   return key;
 }
 

@@ -62,8 +62,14 @@ export function createExecution(schema) {
     const { document, operationName, variableValues, contextValue, rootValue } = args;
     const query = compiledOf(document, operationName);
     if (!isCompiledQuery(query)) return query; // { errors }: it could not compile
-    const operation = document.definitions.find((d) => d.kind === 'OperationDefinition' && (operationName == null || d.name?.value === operationName));
-    if (operation && getVariableValues(schema, operation.variableDefinitions ?? [], variableValues ?? {}, { maxErrors: 1 }).errors) return execute(args);
+    const operation = document.definitions.find(
+      (d) => d.kind === 'OperationDefinition' && (operationName == null || d.name?.value === operationName),
+    );
+    if (
+      operation &&
+      getVariableValues(schema, operation.variableDefinitions ?? [], variableValues ?? {}, { maxErrors: 1 }).errors
+    )
+      return execute(args);
     return query.query(rootValue, contextValue, variableValues ?? {});
   }
 
@@ -107,9 +113,17 @@ export function createExecution(schema) {
       return {
         async responseForOperation({ document, operation, request }) {
           if (operation.operation === 'subscription') return null; // refused over HTTP by timing.js
-          const vars = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {}, { maxErrors: 1 });
+          const vars = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {}, {
+            maxErrors: 1,
+          });
           if (vars.errors) return null; // Apollo answers them as for every executor (400)
-          const result = await executeOperation({ schema, document, operationName: request.operationName, variableValues: request.variables, contextValue });
+          const result = await executeOperation({
+            schema,
+            document,
+            operationName: request.operationName,
+            variableValues: request.variables,
+            contextValue,
+          });
           const singleResult = result.errors ? { ...result, errors: result.errors.map(apolloShaped) } : result;
           return { http: { status: undefined, headers: new HeaderMap() }, body: { kind: 'single', singleResult } };
         },
@@ -122,7 +136,10 @@ export function createExecution(schema) {
   // comes back with its errors formatted, as Apollo sends them over HTTP.
   function useInstrumented(apollo) {
     instrumented = async ({ variableValues, operationName, contextValue }) => {
-      const response = await apollo.executeOperation({ query: contextValue.source, variables: variableValues, operationName }, { contextValue });
+      const response = await apollo.executeOperation(
+        { query: contextValue.source, variables: variableValues, operationName },
+        { contextValue },
+      );
       return response.body.kind === 'single' ? response.body.singleResult : response.body.initialResult;
     };
   }

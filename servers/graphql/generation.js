@@ -18,7 +18,9 @@ export function generate(count, make, { delay, hits, resolve }, badInput) {
   if (!delay || !misses) return Array.from({ length: count }, (_, i) => make(i));
   if (resolve === 'serial') {
     if (misses * delay > LIMITS.MAX_GENERATE_MS) {
-      throw badInput(`generating ${misses} resources of ${delay} ms one after another takes ${misses * delay} ms; the limit is ${LIMITS.MAX_GENERATE_MS} ms (LIMITS.MAX_GENERATE_MS): ask for fewer resources, more hits or a shorter delay`);
+      throw badInput(
+        `generating ${misses} resources of ${delay} ms one after another takes ${misses * delay} ms; the limit is ${LIMITS.MAX_GENERATE_MS} ms (LIMITS.MAX_GENERATE_MS): ask for fewer resources, more hits or a shorter delay`,
+      );
     }
     return (async () => {
       const out = [];

@@ -170,7 +170,11 @@ function extensionsOf(method, search, body) {
 function operationParams(method, search, body) {
   if (method === 'GET') {
     const params = new URLSearchParams(search);
-    return { query: params.get('query'), variables: params.get('variables'), operationName: params.get('operationName') };
+    return {
+      query: params.get('query'),
+      variables: params.get('variables'),
+      operationName: params.get('operationName'),
+    };
   }
   if (method === 'POST' && body && typeof body === 'object' && !Array.isArray(body)) {
     const variables = body.variables == null ? null : JSON.stringify(body.variables);
@@ -202,13 +206,36 @@ function health(req, res, search) {
 // status line: the same JSON error shape, saying what was wrong. (On the TLS port
 // this also sees TLS errors, where there is no HTTP to answer in.)
 const CLIENT_ERRORS = {
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'REQUEST_TIMEOUT', () => `request not received in time: headers within ${SLOW_CLIENT_MS / 1000} s, the body within ${SLOW_CLIENT_MS / 1000} s after them`],
-  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'HEADERS_TOO_LARGE', () => `request headers are over ${http.maxHeaderSize} bytes: send fewer or smaller headers`],
-  HPE_INVALID_EOF_STATE: [400, 'Bad Request', 'BAD_REQUEST', () => 'the client ended the connection before the request was complete'],
+  ERR_HTTP_REQUEST_TIMEOUT: [
+    408,
+    'Request Timeout',
+    'REQUEST_TIMEOUT',
+    () =>
+      `request not received in time: headers within ${SLOW_CLIENT_MS / 1000} s, the body within ${SLOW_CLIENT_MS / 1000} s after them`,
+  ],
+  HPE_HEADER_OVERFLOW: [
+    431,
+    'Request Header Fields Too Large',
+    'HEADERS_TOO_LARGE',
+    () => `request headers are over ${http.maxHeaderSize} bytes: send fewer or smaller headers`,
+  ],
+  HPE_INVALID_EOF_STATE: [
+    400,
+    'Bad Request',
+    'BAD_REQUEST',
+    () => 'the client ended the connection before the request was complete',
+  ],
 };
 
 export function onClientError(err, socket) {
-  const known = CLIENT_ERRORS[err.code] ?? (err.code?.startsWith('HPE_') && [400, 'Bad Request', 'BAD_REQUEST', () => `malformed HTTP request (${err.code}: ${err.reason ?? err.message})`]);
+  const known =
+    CLIENT_ERRORS[err.code] ??
+    (err.code?.startsWith('HPE_') && [
+      400,
+      'Bad Request',
+      'BAD_REQUEST',
+      () => `malformed HTTP request (${err.code}: ${err.reason ?? err.message})`,
+    ]);
   const answered = socket._httpMessage?.headersSent;
   if (!known || !socket.writable || answered) {
     socket.destroy();
@@ -216,7 +243,9 @@ export function onClientError(err, socket) {
   }
   const [status, reason, code, message] = known;
   const body = errorBody(message(), code);
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }
 
 // `entry`: { status, headers, body, hasErrors, etag? } from Apollo or the response cache;
@@ -257,17 +286,34 @@ export function createHttpHandler({ apollo, apolloInstrumented = apollo, documen
     const read = await readBody(req, LIMITS.MAX_BODY_BYTES);
     if (read.aborted) return;
     if (read.tooLarge) {
-      return sendError(res, 413, `request body is over ${LIMITS.MAX_BODY_BYTES} bytes (LIMITS.MAX_BODY_BYTES): send a smaller request`, 'PAYLOAD_TOO_LARGE', endConnection(req));
+      return sendError(
+        res,
+        413,
+        `request body is over ${LIMITS.MAX_BODY_BYTES} bytes (LIMITS.MAX_BODY_BYTES): send a smaller request`,
+        'PAYLOAD_TOO_LARGE',
+        endConnection(req),
+      );
     }
     if (read.tooSlow) {
-      return sendError(res, 408, `request body not complete within ${SLOW_CLIENT_MS / 1000} s of its headers: send the whole request at once`, 'REQUEST_TIMEOUT', endConnection(req));
+      return sendError(
+        res,
+        408,
+        `request body not complete within ${SLOW_CLIENT_MS / 1000} s of its headers: send the whole request at once`,
+        'REQUEST_TIMEOUT',
+        endConnection(req),
+      );
     }
     const timing = newTiming();
     let body;
     if (req.method === 'POST') {
       const type = mediaType(req.headers['content-type']);
       if (type !== 'application/json') {
-        return sendError(res, 415, `POST ${GRAPHQL_PATH} needs Content-Type: application/json (got ${type || 'none'})`, 'UNSUPPORTED_MEDIA_TYPE');
+        return sendError(
+          res,
+          415,
+          `POST ${GRAPHQL_PATH} needs Content-Type: application/json (got ${type || 'none'})`,
+          'UNSUPPORTED_MEDIA_TYPE',
+        );
       }
       if (read.buffer.length > 0) {
         const parsed = parseJsonBody(read.buffer);
@@ -276,11 +322,21 @@ export function createHttpHandler({ apollo, apolloInstrumented = apollo, documen
       }
     }
     if (req.method === 'GET' && !isUtf8QueryString(search)) {
-      return sendError(res, 400, 'the query string is not valid UTF-8 once percent-decoded: percent-encode UTF-8 bytes', 'BAD_REQUEST');
+      return sendError(
+        res,
+        400,
+        'the query string is not valid UTF-8 once percent-decoded: percent-encode UTF-8 bytes',
+        'BAD_REQUEST',
+      );
     }
     const useCache = parseOnOff(req.headers['x-response-cache'], cacheByDefault);
     if (useCache === null) {
-      return sendError(res, 400, `x-response-cache must be "on" or "off" (got "${req.headers['x-response-cache']}")`, 'BAD_REQUEST');
+      return sendError(
+        res,
+        400,
+        `x-response-cache must be "on" or "off" (got "${req.headers['x-response-cache']}")`,
+        'BAD_REQUEST',
+      );
     }
     const shapeError = documents.shapeError(queryOf(req.method, search, body));
     if (shapeError) return sendError(res, 400, shapeError, 'BAD_REQUEST');
@@ -310,7 +366,12 @@ export function createHttpHandler({ apollo, apolloInstrumented = apollo, documen
       res.end();
       return;
     }
-    const entry = { status: response.status ?? 200, headers: [...response.headers], body: response.body.string, hasErrors: timing.hasErrors };
+    const entry = {
+      status: response.status ?? 200,
+      headers: [...response.headers],
+      body: response.body.string,
+      hasErrors: timing.hasErrors,
+    };
     if (key !== null && isQuery && entry.status === 200 && !entry.hasErrors) cache.set(key, entry);
     sendGraphQL(req, res, entry, { timing, xCache, preload });
   }
@@ -325,7 +386,12 @@ export function createHttpHandler({ apollo, apolloInstrumented = apollo, documen
       return health(req, res, search);
     }
     req.resume();
-    return sendError(res, 404, `nothing at ${pathname}: GraphQL is at ${GRAPHQL_PATH} (POST or GET), health at ${HEALTH_PATH}`, 'NOT_FOUND');
+    return sendError(
+      res,
+      404,
+      `nothing at ${pathname}: GraphQL is at ${GRAPHQL_PATH} (POST or GET), health at ${HEALTH_PATH}`,
+      'NOT_FOUND',
+    );
   }
 
   return function onRequest(req, res) {

@@ -14,7 +14,10 @@ function hubCall(fn) {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof HubError) throw new GraphQLError(err.message, { extensions: { code: err.kind === 'limit' ? 'LIMIT_EXCEEDED' : 'BAD_USER_INPUT' } });
+    if (err instanceof HubError)
+      throw new GraphQLError(err.message, {
+        extensions: { code: err.kind === 'limit' ? 'LIMIT_EXCEEDED' : 'BAD_USER_INPUT' },
+      });
     throw err;
   }
 }
@@ -105,7 +108,10 @@ export function createHubResolvers(hub) {
         subscribe: (_, { topic }, context) => topicStream(hub, topic, context?.timing),
         resolve: (event) => {
           if (event === BEHIND) {
-            throw new GraphQLError(`this subscriber fell ${LIMITS.SUBSCRIBER_QUEUE_EVENTS} events behind and was dropped: read faster, or subscribe again`, { extensions: { code: 'LIMIT_EXCEEDED' } });
+            throw new GraphQLError(
+              `this subscriber fell ${LIMITS.SUBSCRIBER_QUEUE_EVENTS} events behind and was dropped: read faster, or subscribe again`,
+              { extensions: { code: 'LIMIT_EXCEEDED' } },
+            );
           }
           return event;
         },

@@ -34,14 +34,23 @@ export function parsePreload(header) {
   let end = 0;
   for (let m = item.exec(text); m && end < text.length; m = item.exec(text)) {
     const pointer = m[1].replace(/\\(.)/g, '$1');
-    if (pointer !== '' && !pointer.startsWith('/')) return { error: `Preload selector "${pointer}" must be empty or start with "/" (an extended JSON pointer), such as ${EXAMPLE}` };
+    if (pointer !== '' && !pointer.startsWith('/'))
+      return {
+        error: `Preload selector "${pointer}" must be empty or start with "/" (an extended JSON pointer), such as ${EXAMPLE}`,
+      };
     const segments = pointer === '' ? [] : pointer.slice(1).split('/').map(segmentOf);
-    if (segments.length > MAX_SELECTOR_SEGMENTS) return { error: `Preload selector "${pointer}" has ${segments.length} segments; the limit is ${MAX_SELECTOR_SEGMENTS}` };
+    if (segments.length > MAX_SELECTOR_SEGMENTS)
+      return {
+        error: `Preload selector "${pointer}" has ${segments.length} segments; the limit is ${MAX_SELECTOR_SEGMENTS}`,
+      };
     selectors.push(segments);
     end = item.lastIndex;
     if (!m[3]) break;
   }
-  if (end !== text.length || !selectors.length) return { error: `Preload must be a list of quoted selectors (draft-dunglas-vulcain-01), such as ${EXAMPLE} (got ${JSON.stringify(text.slice(0, 200))})` };
+  if (end !== text.length || !selectors.length)
+    return {
+      error: `Preload must be a list of quoted selectors (draft-dunglas-vulcain-01), such as ${EXAMPLE} (got ${JSON.stringify(text.slice(0, 200))})`,
+    };
   return { selectors };
 }
 

@@ -7,7 +7,17 @@ import { GraphQLError } from 'graphql';
 import { bookResourceUrl } from '../../common/book-resource.js';
 import { LIMITS } from '../../common/defaults.js';
 import { NO_GENERATION } from '../../common/generation.js';
-import { BOOK_COUNT, authorAt, authorIndex, bookAt, bookIndex, booksOfAuthor, checkCount, filler, fullBookAt } from '../shared/data.js';
+import {
+  BOOK_COUNT,
+  authorAt,
+  authorIndex,
+  bookAt,
+  bookIndex,
+  booksOfAuthor,
+  checkCount,
+  filler,
+  fullBookAt,
+} from '../shared/data.js';
 import { generate, generateOne } from './generation.js';
 import { MAX_AUTHOR_BOOKS } from './rules.js';
 import { processStats } from '../shared/stats.js';
@@ -155,7 +165,8 @@ export function createResolvers() {
     Mutation: {
       rateBook: (_, { id, stars }) => {
         const i = requireBook(id);
-        if (!Number.isInteger(stars) || stars < 1 || stars > 5) throw badInput(`stars must be an integer from 1 to 5 (got ${stars})`);
+        if (!Number.isInteger(stars) || stars < 1 || stars > 5)
+          throw badInput(`stars must be an integer from 1 to 5 (got ${stars})`);
         const rating = ratings.get(i) ?? { count: 0, sum: 0 };
         rating.count += 1;
         rating.sum += stars;
@@ -167,8 +178,14 @@ export function createResolvers() {
       events: {
         subscribe: (_, { count, intervalMs, size }, context) => {
           bounded('count', count, LIMITS.MAX_EVENTS);
-          if (!Number.isInteger(intervalMs) || intervalMs < LIMITS.MIN_EVENT_INTERVAL_MS || intervalMs > LIMITS.MAX_EVENT_INTERVAL_MS) {
-            throw badInput(`intervalMs must be an integer from ${LIMITS.MIN_EVENT_INTERVAL_MS} to ${LIMITS.MAX_EVENT_INTERVAL_MS} (got ${intervalMs})`);
+          if (
+            !Number.isInteger(intervalMs) ||
+            intervalMs < LIMITS.MIN_EVENT_INTERVAL_MS ||
+            intervalMs > LIMITS.MAX_EVENT_INTERVAL_MS
+          ) {
+            throw badInput(
+              `intervalMs must be an integer from ${LIMITS.MIN_EVENT_INTERVAL_MS} to ${LIMITS.MAX_EVENT_INTERVAL_MS} (got ${intervalMs})`,
+            );
           }
           bounded('size', size, LIMITS.MAX_PAYLOAD_BYTES);
           return eventStream({ count, intervalMs, size }, context?.timing);
@@ -177,7 +194,8 @@ export function createResolvers() {
       },
     },
     Author: {
-      books: (author, { first }) => booksOfAuthor(authorIndex(author.id), bounded('first', first, MAX_AUTHOR_BOOKS)).map(fullBookAt),
+      books: (author, { first }) =>
+        booksOfAuthor(authorIndex(author.id), bounded('first', first, MAX_AUTHOR_BOOKS)).map(fullBookAt),
     },
     Book: {
       blurb: (book, { size }) => filler(bounded('size', size, LIMITS.MAX_BLURB_BYTES), bookIndex(book.id)),

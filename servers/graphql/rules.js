@@ -90,8 +90,7 @@ export function depthLimitRule(maxDepth = LIMITS.MAX_QUERY_DEPTH) {
         if (selection.kind === Kind.FIELD) {
           if (selection.name.value.startsWith('__')) continue; // introspection: see above
           depth = 1 + (selection.selectionSet ? selectionDepth(selection.selectionSet) : 0);
-        }
-        else if (selection.kind === Kind.INLINE_FRAGMENT) depth = selectionDepth(selection.selectionSet);
+        } else if (selection.kind === Kind.INLINE_FRAGMENT) depth = selectionDepth(selection.selectionSet);
         else if (selection.kind === Kind.FRAGMENT_SPREAD) depth = fragmentDepth(selection.name.value);
         if (depth > max) max = depth;
       }
@@ -104,7 +103,10 @@ export function depthLimitRule(maxDepth = LIMITS.MAX_QUERY_DEPTH) {
         if (depth > maxDepth) {
           const name = node.name ? `Operation "${node.name.value}"` : 'The operation';
           context.reportError(
-            new GraphQLError(`${name} is nested ${depth} fields deep; the limit is ${maxDepth} (LIMITS.MAX_QUERY_DEPTH): select fewer nested levels`, { nodes: [node] }),
+            new GraphQLError(
+              `${name} is nested ${depth} fields deep; the limit is ${maxDepth} (LIMITS.MAX_QUERY_DEPTH): select fewer nested levels`,
+              { nodes: [node] },
+            ),
           );
         }
         return false; // depth is computed above; no need to walk the operation again
@@ -118,7 +120,7 @@ export function depthLimitRule(maxDepth = LIMITS.MAX_QUERY_DEPTH) {
 // and says only "Validation aborted."; this says why.
 export const VALIDATION_ABORTED = 'Validation aborted.';
 export const VALIDATION_ABORTED_EXPLAINED =
-  'Validation aborted: the document repeats fields so often that checking them for conflicts exceeds graphql-js\'s budget; remove the repeated fields and aliases';
+  "Validation aborted: the document repeats fields so often that checking them for conflicts exceeds graphql-js's budget; remove the repeated fields and aliases";
 
 export function explainValidationError(message) {
   return message === VALIDATION_ABORTED ? VALIDATION_ABORTED_EXPLAINED : message;

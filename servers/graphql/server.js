@@ -40,7 +40,10 @@ import { pathToFileURL } from 'node:url';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import { DEFAULT_HOST } from '../../common/defaults.js';
 import { Hub } from '../shared/hub.js';
 import { exitOnSignals, fatal, hostFromEnv, listenErrorMessage, portFromEnv } from '../shared/lifecycle.js';
@@ -79,7 +82,14 @@ export const MAX_H2_STREAMS = 250;
 
 // hubPeer: the gRPC server's address (host:port), whose hub this server's hub
 // relays to and from (hub-relay.js); without it the hub serves this server alone.
-export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0, tls, responseCache = false, hubPeer = null } = {}) {
+export async function createServer({
+  host = DEFAULT_HOST,
+  port = 0,
+  tlsPort = 0,
+  tls,
+  responseCache = false,
+  hubPeer = null,
+} = {}) {
   const { cert, key } = tls ?? (await loadTlsMaterial());
   const resolvers = createResolvers();
   const hub = new Hub({ origin: 'graphql' });
@@ -139,7 +149,9 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
   // the resolvers of the schema it runs for that, so it gets a schema of its own
   // (the same type definitions and resolvers): the other executors' fields stay
   // unwrapped. It computes cache hints only; http.js still sets Cache-Control.
-  const apolloInstrumented = new ApolloServer(apolloOptions(createSchema({ resolvers, hub }), [ApolloServerPluginCacheControl({ calculateHttpHeaders: false })]));
+  const apolloInstrumented = new ApolloServer(
+    apolloOptions(createSchema({ resolvers, hub }), [ApolloServerPluginCacheControl({ calculateHttpHeaders: false })]),
+  );
   await apollo.start();
   await apolloInstrumented.start();
   // Apollo wraps the schema's resolvers on the first request that has a field hook:
@@ -147,7 +159,13 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
   await apolloInstrumented.executeOperation({ query: '{ __typename }' });
   execution.useInstrumented(apolloInstrumented);
 
-  const onRequest = createHttpHandler({ apollo, apolloInstrumented, documents, cache: createResponseCache(), cacheByDefault: responseCache });
+  const onRequest = createHttpHandler({
+    apollo,
+    apolloInstrumented,
+    documents,
+    cache: createResponseCache(),
+    cacheByDefault: responseCache,
+  });
   for (const server of [httpServer, tlsServer]) {
     server.on('request', onRequest);
     server.on('upgrade', ws.handleUpgrade);
@@ -175,7 +193,8 @@ async function main() {
   const tlsPort = portFromEnv('GRAPHQL_TLS_PORT');
   const responseCache = parseOnOff(process.env.RESPONSE_CACHE, false);
   const hubPeer = process.env.HUB_PEER || null;
-  if (hubPeer && !/^[A-Za-z0-9.:[\]-]+:\d{1,5}$/.test(hubPeer)) fatal(`HUB_PEER=${hubPeer}: give the gRPC server's host:port (e.g. 127.0.0.1:50051), or unset it`);
+  if (hubPeer && !/^[A-Za-z0-9.:[\]-]+:\d{1,5}$/.test(hubPeer))
+    fatal(`HUB_PEER=${hubPeer}: give the gRPC server's host:port (e.g. 127.0.0.1:50051), or unset it`);
   if (responseCache === null) fatal(`RESPONSE_CACHE=${process.env.RESPONSE_CACHE}: use on or off`);
   let tls;
   try {

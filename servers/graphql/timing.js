@@ -68,9 +68,12 @@ export const timingPlugin = {
         // and no operationName); Apollo answers that itself.
         timing.operation = operation?.operation ?? null;
         if (timing.operation === 'subscription') {
-          throw new GraphQLError('subscriptions are served over WebSocket (graphql-transport-ws subprotocol) at /graphql, not over HTTP', {
-            extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
-          });
+          throw new GraphQLError(
+            'subscriptions are served over WebSocket (graphql-transport-ws subprotocol) at /graphql, not over HTTP',
+            {
+              extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+            },
+          );
         }
       },
       async executionDidStart() {
@@ -103,7 +106,8 @@ class WsTiming {
     this.serStart = performance.now();
     // A query's or mutation's execution was timed as it ended; a subscription
     // event's runs from leaving the stream to here.
-    this.execMs = record.operation === 'subscription' || record.execMs === null ? this.serStart - record.execStart : record.execMs;
+    this.execMs =
+      record.operation === 'subscription' || record.execMs === null ? this.serStart - record.execStart : record.execMs;
     this.start = record.operation === 'subscription' ? record.execStart : record.start;
   }
 

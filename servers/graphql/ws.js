@@ -38,12 +38,20 @@ export const MAX_INIT_PAYLOAD_BYTES = 64 * 1024;
 const badRequest = (message) => new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } });
 
 const withCode = (error, code) =>
-  new GraphQLError(explainValidationError(error.message), { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions: { ...error.extensions, code } });
+  new GraphQLError(explainValidationError(error.message), {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions: { ...error.extensions, code },
+  });
 
 // Reject an upgrade with a plain HTTP response and close the socket.
 function refuseUpgrade(socket, status, reason, message) {
   socket.on('error', () => {});
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`,
+  );
 }
 
 // When the message being handled arrived: a WebSocket operation's timing starts
@@ -58,7 +66,8 @@ function guardConnection(socket) {
   // emitted as an 'error', which graphql-ws would log with a stack trace: one
   // line of log per hostile frame. The client has its answer; nothing to log.
   const emit = socket.emit.bind(socket);
-  socket.emit = (event, ...args) => (event === 'error' && String(args[0]?.code).startsWith('WS_ERR_') ? false : emit(event, ...args));
+  socket.emit = (event, ...args) =>
+    event === 'error' && String(args[0]?.code).startsWith('WS_ERR_') ? false : emit(event, ...args);
   socket.on('message', (_data, isBinary) => {
     if (isBinary) socket.close(BAD_REQUEST, 'Binary frames are not supported; send messages as text frames');
     else socket[RECEIVED_AT] = performance.now();
@@ -79,21 +88,29 @@ export function createWebSocketEndpoint({ schema, documents, execution }) {
       // Runs while each incoming message is parsed; refusing here makes graphql-ws
       // close with 4400 "Invalid message received" instead of failing with 4500.
       jsonMessageReviver(key, value) {
-        if (key === '' && SERVER_ONLY_MESSAGES.has(value?.type)) throw new Error(`"${value.type}" is a server-to-client message`);
+        if (key === '' && SERVER_ONLY_MESSAGES.has(value?.type))
+          throw new Error(`"${value.type}" is a server-to-client message`);
         return value;
       },
       // connection_init's payload lives as long as the connection: keep it small.
       onConnect(ctx) {
         const size = ctx.connectionParams ? Buffer.byteLength(JSON.stringify(ctx.connectionParams)) : 0;
         if (size <= MAX_INIT_PAYLOAD_BYTES) return true;
-        ctx.extra.socket.close(BAD_REQUEST, `connection_init payload is ${size} bytes; the limit is ${MAX_INIT_PAYLOAD_BYTES}`);
+        ctx.extra.socket.close(
+          BAD_REQUEST,
+          `connection_init payload is ${size} bytes; the limit is ${MAX_INIT_PAYLOAD_BYTES}`,
+        );
         return false;
       },
       onSubscribe(ctx, _id, payload) {
         const start = ctx.extra.socket[RECEIVED_AT] ?? performance.now();
         const running = Object.keys(ctx.subscriptions).length; // this one included
         if (running > MAX_OPERATIONS_PER_SOCKET) {
-          return [badRequest(`this connection already runs ${running - 1} operations; the limit is ${MAX_OPERATIONS_PER_SOCKET}: complete some first or open another connection`)];
+          return [
+            badRequest(
+              `this connection already runs ${running - 1} operations; the limit is ${MAX_OPERATIONS_PER_SOCKET}: complete some first or open another connection`,
+            ),
+          ];
         }
         const shapeError = documents.shapeError(payload.query);
         if (shapeError) return [badRequest(shapeError)];
@@ -101,11 +118,14 @@ export function createWebSocketEndpoint({ schema, documents, execution }) {
         if (executor.error) return [badRequest(executor.error)];
         const prepared = documents.prepare(payload.query);
         if (prepared.syntaxError) return [withCode(prepared.syntaxError, 'GRAPHQL_PARSE_FAILED')];
-        if (prepared.validationErrors) return prepared.validationErrors.map((err) => withCode(err, 'GRAPHQL_VALIDATION_FAILED'));
+        if (prepared.validationErrors)
+          return prepared.validationErrors.map((err) => withCode(err, 'GRAPHQL_VALIDATION_FAILED'));
         const { document } = prepared;
         const operation = getOperationAST(document, payload.operationName);
         if (!operation) {
-          const named = payload.operationName ? `no operation named "${payload.operationName}" in the document` : 'the document has several operations: name one in operationName';
+          const named = payload.operationName
+            ? `no operation named "${payload.operationName}" in the document`
+            : 'the document has several operations: name one in operationName';
           return [badRequest(named)];
         }
         const tooCostly = documents.costError(payload.query, document, operation, payload.variables);
@@ -115,7 +135,11 @@ export function createWebSocketEndpoint({ schema, documents, execution }) {
           document,
           operationName: payload.operationName,
           variableValues: payload.variables,
-          contextValue: { timing: newTiming(start, operation.operation), executor: executor.value, source: payload.query },
+          contextValue: {
+            timing: newTiming(start, operation.operation),
+            executor: executor.value,
+            source: payload.query,
+          },
         };
       },
       onNext(_ctx, _id, _payload, args, result) {

@@ -103,7 +103,10 @@ function metadataBytes(metadata) {
 export function checkMetadata(call) {
   const bytes = metadataBytes(call.metadata);
   if (bytes > MAX_METADATA_BYTES) {
-    throw new RpcError(status.RESOURCE_EXHAUSTED, `request metadata is ${bytes} bytes; the limit is ${MAX_METADATA_BYTES}: send less metadata`);
+    throw new RpcError(
+      status.RESOURCE_EXHAUSTED,
+      `request metadata is ${bytes} bytes; the limit is ${MAX_METADATA_BYTES}: send less metadata`,
+    );
   }
 }
 

@@ -62,8 +62,14 @@ export function unaryCall(client, method, request, { timeoutMs = 10_000, metadat
 export function rawCall(client, path, bytes, { timeoutMs = 10_000, metadata } = {}) {
   const identity = (b) => b;
   return new Promise((resolve, reject) => {
-    client.makeUnaryRequest(path, identity, identity, bytes, toMetadata(metadata), { deadline: deadlineIn(timeoutMs) }, (err, value) =>
-      err ? reject(err) : resolve(value),
+    client.makeUnaryRequest(
+      path,
+      identity,
+      identity,
+      bytes,
+      toMetadata(metadata),
+      { deadline: deadlineIn(timeoutMs) },
+      (err, value) => (err ? reject(err) : resolve(value)),
     );
   });
 }

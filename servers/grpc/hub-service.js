@@ -19,15 +19,30 @@ const { status } = grpc;
 // Relay links one server accepts (the stack runs one: the GraphQL server's).
 export const MAX_RELAY_PEERS = 4;
 
-export const toProtoEvent = (e) => ({ topic: e.topic, seq: e.seq, id: e.id, origin: e.origin, published_at: e.publishedAt, payload: e.payload });
-export const fromProtoEvent = (m) => ({ topic: m.topic, seq: m.seq, id: m.id, origin: m.origin, publishedAt: m.published_at, payload: m.payload });
+export const toProtoEvent = (e) => ({
+  topic: e.topic,
+  seq: e.seq,
+  id: e.id,
+  origin: e.origin,
+  published_at: e.publishedAt,
+  payload: e.payload,
+});
+export const fromProtoEvent = (m) => ({
+  topic: m.topic,
+  seq: m.seq,
+  id: m.id,
+  origin: m.origin,
+  publishedAt: m.published_at,
+  payload: m.payload,
+});
 
 // A hub call with its HubError as a gRPC status.
 function hubCall(fn) {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof HubError) throw new RpcError(err.kind === 'limit' ? status.RESOURCE_EXHAUSTED : status.INVALID_ARGUMENT, err.message);
+    if (err instanceof HubError)
+      throw new RpcError(err.kind === 'limit' ? status.RESOURCE_EXHAUSTED : status.INVALID_ARGUMENT, err.message);
     throw err;
   }
 }
@@ -52,7 +67,12 @@ function subscribe(hub, active) {
     const send = (event) => {
       if (!out.open) return;
       if (behind(call)) {
-        out.fail(new RpcError(status.RESOURCE_EXHAUSTED, `this subscriber fell ${call.writableLength} events behind; the limit is ${LIMITS.SUBSCRIBER_QUEUE_EVENTS}: read faster, or subscribe again with after_seq to resume`));
+        out.fail(
+          new RpcError(
+            status.RESOURCE_EXHAUSTED,
+            `this subscriber fell ${call.writableLength} events behind; the limit is ${LIMITS.SUBSCRIBER_QUEUE_EVENTS}: read faster, or subscribe again with after_seq to resume`,
+          ),
+        );
         return;
       }
       call.write(eventBytes(event));
@@ -76,7 +96,11 @@ function relay(hub, active, peers) {
     const out = new Outbound('Relay', call, active);
     try {
       checkMetadata(call);
-      if (peers.size >= MAX_RELAY_PEERS) throw new RpcError(status.RESOURCE_EXHAUSTED, `this server already relays to ${MAX_RELAY_PEERS} peers, its limit: close one first`);
+      if (peers.size >= MAX_RELAY_PEERS)
+        throw new RpcError(
+          status.RESOURCE_EXHAUSTED,
+          `this server already relays to ${MAX_RELAY_PEERS} peers, its limit: close one first`,
+        );
     } catch (err) {
       out.fail(err);
       return;

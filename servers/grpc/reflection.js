@@ -23,10 +23,13 @@ const healthDefinition = protoLoader.loadSync('health/v1/health.proto', {
   ...LOADER_OPTIONS,
   includeDirs: [resolve(dirname(HEALTH_PROTO), '..', '..')],
 });
-const reflectionDefinition = protoLoader.loadSync(['grpc/reflection/v1/reflection.proto', 'grpc/reflection/v1alpha/reflection.proto'], {
-  ...LOADER_OPTIONS,
-  includeDirs: [join(dirname(require.resolve('@grpc/reflection/package.json')), 'build', 'proto')],
-});
+const reflectionDefinition = protoLoader.loadSync(
+  ['grpc/reflection/v1/reflection.proto', 'grpc/reflection/v1alpha/reflection.proto'],
+  {
+    ...LOADER_OPTIONS,
+    includeDirs: [join(dirname(require.resolve('@grpc/reflection/package.json')), 'build', 'proto')],
+  },
+);
 
 // The name protoc gives a map field's implicit entry message: the field name in
 // CamelCase + "Entry" (statuses -> StatusesEntry; protobuf-go's MapEntryName).
@@ -42,7 +45,9 @@ export function mapEntryName(fieldName) {
 export function fixMapEntryNames(message) {
   for (const nested of message.nestedType || []) {
     if (nested.options && nested.options.mapEntry) {
-      const field = (message.field || []).find((f) => f.typeName === nested.name || String(f.typeName || '').endsWith(`.${nested.name}`));
+      const field = (message.field || []).find(
+        (f) => f.typeName === nested.name || String(f.typeName || '').endsWith(`.${nested.name}`),
+      );
       if (field) {
         const name = mapEntryName(field.name);
         field.typeName = field.typeName.slice(0, field.typeName.length - nested.name.length) + name;
@@ -67,7 +72,9 @@ function withGoCompatibleDescriptors(definition) {
   return Object.fromEntries(
     Object.entries(definition).map(([name, entry]) => [
       name,
-      Array.isArray(entry.fileDescriptorProtos) ? { ...entry, fileDescriptorProtos: entry.fileDescriptorProtos.map(fix) } : entry,
+      Array.isArray(entry.fileDescriptorProtos)
+        ? { ...entry, fileDescriptorProtos: entry.fileDescriptorProtos.map(fix) }
+        : entry,
     ]),
   );
 }

@@ -47,14 +47,16 @@ export const MAX_HEADER_LIST_BYTES = 2 * MAX_METADATA_BYTES;
 // start instead of running without the bounds (and the hostile-input tests say so).
 function hardenCredentials(credentials) {
   const options = credentials._getConstructorOptions?.();
-  if (!options) throw new Error('gRPC server: this grpc-js has no _getConstructorOptions(); cannot set the TLS handshake timeout');
+  if (!options)
+    throw new Error('gRPC server: this grpc-js has no _getConstructorOptions(); cannot set the TLS handshake timeout');
   options.handshakeTimeout = SLOW_CLIENT_MS;
   return credentials;
 }
 
 function hardenHttp2Servers(server) {
   const servers = server.http2Servers;
-  if (!(servers instanceof Map) || servers.size === 0) throw new Error('gRPC server: this grpc-js keeps no http2Servers map; cannot bound slow clients and metadata');
+  if (!(servers instanceof Map) || servers.size === 0)
+    throw new Error('gRPC server: this grpc-js keeps no http2Servers map; cannot bound slow clients and metadata');
   for (const http2Server of servers.keys()) {
     http2Server.updateSettings({ maxHeaderListSize: MAX_HEADER_LIST_BYTES });
     requirePrefaceWithin(http2Server);
@@ -84,24 +86,41 @@ function bind(server, host, port, credentials, endpoint) {
 
 // streamIdleMs: how long a client or bidirectional stream may stay silent before
 // the server ends it (LIMITS.STREAM_IDLE_MS; env STREAM_IDLE_MS).
-export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0, tls, streamIdleMs = LIMITS.STREAM_IDLE_MS } = {}) {
+export async function createServer({
+  host = DEFAULT_HOST,
+  port = 0,
+  tlsPort = 0,
+  tls,
+  streamIdleMs = LIMITS.STREAM_IDLE_MS,
+} = {}) {
   const material = tls ?? (await loadTlsMaterial());
   const server = new grpc.Server(SERVER_OPTIONS);
   const streams = new Set();
   // The fan-out hub (servers/shared/hub.js); the GraphQL server's hub dials Relay.
   const hub = new Hub({ origin: 'grpc' });
-  server.addService(serverBooksService, { ...booksHandlers(streams), ...hubHandlers(hub, streams), ...streamHandlers(streams, { idleMs: streamIdleMs }) });
+  server.addService(serverBooksService, {
+    ...booksHandlers(streams),
+    ...hubHandlers(hub, streams),
+    ...streamHandlers(streams, { idleMs: streamIdleMs }),
+  });
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
   addReflection(server);
 
   const tlsCredentials = hardenCredentials(
-    grpc.ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(material.cert), private_key: Buffer.from(material.key) }], false),
+    grpc.ServerCredentials.createSsl(
+      null,
+      [{ cert_chain: Buffer.from(material.cert), private_key: Buffer.from(material.key) }],
+      false,
+    ),
   );
   let bound;
   try {
     bound = {
-      port: await bind(server, host, port, grpc.ServerCredentials.createInsecure(), { label: 'gRPC (plaintext)', envVar: 'GRPC_PORT' }),
+      port: await bind(server, host, port, grpc.ServerCredentials.createInsecure(), {
+        label: 'gRPC (plaintext)',
+        envVar: 'GRPC_PORT',
+      }),
       tlsPort: await bind(server, host, tlsPort, tlsCredentials, { label: 'gRPC (TLS)', envVar: 'GRPC_TLS_PORT' }),
     };
     hardenHttp2Servers(server);
@@ -137,7 +156,10 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, tlsPort = 0,
 
 // grpc-js logs a failed bind itself; main() reports it in one line instead.
 function quietBindErrors() {
-  const print = (prefix) => (message, ...rest) => console.error(`${prefix} ${message}`, ...rest);
+  const print =
+    (prefix) =>
+    (message, ...rest) =>
+      console.error(`${prefix} ${message}`, ...rest);
   const error = print('E');
   grpc.setLogger({
     error: (message, ...rest) => (/^No address added/.test(message) ? undefined : error(message, ...rest)),
@@ -153,7 +175,10 @@ async function main() {
   const tlsPort = portFromEnv('GRPC_TLS_PORT');
   const idle = process.env.STREAM_IDLE_MS;
   const streamIdleMs = idle ? Number(idle) : LIMITS.STREAM_IDLE_MS;
-  if (!Number.isInteger(streamIdleMs) || streamIdleMs < 100 || streamIdleMs > 3_600_000) fatal(`STREAM_IDLE_MS=${idle}: give the ms a stream may stay silent, 100 to 3600000 (default ${LIMITS.STREAM_IDLE_MS})`);
+  if (!Number.isInteger(streamIdleMs) || streamIdleMs < 100 || streamIdleMs > 3_600_000)
+    fatal(
+      `STREAM_IDLE_MS=${idle}: give the ms a stream may stay silent, 100 to 3600000 (default ${LIMITS.STREAM_IDLE_MS})`,
+    );
   let tls;
   try {
     tls = await loadTlsMaterial();
@@ -167,7 +192,9 @@ async function main() {
     if (err.endpoint) fatal(listenErrorMessage(err, err.endpoint));
     throw err;
   }
-  const cert = server.selfSigned ? 'self-signed certificate for localhost/127.0.0.1/::1' : 'certificate from TLS_CERT_FILE';
+  const cert = server.selfSigned
+    ? 'self-signed certificate for localhost/127.0.0.1/::1'
+    : 'certificate from TLS_CERT_FILE';
   console.log(
     `gRPC server listening: plaintext ${hostPort(host, server.port)}, TLS ${hostPort(host, server.tlsPort)} (${cert})`,
   );

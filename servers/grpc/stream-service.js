@@ -22,7 +22,11 @@ const { status } = grpc;
 
 const INT32 = 2 ** 31 - 1;
 
-const idleError = (idleMs) => new RpcError(status.DEADLINE_EXCEEDED, `no message for ${idleMs / 1000} s: the stream was idle and is ended; open a new one`);
+const idleError = (idleMs) =>
+  new RpcError(
+    status.DEADLINE_EXCEEDED,
+    `no message for ${idleMs / 1000} s: the stream was idle and is ended; open a new one`,
+  );
 
 function payloadStream(active, idleMs) {
   return (call) => {
@@ -72,7 +76,9 @@ function uploadBooks(active, idleMs) {
     const summary = { count: 0, page_count: 0, first_id: '', last_id: '' };
     let done = false;
     let idle = null;
-    const handle = { shutdown: () => finish(new RpcError(status.UNAVAILABLE, 'server is shutting down; reconnect and retry')) };
+    const handle = {
+      shutdown: () => finish(new RpcError(status.UNAVAILABLE, 'server is shutting down; reconnect and retry')),
+    };
     const stop = () => {
       done = true;
       active.delete(handle);
@@ -111,7 +117,10 @@ function uploadBooks(active, idleMs) {
           const book = checkMessage(message);
           summary.count += 1;
           if (summary.count > LIMITS.MAX_UPLOAD_BOOKS) {
-            throw new RpcError(status.RESOURCE_EXHAUSTED, `an upload takes at most ${LIMITS.MAX_UPLOAD_BOOKS} books: split it into several calls`);
+            throw new RpcError(
+              status.RESOURCE_EXHAUSTED,
+              `an upload takes at most ${LIMITS.MAX_UPLOAD_BOOKS} books: split it into several calls`,
+            );
           }
           summary.page_count += book.page_count;
           if (!summary.first_id) summary.first_id = book.id;

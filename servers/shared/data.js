@@ -6,9 +6,64 @@ import { LIMITS } from '../../common/defaults.js';
 export const AUTHOR_COUNT = 1000;
 export const BOOK_COUNT = LIMITS.MAX_BOOKS;
 
-const FIRST = ['Ada', 'Alan', 'Barbara', 'Claude', 'Donald', 'Edsger', 'Frances', 'Grace', 'John', 'Katherine', 'Leslie', 'Margaret', 'Niklaus', 'Radia', 'Tony', 'Vint'];
-const LAST = ['Lovelace', 'Turing', 'Liskov', 'Shannon', 'Knuth', 'Dijkstra', 'Allen', 'Hopper', 'Backus', 'Johnson', 'Lamport', 'Hamilton', 'Wirth', 'Perlman', 'Hoare', 'Cerf'];
-const WORDS = ['Silent', 'Quantum', 'Distant', 'Hidden', 'Broken', 'Golden', 'Last', 'Secret', 'Electric', 'Patient', 'River', 'Garden', 'Signal', 'Protocol', 'Engine', 'Harbor', 'Winter', 'Circuit', 'Archive', 'Compass'];
+const FIRST = [
+  'Ada',
+  'Alan',
+  'Barbara',
+  'Claude',
+  'Donald',
+  'Edsger',
+  'Frances',
+  'Grace',
+  'John',
+  'Katherine',
+  'Leslie',
+  'Margaret',
+  'Niklaus',
+  'Radia',
+  'Tony',
+  'Vint',
+];
+const LAST = [
+  'Lovelace',
+  'Turing',
+  'Liskov',
+  'Shannon',
+  'Knuth',
+  'Dijkstra',
+  'Allen',
+  'Hopper',
+  'Backus',
+  'Johnson',
+  'Lamport',
+  'Hamilton',
+  'Wirth',
+  'Perlman',
+  'Hoare',
+  'Cerf',
+];
+const WORDS = [
+  'Silent',
+  'Quantum',
+  'Distant',
+  'Hidden',
+  'Broken',
+  'Golden',
+  'Last',
+  'Secret',
+  'Electric',
+  'Patient',
+  'River',
+  'Garden',
+  'Signal',
+  'Protocol',
+  'Engine',
+  'Harbor',
+  'Winter',
+  'Circuit',
+  'Archive',
+  'Compass',
+];
 
 // mulberry32: a tiny seeded PRNG, so field values look varied but never change.
 function rand(seed) {

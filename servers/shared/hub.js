@@ -35,7 +35,8 @@ export class HubError extends Error {
 }
 
 const TOPIC_NAME = /^[A-Za-z0-9._:-]+$/;
-const quoted = (text, max = 40) => JSON.stringify(String(text).length > max ? `${String(text).slice(0, max)}...` : String(text));
+const quoted = (text, max = 40) =>
+  JSON.stringify(String(text).length > max ? `${String(text).slice(0, max)}...` : String(text));
 
 // null when `name` is a topic name, else the sentence that says why not.
 export function topicProblem(name) {
@@ -50,7 +51,9 @@ export const payloadBytes = (payload) => Buffer.byteLength(payload ?? '', 'utf8'
 export function payloadProblem(payload) {
   if (payload !== undefined && payload !== null && typeof payload !== 'string') return 'payload must be a string';
   const bytes = payloadBytes(payload);
-  return bytes > LIMITS.MAX_EVENT_PAYLOAD_BYTES ? `payload is ${bytes} bytes; the limit is ${LIMITS.MAX_EVENT_PAYLOAD_BYTES} per event: publish less` : null;
+  return bytes > LIMITS.MAX_EVENT_PAYLOAD_BYTES
+    ? `payload is ${bytes} bytes; the limit is ${LIMITS.MAX_EVENT_PAYLOAD_BYTES} per event: publish less`
+    : null;
 }
 
 const check = (problem) => {
@@ -94,7 +97,10 @@ export class Hub {
         return;
       }
     }
-    throw new HubError('limit', `the hub keeps ${LIMITS.MAX_TOPICS} topics and every one has subscribers: end some subscriptions or use fewer topics`);
+    throw new HubError(
+      'limit',
+      `the hub keeps ${LIMITS.MAX_TOPICS} topics and every one has subscribers: end some subscriptions or use fewer topics`,
+    );
   }
 
   // A local write: stamped, numbered, delivered, relayed. -> { event, subscribers }:
@@ -103,7 +109,12 @@ export class Hub {
     check(topicProblem(topic));
     check(payloadProblem(payload));
     this.written += 1;
-    const delivered = this.deliver(this.topic(topic, true), { id: `${this.origin}-${this.written}`, origin: this.origin, publishedAt: this.clock(), payload: payload ?? '' });
+    const delivered = this.deliver(this.topic(topic, true), {
+      id: `${this.origin}-${this.written}`,
+      origin: this.origin,
+      publishedAt: this.clock(),
+      payload: payload ?? '',
+    });
     this.counts.published += 1;
     for (const listener of this.listeners) listener(delivered.event);
     return delivered;
@@ -113,8 +124,17 @@ export class Hub {
   // numbering, with its publish time, origin and id. -> { event, subscribers }, or
   // null for one that is invalid or has no room (dropped).
   accept({ topic, id, origin, publishedAt, payload }) {
-    if (topicProblem(topic) || payloadProblem(payload) || !ORIGINS.includes(origin) || origin === this.origin || !Number.isFinite(publishedAt)) return null;
-    const t = this.topic(topic, false) ?? (this.topics.size < LIMITS.MAX_TOPICS || this.canEvict() ? this.topic(topic, true) : null);
+    if (
+      topicProblem(topic) ||
+      payloadProblem(payload) ||
+      !ORIGINS.includes(origin) ||
+      origin === this.origin ||
+      !Number.isFinite(publishedAt)
+    )
+      return null;
+    const t =
+      this.topic(topic, false) ??
+      (this.topics.size < LIMITS.MAX_TOPICS || this.canEvict() ? this.topic(topic, true) : null);
     if (!t) return null;
     this.counts.relayedIn += 1;
     return this.deliver(t, { id: String(id).slice(0, 64), origin, publishedAt, payload: payload ?? '' });
@@ -131,7 +151,10 @@ export class Hub {
     const bytes = payloadBytes(event.payload);
     t.backlog.push(event);
     t.backlogBytes += bytes;
-    while (t.backlog.length > LIMITS.TOPIC_BACKLOG_EVENTS || (t.backlogBytes > LIMITS.TOPIC_BACKLOG_BYTES && t.backlog.length > 1)) {
+    while (
+      t.backlog.length > LIMITS.TOPIC_BACKLOG_EVENTS ||
+      (t.backlogBytes > LIMITS.TOPIC_BACKLOG_BYTES && t.backlog.length > 1)
+    ) {
       t.backlogBytes -= payloadBytes(t.backlog.shift().payload);
     }
     for (const sub of t.subscribers) sub.onEvent(event);
@@ -147,7 +170,10 @@ export class Hub {
     check(topicProblem(topic));
     if (!Number.isInteger(afterSeq) || afterSeq < 0) check(`afterSeq must be a whole number >= 0 (got ${afterSeq})`);
     if (this.subscribers >= LIMITS.MAX_SUBSCRIBERS) {
-      throw new HubError('limit', `this server already has ${LIMITS.MAX_SUBSCRIBERS} subscribers, its limit: end some subscriptions first`);
+      throw new HubError(
+        'limit',
+        `this server already has ${LIMITS.MAX_SUBSCRIBERS} subscribers, its limit: end some subscriptions first`,
+      );
     }
     const t = this.topic(topic, true);
     const sub = { onEvent };
@@ -177,7 +203,8 @@ export class Hub {
   events(topic, afterSeq = 0, limit = LIMITS.MAX_POLL_EVENTS) {
     check(topicProblem(topic));
     if (!Number.isInteger(afterSeq) || afterSeq < 0) check(`afterSeq must be a whole number >= 0 (got ${afterSeq})`);
-    if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.MAX_POLL_EVENTS) check(`limit must be an integer from 1 to ${LIMITS.MAX_POLL_EVENTS} (got ${limit})`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.MAX_POLL_EVENTS)
+      check(`limit must be an integer from 1 to ${LIMITS.MAX_POLL_EVENTS} (got ${limit})`);
     const t = this.topics.get(topic);
     if (!t) return [];
     const out = [];

@@ -19,9 +19,12 @@ export function hostFromEnv(env = process.env) {
 
 // The one-line message for a listen error; `label` names the endpoint, `envVar` its port variable.
 export function listenErrorMessage(err, { label, port, envVar }) {
-  if (err.code === 'EADDRINUSE') return `${label}: port ${port} is already in use; stop what holds it or set ${envVar} to a free port`;
-  if (err.code === 'EACCES') return `${label}: no permission to listen on port ${port}; set ${envVar} to a port above 1023`;
-  if (err.code === 'EADDRNOTAVAIL') return `${label}: cannot bind HOST=${process.env.HOST}; set HOST to an address of this machine (default 127.0.0.1)`;
+  if (err.code === 'EADDRINUSE')
+    return `${label}: port ${port} is already in use; stop what holds it or set ${envVar} to a free port`;
+  if (err.code === 'EACCES')
+    return `${label}: no permission to listen on port ${port}; set ${envVar} to a port above 1023`;
+  if (err.code === 'EADDRNOTAVAIL')
+    return `${label}: cannot bind HOST=${process.env.HOST}; set HOST to an address of this machine (default 127.0.0.1)`;
   return `${label}: cannot listen on port ${port} (${envVar}): ${err.message}`;
 }
 

@@ -8,7 +8,8 @@ import selfsigned from 'selfsigned';
 export async function loadTlsMaterial(env = process.env) {
   const { TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile } = env;
   if (certFile || keyFile) {
-    if (!certFile || !keyFile) throw new Error('set both TLS_CERT_FILE and TLS_KEY_FILE, or neither for a self-signed certificate');
+    if (!certFile || !keyFile)
+      throw new Error('set both TLS_CERT_FILE and TLS_KEY_FILE, or neither for a self-signed certificate');
     return { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8'), selfSigned: false };
   }
   const notBeforeDate = new Date(Date.now() - 60_000);

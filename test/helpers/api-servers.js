@@ -11,7 +11,13 @@ export const EXAMPLES = join(ROOT, 'examples', 'api');
 // Resolves { port, child, stop() } once the server says it listens.
 async function start(file, env) {
   const [port] = await freePorts(1);
-  const child = execa(process.execPath, [join(EXAMPLES, file)], { env: { ...env, PORT: String(port) }, reject: false, stdin: 'ignore', cleanup: true, forceKillAfterDelay: 3000 });
+  const child = execa(process.execPath, [join(EXAMPLES, file)], {
+    env: { ...env, PORT: String(port) },
+    reject: false,
+    stdin: 'ignore',
+    cleanup: true,
+    forceKillAfterDelay: 3000,
+  });
   let said = '';
   await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${file} did not start within 20 s: ${said}`)), 20000);

@@ -20,7 +20,11 @@ export const CLI = join(ROOT, 'bin', 'k6pack.js');
 export async function cliEnv({ api = false } = {}) {
   const ports = await freePortMap(api ? Object.keys(API_PROXY_PORTS) : []);
   const runDir = mkdtempSync(join(tmpdir(), 'k6pack-cli-'));
-  const env = { ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), K6PACK_RUN_DIR: runDir, K6PACK_RESULTS_DIR: join(runDir, 'results') };
+  const env = {
+    ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+    K6PACK_RUN_DIR: runDir,
+    K6PACK_RESULTS_DIR: join(runDir, 'results'),
+  };
   const cleanup = async () => {
     await execa(process.execPath, [CLI, 'down'], { env, reject: false, timeout: 20000 });
     for (const pid of recordedPids(runDir)) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
@@ -32,7 +36,13 @@ export async function cliEnv({ api = false } = {}) {
 // Starts the CLI; the returned execa child (await it, or signal it with .kill())
 // resolves { exitCode, stdout, stderr } and never rejects; killed at timeoutMs.
 export function runCli(args, { env, timeoutMs = 60000 } = {}) {
-  return execa(process.execPath, [CLI, ...args], { env, reject: false, timeout: timeoutMs, forceKillAfterDelay: 2000, stdin: 'ignore' });
+  return execa(process.execPath, [CLI, ...args], {
+    env,
+    reject: false,
+    timeout: timeoutMs,
+    forceKillAfterDelay: 2000,
+    stdin: 'ignore',
+  });
 }
 
 // Resolves once a CLI child (runCli's) has printed `text` on stdout or stderr;

@@ -16,21 +16,25 @@ export function loadComposeRaw(file = COMPOSE_FILE) {
 // Compose's interpolation: $$ is a literal $, ${VAR}, $VAR, ${VAR:-default}
 // (unset or empty), ${VAR-default} (unset), ${VAR:?message} / ${VAR?message}.
 export function interpolate(text, env = {}) {
-  return text.replace(/\$(\$|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))/g, (all, dollar, name, op, arg, bare) => {
-    if (dollar === '$') return '$';
-    if (bare) return env[bare] ?? '';
-    const value = env[name];
-    const missing = op?.startsWith(':') ? value === undefined || value === '' : value === undefined;
-    if (!op || !missing) return value ?? '';
-    if (op.endsWith('-')) return arg;
-    throw new Error(`${name}: ${arg || 'required variable is missing'}`);
-  });
+  return text.replace(
+    /\$(\$|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))/g,
+    (all, dollar, name, op, arg, bare) => {
+      if (dollar === '$') return '$';
+      if (bare) return env[bare] ?? '';
+      const value = env[name];
+      const missing = op?.startsWith(':') ? value === undefined || value === '' : value === undefined;
+      if (!op || !missing) return value ?? '';
+      if (op.endsWith('-')) return arg;
+      throw new Error(`${name}: ${arg || 'required variable is missing'}`);
+    },
+  );
 }
 
 function interpolateAll(value, env) {
   if (typeof value === 'string') return interpolate(value, env);
   if (Array.isArray(value)) return value.map((v) => interpolateAll(v, env));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolateAll(v, env)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolateAll(v, env)]));
   return value;
 }
 

@@ -33,7 +33,15 @@ export async function spawnServer(kind, { env = {}, nodeArgs = ['--expose-gc'] }
     const [port, tlsPort] = await freePorts(2);
     const child = spawn(process.execPath, [...nodeArgs, script], {
       cwd: ROOT,
-      env: { ...process.env, HOST: '127.0.0.1', TLS_CERT_FILE: '', TLS_KEY_FILE: '', [portVars[0]]: String(port), [portVars[1]]: String(tlsPort), ...env },
+      env: {
+        ...process.env,
+        HOST: '127.0.0.1',
+        TLS_CERT_FILE: '',
+        TLS_KEY_FILE: '',
+        [portVars[0]]: String(port),
+        [portVars[1]]: String(tlsPort),
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const out = { stdout: '', stderr: '', stderrSeen: 0 };
@@ -108,7 +116,10 @@ export async function rawExchange({ port, alpn, timeoutMs = 10_000 }, script = (
   try {
     await Promise.race([new Promise((resolve) => socket.once(alpn ? 'secureConnect' : 'connect', resolve)), closed]);
     if (!socket.destroyed) await script(socket);
-    const byServer = await Promise.race([closed, sleep(Math.max(0, timeoutMs - (Date.now() - started))).then(() => false)]);
+    const byServer = await Promise.race([
+      closed,
+      sleep(Math.max(0, timeoutMs - (Date.now() - started))).then(() => false),
+    ]);
     const bytes = Buffer.concat(chunks);
     return { bytes, text: bytes.toString('latin1'), ms: Date.now() - started, closedByServer: byServer };
   } finally {
@@ -130,7 +141,9 @@ export function parseHttpResponse(text) {
   const end = text.indexOf('\r\n\r\n');
   if (!text.startsWith('HTTP/1.1 ') || end === -1) return null;
   const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
-  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+  );
   return { status: Number(statusLine.split(' ')[1]), headers, text: text.slice(end + 4) };
 }
 
@@ -139,9 +152,14 @@ export function parseHttpResponse(text) {
 // Frames in what a server sent on a raw connection: [{ type, flags, streamId, payload }].
 export function h2Frames(bytes) {
   const frames = [];
-  for (let at = 0; at + 9 <= bytes.length; ) {
+  for (let at = 0; at + 9 <= bytes.length;) {
     const length = bytes.readUIntBE(at, 3);
-    frames.push({ type: bytes[at + 3], flags: bytes[at + 4], streamId: bytes.readUInt32BE(at + 5) & 0x7fffffff, payload: bytes.subarray(at + 9, at + 9 + length) });
+    frames.push({
+      type: bytes[at + 3],
+      flags: bytes[at + 4],
+      streamId: bytes.readUInt32BE(at + 5) & 0x7fffffff,
+      payload: bytes.subarray(at + 9, at + 9 + length),
+    });
     at += 9 + length;
   }
   return frames;
@@ -212,7 +230,8 @@ export async function ackedSocket(url) {
 // masked with a fixed key unless `mask: false`.
 export function wsFrame(opcode, payload = Buffer.alloc(0), { fin = true, mask = true } = {}) {
   const data = Buffer.from(payload);
-  const length = data.length < 126 ? [data.length] : data.length < 65536 ? [126, data.length >> 8, data.length & 255] : null;
+  const length =
+    data.length < 126 ? [data.length] : data.length < 65536 ? [126, data.length >> 8, data.length & 255] : null;
   if (!length) throw new Error('wsFrame: payloads up to 64 KB');
   const key = Buffer.from([0x12, 0x34, 0x56, 0x78]);
   const head = Buffer.from([(fin ? 0x80 : 0) | opcode, (mask ? 0x80 : 0) | length[0], ...length.slice(1)]);
@@ -235,14 +254,17 @@ export async function rawWebSocket(port, frames, { timeoutMs = 5000 } = {}) {
   const end = r.bytes.indexOf('\r\n\r\n');
   const upgraded = r.text.startsWith('HTTP/1.1 101');
   let close = null;
-  for (let at = end + 4; upgraded && at + 2 <= r.bytes.length; ) {
+  for (let at = end + 4; upgraded && at + 2 <= r.bytes.length;) {
     const opcode = r.bytes[at] & 0x0f;
     let length = r.bytes[at + 1] & 0x7f;
     let start = at + 2;
     if (length === 126) [length, start] = [r.bytes.readUInt16BE(at + 2), at + 4];
     if (opcode === 0x8) {
       const payload = r.bytes.subarray(start, start + length);
-      close = { code: payload.length >= 2 ? payload.readUInt16BE(0) : null, reason: payload.subarray(2).toString('utf8') };
+      close = {
+        code: payload.length >= 2 ? payload.readUInt16BE(0) : null,
+        reason: payload.subarray(2).toString('utf8'),
+      };
       break;
     }
     at = start + length;
@@ -285,6 +307,12 @@ export function assertMemoryBounded(t, label, before, after) {
   t.diagnostic(
     `${label} memory: heap after GC ${mb(before.heapUsedBytes)} -> ${mb(after.heapUsedBytes)}, RSS ${mb(before.rssBytes)} -> ${mb(after.rssBytes)}`,
   );
-  assert.ok(after.heapUsedBytes - before.heapUsedBytes < HEAP_GROWTH, `${label}: heap grew by ${mb(after.heapUsedBytes - before.heapUsedBytes)}`);
-  assert.ok(after.rssBytes - before.rssBytes < RSS_GROWTH, `${label}: RSS grew by ${mb(after.rssBytes - before.rssBytes)}`);
+  assert.ok(
+    after.heapUsedBytes - before.heapUsedBytes < HEAP_GROWTH,
+    `${label}: heap grew by ${mb(after.heapUsedBytes - before.heapUsedBytes)}`,
+  );
+  assert.ok(
+    after.rssBytes - before.rssBytes < RSS_GROWTH,
+    `${label}: RSS grew by ${mb(after.rssBytes - before.rssBytes)}`,
+  );
 }

@@ -14,7 +14,10 @@ ajv.addFormat('date-time', (s) => !Number.isNaN(Date.parse(s)) && /^\d{4}-\d\d-\
 const validate = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'docs', 'results-schema.json'), 'utf8')));
 
 export function validSummary(doc, what = 'summary.json') {
-  assert.ok(validate(doc), `${what} does not match docs/results-schema.json: ${ajv.errorsText(validate.errors, { separator: '\n' })}`);
+  assert.ok(
+    validate(doc),
+    `${what} does not match docs/results-schema.json: ${ajv.errorsText(validate.errors, { separator: '\n' })}`,
+  );
   return doc;
 }
 
@@ -24,6 +27,9 @@ export const readSummary = (dir) => JSON.parse(readFileSync(join(dir, 'summary.j
 export async function runInto(dir, name, env, { args = [], timeoutMs = 120000, allowThresholdFailure = true } = {}) {
   const r = await runToFolder(dir, join(ROOT, 'scenarios', `${name}.js`), { env, args, timeoutMs });
   const ok = r.code === 0 || (allowThresholdFailure && r.code === 99);
-  assert.ok(ok, `k6 ${name} exited ${r.code} (timed out: ${r.timedOut})\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`);
+  assert.ok(
+    ok,
+    `k6 ${name} exited ${r.code} (timed out: ${r.timedOut})\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`,
+  );
   return { ...r, doc: validSummary(readSummary(dir), `${name} summary.json`) };
 }

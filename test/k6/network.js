@@ -7,7 +7,14 @@ import http from 'k6/http';
 import { sleep } from 'k6';
 import { Counter, Trend } from 'k6/metrics';
 import { TARGET_DEFAULTS } from '../../common/defaults.js';
-import { applyNetwork, networkProfile, PROXY_NAMES, profileTags, restoreNetwork, toxiproxyUrl } from '../../scenarios/lib/network.js';
+import {
+  applyNetwork,
+  networkProfile,
+  PROXY_NAMES,
+  profileTags,
+  restoreNetwork,
+  toxiproxyUrl,
+} from '../../scenarios/lib/network.js';
 
 const profile = networkProfile('lan');
 const abort = Boolean(__ENV.ABORT);
@@ -33,8 +40,13 @@ function sameToxics(got) {
     got.length === want.length &&
     want.every((w, i) => {
       const g = got[i];
-      return g.name === w.name && g.type === w.type && g.stream === w.stream && g.toxicity === w.toxicity &&
-        Object.entries(w.attributes).every(([k, v]) => g.attributes[k] === v);
+      return (
+        g.name === w.name &&
+        g.type === w.type &&
+        g.stream === w.stream &&
+        g.toxicity === w.toxicity &&
+        Object.entries(w.attributes).every(([k, v]) => g.attributes[k] === v)
+      );
     })
   );
 }

@@ -41,7 +41,18 @@ export const options = {
   summaryTrendStats: ['min', 'med', 'max', 'count'],
 };
 
-export const OPS = ['http_warm', 'http_big', 'big_server', 'http_fresh', 'https_fresh', 'ws_open', 'wss_open', 'ws_op', 'grpc_warm', 'grpc_fresh'];
+export const OPS = [
+  'http_warm',
+  'http_big',
+  'big_server',
+  'http_fresh',
+  'https_fresh',
+  'ws_open',
+  'wss_open',
+  'ws_op',
+  'grpc_warm',
+  'grpc_fresh',
+];
 const trends = Object.fromEntries(OPS.map((op) => [op, new Trend(op, true)]));
 const record = (op, ms) => trends[op].add(ms, profileTags(profile));
 
@@ -75,7 +86,9 @@ async function sample(op, fn) {
 
 function post(op, url, { headers = {}, query = QUERY, ok = (res) => res.json('data.book.id') === 'book-1' } = {}) {
   const t0 = Date.now();
-  const res = http.post(url, JSON.stringify({ query }), { headers: { 'Content-Type': 'application/json', ...headers } });
+  const res = http.post(url, JSON.stringify({ query }), {
+    headers: { 'Content-Type': 'application/json', ...headers },
+  });
   const ms = Date.now() - t0;
   check(op, res.status === 200 && ok(res));
   return { ms, res };
@@ -114,7 +127,10 @@ function wsSession(url, op, ops = 1) {
         else ws.close();
       }
     };
-    ws.onclose = () => (r.ops.length === ops ? resolve(r) : reject(new Error(`${op}: socket closed after ${r.ops.length} of ${ops} operations`)));
+    ws.onclose = () =>
+      r.ops.length === ops
+        ? resolve(r)
+        : reject(new Error(`${op}: socket closed after ${r.ops.length} of ${ops} operations`));
   });
 }
 
@@ -123,7 +139,10 @@ export default async function () {
   await sample('http_warm', () => post('http_warm', env('GRAPHQL_HTTP_URL')).ms);
   const bigServer = [];
   await sample('http_big', () => {
-    const { ms, res } = post('http_big', env('GRAPHQL_HTTP_URL'), { query: BIG_QUERY, ok: (r) => r.json('data.payload.size') === BIG_BYTES });
+    const { ms, res } = post('http_big', env('GRAPHQL_HTTP_URL'), {
+      query: BIG_QUERY,
+      ok: (r) => r.json('data.payload.size') === BIG_BYTES,
+    });
     bigServer.push(serverMs(res));
     return ms;
   });
