@@ -38,6 +38,7 @@ export const UNIT = [
   'compose.test.js',
   'cross-transport.test.js',
   'graphql-documents.test.js',
+  'lint.test.js',
   'model-tcp.test.js',
   'profiles-catalogue.test.js',
   'profiles-toxics.test.js',
