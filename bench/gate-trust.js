@@ -8,10 +8,16 @@
  *             every request (dev/server-delay.js: 14 ms), then `k6pack gate --profile lte
  *             --baseline <the first clean gate> --tolerance 10%` N times: how many report
  *             the regression (a comparison with regressions). Target: 5 of 5.
+ *   spread    over the clean gates, each gated figure's run-to-run spread: its mean,
+ *             standard deviation and coefficient of variation, and its budget's margin
+ *             (limit - mean) in standard deviations. Target: every margin >= 3 sd; the
+ *             gates below it are listed.
  * The stack is `k6pack up` on free ports; between the two parts only the servers'
- * start-up environment changes.
+ * start-up environment changes. --busy keeps one core busy for the whole bench (a
+ * bounded busy loop in a child process), as a loaded CI runner would.
  *
- *   node bench/gate-trust.js                 # 5 + 5 gates, ~35 minutes
+ *   node bench/gate-trust.js                 # 5 + 5 gates, ~25 minutes
+ *   node bench/gate-trust.js --busy --drift-runs 0
  *   node bench/gate-trust.js --runs 2 --drift-runs 2 --scenarios ws-vs-http,push
  *   node bench/gate-trust.js --quick         # one scenario, smoke, 1 + 1 runs (a check that it runs)
  * Appends its figures to bench/results.jsonl.
@@ -19,14 +25,27 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
+import { spreadOf } from './lib/spread.js';
 import { GATE_DEFAULTS } from '../lib/gate.js';
 import { loadProfile } from '../lib/profiles.js';
 import { freePortMap } from '../dev/stack.js';
 import { BenchError, main, parseFlags, recordResult, round, ROOT, table, withTempDir } from './lib/common.js';
-import { CLI, failedGates, runGate } from './lib/gate.js';
+import { CLI, failedGates, gateFigures, runGate } from './lib/gate.js';
 
 const DRIFT_SHARE = 0.2;
 const DRIFT_PROFILE = 'lte';
+const MARGIN_SDS = 3;
+// The busy loop's own bound: longer than any bench here, so it never ends early.
+const BUSY_MAX_MS = 3 * 3600 * 1000;
+
+// One core kept busy until stopped (or BUSY_MAX_MS): a child spinning in a loop.
+function busyCore() {
+  const child = execa(process.execPath, ['-e', `const end = Date.now() + ${BUSY_MAX_MS}; while (Date.now() < end);`], {
+    reject: false,
+    stdin: 'ignore',
+  });
+  return () => child.kill('SIGKILL');
+}
 
 async function k6pack(args, env) {
   const r = await execa(process.execPath, [CLI, ...args], { env, reject: false, timeout: 300000, stdin: 'ignore' });
@@ -35,9 +54,18 @@ async function k6pack(args, env) {
 }
 
 await main(async () => {
-  const flags = parseFlags({ runs: 5, 'drift-runs': 5, scenarios: '', load: GATE_DEFAULTS.load, quick: false });
+  const flags = parseFlags({
+    runs: 5,
+    driftRuns: 5,
+    scenarios: '',
+    load: GATE_DEFAULTS.load,
+    quick: false,
+    busy: false,
+  });
   if (flags.quick)
-    Object.assign(flags, { runs: 1, 'drift-runs': 1, scenarios: flags.scenarios || 'ws-vs-http', load: 'smoke' });
+    Object.assign(flags, { runs: 1, driftRuns: 1, scenarios: flags.scenarios || 'ws-vs-http', load: 'smoke' });
+  if (flags.runs < 1 || (flags.driftRuns > 0 && flags.runs < 1))
+    throw new BenchError('--runs must be at least 1 (the drift gates compare with the first clean gate)');
   const k6Args = flags.quick ? ['-e', 'STEP_SECONDS=1'] : [];
   const delayMs = Math.round(loadProfile(DRIFT_PROFILE).network.rttMs * DRIFT_SHARE);
 
@@ -47,6 +75,8 @@ await main(async () => {
     const gate = (name, opts) =>
       runGate({ load: flags.load, scenarios: flags.scenarios, folder: join(dir, name), env, k6Args, ...opts });
     const rows = [];
+    const figures = [];
+    const stopBusy = flags.busy ? busyCore() : () => {};
     try {
       await k6pack(['up'], env);
       // ---- cry wolf: unchanged code, N gates ----
@@ -54,6 +84,7 @@ await main(async () => {
         console.log(`== clean gate ${i}/${flags.runs}`);
         const g = await gate(`clean-${i}`, { profiles: GATE_DEFAULTS.profile });
         const failed = failedGates(g, join(dir, `clean-${i}`));
+        figures.push(...gateFigures(g, join(dir, `clean-${i}`)).map((f) => ({ ...f, run: i })));
         rows.push({
           part: 'clean',
           run: i,
@@ -64,15 +95,15 @@ await main(async () => {
         });
       }
       // ---- drift: the same servers, 20 % of lte's RTT slower ----
-      await k6pack(['down'], env);
+      if (flags.driftRuns > 0) await k6pack(['down'], env);
       const driftEnv = {
         ...env,
         NODE_OPTIONS: `--import=${pathToFileURL(join(ROOT, 'dev', 'server-delay.js')).href}`,
         K6PACK_TEST_DELAY_MS: String(delayMs),
       };
-      await k6pack(['up'], driftEnv);
-      for (let i = 1; i <= flags['drift-runs']; i++) {
-        console.log(`== drift gate ${i}/${flags['drift-runs']} (servers +${delayMs} ms a request)`);
+      if (flags.driftRuns > 0) await k6pack(['up'], driftEnv);
+      for (let i = 1; i <= flags.driftRuns; i++) {
+        console.log(`== drift gate ${i}/${flags.driftRuns} (servers +${delayMs} ms a request)`);
         const g = await gate(`drift-${i}`, {
           profiles: DRIFT_PROFILE,
           baseline: join(dir, 'clean-1'),
@@ -89,6 +120,7 @@ await main(async () => {
         });
       }
     } finally {
+      stopBusy();
       await k6pack(['down', '--force'], env).catch(() => {});
     }
     console.log(table(rows, ['part', 'run', 'exit', 'seconds', 'failed', 'regressions', 'detected', 'first']));
@@ -104,7 +136,34 @@ await main(async () => {
     console.log(
       `drift: ${detected} of ${drift.length} gates with the servers ${delayMs} ms slower (20 % of ${DRIFT_PROFILE}'s RTT) reported the regression (target all): ${verdict.drift}`,
     );
-    console.log(`gate time: ${clean.map((r) => r.seconds).join(', ')} s (target <= 300 s)`);
+    const gateTarget = 240;
+    const slowest = Math.max(...clean.map((r) => r.seconds));
+    console.log(
+      `gate time: ${clean.map((r) => r.seconds).join(', ')} s (target <= ${gateTarget} s): ${slowest <= gateTarget ? 'met' : 'MISSED'}`,
+    );
+    const spread = spreadOf(figures, MARGIN_SDS);
+    if (spread.rows.length) {
+      console.log(
+        `\nspread over ${clean.length} clean gates: ${spread.gates} latency gates, CV median ${spread.cvMedian} %, max ${spread.cvMax} %; ` +
+          `${spread.below.length} with a margin under ${MARGIN_SDS} sd (target 0)`,
+      );
+      console.log(
+        table(spread.worst, [
+          'scenario',
+          'profile',
+          'key',
+          'stat',
+          'limit',
+          'values',
+          'mean',
+          'sd',
+          'cv %',
+          'margin sd',
+        ]),
+      );
+    }
+    verdict.spread = clean.length < 2 ? 'n/a (one run)' : spread.below.length === 0 ? 'met' : 'MISSED';
+    verdict.gateSeconds = slowest <= gateTarget ? 'met' : 'MISSED';
     recordResult(
       'gate-trust',
       {
@@ -116,8 +175,17 @@ await main(async () => {
         driftRuns: drift.length,
         delayMs,
         gateSeconds: clean.map((r) => r.seconds),
+        busy: flags.busy,
         verdict,
         rows,
+        spread: {
+          gates: spread.gates,
+          cvMedian: spread.cvMedian,
+          cvMax: spread.cvMax,
+          marginSds: MARGIN_SDS,
+          below: spread.below,
+          all: spread.rows,
+        },
       },
       { quick: flags.quick },
     );

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { parseThreshold } from '../../common/thresholds.js';
 import { GATE_FILES } from '../../lib/gate.js';
 import { BenchError, ROOT } from './common.js';
 
@@ -44,6 +45,35 @@ export async function runGate({ profiles, load, scenarios, folder, baseline, tol
     );
   if (r.exitCode !== 0 && r.exitCode !== 99 && r.exitCode !== 3) console.log(r.stderr.slice(-1000));
   return { exitCode: r.exitCode, stdout: r.stdout, ...JSON.parse(readFileSync(record, 'utf8')) };
+}
+
+// Every threshold a gate's runs evaluated, with what was observed:
+// [{ scenario, profile, key, stat, threshold, limit, observed, ok }] (limit: the
+// number after the threshold's < or <=, so a margin can be taken).
+export function gateFigures(gate, folder) {
+  const out = [];
+  for (const s of gate.runs) {
+    for (const run of s.runs) {
+      if (!run.dir) continue;
+      const file = join(folder, run.dir, 'summary.json');
+      if (!existsSync(file)) continue;
+      const doc = JSON.parse(readFileSync(file, 'utf8'));
+      for (const t of doc.thresholds) {
+        const parsed = parseThreshold(t.threshold);
+        out.push({
+          scenario: s.scenario,
+          profile: run.profile,
+          key: t.key,
+          stat: t.stat,
+          threshold: t.threshold,
+          limit: parsed ? parsed.limit : null,
+          observed: t.observed === null ? null : Number(t.observed),
+          ok: t.ok,
+        });
+      }
+    }
+  }
+  return out;
 }
 
 // The thresholds a gate's runs failed: ['ws-vs-http lte: op_duration{scenario:ws_c1} p(50)<105 (p(50)=120.1)'].
