@@ -18,6 +18,16 @@ export function envInt(env, name, fallback, { min = 0, max = Number.MAX_SAFE_INT
   return n;
 }
 
+// A number (decimals allowed) from NAME, within [min, max].
+export function envNumber(env, name, fallback, { min = -Infinity, max = Infinity } = {}) {
+  if (!given(env, name)) return fallback;
+  const raw = env[name];
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min || n > max)
+    throw configError(`${name}=${raw} must be a number from ${min} to ${max}`);
+  return n;
+}
+
 // A comma-separated list of integers, e.g. NS=100,1000.
 export function envIntList(env, name, fallback, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}) {
   if (!given(env, name)) return fallback;

@@ -52,10 +52,10 @@ function applyOverrides(b, overrides) {
 
 // Every latency gate of a plan. ctx: { policy, scenario, profile (resolved), plan,
 // lanes, rows (summaryRows'), latencyMetric, unit (what a step counts: VUs, or
-// fanout's subscribers) }.
+// fanout's subscribers), machine (common/machine.js; default: the reference machine) }.
 // -> [{ key, metric, which ('op' | phase), lane, step, vus, dims, expected: { p50, p95 },
 //       budget: { p50, p95 }, overrides: [{ reason, ... }], thresholds: [...] }]
-export function deriveGates({ policy, scenario, profile, plan, lanes, rows, latencyMetric, unit = 'VUs' }) {
+export function deriveGates({ policy, scenario, profile, plan, lanes, rows, latencyMetric, unit = 'VUs', machine }) {
   const link = linkOf(profile);
   const lat = policy.latency;
   const gates = [];
@@ -70,7 +70,7 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
     const rowTags = { ...sc.tags, ...dims, lane: lane.name, profile: profile.name, network: profile.network.name };
     const expected = expectationsOf(lane, dims, link, { n: vus });
     const overrides = overridesFor(policy, scenario, rowTags, latencyMetric);
-    const b = applyOverrides(budget(lat, link, expected, vus), overrides);
+    const b = applyOverrides(budget(lat, link, expected, vus, { machine, transport: lane.tags.transport }), overrides);
     gates.push({
       key: keyOf(latencyMetric, row.tags),
       metric: latencyMetric,
@@ -92,7 +92,10 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
       seenSetup.add(key);
       const e = setupOnly(link, measuredPhases(phase, lane.tags.tls === 'true'));
       const setupOverrides = overridesFor(policy, scenario, { ...rowTags, phase }, 'setup_duration');
-      const sb = applyOverrides(budget(lat, link, { p50: e, p95: e }, vus), setupOverrides);
+      const sb = applyOverrides(
+        budget(lat, link, { p50: e, p95: e }, vus, { machine, transport: lane.tags.transport }),
+        setupOverrides,
+      );
       gates.push({
         key,
         metric: 'setup_duration',

@@ -578,6 +578,22 @@ export function measuredPhases(phase, tls) {
 // A step of n VUs may add stepMs x log2(n): queueing on the load generator and the
 // servers grows slowly while they keep up; a transport past this machine's capacity
 // queues linearly (n VUs each waiting for the others) and fails there.
+//
+// machine ({ cores, cpuScale }: machineOf(env), common/machine.js): the CPU the
+// budgets assume. The model's CPU terms (the server's, k6's) were measured on the
+// pack's reference machine; cpuScale (>= 1) is how much slower a CPU second is on
+// this one right now (k6pack measures it before each run: lib/calibrate.js), so a
+// loaded runner's budgets follow from a measurement, not a wider number. cores: n
+// operations at once, each needing c ms of CPU, cannot cycle faster than n x c /
+// cores (the utilization law): a CPU-bound lane at c4 on 2 cores takes twice its c1
+// time. contentionMs is that excess over the model's time; it is CPU, so it gets
+// cpuFactor too. The policy's plusMs and stepMs stand for what the model leaves out
+// on the reference machine (k6's and the proxy's CPU per operation, scheduling,
+// queueing on the load generator): CPU too, so they follow cpuScale.
+// k6 times gRPC and WebSocket operations in whole milliseconds (Date.now() on both
+// ends): such a figure lands up to 1 ms above the true one, so its budget sits
+// WHOLE_MS_QUANTUM above the multiple of 5 the rest rounds up to (p(50)<21, not
+// <20: a whole-ms p50 of 20 is a true time under 20 read late).
 
 // Under loss an operation's time varies with the losses it meets, and so does a
 // run's median of the n operations a row has (n: the iterations a step holds under
@@ -622,6 +638,17 @@ export const medianSpreadMs = (e) => (e.stallSpreadMs || 0) + ((e.spreadMs || 0)
 
 export const stepAllowance = (policy, which, vus) => (vus > 1 ? policy.stepMs[which] * Math.log2(vus) : 0);
 
+// The pack's reference machine (the one the CPU terms were measured on): what a
+// plain `k6 run` assumes when CPU_CORES and CPU_SCALE are not given.
+export const REFERENCE_MACHINE = { cores: 2, cpuScale: 1 };
+export const WHOLE_MS_QUANTUM = 1;
+// Transports whose operations k6 times in whole milliseconds (scenarios/lib/grpc.js, ws.js).
+export const wholeMs = (transport) => /^(grpc|ws|wss)(-|$)/.test(transport || '');
+export const cpuMsOf = (e) => e.terms.filter((t) => CPU_TERMS.has(t.name)).reduce((s, t) => s + t.ms, 0);
+// What n operations at once add to one's time by sharing the machine's cores (ms of CPU wait).
+export const contentionMs = (e, vus, machine = REFERENCE_MACHINE) =>
+  Math.max(0, (vus * cpuMsOf(e) * machine.cpuScale) / machine.cores - e.ms - cpuMsOf(e) * (machine.cpuScale - 1));
+
 const ceil5 = (x) => Math.ceil(x / 5 - 1e-9) * 5;
 
 // The tail a link's jitter adds to an operation of `roundTrips` round trips.
@@ -631,24 +658,27 @@ export const jitterTailMs = (link, roundTrips) =>
 // expected: { p50, p95 }: operation()'s results, the p95 one the tail when it is
 // another operation (a lane whose first operation opens its connection: p95 covers
 // that cold one). extra: { p50, p95 } ms an override adds. -> { p50, p95 } in whole ms.
-export function budget(policy, link, { p50: e50, p95: e95 = e50 }, vus = 1, extra = {}) {
-  const cpu = (e) => e.terms.filter((t) => CPU_TERMS.has(t.name)).reduce((s, t) => s + t.ms, 0);
-  const scaled = (e, factor) => (e.ms - cpu(e)) * factor + cpu(e) * policy.cpuFactor;
+// opts: { extra: { p50, p95 } ms an override adds, machine, transport (for WHOLE_MS_QUANTUM) }.
+export function budget(policy, link, { p50: e50, p95: e95 = e50 }, vus = 1, opts = {}) {
+  const { extra = {}, machine = REFERENCE_MACHINE, transport } = opts;
+  const cpu = (e) => cpuMsOf(e) * machine.cpuScale + contentionMs(e, vus, machine);
+  const scaled = (e, factor) => (e.ms - cpuMsOf(e)) * factor + cpu(e) * policy.cpuFactor;
+  const quantum = wholeMs(transport) ? WHOLE_MS_QUANTUM : 0;
   return {
-    p50: ceil5(
-      scaled(e50, policy.p50.factor) +
-        medianSpreadMs(e50) +
-        policy.p50.plusMs +
-        stepAllowance(policy, 'p50', vus) +
-        (extra.p50 || 0),
-    ),
-    p95: ceil5(
-      scaled(e95, policy.p95.factor) +
-        (jitterTailMs(link, e95.roundTrips) + (e95.tailMs || 0)) * policy.p95.factor +
-        policy.p95.plusMs +
-        stepAllowance(policy, 'p95', vus) +
-        (extra.p95 || 0),
-    ),
+    p50:
+      ceil5(
+        scaled(e50, policy.p50.factor) +
+          medianSpreadMs(e50) +
+          (policy.p50.plusMs + stepAllowance(policy, 'p50', vus)) * machine.cpuScale +
+          (extra.p50 || 0),
+      ) + quantum,
+    p95:
+      ceil5(
+        scaled(e95, policy.p95.factor) +
+          (jitterTailMs(link, e95.roundTrips) + (e95.tailMs || 0)) * policy.p95.factor +
+          (policy.p95.plusMs + stepAllowance(policy, 'p95', vus)) * machine.cpuScale +
+          (extra.p95 || 0),
+      ) + quantum,
   };
 }
 const CPU_TERMS = new Set(['server', 'client']);

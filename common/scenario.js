@@ -24,6 +24,7 @@ import { deriveGates, droppedGates, expectationsOf, gateThresholds } from './gat
 import { LOSS_SAMPLES, linkOf, setupOnly, setupPhases } from './model.js';
 import { cellKey } from './results.js';
 import { envNames } from './env.js';
+import { machineOf } from './machine.js';
 import { levelName, plan as buildPlan } from './plan.js';
 import { policyGates, stepGatesOf } from './thresholds.js';
 import { recordingOf, serverPartsOf } from './recording.js';
@@ -160,6 +161,7 @@ export function buildScenario(decl, profile, env, policy) {
       openSeconds: modelIterationSeconds(l, link),
     }));
   const closeSeconds = decl.closeSeconds ? decl.closeSeconds(profile) : undefined;
+  const machine = machineOf(env);
   const level = levelName(env, decl.level || 'ci');
   // Under loss, a step's median needs a few operations to stand on: one in 10 or so
   // waits for a retransmission, and the median of one or two is a coin toss.
@@ -194,6 +196,7 @@ export function buildScenario(decl, profile, env, policy) {
     rows,
     latencyMetric,
     unit: decl.verdict?.unit,
+    machine,
   }).filter((g) => recorded(g.key));
   const thresholds = {
     ...policyGates(policy, decl.name, profile.name),
@@ -208,6 +211,7 @@ export function buildScenario(decl, profile, env, policy) {
   return {
     name: decl.name,
     profile,
+    machine,
     plan,
     lanes,
     rows,

@@ -13,6 +13,11 @@ export const BOOK_WIRE_BYTES = 80;
 // and the server's per book it reads: measured under lan (1000-book uploads, p50).
 export const K6_WRITE_MS = 0.03;
 export const SERVER_BOOK_MS = 0.005;
+// k6's gRPC client decoding an answer (protobuf -> JavaScript object), per byte: a
+// 1 MB message cost it 14-19 ms p50 under lan on the reference machine (HTTP/JSON
+// 8-9 ms, left to the policy's 20 ms). CPU, so a c4 step on 2 cores shares it
+// (common/model.js contentionMs).
+export const K6_GRPC_DECODE_MS = 1.6e-5;
 
 // -> { TLS, BIG, PAYLOADS, UPLOADS, ...declaration }
 export default function declare(env) {
@@ -44,7 +49,13 @@ export default function declare(env) {
     true,
   );
   const grpc = firstBig(
-    (dims) => ({ conn: dims.conn, reqBytes: 10, resBytes: bytes[dims.payload] + 10, serverMs: 1 }),
+    (dims) => ({
+      conn: dims.conn,
+      reqBytes: 10,
+      resBytes: bytes[dims.payload] + 10,
+      serverMs: 1,
+      clientMs: dims.payload === 'big' ? bytes.big * K6_GRPC_DECODE_MS : 0,
+    }),
     false,
   );
   // UploadBooks: every book up, one summary back once the stream ends.
