@@ -290,6 +290,8 @@ export function buildSummary(data, ctx, now = Date.now()) {
       verdict: ctx.verdict || null,
       failureLimit: ctx.failureLimit ?? null,
       recording: ctx.recording || null,
+      // The CPU the budgets assumed (common/machine.js): measured by k6pack before the run.
+      machine: ctx.machine || null,
     },
     steps,
     rows,

@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { parseApiPlan } from '../common/api.js';
 import { ALL_PROXY_NAMES, targetsFor } from '../common/defaults.js';
 import { describeGate } from '../common/gates.js';
+import { describeMachine } from '../common/machine.js';
 import { buildScenario } from '../common/scenario.js';
 import { describeRecording } from '../common/recording.js';
 import { parsePolicy } from '../common/thresholds.js';
@@ -280,6 +281,9 @@ export async function thresholds(scenario, { profile: spec, load, file }, { out 
   const net = profile.network;
   out(
     `${scenario} under ${profile.name} (R ${net.rttMs} ms, down ${net.downKbps ?? '∞'} / up ${net.upKbps ?? '∞'} kbit/s${profile.modifiers.length ? `, ${profile.modifiers.map((m) => m.name).join('+')}` : ''}${profile.faults.length ? `, faults ${profile.faults.map((f) => f.name).join('+')}` : ''}), load ${built.plan.level}: ${built.gates.length} latency gates (${show(resolve(policyFile))})`,
+  );
+  out(
+    `(CPU budgets for ${describeMachine(built.machine)}: -e CPU_CORES, CPU_SCALE; \`k6pack run\` measures them before each run)`,
   );
   if (built.recording.metrics === 'lean') out(`(${describeRecording(built.recording)}: no gates on them)`);
   for (const g of built.gates) out(`  ${describeGate(g)}`);

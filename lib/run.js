@@ -5,9 +5,11 @@
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { targetsFor } from '../common/defaults.js';
+import { describeMachine } from '../common/machine.js';
 import { WORKLOADS } from '../common/plan.js';
 import { METRICS_MODES } from '../common/recording.js';
 import { profileList, resolveScenario, UsageError } from './cli-support.js';
+import { measureMachine } from './calibrate.js';
 import { describeToxic } from './commands.js';
 import { k6RunArgs } from './k6.js';
 import { takeHold } from './hold.js';
@@ -181,6 +183,8 @@ export async function runProfiles(
     const started = Date.now();
     const name = prof ? `profile ${prof.name}` : "the scenario's default profile";
     // The run's k6 proceeds under this command's hold (scenarios/lib/hold.js).
+    // The CPU the budgets assume, measured now (lib/calibrate.js), unless given.
+    const machine = await machineFor(k6Args, more, out);
     const env = {
       ...targets,
       PROFILE: prof?.spec,
@@ -188,6 +192,7 @@ export async function runProfiles(
       WORKLOAD: workload,
       METRICS: metrics,
       K6PACK_HOLD: hold?.token,
+      ...machine,
       ...more,
     };
     // k6 inspect first: a script or setting k6 refuses (a broken thresholds file, a
@@ -250,6 +255,23 @@ export async function runProfiles(
     if (c !== 0 && c !== THRESHOLDS_FAILED) break;
   }
   return { code, runs };
+}
+
+// CPU_CORES and CPU_SCALE for a k6 run: the user's (-e or the run's env) when given,
+// else measured here and said in one line.
+async function machineFor(k6Args, more, out) {
+  const given = Object.fromEntries(
+    envFlagsOf(k6Args)
+      .filter((_, i) => i % 2 === 1) // ['-e', 'K=V', ...] -> the K=V
+      .map((f) => f.split('='))
+      .map(([k, ...v]) => [k, v.join('=')]),
+  );
+  if ('CPU_SCALE' in given || 'CPU_SCALE' in more) return {};
+  const m = await measureMachine();
+  out(
+    `== machine: ${describeMachine(m)} (calibration rounds ${m.roundMs.join(', ')} ms, reference ${m.referenceMs} ms; -e CPU_SCALE=1 to assume the reference)`,
+  );
+  return { CPU_CORES: m.cores, CPU_SCALE: m.cpuScale };
 }
 
 // Without --profile, k6 runs once with no PROFILE: a scenario applies its own

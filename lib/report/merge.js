@@ -213,6 +213,10 @@ export async function mergeRuns(runs, { method = 'auto' } = {}) {
       recording: docs.every((d) => JSON.stringify(d.run.recording ?? null) === JSON.stringify(first.recording ?? null))
         ? (first.recording ?? null)
         : null,
+      // The CPU the budgets assumed (common/machine.js): null when the parts differ.
+      machine: docs.every((d) => JSON.stringify(d.run.machine ?? null) === JSON.stringify(first.machine ?? null))
+        ? (first.machine ?? null)
+        : null,
       merged: {
         kind: mergeKind(docs),
         method: plan.method === 'exact' ? 'exact' : HDR_METHOD,
