@@ -23,9 +23,20 @@ import { configError, envInt, envIntList, envSeconds } from './env.js';
 export const LEVELS = {
   // What tests use: seconds, one VU.
   smoke: { kind: 'stepped', steps: [1], stepSeconds: 3, gracefulSeconds: 1, minIterations: 1 },
-  // The PR gate: each scenario about 20 s in total (stepSeconds comes from the
-  // budget), so six scenarios under two profiles fit in 5 minutes (bench/gate.js).
-  ci: { kind: 'stepped', steps: [1, 4], budgetSeconds: 20, gracefulSeconds: 0.5, minStepSeconds: 1, minIterations: 1 },
+  // The PR gate: each scenario about 16 s in total (stepSeconds comes from the
+  // budget, unless a lane needs longer steps for its own minimum), 10 s with steps
+  // from 0.8 s on a link with no delay (lan: an operation takes milliseconds, so
+  // even a short step holds hundreds), so seven scenarios under lan and lte fit in
+  // 4 minutes (bench/gate.js).
+  ci: {
+    kind: 'stepped',
+    steps: [1, 4],
+    budgetSeconds: 16,
+    gracefulSeconds: 0.3,
+    minStepSeconds: 1,
+    minIterations: 1,
+    noDelay: { budgetSeconds: 10, minStepSeconds: 0.8 },
+  },
   // The study: 1 -> 10 -> 50 -> 200 VUs (or connections), held long enough per step to measure.
   full: { kind: 'stepped', steps: [1, 10, 50, 200], stepSeconds: 30, gracefulSeconds: 10, minIterations: 2 },
   // Nightly: a constant-arrival-rate mix of every lane.
@@ -103,7 +114,8 @@ function steppedPlan(lanes, level, hints, env, open) {
   const perVu = envInt(env, 'STEP_ITERATIONS', 0, { min: 0, max: 1000000 });
   const durations = {};
   // ci: the scenario's budget split evenly over its lanes and steps.
-  const slot = level.budgetSeconds ? round1(level.budgetSeconds / (lanes.length * steps.length)) : 0;
+  const { budgetSeconds, minStepSeconds } = hints.rttMs === 0 && level.noDelay ? { ...level, ...level.noDelay } : level;
+  const slot = budgetSeconds ? round1(budgetSeconds / (lanes.length * steps.length)) : 0;
 
   const scenarios = {};
   let start = 0;
@@ -115,7 +127,7 @@ function steppedPlan(lanes, level, hints, env, open) {
     // themselves before the step does (remainingMs()) only needs time to close.
     const stopSeconds = hints.closeSeconds !== undefined ? hints.closeSeconds : iterationSeconds * 1.5;
     const gracefulSeconds = Math.max(level.gracefulSeconds, ceil1(stopSeconds));
-    const levelStep = slot ? Math.max(level.minStepSeconds, round1(slot - gracefulSeconds)) : level.stepSeconds;
+    const levelStep = slot ? Math.max(minStepSeconds, round1(slot - gracefulSeconds)) : level.stepSeconds;
     // Every step long enough for minIterations iterations per VU.
     // A scenario whose iterations are one operation each asks for more (hints.minIterations).
     const minIterations = Math.max(level.minIterations, hints.minIterations || 0);
@@ -205,7 +217,8 @@ function mixPlan(lanes, level, name, env) {
 // hints: { iterationSeconds, steps } the expected length of one iteration under
 //   the chosen profile (so a step holds at least two and gracefulStop lets the
 //   last one finish; a lane's own iterationSeconds wins), and the scenario's
-//   own concurrency steps when the level's do not suit it.
+//   own concurrency steps when the level's do not suit it; rttMs, the link's round
+//   trip (0 under lan: the ci level's noDelay budget).
 // Soak-level mixes run every lane at once: that is the point of a mix.
 // hints.mix: run the lanes as a mix at every level (soak.js).
 // The plan's durations ({ k6 scenario: ms }) let an iteration stop its own loop

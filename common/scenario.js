@@ -168,7 +168,15 @@ export function buildScenario(decl, profile, env, policy) {
   const minIterations = Math.max(decl.minIterations || 0, linkOf(profile).loss ? LOSS_MIN_ITERATIONS : 0);
   const plan = buildPlan(
     lanes,
-    { iterationSeconds, closeSeconds, minIterations, steps: decl.steps, mix: decl.mix, open: decl.open },
+    {
+      iterationSeconds,
+      closeSeconds,
+      minIterations,
+      steps: decl.steps,
+      mix: decl.mix,
+      open: decl.open,
+      rttMs: link.R,
+    },
     level,
     env,
   );

@@ -40,6 +40,7 @@
 import exec from 'k6/execution';
 import { formatGenerate } from '../common/generation.js';
 import declare, { BLURBS, STUDY, STUDY_PUBLISHED, generationMs } from './plans/compound-vs-parallel.js';
+import { wholeIterations } from './lib/fit.js';
 import { graphqlHttp, graphqlParallel, graphqlPreload } from './lib/http.js';
 import {
   ATOMIC_BOOK_QUERY,
@@ -161,12 +162,14 @@ async function iteration(op, transport, sizes = SIZES) {
 }
 
 const serial = (transport, size, cache, etags) => compoundOp(transport, size, cache, etags, 'serial');
-export const compoundH1 = () => iteration(compoundOp, 'http-keepalive');
-export const atomicH1 = () => iteration(atomicOp, 'http-keepalive');
-export const compoundH2 = () => iteration(compoundOp, 'http2');
-export const compoundSerialH2 = () => iteration(serial, 'http2', ['study']);
-export const atomicH2 = () => iteration(atomicOp, 'http2');
-export const vulcainH2 = () => iteration(vulcainOp, 'http2', ['study']);
+// (Each starts only when it fits in its step: fit.js wholeIterations.)
+const whole = (laneName, fn) => wholeIterations(s, laneName, fn);
+export const compoundH1 = whole('compound_h1', () => iteration(compoundOp, 'http-keepalive'));
+export const atomicH1 = whole('atomic_h1', () => iteration(atomicOp, 'http-keepalive'));
+export const compoundH2 = whole('compound_h2', () => iteration(compoundOp, 'http2'));
+export const compoundSerialH2 = whole('compound_serial_h2', () => iteration(serial, 'http2', ['study']));
+export const atomicH2 = whole('atomic_h2', () => iteration(atomicOp, 'http2'));
+export const vulcainH2 = whole('vulcain_h2', () => iteration(vulcainOp, 'http2', ['study']));
 
 const WARM_OFF = 'cache:off,conn:warm';
 const lanesOf = (prefix) => Object.keys(s.plan.scenarios).filter((k) => k.startsWith(prefix));

@@ -26,6 +26,7 @@
  */
 import exec from 'k6/execution';
 import declare from './plans/faults.js';
+import { fitter, waitOutStep } from './lib/fit.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { trackRecovery } from './lib/metrics.js';
@@ -40,8 +41,17 @@ export const { options, setup, teardown, handleSummary } = s;
 
 const operation = (i) => bookOperation(exec.vu.idInTest, i);
 
-function httpLane(transport, tls) {
-  for (let i = 0; i < CONN_OPS; i++) {
+// An operation starts only if the model says it ends before the step does (fit.js),
+// so a step's gracefulStop need only cover closing (plans/faults.js closeSeconds).
+const fits = fitter(s);
+function fitsNext(laneName, i) {
+  if (fits(laneName, {})) return true;
+  if (i === 0) waitOutStep(s);
+  return false;
+}
+
+function httpLane(laneName, transport, tls) {
+  for (let i = 0; i < CONN_OPS && fitsNext(laneName, i); i++) {
     const r = graphqlHttp({
       transport,
       tls,
@@ -52,8 +62,8 @@ function httpLane(transport, tls) {
   }
 }
 
-export const httpKeepalive = () => httpLane('http-keepalive', false);
-export const http2 = () => httpLane('http2', true);
+export const httpKeepalive = () => httpLane('http_keepalive', 'http-keepalive', false);
+export const http2 = () => httpLane('http2', 'http2', true);
 
 export function ws() {
   return wsSession({
@@ -71,7 +81,7 @@ export function ws() {
 const channel = new Channel(newClient());
 
 export function grpc() {
-  for (let i = 0; i < CONN_OPS; i++) {
+  for (let i = 0; i < CONN_OPS && fitsNext('grpc', i); i++) {
     const id = bookId(1 + ((exec.vu.idInTest * 7919 + exec.vu.iterationInScenario * CONN_OPS + i) % 1000));
     const r = channel.call(
       'GetBook',

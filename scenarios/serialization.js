@@ -25,6 +25,7 @@
  *   k6 run -e LOAD=full scenarios/serialization.js
  */
 import declare, { STUDY_FACTORS, typedLaneOf } from './plans/serialization.js';
+import { wholeIterations } from './lib/fit.js';
 import { Channel, newClient, serverStream } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { recordOp } from './lib/metrics.js';
@@ -59,17 +60,20 @@ function typedOrJson(field, query, executor) {
 }
 
 // One lane per executor (the plan's typed lanes): typed, typedPerItem, ...
-export const typed = () => typedOrJson('allBooks', ALL_BOOKS, 'plain');
-export const typedPerItem = () => typedOrJson('allBooks', ALL_BOOKS, 'per-item');
-export const typedDataloader = () => typedOrJson('allBooks', ALL_BOOKS, 'dataloader');
-export const typedInstrumented = () => typedOrJson('allBooks', ALL_BOOKS, 'instrumented');
-export const typedJit = () => typedOrJson('allBooks', ALL_BOOKS, 'jit');
-export const json = () => typedOrJson('allBooksAsJSON', ALL_BOOKS_JSON, 'plain');
+// Each iteration starts only when it fits in its step (fit.js wholeIterations).
+const typedLane = (executor) =>
+  wholeIterations(s, typedLaneOf(executor), () => typedOrJson('allBooks', ALL_BOOKS, executor));
+export const typed = typedLane('plain');
+export const typedPerItem = typedLane('per-item');
+export const typedDataloader = typedLane('dataloader');
+export const typedInstrumented = typedLane('instrumented');
+export const typedJit = typedLane('jit');
+export const json = wholeIterations(s, 'json', () => typedOrJson('allBooksAsJSON', ALL_BOOKS_JSON, 'plain'));
 
 const channel = new Channel(newClient());
 let listChecked = false;
 
-export function grpcList() {
+export const grpcList = wholeIterations(s, 'grpc_list', () => {
   if (!listChecked) {
     // Once per VU, untimed: the reply converted and its books counted.
     listChecked = true;
@@ -77,9 +81,9 @@ export function grpcList() {
     channel.call('ListBooks', { n }, { validate: validateGrpcBooks(n), record: false });
   }
   for (const n of LARGEST_FIRST) channel.call('ListBooks', { n }, { discard: true, tags: { n: String(n) } });
-}
+});
 
-export async function grpcStream() {
+export const grpcStream = wholeIterations(s, 'grpc_stream', async () => {
   for (const n of LARGEST_FIRST) {
     const t0 = Date.now();
     const r = await serverStream(channel, 'StreamBooks', { n });
@@ -93,7 +97,7 @@ export async function grpcStream() {
     });
     if (r.error) channel.reset();
   }
-}
+});
 
 // The study's comparison factor, typed / JSON string, per executor, N and step,
 // with the server's own share (Server-Timing total) and what it spent executing

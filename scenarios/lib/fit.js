@@ -4,6 +4,7 @@
 // iteration of big messages (grpc-vs-graphql). When nothing fits any more, a VU
 // of the closed workload waits the step out instead of starting empty iterations.
 import { sleep } from 'k6';
+import exec from 'k6/execution';
 import { linkOf } from '../../common/model.js';
 import { callMs } from '../../common/scenario.js';
 import { remainingMs } from './load.js';
@@ -28,4 +29,18 @@ export function fitter(built) {
 export function waitOutStep(built) {
   if (built.plan.workload === 'open') return;
   sleep(Math.max(0, Math.min(remainingMs(), 5000)) / 1000 + 0.05);
+}
+
+// A lane whose iteration is a fixed sequence (serialization's N per request,
+// compound-vs-parallel's documents): a VU's first iteration in a step always runs,
+// a later one only if the lane's whole iteration (the plan's laneSeconds: the model
+// with a margin) fits in what is left of the step; otherwise it waits the step out.
+// The step's gracefulStop then need only cover closing (the plan's closeSeconds).
+export function wholeIterations(built, laneName, fn) {
+  const lane = built.lanes.find((l) => l.name === laneName);
+  const ms = (lane && lane.iterationSeconds ? lane.iterationSeconds : 0) * 1000;
+  return (...args) => {
+    if (exec.vu.iterationInScenario > 0 && remainingMs() < ms) return waitOutStep(built);
+    return fn(...args);
+  };
 }

@@ -12,7 +12,7 @@ import { LIMITS } from '../../common/defaults.js';
 import { envInt, envNames } from '../../common/env.js';
 import { byLevel, levelName } from '../../common/plan.js';
 import { windowAfter } from '../../common/model.js';
-import { DEFAULT_COLUMNS, lane, laneModelSeconds } from '../../common/scenario.js';
+import { DEFAULT_COLUMNS, lane, laneModelSeconds, rttOf } from '../../common/scenario.js';
 
 export const BLURBS = { small: 100, medium: 2000, large: 16000, study: 102400 };
 // The `study` document: the study's defaults (static/index.html's form).
@@ -190,6 +190,9 @@ export default function declare(env) {
     lanes,
     iterationSeconds: (profile) => Math.max(...lanes.map((l) => laneSeconds(l.name, profile))),
     laneSeconds,
+    // An iteration starts only if it fits in its step (scenarios/lib/fit.js
+    // wholeIterations): the step's end waits only for connections to close.
+    closeSeconds: (profile) => (2 * rttOf(profile)) / 1000 + 0.3,
     // The study's variables are the document's shape and the protocol, not
     // concurrency: the PR gate (ci) runs one VU per lane, which keeps the gate in
     // its 5 minutes (an iteration is ~3.6 s under lte); the other levels rise, the

@@ -25,6 +25,9 @@ export default function declare(env) {
     // One connection's life (an HTTP or gRPC operation that times out at a step's end is
     // cut by gracefulStop; the WebSocket lane ends its own waits in time).
     iterationSeconds: (profile) => ((CONN_OPS + 3) * rttOf(profile)) / 1000 + 0.5,
+    // An operation starts only if it fits in its step (scenarios/lib/fit.js), so the
+    // step's end waits only for connections to close: 2 R and a margin.
+    closeSeconds: (profile) => (2 * rttOf(profile)) / 1000 + 0.3,
     // HTTP connections (HTTP/2 included) close at the end of each iteration.
     options: { noVUConnectionReuse: true },
     columns: [

@@ -9,7 +9,7 @@ import { LIMITS } from '../../common/defaults.js';
 import { envIntList, envNames } from '../../common/env.js';
 import { EXECUTOR_NAMES } from '../../common/executors.js';
 import { byLevel, levelName } from '../../common/plan.js';
-import { DEFAULT_COLUMNS, lane, laneModelSeconds } from '../../common/scenario.js';
+import { DEFAULT_COLUMNS, lane, laneModelSeconds, rttOf } from '../../common/scenario.js';
 
 // What one book costs on this kind of machine (2 cores), server and k6 together,
 // measured at N = 500000 (typed GraphQL ~11 us, the JSON string ~5, ListBooks ~8 to
@@ -96,6 +96,9 @@ export default function declare(env) {
         lanes.find((l) => l.name === name),
         profile,
       ) + 0.2,
+    // An iteration starts only if it fits in its step (scenarios/lib/fit.js
+    // wholeIterations): the step's end waits only for connections to close.
+    closeSeconds: (profile) => (2 * rttOf(profile)) / 1000 + 0.3,
     columns: [
       ...DEFAULT_COLUMNS,
       { title: 'server exec p50', metric: 'server_duration', tags: { part: 'exec' }, stat: 'med', unit: 'ms' },
