@@ -176,6 +176,7 @@ export function buildScenario(decl, profile, env, policy) {
       mix: decl.mix,
       open: decl.open,
       rttMs: link.R,
+      noDelayBudget: decl.noDelayBudget,
     },
     level,
     env,

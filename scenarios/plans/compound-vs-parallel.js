@@ -193,6 +193,9 @@ export default function declare(env) {
     // An iteration starts only if it fits in its step (scenarios/lib/fit.js
     // wholeIterations): the step's end waits only for connections to close.
     closeSeconds: (profile) => (2 * rttOf(profile)) / 1000 + 0.3,
+    // Under lan an iteration is still tens to hundreds of ms: the ci level's shorter
+    // no-delay budget would leave a p95 of a handful (common/plan.js).
+    noDelayBudget: false,
     // The study's variables are the document's shape and the protocol, not
     // concurrency: the PR gate (ci) runs one VU per lane, which keeps the gate in
     // its 5 minutes (an iteration is ~3.6 s under lte); the other levels rise, the

@@ -146,7 +146,7 @@ export default function declare(env) {
       return (t.readyMs + ((MIN_EVENTS - 1) * 1000) / RATE + t.drainMs + t.closeMs) / 1000;
     },
     // Subscribers close themselves before the step ends: gracefulStop is only a safety margin.
-    closeSeconds: () => 0.5,
+    closeSeconds: () => 0.3,
     columns: [
       { title: 'delivery p50', metric: 'delivery_latency', stat: 'med', unit: 'ms' },
       { title: 'delivery p95', metric: 'delivery_latency', stat: 'p(95)', unit: 'ms' },

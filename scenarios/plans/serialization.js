@@ -99,6 +99,9 @@ export default function declare(env) {
     // An iteration starts only if it fits in its step (scenarios/lib/fit.js
     // wholeIterations): the step's end waits only for connections to close.
     closeSeconds: (profile) => (2 * rttOf(profile)) / 1000 + 0.3,
+    // Under lan an iteration is still tens to hundreds of ms: the ci level's shorter
+    // no-delay budget would leave a p95 of a handful (common/plan.js).
+    noDelayBudget: false,
     columns: [
       ...DEFAULT_COLUMNS,
       { title: 'server exec p50', metric: 'server_duration', tags: { part: 'exec' }, stat: 'med', unit: 'ms' },
