@@ -37,6 +37,7 @@ export const TIMED = [
 export const UNIT = [
   'compose.test.js',
   'cross-transport.test.js',
+  'gate-spread.test.js',
   'graphql-documents.test.js',
   'lint.test.js',
   'model-tcp.test.js',
