@@ -138,6 +138,22 @@ export function droppedGates(policy, plan) {
   return gates;
 }
 
+// One line per open step, for `k6pack thresholds --workload open`: its arrivals, the VU
+// pool sized for them and its dropped-arrivals gate with the rule behind it.
+export function describeOpenStep(policy, plan, name) {
+  const sc = plan.scenarios[name];
+  const pool = plan.pools?.[name];
+  const perSecond = sc.rate / 60;
+  const planned = perSecond * (plan.durations[name] / 1000);
+  const share = policy.open?.droppedShare ?? 0.01;
+  const floor = policy.open?.droppedFloor ?? 0;
+  const fmt = (x) => (x >= 10 ? String(Math.round(x)) : x.toFixed(1));
+  const sized = pool
+    ? ` (every iteration at its worst, ${Math.round(pool.worstSeconds * 1000)} ms; ${fmt(pool.inFlight)} in flight at the median)`
+    : '';
+  return `${name}: ${fmt(perSecond)} arrivals/s for ${plan.durations[name] / 1000} s (${Math.round(planned)}); VU pool ${sc.preAllocatedVUs} pre-allocated${sized}, ${sc.maxVUs} at most; dropped_iterations count<=${droppedLimit(policy.open, planned)} (${share * 100} % of ${Math.round(planned)} is ${fmt(planned * share)}, floor ${floor})`;
+}
+
 // One line per gate, for `k6pack thresholds` and the tests.
 export function describeGate(g) {
   const e = g.expected.p50;

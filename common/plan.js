@@ -116,12 +116,14 @@ export function openStep(share, connections, iterationSeconds, stepSeconds, wors
     preAllocatedVUs,
     maxVUs: Math.min(2000, Math.max(preAllocatedVUs, Math.ceil(inFlight * 4) + 2)),
     concurrency: Math.max(1, inFlight),
+    worstSeconds: worst,
   };
 }
 
 function steppedPlan(lanes, level, hints, env, open) {
   const steps = open ? open.shares : envIntList(env, 'STEPS', hints.steps || level.steps, { min: 1, max: 5000 });
   const concurrency = {};
+  const pools = {}; // an open step's: { inFlight (at the median), worstSeconds (what sized its pool) }
   const fixedStep = envInt(env, 'STEP_SECONDS', 0, { min: 0, max: 86400 });
   const perVu = envInt(env, 'STEP_ITERATIONS', 0, { min: 0, max: 1000000 });
   const durations = {};
@@ -148,15 +150,14 @@ function steppedPlan(lanes, level, hints, env, open) {
       const name = `${lane.name}_${step}`;
       let work;
       if (open) {
-        const { concurrency: inFlight, ...rest } = openStep(
-          n,
-          open.connections,
-          lane.openSeconds || iterationSeconds,
-          stepSeconds,
-          lane.openWorstSeconds,
-        );
+        const {
+          concurrency: inFlight,
+          worstSeconds,
+          ...rest
+        } = openStep(n, open.connections, lane.openSeconds || iterationSeconds, stepSeconds, lane.openWorstSeconds);
         work = rest;
         concurrency[name] = inFlight;
+        pools[name] = { inFlight, worstSeconds };
       } else {
         // A step's concurrency is n; a lane may run it on fewer VUs (fanout: n
         // subscribers, many to a VU).
@@ -181,6 +182,7 @@ function steppedPlan(lanes, level, hints, env, open) {
     scenarios,
     durations,
     concurrency,
+    ...(open ? { pools } : {}),
     totalSeconds: start,
     stepSeconds,
     steps: open ? steps.map((s) => `o${s}`) : steps,
