@@ -312,6 +312,10 @@ program
     "profile, a fault combination, or a file of your own (./my-network.json) (default: the scenario's)",
   )
   .option('-l, --load <level>', 'load level (default: ci; the steps follow it)')
+  .option(
+    '-w, --workload <kind>',
+    "closed (the default) or open: then also each open step's arrivals, VU pool and dropped-arrivals gate",
+  )
   .option('--file <path>', 'the policy file (default: THRESHOLDS, else thresholds.json)')
   .addHelpText(
     'after',
@@ -322,7 +326,8 @@ would get them, with the model's formula and expected time behind each.
 
 Examples:
   $ npx k6pack thresholds ws-vs-http --profile 5g
-  $ npx k6pack thresholds grpc-vs-graphql --profile ./my-network.json --load full`,
+  $ npx k6pack thresholds grpc-vs-graphql --profile ./my-network.json --load full
+  $ npx k6pack thresholds ws-vs-http --profile lte --workload open`,
   )
   .action(action((scenario, opts) => commands.thresholds(scenario, opts, ctx)));
 

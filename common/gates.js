@@ -117,17 +117,44 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
 // { key: [thresholds] } for k6's options.thresholds.
 export const gateThresholds = (gates) => Object.fromEntries(gates.map((g) => [g.key, g.thresholds]));
 
+// The most arrivals an open step may drop and still count as keeping up (policy.open,
+// thresholds.json, which gives the reasons): a share of its planned arrivals, and never
+// fewer than a floor of whole arrivals, so that one drop in a small step (1 % of 36 is
+// 0) cannot fail it while a step that falls behind, dropping every arrival its full
+// pool cannot take, still does. The one place the rule is computed: the k6 threshold
+// below carries it, and the verdict's "held up to" reads that threshold's outcome.
+export function droppedLimit(open, planned) {
+  const share = open?.droppedShare ?? 0.01;
+  const floor = open?.droppedFloor ?? 0;
+  return Math.max(Math.floor(planned * share + 1e-9), floor);
+}
+
 // An open step's gate on the arrivals it could not start (the VU pool was busy: the
-// system fell behind the rate): at most `share` of its planned iterations (policy.open).
+// system fell behind the rate): at most droppedLimit of its planned iterations.
 export function droppedGates(policy, plan) {
-  const share = policy.open?.droppedShare ?? 0.01;
   const gates = {};
   for (const [name, sc] of Object.entries(plan.scenarios)) {
     if (sc.executor !== 'constant-arrival-rate' || !sc.tags.transport || plan.workload !== 'open') continue;
     const planned = (sc.rate / 60) * (plan.durations[name] / 1000);
-    gates[`dropped_iterations{scenario:${name}}`] = [`count<=${Math.floor(planned * share)}`];
+    gates[`dropped_iterations{scenario:${name}}`] = [`count<=${droppedLimit(policy.open, planned)}`];
   }
   return gates;
+}
+
+// One line per open step, for `k6pack thresholds --workload open`: its arrivals, the VU
+// pool sized for them and its dropped-arrivals gate with the rule behind it.
+export function describeOpenStep(policy, plan, name) {
+  const sc = plan.scenarios[name];
+  const pool = plan.pools?.[name];
+  const perSecond = sc.rate / 60;
+  const planned = perSecond * (plan.durations[name] / 1000);
+  const share = policy.open?.droppedShare ?? 0.01;
+  const floor = policy.open?.droppedFloor ?? 0;
+  const fmt = (x) => (x >= 10 ? String(Math.round(x)) : x.toFixed(1));
+  const sized = pool
+    ? ` (every iteration at its worst, ${Math.round(pool.worstSeconds * 1000)} ms; ${fmt(pool.inFlight)} in flight at the median)`
+    : '';
+  return `${name}: ${fmt(perSecond)} arrivals/s for ${plan.durations[name] / 1000} s (${Math.round(planned)}); VU pool ${sc.preAllocatedVUs} pre-allocated${sized}, ${sc.maxVUs} at most; dropped_iterations count<=${droppedLimit(policy.open, planned)} (${share * 100} % of ${Math.round(planned)} is ${fmt(planned * share)}, floor ${floor})`;
 }
 
 // One line per gate, for `k6pack thresholds` and the tests.

@@ -89,15 +89,38 @@ export function byLevel(name, values, fallback) {
 const round1 = (x) => Math.round(x * 10) / 10;
 const ceil1 = (x) => Math.ceil(x * 10 - 1e-9) / 10;
 
+// How late k6 starts an arrival after its due time: 0-8 ms (max over 250 arrivals at
+// 50/s and 2,500 at 500/s, constant-arrival-rate, on the pack's 2-core machine at load
+// ~2; k6 v1.8.1). An arrival that starts late ends late: it holds its VU that much longer.
+export const ARRIVAL_LATE_SECONDS = 0.01;
+
+// The VUs an open step needs so that k6 never finds its pool empty while the step keeps
+// up: `perSecond` arrivals a second, evenly spaced, each holding its VU at most
+// `worstSeconds` (the lane's worst iteration: common/scenario.js) plus how late k6 may
+// start it. A window of that length holds floor(rate x length) + 1 arrivals (one at
+// each end), and one VU more is the one whose iteration just ended but which k6 has
+// not yet taken back (its goroutine goes back to the queue after the iteration). k6
+// v1.8.1 drops an arrival that finds no free VU, and only then starts one VU beyond
+// preAllocatedVUs (lib/executor constant_arrival_rate.go): so the pre-allocated pool,
+// not maxVUs, is what must cover the worst case.
+export function openPool(perSecond, worstSeconds) {
+  return Math.floor(perSecond * (worstSeconds + ARRIVAL_LATE_SECONDS) + 1e-9) + 2;
+}
+
 // The k6 scenario of one open step: `share` % of `connections` connections' worth of
-// arrivals, a lane's iteration taking `iterationSeconds`. The VU pool is sized from
-// the same numbers: what is in flight at that rate (Little's law), with room for the
-// latency to grow fourfold before arrivals are dropped.
-export function openStep(share, connections, iterationSeconds, stepSeconds) {
+// arrivals, a lane's iteration taking `iterationSeconds` (the model's median: the
+// rate's unit). The VU pool is sized for the lane's worst case: `worstSeconds(inFlight)`
+// is the longest an iteration may take while its step keeps up (a connection's first
+// operation paying its set-up, within the policy's p95 margins: common/scenario.js
+// worstIterationSeconds), default the median iteration. maxVUs leaves room for the
+// median latency to grow fourfold; every VU k6 adds beyond the pre-allocated ones costs
+// it a dropped arrival first, counted against the step (common/gates.js droppedGates).
+export function openStep(share, connections, iterationSeconds, stepSeconds, worstSeconds) {
   const perSecond = ((share / 100) * connections) / Math.max(iterationSeconds, 0.001);
   const perMinute = Math.max(1, Math.round(perSecond * 60));
   const inFlight = (perMinute / 60) * iterationSeconds;
-  const preAllocatedVUs = Math.min(1000, Math.ceil(inFlight * 1.5) + 1);
+  const worst = Math.max(iterationSeconds, worstSeconds ? worstSeconds(Math.max(1, inFlight)) : 0);
+  const preAllocatedVUs = Math.min(1000, Math.max(openPool(perMinute / 60, worst), Math.ceil(inFlight) + 1));
   return {
     executor: 'constant-arrival-rate',
     rate: perMinute,
@@ -106,6 +129,7 @@ export function openStep(share, connections, iterationSeconds, stepSeconds) {
     preAllocatedVUs,
     maxVUs: Math.min(2000, Math.max(preAllocatedVUs, Math.ceil(inFlight * 4) + 2)),
     concurrency: Math.max(1, inFlight),
+    worstSeconds: worst,
   };
 }
 
@@ -115,6 +139,7 @@ const noDelayFits = (level, hints) => Boolean(level.noDelay) && hints.rttMs === 
 function steppedPlan(lanes, level, hints, env, open) {
   const steps = open ? open.shares : envIntList(env, 'STEPS', hints.steps || level.steps, { min: 1, max: 5000 });
   const concurrency = {};
+  const pools = {}; // an open step's: { inFlight (at the median), worstSeconds (what sized its pool) }
   const fixedStep = envInt(env, 'STEP_SECONDS', 0, { min: 0, max: 86400 });
   const perVu = envInt(env, 'STEP_ITERATIONS', 0, { min: 0, max: 1000000 });
   const durations = {};
@@ -142,14 +167,14 @@ function steppedPlan(lanes, level, hints, env, open) {
       const name = `${lane.name}_${step}`;
       let work;
       if (open) {
-        const { concurrency: inFlight, ...rest } = openStep(
-          n,
-          open.connections,
-          lane.openSeconds || iterationSeconds,
-          stepSeconds,
-        );
+        const {
+          concurrency: inFlight,
+          worstSeconds,
+          ...rest
+        } = openStep(n, open.connections, lane.openSeconds || iterationSeconds, stepSeconds, lane.openWorstSeconds);
         work = rest;
         concurrency[name] = inFlight;
+        pools[name] = { inFlight, worstSeconds };
       } else {
         // A step's concurrency is n; a lane may run it on fewer VUs (fanout: n
         // subscribers, many to a VU).
@@ -174,6 +199,7 @@ function steppedPlan(lanes, level, hints, env, open) {
     scenarios,
     durations,
     concurrency,
+    ...(open ? { pools } : {}),
     totalSeconds: start,
     stepSeconds,
     steps: open ? steps.map((s) => `o${s}`) : steps,

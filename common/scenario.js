@@ -21,7 +21,7 @@
 //     1 where server time is the study's question),
 //   hints (for `k6pack report`, kept in summary.json's run.hints) }
 import { deriveGates, droppedGates, expectationsOf, gateThresholds } from './gates.js';
-import { LOSS_SAMPLES, linkOf, setupOnly, setupPhases } from './model.js';
+import { budget, LOSS_SAMPLES, linkOf, setupOnly, setupPhases } from './model.js';
 import { cellKey } from './results.js';
 import { envNames } from './env.js';
 import { machineOf } from './machine.js';
@@ -159,6 +159,7 @@ export function buildScenario(decl, profile, env, policy) {
       ...(decl.laneSeconds ? { iterationSeconds: decl.laneSeconds(l.name, profile) } : {}),
       ...(decl.laneVus ? { vus: (n) => decl.laneVus(l.name, n, profile) } : {}),
       openSeconds: modelIterationSeconds(l, link),
+      openWorstSeconds: worstIterationSeconds(l, link, policy.latency),
     }));
   const closeSeconds = decl.closeSeconds ? decl.closeSeconds(profile) : undefined;
   const machine = machineOf(env);
@@ -258,25 +259,46 @@ export function callMs(lane, dims, link) {
 const K6_OP_MS = 0.2;
 const K6_BYTE_MS = 1.5e-5;
 
+// The operations of one iteration of a lane: each of its dims once (a kept connection's
+// are warm: a dim that is the cold variant of another is left out, unless all are).
+const iterationDims = (lane) =>
+  (lane.dims || [{}]).filter((d) => d.conn !== 'cold' || (lane.dims || []).every((x) => x.conn === 'cold'));
+
+// k6's own time for one operation of a dim beyond the model.
+const k6Ms = (lane, d, link) => K6_OP_MS + K6_BYTE_MS * ((lane.model && lane.model(d, link).resBytes) || 0);
+
 // One iteration of a lane under the model, in seconds: what an open step's rate is a
 // share of. An iteration runs each of the lane's dims once (a kept connection's are
-// warm); a session lane (a WebSocket for `session.ops` operations) also opens its socket.
+// warm); a session lane (a WebSocket for \`session.ops\` operations) also opens its socket.
 function modelIterationSeconds(lane, link) {
   if (!lane.tags.transport) return 0;
-  const dims = (lane.dims || [{}]).filter(
-    (d) => d.conn !== 'cold' || (lane.dims || []).every((x) => x.conn === 'cold'),
-  );
   const opMs =
     (lane.opsPerIteration || 1) *
-    dims.reduce(
-      (s, d) =>
-        s +
-        expectationsOf(lane, d, link).p50.ms +
-        K6_OP_MS +
-        K6_BYTE_MS * ((lane.model && lane.model(d, link).resBytes) || 0),
-      0,
-    );
+    iterationDims(lane).reduce((s, d) => s + expectationsOf(lane, d, link).p50.ms + k6Ms(lane, d, link), 0);
   if (!lane.session) return opMs / 1000;
   const setup = setupOnly(link, setupPhases(lane.tags.transport, lane.tags.tls === 'true')).ms;
   return (setup + lane.session.ops * opMs) / 1000;
+}
+
+// The longest one iteration of a lane may take while its open step keeps up, in seconds,
+// as a function of the step's iterations in flight (what sizes the step's VU pool:
+// common/plan.js openStep). Every operation of the iteration at its p95 budget
+// (common/model.js budget, as its p95 gate has it but for overrides): the model's tail
+// operation, which for a lane that keeps its connection is the connection's first,
+// paying its set-up (TCP, and TLS where the lane has it), within the policy's p95
+// margins and the step's queueing allowance; a session lane's socket set-up too, at
+// the same margins. An iteration that outlives this is one its step's p95 gate does not
+// accept either: when it keeps the pool full and arrivals are dropped, the step fell behind.
+function worstIterationSeconds(lane, link, latency) {
+  if (!lane.tags.transport) return () => 0;
+  const dims = iterationDims(lane);
+  return (inFlight) => {
+    const p95 = (e) => budget(latency, link, e, inFlight).p95;
+    const opMs =
+      (lane.opsPerIteration || 1) *
+      dims.reduce((s, d) => s + p95(expectationsOf(lane, d, link)) + k6Ms(lane, d, link), 0);
+    if (!lane.session) return opMs / 1000;
+    const setup = setupOnly(link, setupPhases(lane.tags.transport, lane.tags.tls === 'true'));
+    return (p95({ p50: setup, p95: setup }) + lane.session.ops * opMs) / 1000;
+  };
 }

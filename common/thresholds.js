@@ -6,7 +6,10 @@
 // {
 //   "latency": { "p50": { "factor": 1.15, "plusMs": 20 }, "p95": { "factor": 1.5, "plusMs": 50 },
 //                "cpuFactor": 2, "stepMs": { "p50": 5, "p95": 10 }, "reason": "..." },
-//   "open": { "droppedShare": 0.01, "reason": "..." },        an open step's dropped arrivals
+//   "open": { "droppedShare": 0.01, "droppedFloor": 1, "reason": "..." },
+//                                                           an open step's dropped arrivals: at most
+//                                                           max(share x planned, floor) (common/gates.js
+//                                                           droppedLimit; no floor when the file gives none)
 //   "gates": { "op_failed": [{ "threshold": "rate<0.01", "abortOnFail": true, "delayAbortEval": "10s" }] },
 //   "scenarios": {
 //     "<scenario>": {
@@ -147,6 +150,12 @@ export function parsePolicy(text, file) {
       fail(
         file,
         "open.droppedShare must be a number from 0 to 1 (the share of an open step's arrivals that may be dropped)",
+      );
+    const floor = doc.open.droppedFloor;
+    if (floor !== undefined && !(Number.isInteger(floor) && floor >= 0))
+      fail(
+        file,
+        'open.droppedFloor must be a whole number >= 0 (the arrivals any open step may drop, whatever its share says)',
       );
     needsReason(file, 'open', doc.open);
   }

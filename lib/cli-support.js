@@ -2,6 +2,7 @@
 // profile and scenario lookup.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
+import { WORKLOADS } from '../common/plan.js';
 import { loadProfile } from './profiles.js';
 import { ROOT } from './tools.js';
 
@@ -101,4 +102,10 @@ export function scenarioDescription(name) {
     if (content) return content;
   }
   return '';
+}
+
+// --workload, checked before anything starts.
+export function checkWorkload(workload) {
+  if (workload !== undefined && !WORKLOADS.includes(workload))
+    throw new UsageError(`--workload ${workload}: use closed (VUs in a loop) or open (arrival rates)`);
 }

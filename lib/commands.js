@@ -5,12 +5,12 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseApiPlan } from '../common/api.js';
 import { ALL_PROXY_NAMES, targetsFor } from '../common/defaults.js';
-import { describeGate } from '../common/gates.js';
+import { describeGate, describeOpenStep } from '../common/gates.js';
 import { describeMachine } from '../common/machine.js';
 import { buildScenario } from '../common/scenario.js';
 import { describeRecording } from '../common/recording.js';
 import { parsePolicy } from '../common/thresholds.js';
-import { profileOrUsage, scenarioDescription, scenarioNames, show, UsageError } from './cli-support.js';
+import { checkWorkload, profileOrUsage, scenarioDescription, scenarioNames, show, UsageError } from './cli-support.js';
 import { ROOT } from './tools.js';
 import { listProfiles, loadProfile } from './profiles.js';
 import { HoldError, holdStatus, takeHold } from './hold.js';
@@ -258,12 +258,13 @@ export async function list(_opts, { out }) {
 
 // `k6pack thresholds SCENARIO --profile P --load L`: the gates a run would have,
 // each with the model term behind it (the same derivation k6 makes: common/scenario.js).
-export async function thresholds(scenario, { profile: spec, load, file }, { out }) {
+export async function thresholds(scenario, { profile: spec, load, workload, file }, { out }) {
   const names = scenarioNames();
   if (!names.includes(scenario))
     throw new UsageError(`unknown scenario '${scenario}': choose one of ${names.join(', ')}`);
   const { default: declare } = await import(pathToFileURL(join(ROOT, 'scenarios', 'plans', `${scenario}.js`)).href);
-  const env = { ...process.env, ...(load ? { LOAD: load } : {}) };
+  checkWorkload(workload);
+  const env = { ...process.env, ...(load ? { LOAD: load } : {}), ...(workload ? { WORKLOAD: workload } : {}) };
   // api: the plan file `k6pack up --api` wrote (API=path), else the nominal API.
   const api =
     scenario === 'api' && env.API
@@ -287,6 +288,10 @@ export async function thresholds(scenario, { profile: spec, load, file }, { out 
   );
   if (built.recording.metrics === 'lean') out(`(${describeRecording(built.recording)}: no gates on them)`);
   for (const g of built.gates) out(`  ${describeGate(g)}`);
+  if (built.plan.pools) {
+    out('open steps:');
+    for (const name of Object.keys(built.plan.pools)) out(`  ${describeOpenStep(policy, built.plan, name)}`);
+  }
   const other = Object.entries(built.thresholds).filter(([k]) => !built.gates.some((g) => g.key === k));
   out('other gates:');
   for (const [k, list] of other)

@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { targetsFor } from '../common/defaults.js';
 import { describeMachine } from '../common/machine.js';
-import { WORKLOADS } from '../common/plan.js';
 import { METRICS_MODES } from '../common/recording.js';
-import { profileList, resolveScenario, UsageError } from './cli-support.js';
 import { measureMachine } from './calibrate.js';
+import { checkWorkload, profileList, resolveScenario, UsageError } from './cli-support.js';
+
+export { checkWorkload };
 import { describeToxic } from './commands.js';
 import { k6RunArgs } from './k6.js';
 import { takeHold } from './hold.js';
@@ -318,10 +319,4 @@ export function checkMetrics(metrics) {
     throw new UsageError(
       `--metrics ${metrics}: use full (every figure the summary reports, the default) or lean (op_duration and op_failed only, for the most load)`,
     );
-}
-
-// --workload, checked before anything starts.
-export function checkWorkload(workload) {
-  if (workload !== undefined && !WORKLOADS.includes(workload))
-    throw new UsageError(`--workload ${workload}: use closed (VUs in a loop) or open (arrival rates)`);
 }

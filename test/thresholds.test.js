@@ -13,6 +13,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { LEVELS } from '../common/plan.js';
+import { droppedLimit } from '../common/gates.js';
 import { buildScenario } from '../common/scenario.js';
 import { parsePolicy } from '../common/thresholds.js';
 import { scenarioNames } from '../lib/cli-support.js';
@@ -215,6 +216,11 @@ describe('the policy file', () => {
       /scenarios\."ws-vs-http"\.overrides\[0\] needs a "reason"/,
     ],
     [
+      'a dropped-arrivals floor that is not a whole number',
+      { ...policy, open: { ...policy.open, droppedFloor: 0.5 } },
+      /open\.droppedFloor must be a whole number >= 0/,
+    ],
+    [
       'a negative margin',
       { ...policy, latency: { ...policy.latency, p50: { factor: -1, plusMs: 20 } } },
       /latency\.p50\.factor must be a number >= 0/,
@@ -232,6 +238,33 @@ describe('the policy file', () => {
       assert.match(cli.stderr, message);
     });
   }
+
+  test("an open step's dropped arrivals: at most a share of its planned ones, never fewer than the floor", () => {
+    const { droppedShare: share, droppedFloor: floor } = policy.open;
+    assert.ok(floor >= 1, 'thresholds.json gives a floor: one drop cannot fail a short step');
+    // A short step (lte's ci o50: 36 arrivals): 1 % is 0, the floor holds.
+    assert.equal(droppedLimit(policy.open, 36), floor);
+    // A long one: the share (full's o90 of 50 connections under lte: ~627/s for 30 s).
+    assert.equal(droppedLimit(policy.open, 18800), Math.floor(18800 * share));
+    // A file without a floor keeps the share alone.
+    assert.equal(droppedLimit({ droppedShare: 0.01 }, 36), 0);
+    // Every open step's gate is that rule, and only open steps have one.
+    const env = { LOAD: 'ci', WORKLOAD: 'open' };
+    const built = buildScenario(declarations['ws-vs-http'](env), loadProfile('lte'), env, policy);
+    for (const [name, sc] of Object.entries(built.plan.scenarios)) {
+      const planned = (sc.rate / 60) * (built.plan.durations[name] / 1000);
+      assert.deepEqual(built.thresholds[`dropped_iterations{scenario:${name}}`], [
+        `count<=${droppedLimit(policy.open, planned)}`,
+      ]);
+    }
+    const closed = buildScenario(
+      declarations['ws-vs-http']({ LOAD: 'ci' }),
+      loadProfile('lte'),
+      { LOAD: 'ci' },
+      policy,
+    );
+    assert.ok(!Object.keys(closed.thresholds).some((k) => k.startsWith('dropped_iterations')));
+  });
 
   test('a missing file, given relative to the working directory', async () => {
     const rel = relative(process.cwd(), join(dir, 'missing.json'));
@@ -254,6 +287,15 @@ describe('the policy file', () => {
     );
     assert.match(r.stdout, /op_duration\{scenario:ws_c4\} .*4 VUs\)/);
     assert.match(r.stdout, /op_failed rate<0\.01 \(aborts the run\)/);
+    // --workload open: each open step's arrivals, its VU pool and its dropped-arrivals gate.
+    const open = await runCli(['thresholds', 'ws-vs-http', '--profile', 'lte', '--workload', 'open']);
+    assert.equal(open.exitCode, 0, open.stderr);
+    assert.match(
+      open.stdout,
+      /^ {2}http_keepalive_o50: \d+ arrivals\/s for [\d.]+ s \(\d+\); VU pool \d+ pre-allocated \(every iteration at its worst, \d+ ms; [\d.]+ in flight at the median\), \d+ at most; dropped_iterations count<=1 \(1 % of \d+ is [\d.]+, floor 1\)$/m,
+    );
+    assert.match(open.stdout, /^ {2}dropped_iterations\{scenario:http2_o50\} count<=1$/m);
+    assert.doesNotMatch(r.stdout, /open steps:|dropped_iterations/);
     const bad = await runCli(['thresholds', 'ws-vs-http', '--profile', '6g']);
     assert.equal(bad.exitCode, 2);
     assert.match(bad.stderr, /unknown network profile "6g"/);

@@ -189,3 +189,27 @@ test('a slowest group of several lanes: what each saves against each of them, as
   );
   assertTrueForEveryLane(v, d);
 });
+
+test("an open step's dropped arrivals end what a lane held only when their gate (the one rule) failed", () => {
+  // The dropped-arrivals gates as k6 evaluated them: count<=droppedLimit (common/gates.js).
+  const d = doc([row('http2', 'o50', 75, 0), row('http2', 'o90', 73, 0), row('http2', 'o150', 80, 0)], { open: true });
+  const dropped = (step, count, limit) => ({
+    key: `dropped_iterations{scenario:http2_${step}}`,
+    threshold: `count<=${limit}`,
+    ok: count <= limit,
+    stat: 'count',
+  });
+  // One drop in a short step is within its floor: the step held.
+  d.thresholds = [dropped('o50', 1, 1), dropped('o90', 0, 1), dropped('o150', 40, 1)];
+  assert.deepEqual(heldUpTo(d), { http2: 9 });
+  assert.equal(verdictOf(d).lines.at(-1), 'Held the budget up to: http2 9.0 arrivals/s.');
+  // Two in the first step fail it: the lane held nothing.
+  d.thresholds = [dropped('o50', 2, 1), dropped('o90', 0, 1), dropped('o150', 40, 1)];
+  assert.match(verdictOf(d).lines.at(-1), /http2 none \(failed at its first step\)/);
+  // Another lane's failed gate is not this lane's.
+  d.thresholds = [
+    dropped('o50', 0, 1),
+    { ...dropped('o90', 0, 1), key: 'dropped_iterations{scenario:ws_o90}', ok: false },
+  ];
+  assert.deepEqual(heldUpTo(d), { http2: 15 });
+});
