@@ -63,6 +63,16 @@ const TLS_RECORD = 30;
 // certificate): 5-9 ms on the pack's 2-core machine; it is all a fresh HTTPS
 // request costs under lan beyond its bytes.
 export const TLS_HANDSHAKE_CPU_MS = 5;
+// CPU one request costs the load generator, the proxy and the server beyond an HTTP/1.1
+// keep-alive request's, by transport: bench/scale.js's knees on the reference machine
+// (2 cores; 2026-11-25): HTTP/1.1 keep-alive still kept up at 2,688/s (< 0.74 ms of the
+// box's CPU a request), HTTP/2 topped out near 1,050/s (1.9 ms: +1.1 ms; the server's own
+// part of that is ~0.1 ms, bench/server-cost.js: Go's HTTP/2 client in k6 and TLS records),
+// gRPC near 1,660/s (1.2 ms: +0.45 ms). CPU, so it shares the cores at c4 (contentionMs).
+export const REQUEST_CPU_MS = { http2: 1.1, grpc: 0.45, 'grpc-fresh': 0.45 };
+// k6's own time per byte it receives (decoding: a 1 MB gRPC message costs it 14-19 ms,
+// HTTP/JSON 8-9 ms, TLS records ~15 ms a MB): where a scenario's check reads the body.
+export const K6_BYTE_MS = 1.5e-5;
 // Bytes [up, down] a set-up phase puts on the wire beyond its round trip, counted by a
 // proxy between k6 v1.8.1 and the pack's servers (2026-11-25): k6's (Go's) TLS 1.3
 // ClientHello carries an X25519MLKEM768 key share (1494 B) and its Finished (80 B);
@@ -454,7 +464,11 @@ export function operation(link, op) {
   // default) on every call: an upload beyond it waits for the server's WINDOW_UPDATEs.
   if (op.upWindow) add('upWindow', windowWaitMs(up, GRPC_INITIAL_WINDOW, link.R, link.upKbps), 'HTTP/2 window (up)');
   add('server', op.serverMs || 0, 'server');
-  add('client', (op.clientMs || 0) + (phases.includes('tls') ? TLS_HANDSHAKE_CPU_MS : 0), 'k6');
+  add(
+    'client',
+    (op.clientMs || 0) + (phases.includes('tls') ? TLS_HANDSHAKE_CPU_MS : 0) + (REQUEST_CPU_MS[op.transport] || 0),
+    'k6',
+  );
   add('wait', op.waitMs || 0, 'protocol wait');
   const ms = terms.reduce((s, t) => s + t.ms, 0);
   const setupMs = phases.length * (link.R + link.extraMs) + handshake.ms;

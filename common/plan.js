@@ -115,8 +115,14 @@ export function openPool(perSecond, worstSeconds) {
 // worstIterationSeconds), default the median iteration. maxVUs leaves room for the
 // median latency to grow fourfold; every VU k6 adds beyond the pre-allocated ones costs
 // it a dropped arrival first, counted against the step (common/gates.js droppedGates).
-export function openStep(share, connections, iterationSeconds, stepSeconds, worstSeconds) {
-  const perSecond = ((share / 100) * connections) / Math.max(iterationSeconds, 0.001);
+// cpu: { seconds (the iteration's CPU, common/scenario.js), cores, cpuScale }: the
+// connections share the machine's cores, so what they can do is at most cores / CPU
+// per iteration (the utilization law; under lan, where an iteration is all CPU, 4
+// connections on 2 cores do what 2 would).
+export function openStep(share, connections, iterationSeconds, stepSeconds, worstSeconds, cpu) {
+  const byLink = connections / Math.max(iterationSeconds, 0.001);
+  const byCpu = cpu && cpu.seconds > 0 ? cpu.cores / (cpu.seconds * cpu.cpuScale) : Infinity;
+  const perSecond = (share / 100) * Math.min(byLink, byCpu);
   const perMinute = Math.max(1, Math.round(perSecond * 60));
   const inFlight = (perMinute / 60) * iterationSeconds;
   const worst = Math.max(iterationSeconds, worstSeconds ? worstSeconds(Math.max(1, inFlight)) : 0);
@@ -171,7 +177,14 @@ function steppedPlan(lanes, level, hints, env, open) {
           concurrency: inFlight,
           worstSeconds,
           ...rest
-        } = openStep(n, open.connections, lane.openSeconds || iterationSeconds, stepSeconds, lane.openWorstSeconds);
+        } = openStep(
+          n,
+          open.connections,
+          lane.openSeconds || iterationSeconds,
+          stepSeconds,
+          lane.openWorstSeconds,
+          hints.machine && { seconds: lane.openCpuSeconds || 0, ...hints.machine },
+        );
         work = rest;
         concurrency[name] = inFlight;
         pools[name] = { inFlight, worstSeconds };

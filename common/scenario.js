@@ -21,7 +21,7 @@
 //     1 where server time is the study's question),
 //   hints (for `k6pack report`, kept in summary.json's run.hints) }
 import { deriveGates, droppedGates, expectationsOf, gateThresholds } from './gates.js';
-import { budget, LOSS_SAMPLES, linkOf, setupOnly, setupPhases } from './model.js';
+import { budget, cpuMsOf, K6_BYTE_MS, LOSS_SAMPLES, linkOf, setupOnly, setupPhases } from './model.js';
 import { cellKey } from './results.js';
 import { envNames } from './env.js';
 import { machineOf } from './machine.js';
@@ -149,6 +149,7 @@ function laneKeys(plan, latencyMetric) {
 export function buildScenario(decl, profile, env, policy) {
   const iterationSeconds = decl.iterationSeconds ? decl.iterationSeconds(profile) : 0;
   const link = linkOf(profile);
+  const machine = machineOf(env);
   // LANES=ws,http2 runs only those lanes (names as the scenario's summary shows them).
   const names = decl.lanes.filter((l) => l.tags.transport).map((l) => l.name);
   const only = envNames(env, 'LANES', names, names);
@@ -159,10 +160,10 @@ export function buildScenario(decl, profile, env, policy) {
       ...(decl.laneSeconds ? { iterationSeconds: decl.laneSeconds(l.name, profile) } : {}),
       ...(decl.laneVus ? { vus: (n) => decl.laneVus(l.name, n, profile) } : {}),
       openSeconds: modelIterationSeconds(l, link),
-      openWorstSeconds: worstIterationSeconds(l, link, policy.latency),
+      openCpuSeconds: modelIterationSeconds(l, link, { cpuOnly: true }),
+      openWorstSeconds: worstIterationSeconds(l, link, policy.latency, machine),
     }));
   const closeSeconds = decl.closeSeconds ? decl.closeSeconds(profile) : undefined;
-  const machine = machineOf(env);
   const level = levelName(env, decl.level || 'ci');
   // Under loss, a step's median needs a few operations to stand on: one in 10 or so
   // waits for a retransmission, and the median of one or two is a coin toss.
@@ -176,6 +177,7 @@ export function buildScenario(decl, profile, env, policy) {
       steps: decl.steps,
       mix: decl.mix,
       open: decl.open,
+      machine,
       rttMs: link.R,
       noDelayBudget: decl.noDelayBudget,
     },
@@ -254,10 +256,9 @@ export function callMs(lane, dims, link) {
 }
 
 // k6's own time per operation beyond the model (building, recording, checking:
-// bench/overhead.js), and per byte it receives (decoding: a 1 MB gRPC message costs it
-// 14-19 ms, as HTTP/JSON 8-9 ms). They matter under lan, where the network costs nothing.
+// bench/overhead.js), and per byte it receives (common/model.js K6_BYTE_MS). They
+// matter under lan, where the network costs nothing.
 const K6_OP_MS = 0.2;
-const K6_BYTE_MS = 1.5e-5;
 
 // The operations of one iteration of a lane: each of its dims once (a kept connection's
 // are warm: a dim that is the cold variant of another is left out, unless all are).
@@ -270,13 +271,16 @@ const k6Ms = (lane, d, link) => K6_OP_MS + K6_BYTE_MS * ((lane.model && lane.mod
 // One iteration of a lane under the model, in seconds: what an open step's rate is a
 // share of. An iteration runs each of the lane's dims once (a kept connection's are
 // warm); a session lane (a WebSocket for \`session.ops\` operations) also opens its socket.
-function modelIterationSeconds(lane, link) {
+// cpuOnly: the CPU part of it alone (the server's, k6's: what n connections share the
+// machine's cores for; common/plan.js openStep caps a step's rate by it).
+function modelIterationSeconds(lane, link, { cpuOnly = false } = {}) {
   if (!lane.tags.transport) return 0;
+  const ms = (e) => (cpuOnly ? cpuMsOf(e) : e.ms);
   const opMs =
     (lane.opsPerIteration || 1) *
-    iterationDims(lane).reduce((s, d) => s + expectationsOf(lane, d, link).p50.ms + k6Ms(lane, d, link), 0);
+    iterationDims(lane).reduce((s, d) => s + ms(expectationsOf(lane, d, link).p50) + k6Ms(lane, d, link), 0);
   if (!lane.session) return opMs / 1000;
-  const setup = setupOnly(link, setupPhases(lane.tags.transport, lane.tags.tls === 'true')).ms;
+  const setup = ms(setupOnly(link, setupPhases(lane.tags.transport, lane.tags.tls === 'true')));
   return (setup + lane.session.ops * opMs) / 1000;
 }
 
@@ -289,11 +293,11 @@ function modelIterationSeconds(lane, link) {
 // margins and the step's queueing allowance; a session lane's socket set-up too, at
 // the same margins. An iteration that outlives this is one its step's p95 gate does not
 // accept either: when it keeps the pool full and arrivals are dropped, the step fell behind.
-function worstIterationSeconds(lane, link, latency) {
+function worstIterationSeconds(lane, link, latency, machine) {
   if (!lane.tags.transport) return () => 0;
   const dims = iterationDims(lane);
   return (inFlight) => {
-    const p95 = (e) => budget(latency, link, e, inFlight).p95;
+    const p95 = (e) => budget(latency, link, e, inFlight, { machine }).p95;
     const opMs =
       (lane.opsPerIteration || 1) *
       dims.reduce((s, d) => s + p95(expectationsOf(lane, d, link)) + k6Ms(lane, d, link), 0);

@@ -11,7 +11,7 @@ import { bookResourceUrl } from '../../common/book-resource.js';
 import { LIMITS } from '../../common/defaults.js';
 import { envInt, envNames } from '../../common/env.js';
 import { byLevel, levelName } from '../../common/plan.js';
-import { windowAfter } from '../../common/model.js';
+import { K6_BYTE_MS, windowAfter } from '../../common/model.js';
 import { DEFAULT_COLUMNS, lane, laneModelSeconds, rttOf } from '../../common/scenario.js';
 
 export const BLURBS = { small: 100, medium: 2000, large: 16000, study: 102400 };
@@ -34,11 +34,10 @@ const BOOK_MS = 0.05;
 // Per byte, for documents of a megabyte or more (the study's 5 MB; below that
 // these are under a millisecond, left to the policy's 20 ms): the server making
 // the filler and its JSON (~2 ms a MB), and k6 reading the body and decoding its
-// TLS records (~15 ms a MB here, common/scenario.js K6_BYTE_MS), which under lan
+// TLS records (~15 ms a MB here, common/model.js K6_BYTE_MS), which under lan
 // is most of what the operation costs.
 const BIG_BYTES = 1e6;
 const BYTE_MS = 2e-6;
-const K6_BYTE_MS = 1.5e-5;
 
 // Lanes that only run the study's document (they differ from their neighbours
 // only by generation time, which the other documents do not have).

@@ -53,7 +53,7 @@ export default function declare(env) {
     { min: 1, max: LIMITS.MAX_SUBSCRIBERS },
   );
   const RATE = envInt(env, 'FANOUT_RATE', 10, { min: 1, max: 1000 });
-  const MIN_EVENTS = envInt(env, 'FANOUT_EVENTS', byLevel(level, { smoke: 5, ci: 8, full: 100 }, 8), {
+  const MIN_EVENTS = envInt(env, 'FANOUT_EVENTS', byLevel(level, { smoke: 5, ci: 6, full: 100 }, 8), {
     min: 1,
     max: 100000,
   });

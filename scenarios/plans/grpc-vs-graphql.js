@@ -1,7 +1,7 @@
 // Studies 003 and 004's plan (scenarios/grpc-vs-graphql.js runs it).
 import { LIMITS } from '../../common/defaults.js';
 import { envBool, envInt } from '../../common/env.js';
-import { linkOf, transferMs } from '../../common/model.js';
+import { K6_BYTE_MS, linkOf, transferMs } from '../../common/model.js';
 import { callMs, DEFAULT_COLUMNS, lane, laneModelSeconds, rttOf } from '../../common/scenario.js';
 
 export const SMALL = 100;
@@ -13,11 +13,6 @@ export const BOOK_WIRE_BYTES = 80;
 // and the server's per book it reads: measured under lan (1000-book uploads, p50).
 export const K6_WRITE_MS = 0.03;
 export const SERVER_BOOK_MS = 0.005;
-// k6's gRPC client decoding an answer (protobuf -> JavaScript object), per byte: a
-// 1 MB message cost it 14-19 ms p50 under lan on the reference machine (HTTP/JSON
-// 8-9 ms, left to the policy's 20 ms). CPU, so a c4 step on 2 cores shares it
-// (common/model.js contentionMs).
-export const K6_GRPC_DECODE_MS = 1.6e-5;
 
 // -> { TLS, BIG, PAYLOADS, UPLOADS, ...declaration }
 export default function declare(env) {
@@ -54,7 +49,10 @@ export default function declare(env) {
       reqBytes: 10,
       resBytes: bytes[dims.payload] + 10,
       serverMs: 1,
-      clientMs: dims.payload === 'big' ? bytes.big * K6_GRPC_DECODE_MS : 0,
+      // k6 decodes the big answer (protobuf -> JavaScript: ~15 ms a MB), CPU that a
+      // c4 step on 2 cores shares (common/model.js contentionMs); HTTP/JSON's 8-9 ms
+      // is left to the policy's 20 ms.
+      clientMs: dims.payload === 'big' ? bytes.big * K6_BYTE_MS : 0,
     }),
     false,
   );

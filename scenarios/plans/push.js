@@ -34,7 +34,7 @@ export default function declare(env) {
       lane('http_poll', 'http-poll', false, { model: polled }),
     ],
     // A subscription fills its step; this only keeps the step long enough for set-up and a few events.
-    iterationSeconds: (profile) => (4 * rttOf(profile) + 5 * Math.max(INTERVAL_MS, POLL_MS)) / 1000,
+    iterationSeconds: (profile) => (4 * rttOf(profile) + 4 * Math.max(INTERVAL_MS, POLL_MS)) / 1000,
     // Subscriptions and poll loops stop themselves before their step ends: closing takes a few round trips.
     closeSeconds: (profile) => (3 * rttOf(profile)) / 1000 + 0.3,
     columns: [
