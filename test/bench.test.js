@@ -125,6 +125,14 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
       // Named by the next command, which waits for nothing (no retry loop): well within its own timeout.
       assert.ok(entry.deadNamedMs > 0 && entry.deadNamedMs < 30000, output);
     }),
+    t.test('open-workload: a clean open run holds, the slowed servers show the knee', async () => {
+      const { entry, output } = await bench('open-workload');
+      assert.equal(entry.cleanRuns, 1, output);
+      assert.equal(entry.passed, 1, output);
+      assert.equal(entry.kneeRuns, 1, output);
+      // 15 ms per request in flight caps the server near 67/s: the 150 % step (84/s) falls behind.
+      assert.equal(entry.kneeShown, 1, output);
+    }),
     t.test('gate-trust: a clean gate and a drifted one against it', async () => {
       const { entry, output } = await bench('gate-trust');
       assert.equal(entry.cleanRuns, 1, output);
