@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { execa } from 'execa';
 import { targetsFor } from '../common/defaults.js';
 import { k6RunArgs, requireK6 } from '../lib/k6.js';
+import { PORT_WAIT_MS } from '../lib/ports.js';
 import { isAlive } from '../lib/processes.js';
 import { ROOT } from '../lib/tools.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
@@ -87,8 +88,8 @@ test('up -> status -> profile 3g -> profile lan -> down', { timeout: 120000 }, a
 });
 
 test(
-  'up with a port in use: one line naming the port and its variable, nothing left running',
-  { timeout: 60000 },
+  'up and run with a port a live process holds: refused after the bounded wait, one line naming the port, its variable and the pid; nothing left running',
+  { timeout: 90000 },
   async (t) => {
     const { env, ports, runDir, cleanup } = await cliEnv();
     const holder = createServer().listen(ports.PROXY_GRAPHQL_PORT, '127.0.0.1');
@@ -97,16 +98,22 @@ test(
       holder.close();
       await cleanup();
     });
-    const up = await runCli(['up'], { env });
-    assert.equal(up.exitCode, 1);
-    assert.ok(oneLine(up.stderr), up.stderr);
-    assert.equal(
-      up.stderr.trim(),
-      `k6pack: port ${ports.PROXY_GRAPHQL_PORT} (PROXY_GRAPHQL_PORT) is already in use: stop what holds it or set PROXY_GRAPHQL_PORT to a free port`,
+    const refusal = new RegExp(
+      `^k6pack: port ${ports.PROXY_GRAPHQL_PORT} \\(PROXY_GRAPHQL_PORT\\) is already in use \\(waited ${PORT_WAIT_MS / 1000} s; held by pid ${process.pid} \\(.+, listening\\)\\): stop what holds it or set PROXY_GRAPHQL_PORT to a free port$`,
     );
-    assert.deepEqual(recordedPids(runDir), []);
-    const { PROXY_GRAPHQL_PORT, ...others } = ports;
-    assert.deepEqual(await portsInUse(others), []);
+    for (const args of [['up'], ['run', 'ws-vs-http', '--profile', 'lan', '--load', 'smoke', '--no-samples']]) {
+      const t0 = Date.now();
+      const r = await runCli(args, { env });
+      const took = Date.now() - t0;
+      assert.equal(r.exitCode, 1, `${args[0]}: ${r.stdout}${r.stderr}`);
+      assert.ok(oneLine(r.stderr), r.stderr);
+      assert.match(r.stderr.trim(), refusal);
+      // The wait, plus Node's start-up: never a hang.
+      assert.ok(took >= PORT_WAIT_MS && took < PORT_WAIT_MS + 15000, `${args[0]} refused after ${took} ms`);
+      assert.deepEqual(recordedPids(runDir), []);
+      const { PROXY_GRAPHQL_PORT, ...others } = ports;
+      assert.deepEqual(await portsInUse(others), []);
+    }
   },
 );
 

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { proxiesFor } from '../common/defaults.js';
+import { PORT_WAIT_MS } from '../lib/ports.js';
 import { isAlive } from '../lib/processes.js';
 import { resolvePorts, StackError, startStack } from '../lib/stack.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
@@ -79,7 +80,7 @@ test(
 );
 
 test(
-  'startStack: a port in use fails before anything starts, naming the port and its variable',
+  'startStack: a port in use fails before anything starts, after the bounded wait, naming the port, its variable and its holder',
   { timeout: 30000 },
   async (t) => {
     const ports = await freePortMap();
@@ -90,14 +91,19 @@ test(
       holder.close();
       rmSync(runDir, { recursive: true, force: true });
     });
+    const t0 = Date.now();
     await assert.rejects(startStack({ ports, runDir }), (err) => {
       assert.ok(err instanceof StackError);
-      assert.equal(
+      assert.match(
         err.message,
-        `port ${ports.GRPC_TLS_PORT} (GRPC_TLS_PORT) is already in use: stop what holds it or set GRPC_TLS_PORT to a free port`,
+        new RegExp(
+          `^port ${ports.GRPC_TLS_PORT} \\(GRPC_TLS_PORT\\) is already in use \\(waited ${PORT_WAIT_MS / 1000} s; held by pid ${process.pid} \\(.+, listening\\)\\): stop what holds it or set GRPC_TLS_PORT to a free port$`,
+        ),
       );
       return true;
     });
+    const waited = Date.now() - t0;
+    assert.ok(waited >= PORT_WAIT_MS && waited < PORT_WAIT_MS + 5000, `refused after ${waited} ms`);
     assert.deepEqual(readdirSync(runDir), [], 'no process was started (no logs)');
   },
 );
