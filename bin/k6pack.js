@@ -99,11 +99,13 @@ Examples:
 
 program
   .command('down')
-  .description('stop everything `up` started (SIGTERM, SIGKILL after 5 s); safe to repeat')
+  .description(
+    'stop everything `up` started (SIGTERM, SIGKILL after 5 s) and wait until its ports are free; safe to repeat',
+  )
   .option('--force', 'stop it even while a run holds the stack')
   .addHelpText(
     'after',
-    '\nRefuses (exit 4) while a run holds the stack, unless --force.\n\nExample:\n  $ npx k6pack down',
+    '\nRefuses (exit 4) while a run holds the stack, unless --force. Returns once every port the stack held can be\nbound again; a port still held 5 s after the stop is named with the pid holding it (exit 1).\n\nExample:\n  $ npx k6pack down',
   )
   .action(action((opts) => commands.down(opts, ctx)));
 

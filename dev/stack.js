@@ -35,11 +35,12 @@ export async function freePortMap(more = []) {
 }
 
 export async function startTestStack({ log } = {}) {
-  // A port picked here can be taken by a parallel test before the stack binds it: try again.
+  // A port picked here can be taken by a parallel test before the stack binds it: try
+  // again on other ports at once (waiting for that one to come free would not help).
   for (let attempt = 1; ; attempt++) {
     const runDir = mkdtempSync(join(tmpdir(), 'k6pack-stack-'));
     try {
-      const stack = await startStack({ ports: await freePortMap(), runDir, detached: false, log });
+      const stack = await startStack({ ports: await freePortMap(), runDir, detached: false, log, portWaitMs: 0 });
       return {
         ports: stack.ports,
         env: stack.targets,

@@ -15,6 +15,7 @@ import { ROOT } from './tools.js';
 import { listProfiles, loadProfile } from './profiles.js';
 import { HoldError, holdStatus, takeHold } from './hold.js';
 import { clearState, deadLine, deadOf, processesOf, readState, stopRecorded, writeState } from './runstate.js';
+import { stillHeldMessage } from './ports.js';
 import { resolvePorts, services, StackError, startStack } from './stack.js';
 import { Toxiproxy } from './toxiproxy.js';
 
@@ -121,7 +122,7 @@ export async function up({ profile: spec, wait }, ctx) {
     await applyProfile(stack.toxiproxy, profile, runDir, out);
     trap.signal.throwIfAborted(); // Ctrl-C while starting: stop what this command started
   } catch (err) {
-    await stack.stop();
+    await stack.stop().catch(() => {}); // the error that stopped the start says more
     clearState(runDir, readState(runDir));
     throw err;
   }
@@ -146,12 +147,14 @@ export async function down({ force }, { runDir, out }) {
         `the stack is in use by ${held.text}: wait for it to end, or \`npx k6pack down --force\` to stop it anyway`,
       );
   }
-  const stopped = await stopRecorded(runDir, state);
+  // Returns once the ports of what it stopped can be bound again (bounded: one line naming a port still held, exit 1).
+  const { stopped, held } = await stopRecorded(runDir, state);
   out(
     stopped.length
       ? `stopped ${stopped.map((p) => `${p.name} (pid ${p.pid})`).join(', ')}`
       : 'nothing was running; cleared the pid files',
   );
+  if (held.length) throw new StackError(stillHeldMessage(held));
   return 0;
 }
 

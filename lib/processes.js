@@ -1,6 +1,7 @@
 // Background processes by pid: spawn with output to a log file, tell whether a
-// pid is still ours and alive, stop it (SIGTERM, then SIGKILL after a grace period).
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+// pid is still ours and alive, stop it (SIGTERM, then SIGKILL after a grace period;
+// to its whole process group when it leads one).
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { deathLine } from '../common/log-tail.js';
@@ -60,17 +61,29 @@ export function lastLogLine(file, max = 1) {
   }
 }
 
-// Linux keeps exited children of a live parent as zombies, which kill(pid, 0)
-// still reaches; /proc tells them apart.
-function procState(pid) {
+// The fields of /proc/<pid>/stat after the command name ([state, ppid, pgrp, ...]),
+// or null where there is none (gone, or no /proc).
+function procStat(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return null;
   }
 }
 
+// A zombie thread-group leader whose other threads are still exiting: until the
+// last one is gone the process's files, its listening sockets too, stay open.
+function stillExiting(pid) {
+  try {
+    return readdirSync(`/proc/${pid}/task`).length > 1;
+  } catch {
+    return false;
+  }
+}
+
+// Linux keeps exited children of a live parent as zombies, which kill(pid, 0)
+// still reaches; /proc tells them apart.
 export function isAlive(pid) {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
@@ -78,7 +91,32 @@ export function isAlive(pid) {
   } catch (err) {
     if (err.code !== 'EPERM') return false;
   }
-  return procState(pid) !== 'Z';
+  return procStat(pid)?.[0] !== 'Z' || stillExiting(pid);
+}
+
+// True if pid leads its own process group (a detached child: execa's detached
+// spawns it with setsid). Where /proc tells nothing, false.
+function leadsGroup(pid) {
+  return Number(procStat(pid)?.[2]) === pid;
+}
+
+// The live processes of process group `pgid` (/proc; elsewhere [pgid] while kill(-pgid, 0) reaches one).
+export function groupMembers(pgid) {
+  if (!existsSync('/proc/self/stat')) {
+    try {
+      process.kill(-pgid, 0);
+      return [pgid];
+    } catch {
+      return [];
+    }
+  }
+  const found = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(entry);
+    if (stat && Number(stat[2]) === pgid && (stat[0] !== 'Z' || stillExiting(entry))) found.push(Number(entry));
+  }
+  return found;
 }
 
 // The command line of a pid, or null where /proc is not available.
@@ -98,13 +136,13 @@ export function isOurs(pid, marker) {
   return cmd === null || cmd.includes(marker);
 }
 
-async function waitGone(pid, ms) {
+async function waitUntil(done, ms) {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
-    if (!isAlive(pid)) return true;
+    if (done()) return true;
     await sleep(50);
   }
-  return !isAlive(pid);
+  return done();
 }
 
 function signal(pid, sig) {
@@ -115,11 +153,18 @@ function signal(pid, sig) {
   }
 }
 
-// SIGTERM, then SIGKILL after graceMs. Resolves once the pid is gone.
+// SIGTERM, then SIGKILL after graceMs. A pid that leads its own process group (a
+// detached child) is signalled with its whole group, and waited for with it: a
+// process it started and that outlived it would still hold what it held (a
+// listening port). Resolves true once every one is gone, false if one still runs
+// 2 s after SIGKILL.
 export async function stopPid(pid, { graceMs = STOP_GRACE_MS } = {}) {
-  if (!isAlive(pid)) return;
-  signal(pid, 'SIGTERM');
-  if (await waitGone(pid, graceMs)) return;
-  signal(pid, 'SIGKILL');
-  await waitGone(pid, 2000);
+  const group = leadsGroup(pid);
+  const gone = group ? () => groupMembers(pid).length === 0 : () => !isAlive(pid);
+  const target = group ? -pid : pid;
+  if (gone()) return true;
+  signal(target, 'SIGTERM');
+  if (await waitUntil(gone, graceMs)) return true;
+  signal(target, 'SIGKILL');
+  return waitUntil(gone, 2000);
 }

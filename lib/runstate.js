@@ -3,7 +3,9 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { show } from './cli-support.js';
-import { isOurs, lastLogLine, stopPid } from './processes.js';
+import { stopReleasing } from './ports.js';
+import { isOurs, lastLogLine } from './processes.js';
+import { services } from './stack.js';
 
 const STATE_FILE = 'stack.json';
 
@@ -58,10 +60,20 @@ export function deadLine(dead) {
   return parts.join('; ');
 }
 
-// Stops every recorded process that is still ours; returns the ones it stopped.
+// Stops every recorded process that is still ours and waits until the ports they
+// listened on are free (lib/ports.js stopReleasing, bounded); returns { stopped,
+// held }: the processes it stopped, and the ports still held after the wait.
 export async function stopRecorded(runDir, state) {
   const running = processesOf(state).filter((p) => p.alive);
-  await Promise.all(running.map((p) => stopPid(p.pid)));
+  const declared = Object.fromEntries(services(state.ports).map((s) => [s.name, s.ports]));
+  // A Toxiproxy started alone for a team's API (`up --api`) has no reference proxies.
+  const portsOf = (name) =>
+    (declared[name] || [])
+      .filter((v) => state.reference !== false || !v.startsWith('PROXY_'))
+      .map((v) => ({ name: v, port: state.ports[v] }));
+  const held = await stopReleasing(
+    running.map((p) => ({ pid: p.pid, label: LABELS[p.name] || p.name, ports: portsOf(p.name) })),
+  );
   clearState(runDir, state);
-  return running;
+  return { stopped: running, held };
 }

@@ -4,12 +4,13 @@
 import { mkdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_HOST, DEFAULT_PORTS, PROXY_ROUTES, proxiesFor, targetsFor } from '../common/defaults.js';
 import { isLoopback, isLoopbackHost } from '../common/loopback.js';
-import { lastLogLine, spawnLogged, stopPid } from './processes.js';
+import { PORT_WAIT_MS, portInUseMessage, stillHeldMessage, stopReleasing, waitPortsFree } from './ports.js';
+import { lastLogLine, spawnLogged } from './processes.js';
 import { ensureTools, ROOT } from './tools.js';
 import { Toxiproxy } from './toxiproxy.js';
 
@@ -70,28 +71,21 @@ export function resolvePorts(overrides = {}, env = process.env) {
   return ports;
 }
 
-// null if free, else the listen error code (EADDRINUSE, EACCES).
-export function portIsFree(port, host = HOST) {
-  return new Promise((resolve) => {
-    const srv = createServer();
-    srv.once('error', (err) => resolve(err.code || 'ERROR'));
-    srv.listen({ port, host, exclusive: true }, () => srv.close(() => resolve(null)));
-  });
-}
+export { portIsFree } from './ports.js';
 
-// Fails with one line naming the first port in use and its variable.
-export async function checkPortsFree(ports) {
-  for (const [name, port] of Object.entries(ports)) {
-    const problem = await portIsFree(port);
-    if (problem === 'EADDRINUSE') {
-      throw new StackError(
-        `port ${port} (${name}) is already in use: stop what holds it or set ${name} to a free port`,
-      );
-    }
-    if (problem === 'EACCES')
-      throw new StackError(`no permission to listen on port ${port} (${name}): set ${name} to a port above 1023`);
-    if (problem) throw new StackError(`cannot listen on ${HOST}:${port} (${name}): ${problem}`);
-  }
+// Fails with one line naming the first port that cannot be bound and its variable.
+// A port in use is waited for first, up to waitMs (polled): the process that held
+// it may still be exiting (a `down` or a run's stack stopped just before).
+export async function checkPortsFree(ports, { waitMs = PORT_WAIT_MS } = {}) {
+  const started = Date.now();
+  const entries = Object.entries(ports).map(([name, port]) => ({ name, port }));
+  const [first] = await waitPortsFree(entries, { waitMs });
+  if (!first) return;
+  const { name, port, problem } = first;
+  if (problem === 'EADDRINUSE') throw new StackError(portInUseMessage(name, port, { waitedMs: Date.now() - started }));
+  if (problem === 'EACCES')
+    throw new StackError(`no permission to listen on port ${port} (${name}): set ${name} to a port above 1023`);
+  throw new StackError(`cannot listen on ${HOST}:${port} (${name}): ${problem}`);
 }
 
 // ---- health probes: each resolves true/false within about a second ----
@@ -211,14 +205,17 @@ async function waitReady(started, timeoutMs, signal) {
   }
 }
 
-// Starts the stack; returns { ports, targets, pids, logs, markers, toxiproxy, stop() }.
+// Starts the stack; returns { ports, targets, pids, logs, markers, toxiproxy, stop() }:
+// stop() resolves once its processes are gone and their ports free (lib/ports.js
+// stopReleasing), and rejects with one line naming a port still held.
 // `detached`: the processes get their own process group (a Ctrl-C in the
 // terminal does not reach them) and outlive this one; stop() still works.
 // `only`: start just these services (names: graphql, grpc, toxiproxy), e.g. the
 // ones of a recorded stack that died. `reference: false` leaves the reference
 // servers' proxies out (the api scenario's stack: Toxiproxy for the team's own
 // endpoints, whose proxies it adds itself). Aborting `signal` stops what has
-// started and rejects with its reason.
+// started and rejects with its reason. `portWaitMs`: how long a port in use is
+// waited for before refusing (checkPortsFree).
 export async function startStack({
   ports: overrides = {},
   runDir = defaultRunDir(),
@@ -228,21 +225,24 @@ export async function startStack({
   signal,
   only = null,
   reference = true,
+  portWaitMs = PORT_WAIT_MS,
 } = {}) {
   const ports = resolvePorts(overrides);
   const pick = (list) => list.filter((s) => !only || only.includes(s.name));
   // Ports first: a port in use is said at once, before any tool is built.
-  const needed = pick(services(ports))
-    .flatMap((s) => s.ports)
-    .filter((v) => reference || !v.startsWith('PROXY_'));
-  await checkPortsFree(Object.fromEntries(needed.map((v) => [v, ports[v]])));
+  const portsOf = (svc) => svc.ports.filter((v) => reference || !v.startsWith('PROXY_'));
+  const needed = pick(services(ports)).flatMap(portsOf);
+  await checkPortsFree(Object.fromEntries(needed.map((v) => [v, ports[v]])), { waitMs: portWaitMs });
   const { toxiproxy: toxiproxyBin } = ensureTools({ log });
   const wanted = pick(services(ports, { toxiproxyBin }));
   mkdirSync(runDir, { recursive: true });
 
   const started = [];
   const stop = async () => {
-    await Promise.all(started.map((s) => stopPid(s.pid)));
+    const held = await stopReleasing(
+      started.map((s) => ({ pid: s.pid, label: s.label, ports: portsOf(s).map((v) => ({ name: v, port: ports[v] })) })),
+    );
+    if (held.length) throw new StackError(stillHeldMessage(held));
   };
   try {
     for (const svc of wanted) {
@@ -270,7 +270,7 @@ export async function startStack({
       stop,
     };
   } catch (err) {
-    await stop();
+    await stop().catch(() => {}); // the start's own error says more
     throw err;
   }
 }
@@ -283,10 +283,7 @@ export async function populate(toxiproxy, ports) {
     const taken = Object.entries(ports).find(
       ([name, port]) => name.startsWith('PROXY_') && err.message.includes(`:${port}`),
     );
-    if (taken)
-      throw new StackError(
-        `port ${taken[1]} (${taken[0]}) is already in use: stop what holds it or set ${taken[0]} to a free port`,
-      );
+    if (taken) throw new StackError(portInUseMessage(taken[0], taken[1]));
     throw err;
   }
 }

@@ -223,6 +223,14 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
           output,
         );
     }),
+    t.test('restart: up, down, then run at once, back to back; every one starts', async () => {
+      const { stdout, entry, output } = await bench('restart');
+      assert.equal(entry.runs, 2, output);
+      assert.equal(entry.started, 2, `every run right after \`down\` started\n${output}`);
+      assert.equal(entry.upsStarted, 2, `every up right after a run's stack stopped started\n${output}`);
+      assert.deepEqual(entry.failures, [], output);
+      assert.match(stdout, /restart: 2 of 2 start/);
+    }),
     t.test('soak: RSS and heap-after-GC slopes, p50 drift', async () => {
       const { entry, output } = await bench('soak', ['--duration', '30s']);
       // 0, or 99 when a 30 s soak's gate fails beside the other benches: the bench's figures are what is checked.

@@ -9,10 +9,13 @@ import { test } from 'node:test';
 import { execa } from 'execa';
 import { targetsFor } from '../common/defaults.js';
 import { k6RunArgs, requireK6 } from '../lib/k6.js';
+import { PORT_WAIT_MS } from '../lib/ports.js';
 import { isAlive } from '../lib/processes.js';
+import { writeState } from '../lib/runstate.js';
 import { ROOT } from '../lib/tools.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { cliEnv, portsInUse, recordedPids, runCli } from './helpers/cli.js';
+import { startPortHolder } from './helpers/port-holder.js';
 
 const oneLine = (text) => text.trim().split('\n').length === 1;
 
@@ -87,8 +90,8 @@ test('up -> status -> profile 3g -> profile lan -> down', { timeout: 120000 }, a
 });
 
 test(
-  'up with a port in use: one line naming the port and its variable, nothing left running',
-  { timeout: 60000 },
+  'up and run with a port a live process holds: refused after the bounded wait, one line naming the port, its variable and the pid; nothing left running',
+  { timeout: 90000 },
   async (t) => {
     const { env, ports, runDir, cleanup } = await cliEnv();
     const holder = createServer().listen(ports.PROXY_GRAPHQL_PORT, '127.0.0.1');
@@ -97,16 +100,100 @@ test(
       holder.close();
       await cleanup();
     });
-    const up = await runCli(['up'], { env });
-    assert.equal(up.exitCode, 1);
-    assert.ok(oneLine(up.stderr), up.stderr);
-    assert.equal(
-      up.stderr.trim(),
-      `k6pack: port ${ports.PROXY_GRAPHQL_PORT} (PROXY_GRAPHQL_PORT) is already in use: stop what holds it or set PROXY_GRAPHQL_PORT to a free port`,
+    const refusal = new RegExp(
+      `^k6pack: port ${ports.PROXY_GRAPHQL_PORT} \\(PROXY_GRAPHQL_PORT\\) is already in use \\(waited ${PORT_WAIT_MS / 1000} s; held by pid ${process.pid} \\(.+, listening\\)\\): stop what holds it or set PROXY_GRAPHQL_PORT to a free port$`,
     );
-    assert.deepEqual(recordedPids(runDir), []);
-    const { PROXY_GRAPHQL_PORT, ...others } = ports;
-    assert.deepEqual(await portsInUse(others), []);
+    for (const args of [['up'], ['run', 'ws-vs-http', '--profile', 'lan', '--load', 'smoke', '--no-samples']]) {
+      const t0 = Date.now();
+      const r = await runCli(args, { env });
+      const took = Date.now() - t0;
+      assert.equal(r.exitCode, 1, `${args[0]}: ${r.stdout}${r.stderr}`);
+      assert.ok(oneLine(r.stderr), r.stderr);
+      assert.match(r.stderr.trim(), refusal);
+      // The wait, plus Node's start-up: never a hang.
+      assert.ok(took >= PORT_WAIT_MS && took < PORT_WAIT_MS + 15000, `${args[0]} refused after ${took} ms`);
+      assert.deepEqual(recordedPids(runDir), []);
+      const { PROXY_GRAPHQL_PORT, ...others } = ports;
+      assert.deepEqual(await portsInUse(others), []);
+    }
+  },
+);
+
+test(
+  'up while a port is held by a process that is exiting: waits for it, then starts',
+  { timeout: 60000 },
+  async (t) => {
+    const { env, ports, cleanup } = await cliEnv();
+    t.after(cleanup);
+    // A listener on GRPC_TLS_PORT that exits 1.5 s after it starts listening.
+    const exiting = execa(
+      process.execPath,
+      [
+        '-e',
+        `require('net').createServer().listen(${ports.GRPC_TLS_PORT}, '127.0.0.1', () => { console.log('listening'); setTimeout(() => process.exit(0), 1500); })`,
+      ],
+      { reject: false },
+    );
+    t.after(() => exiting.kill('SIGKILL'));
+    await new Promise((resolve) => exiting.stdout.once('data', resolve));
+    const up = await runCli(['up'], { env });
+    assert.equal(up.exitCode, 0, up.stderr);
+    assert.match(up.stdout, /stack up;/);
+    const down = await runCli(['down'], { env });
+    assert.equal(down.exitCode, 0, down.stderr);
+  },
+);
+
+test(
+  'down then up, back to back, five times: every up starts, every port free as down returns',
+  { timeout: 180000 },
+  async (t) => {
+    const { env, ports, runDir, cleanup } = await cliEnv();
+    t.after(cleanup);
+    for (let i = 1; i <= 5; i++) {
+      const up = await runCli(['up'], { env });
+      assert.equal(up.exitCode, 0, `up #${i}: ${up.stderr}`);
+      const pids = recordedPids(runDir);
+      assert.equal(pids.length, 3, `up #${i}`);
+      const down = await runCli(['down'], { env });
+      assert.equal(down.exitCode, 0, `down #${i}: ${down.stderr}`);
+      for (const pid of pids) assert.ok(!isAlive(pid), `down #${i}: pid ${pid} gone`);
+      assert.deepEqual(await portsInUse(ports), [], `down #${i}: every port free as it returns`);
+    }
+  },
+);
+
+test(
+  'down when a port of the stack is still held after the stop: one line naming the port and the pid, exit 1, bounded',
+  { timeout: 60000 },
+  async (t) => {
+    const { env, ports, runDir, cleanup } = await cliEnv();
+    t.after(cleanup);
+    // A recorded "gRPC server" whose listening socket a child in another session keeps.
+    const holder = await startPortHolder(ports.GRPC_PORT, 'outside');
+    t.after(holder.cleanup);
+    writeState(runDir, {
+      ports,
+      pids: { grpc: holder.pid },
+      markers: { grpc: 'port-holder.js' },
+      logs: {},
+      startedAt: new Date().toISOString(),
+      profile: null,
+    });
+    const t0 = Date.now();
+    const down = await runCli(['down'], { env });
+    const took = Date.now() - t0;
+    assert.equal(down.exitCode, 1, down.stdout + down.stderr);
+    assert.match(down.stdout, new RegExp(`^stopped grpc \\(pid ${holder.pid}\\)$`, 'm'));
+    assert.ok(oneLine(down.stderr), down.stderr);
+    assert.match(
+      down.stderr.trim(),
+      new RegExp(
+        `^k6pack: port ${ports.GRPC_PORT} \\(GRPC_PORT\\) is still in use ${PORT_WAIT_MS / 1000} s after the gRPC server \\(pid ${holder.pid}\\) stopped: held by pid ${holder.child} \\(.*port-holder\\.js --child, listening\\)$`,
+      ),
+    );
+    assert.ok(took >= PORT_WAIT_MS && took < PORT_WAIT_MS + 15000, `down gave up after ${took} ms`);
+    assert.deepEqual(recordedPids(runDir), [], 'pid files removed');
   },
 );
 

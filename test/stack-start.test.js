@@ -8,10 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { proxiesFor } from '../common/defaults.js';
+import { PORT_WAIT_MS, portIsFree, stillHeldMessage, stopReleasing } from '../lib/ports.js';
 import { isAlive } from '../lib/processes.js';
 import { resolvePorts, StackError, startStack } from '../lib/stack.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { portsInUse } from './helpers/cli.js';
+import { startPortHolder } from './helpers/port-holder.js';
 import { freePortMap, freePorts, startTestStack } from '../dev/stack.js';
 
 const healthz = (env) => env.GRAPHQL_HTTP_URL.replace(/\/graphql$/, '/healthz');
@@ -79,7 +81,7 @@ test(
 );
 
 test(
-  'startStack: a port in use fails before anything starts, naming the port and its variable',
+  'startStack: a port in use fails before anything starts, after the bounded wait, naming the port, its variable and its holder',
   { timeout: 30000 },
   async (t) => {
     const ports = await freePortMap();
@@ -90,15 +92,55 @@ test(
       holder.close();
       rmSync(runDir, { recursive: true, force: true });
     });
+    const t0 = Date.now();
     await assert.rejects(startStack({ ports, runDir }), (err) => {
       assert.ok(err instanceof StackError);
-      assert.equal(
+      assert.match(
         err.message,
-        `port ${ports.GRPC_TLS_PORT} (GRPC_TLS_PORT) is already in use: stop what holds it or set GRPC_TLS_PORT to a free port`,
+        new RegExp(
+          `^port ${ports.GRPC_TLS_PORT} \\(GRPC_TLS_PORT\\) is already in use \\(waited ${PORT_WAIT_MS / 1000} s; held by pid ${process.pid} \\(.+, listening\\)\\): stop what holds it or set GRPC_TLS_PORT to a free port$`,
+        ),
       );
       return true;
     });
+    const waited = Date.now() - t0;
+    assert.ok(waited >= PORT_WAIT_MS && waited < PORT_WAIT_MS + 5000, `refused after ${waited} ms`);
     assert.deepEqual(readdirSync(runDir), [], 'no process was started (no logs)');
+  },
+);
+
+test(
+  'stopReleasing: a child in the process group is stopped with its parent; a port held outside it is named with its pid, bounded',
+  { timeout: 30000 },
+  async (t) => {
+    const [inGroup, outside] = await freePorts(2);
+    const a = await startPortHolder(inGroup, 'group');
+    t.after(a.cleanup);
+    const held = await stopReleasing([
+      { pid: a.pid, label: 'test server', ports: [{ name: 'A_PORT', port: inGroup }] },
+    ]);
+    assert.deepEqual(held, [], 'the port is free once stop returns');
+    assert.ok(!isAlive(a.child), "the child in the parent's process group is gone too");
+    assert.equal(await portIsFree(inGroup), null);
+
+    const b = await startPortHolder(outside, 'outside');
+    t.after(b.cleanup);
+    const t0 = Date.now();
+    const still = await stopReleasing(
+      [{ pid: b.pid, label: 'test server', ports: [{ name: 'B_PORT', port: outside }] }],
+      { waitMs: 1000 },
+    );
+    const took = Date.now() - t0;
+    assert.ok(took >= 1000 && took < 5000, `gave up after ${took} ms`);
+    assert.ok(!isAlive(b.pid), 'the parent is gone');
+    assert.equal(still.length, 1);
+    const line = stillHeldMessage(still, { waitMs: 1000 });
+    assert.match(
+      line,
+      new RegExp(
+        `^port ${outside} \\(B_PORT\\) is still in use 1 s after the test server \\(pid ${b.pid}\\) stopped: held by pid ${b.child} \\(.*port-holder\\.js --child, listening\\)$`,
+      ),
+    );
   },
 );
 

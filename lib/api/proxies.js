@@ -9,7 +9,8 @@ import { API_PROXY_PORTS, API_PROXY_ROUTES, DEFAULT_HOST, targetsFor } from '../
 import { hostPort } from '../../common/api.js';
 import { UsageError } from '../cli-support.js';
 import { readState } from '../runstate.js';
-import { portIsFree, resolvePorts } from '../stack.js';
+import { portInUseMessage, waitPortsFree } from '../ports.js';
+import { resolvePorts } from '../stack.js';
 import { Toxiproxy } from '../toxiproxy.js';
 import { splitHostPort } from './probe.js';
 
@@ -73,17 +74,13 @@ export async function checkApiPorts(routes, runDir) {
     const ports = resolvePorts();
     needed.unshift(['TOXIPROXY_PORT', ports.TOXIPROXY_PORT]);
   }
-  for (const [name, port] of needed) {
-    const problem = await portIsFree(port);
-    if (problem === 'EADDRINUSE')
-      throw new UsageError(
-        `port ${port} (${name}) is already in use: stop what holds it or set ${name} to a free port`,
-      );
-    if (problem)
-      throw new UsageError(
-        `cannot listen on ${DEFAULT_HOST}:${port} (${name}): ${problem}: set ${name} to another port`,
-      );
-  }
+  // A port in use is waited for first (bounded): what held it may still be exiting.
+  const started = Date.now();
+  const [busy] = await waitPortsFree(needed.map(([name, port]) => ({ name, port })));
+  if (!busy) return;
+  const { name, port, problem } = busy;
+  if (problem === 'EADDRINUSE') throw new UsageError(portInUseMessage(name, port, { waitedMs: Date.now() - started }));
+  throw new UsageError(`cannot listen on ${DEFAULT_HOST}:${port} (${name}): ${problem}: set ${name} to another port`);
 }
 
 // Creates (or points) the API's proxies on a Toxiproxy; returns restore(), which puts
@@ -96,10 +93,7 @@ export async function installApiProxies(toxiproxy, routes) {
     );
   } catch (err) {
     const taken = routes.find((r) => err.message.includes(r.listen.split(':').pop()));
-    if (taken)
-      throw new UsageError(
-        `port ${taken.listen.split(':').pop()} (${taken.portVar}) is already in use: stop what holds it or set ${taken.portVar} to a free port`,
-      );
+    if (taken) throw new UsageError(portInUseMessage(taken.portVar, Number(taken.listen.split(':').pop())));
     throw err;
   }
   return async () => {

@@ -158,7 +158,7 @@ export async function upApi(opts, ctx) {
     trap.signal.throwIfAborted();
   } catch (err) {
     if (started) {
-      await started.stop();
+      await started.stop().catch(() => {}); // the error that stopped it says more
       clearState(runDir, readState(runDir));
     }
     throw err;
