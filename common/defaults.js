@@ -5,12 +5,15 @@
 // The embedded stack and docker compose both publish these ports on 127.0.0.1,
 // so a scenario runs unchanged against either; override with `-e NAME=value`.
 
-// The reference servers, reached directly (no network shaping).
+// The reference servers, reached directly (no network shaping). Every listen port
+// stays below 32768, outside Linux's ephemeral range (32768-60999): a port in it can
+// be held for a minute by another program's outgoing connection in TIME_WAIT (gRPC's
+// conventional 50051/50052 did that to `k6pack up`).
 export const SERVER_PORTS = {
   GRAPHQL_PORT: 4000, // GraphQL over HTTP/1.1 and ws://, cleartext
   GRAPHQL_TLS_PORT: 4443, // GraphQL over TLS: HTTP/2 (ALPN h2) or HTTP/1.1, and wss://
-  GRPC_PORT: 50051, // gRPC, plaintext
-  GRPC_TLS_PORT: 50052, // gRPC over TLS
+  GRPC_PORT: 5051, // gRPC, plaintext
+  GRPC_TLS_PORT: 5052, // gRPC over TLS
 };
 
 // Toxiproxy's API and the proxies in front of each server endpoint.

@@ -3,7 +3,7 @@
 // inside the graphql and grpc containers; the image has no curl/wget).
 //
 //   node docker/healthcheck.js http://127.0.0.1:4000/healthz https://127.0.0.1:4443/healthz
-//   node docker/healthcheck.js grpc://127.0.0.1:50051 tcp://127.0.0.1:50052
+//   node docker/healthcheck.js grpc://127.0.0.1:5051 tcp://127.0.0.1:5052
 //
 // Exits 0 when every probe passes, else 1 with one line naming the first that
 // failed. Each probe gives up after TIMEOUT_MS, so the whole check is bounded.

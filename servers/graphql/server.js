@@ -194,7 +194,7 @@ async function main() {
   const responseCache = parseOnOff(process.env.RESPONSE_CACHE, false);
   const hubPeer = process.env.HUB_PEER || null;
   if (hubPeer && !/^[A-Za-z0-9.:[\]-]+:\d{1,5}$/.test(hubPeer))
-    fatal(`HUB_PEER=${hubPeer}: give the gRPC server's host:port (e.g. 127.0.0.1:50051), or unset it`);
+    fatal(`HUB_PEER=${hubPeer}: give the gRPC server's host:port (e.g. 127.0.0.1:5051), or unset it`);
   if (responseCache === null) fatal(`RESPONSE_CACHE=${process.env.RESPONSE_CACHE}: use on or off`);
   let tls;
   try {

@@ -3,7 +3,7 @@
 // plaintext on one port and over TLS on another, with the standard health
 // service and server reflection (of all three: see reflection.js).
 //
-//   node servers/grpc/server.js          # 127.0.0.1:50051 plaintext, :50052 TLS
+//   node servers/grpc/server.js          # 127.0.0.1:5051 plaintext, :5052 TLS
 //   HOST=0.0.0.0 GRPC_PORT=6000 GRPC_TLS_PORT=6001 TLS_CERT_FILE=c.pem TLS_KEY_FILE=k.pem node servers/grpc/server.js
 //   STREAM_IDLE_MS=65000: a client or bidirectional stream silent this long is ended
 //
