@@ -68,8 +68,12 @@ export const TLS_HANDSHAKE_CPU_MS = 5;
 // (2 cores; 2026-11-25): HTTP/1.1 keep-alive still kept up at 2,688/s (< 0.74 ms of the
 // box's CPU a request), HTTP/2 topped out near 1,050/s (1.9 ms: +1.1 ms; the server's own
 // part of that is ~0.1 ms, bench/server-cost.js: Go's HTTP/2 client in k6 and TLS records),
-// gRPC near 1,660/s (1.2 ms: +0.45 ms). CPU, so it shares the cores at c4 (contentionMs).
-export const REQUEST_CPU_MS = { http2: 1.1, grpc: 0.45, 'grpc-fresh': 0.45 };
+// gRPC near 1,660/s (1.2 ms: +0.45 ms). A new TCP connection per request (k6's dial, the
+// proxy's accept and its own dial upstream, the server's accept and close): 4 VUs in a
+// closed loop under lan did 897 fresh requests a second against 2,250 kept-alive ones
+// (2.23 against 0.89 ms of the box's CPU: +1.3 ms; 2026-11-26). CPU, so it shares the
+// cores at c4 (contentionMs) and caps an open step's rate (common/plan.js openStep).
+export const REQUEST_CPU_MS = { http2: 1.1, grpc: 0.45, 'grpc-fresh': 1.75, 'http-fresh': 1.3 };
 // k6's own time per byte it receives (decoding: a 1 MB gRPC message costs it 14-19 ms,
 // HTTP/JSON 8-9 ms, TLS records ~15 ms a MB): where a scenario's check reads the body.
 export const K6_BYTE_MS = 1.5e-5;
