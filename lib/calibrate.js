@@ -11,9 +11,10 @@ import { cpus } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { CPU_SCALE_MAX } from '../common/machine.js';
 
-// The task's round on the reference machine (2-core VM, quiet: median of 20
-// calibrations, 2026-11-26; `node lib/calibrate.js` prints it).
-export const REFERENCE_TASK_MS = 30;
+// The task's round on the reference machine (this project's 2-core VM: median of 100
+// rounds 19.1 ms with one test file running beside it, 2026-11-26; with one core kept
+// busy by a spinning process, 38.5 ms: a scale of ~2). `node lib/calibrate.js N` prints it.
+export const REFERENCE_TASK_MS = 20;
 const ROUNDS = 5;
 
 const TASK = `
