@@ -4,7 +4,7 @@
 // and every set-up phase a lane measures gets a p50 budget. They are ordinary k6
 // thresholds, so plain `k6 run` exits 99 by itself; `k6pack thresholds` prints them
 // with the model term behind each. Plain ES module (k6 and Node).
-import { budget, FRESH, linkOf, measuredPhases, operation, setupOnly } from './model.js';
+import { budget, contentionMs, FRESH, linkOf, measuredPhases, operation, setupOnly } from './model.js';
 import { cellKey as keyOf } from './results.js';
 import { overridesFor } from './thresholds.js';
 
@@ -82,6 +82,7 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
       dims,
       expected,
       budget: b,
+      contentionMs: contentionMs(expected.p50, vus, machine),
       overrides,
       thresholds: [`p(50)<${b.p50}`, `p(95)<${b.p95}`],
     });
@@ -163,5 +164,6 @@ export function describeGate(g) {
   const tail =
     g.expected.p95 !== g.expected.p50 ? `; p95 of ${g.expected.p95.formula} = ${g.expected.p95.ms.toFixed(1)} ms` : '';
   const why = g.overrides.length ? `; override: ${g.overrides.map((o) => o.reason).join('; ')}` : '';
-  return `${g.key} ${g.thresholds.join(' ')}  (model ${e.formula} = ${e.ms.toFixed(1)} ms${tail}${g.vus > 1 ? `; ${g.vus} ${g.unit || 'VUs'}` : ''}${why})`;
+  const shared = g.contentionMs >= 0.05 ? `; ${g.vus} at once share the cores: +${g.contentionMs.toFixed(1)} ms` : '';
+  return `${g.key} ${g.thresholds.join(' ')}  (model ${e.formula} = ${e.ms.toFixed(1)} ms${tail}${g.vus > 1 ? `; ${g.vus} ${g.unit || 'VUs'}` : ''}${shared}${why})`;
 }

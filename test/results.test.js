@@ -5,6 +5,7 @@
 // `k6 run` without RESULTS_DIR writes nothing and says so; `k6pack compare`
 // on real runs and on a synthetic regression.
 import assert from 'node:assert/strict';
+import { cpus } from 'node:os';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,6 +116,10 @@ describe('k6pack run: the run folder', () => {
     assert.equal(doc.run.samples, 'samples.json.gz');
     assert.equal(doc.run.histograms, 'histograms.json.gz');
     assert.equal(doc.run.thresholdsFile, 'thresholds.json');
+    // k6pack measured the machine before the run and k6 built the budgets for it.
+    assert.equal(doc.run.machine.cores, cpus().length);
+    assert.ok(doc.run.machine.cpuScale >= 1, JSON.stringify(doc.run.machine));
+    assert.match(run.output, /== machine: \d+ cores, CPU x\d+\.\d\d/);
     assert.ok(Date.parse(doc.run.endedAt) > Date.parse(doc.run.startedAt));
     assert.deepEqual(
       doc.steps.map((s) => s.scenario),
@@ -205,9 +210,15 @@ describe('k6pack run: the run folder', () => {
     const junit = readFileSync(join(run.dir, 'junit.xml'), 'utf8');
     assert.equal((junit.match(/<testcase /g) || []).length, doc.thresholds.length);
     assert.match(junit, new RegExp(`failures="${doc.thresholds.filter((t) => !t.ok).length}"`));
-    assert.match(
+    // The budget follows the machine k6pack measured before the run (run.machine): the
+    // same threshold text summary.json holds.
+    const ws = doc.thresholds.find((t) => t.key === 'op_duration{scenario:ws_c1}' && t.stat === 'p(50)');
+    assert.match(ws.threshold, /^p\(50\)<\d+$/);
+    assert.ok(
+      junit.includes(
+        `<testcase name="op_duration{scenario:ws_c1} ${ws.threshold.replace('<', '&lt;')}" classname="k6pack.ws-vs-http.lte"`,
+      ),
       junit,
-      /<testcase name="op_duration\{scenario:ws_c1\} p\(50\)&lt;105" classname="k6pack\.ws-vs-http\.lte"/,
     );
     const md = readFileSync(join(run.dir, 'summary.md'), 'utf8');
     assert.match(md, /^### k6pack ws-vs-http: profile lte, load smoke — /);
