@@ -227,28 +227,34 @@ describe("compound-vs-parallel: study 001's document (DOC_SIZES=study: 50 x 100 
   });
 
   test('lte: the Vulcain flow pays one round trip more for its links', async (t) => {
-    const env = { DOC_SIZES: 'study', LANES: 'compound_h2,atomic_h2,vulcain_h2' };
+    // Two lanes: compound_h2's study document is run under lan above; here it only fed
+    // a vulcain - compound comparison of ~10 ms on two 3.7 s medians (spread measured
+    // 4.7..14.9 ms over 4 runs on 2026-11-26: a coin toss, dropped), and cost 26 s.
+    const env = { DOC_SIZES: 'study', LANES: 'atomic_h2,vulcain_h2' };
     const m = await run(t, 'compound-vs-parallel', 'lte', env);
-    const [parallel, atomic, vulcain] = ['compound_h2', 'atomic_h2', 'vulcain_h2'].map((l) => p50(m, key(l)));
+    const [atomic, vulcain] = ['atomic_h2', 'vulcain_h2'].map((l) => p50(m, key(l)));
     // The model's difference: R plus the links' bytes (common/model.js, the plan).
     const env2 = { ...env, LOAD: 'smoke' };
     const built = buildScenario(declareCompound(env2), loadProfile('lte'), env2, policy);
     const model = (lane) => built.gates.find((g) => g.key === key(lane)).expected.p50.ms;
     const extra = model('vulcain_h2') - model('atomic_h2');
     t.diagnostic(
-      `lte study p50 ms: compound parallel ${parallel}, atomic h2 ${atomic}, vulcain ${vulcain}; vulcain - atomic ${vulcain - atomic} (model ${extra.toFixed(1)}: R 70 + the links), vulcain - compound ${vulcain - parallel}`,
+      `lte study p50 ms: atomic h2 ${atomic}, vulcain ${vulcain}; vulcain - atomic ${vulcain - atomic} (model ${extra.toFixed(1)}: R 70 + the links)`,
     );
     assert.ok(extra >= 70 && extra < 140, `the model's extra ${extra}`);
-    // A difference of two ~3.7 s medians of six samples each: within 15 % of the
-    // model's extra, or within 0.5 % of the operation when that is more (each median
-    // alone varies that much; the link toxic's window grows a little during the
-    // links' round, which the model does not split out).
-    const tolerance = Math.max(0.15 * extra, 0.005 * atomic);
+    // A difference of two ~3.7 s medians of six samples each (each steady within ~8 ms
+    // run to run). The links' round also grows the link toxic's window, which the model
+    // does not split out: the difference comes in below the model's extra, not above.
+    // Spread measured (vulcain - atomic): 58.5..70 ms against the model's 74.7 (4.7..16.2
+    // below it) over 5 runs on 2026-11-26; the old bound (extra - 18.2 ms) sat 2 ms under
+    // the lowest. Bounds: at least 0.75 R (the extra round trip is paid; the window saves
+    // less than a quarter of it), at most 15 % above the model's extra.
+    const R = 70;
+    const diff = vulcain - atomic;
     assert.ok(
-      Math.abs(vulcain - atomic - extra) <= tolerance,
-      `vulcain - atomic h2 = ${vulcain - atomic} ms, not within ${tolerance.toFixed(1)} ms of one round trip and the links (${extra.toFixed(1)} ms)`,
+      diff >= 0.75 * R && diff <= 1.15 * extra,
+      `vulcain - atomic h2 = ${diff} ms, not within ${0.75 * R}..${(1.15 * extra).toFixed(1)} ms (the model: one round trip and the links, ${extra.toFixed(1)} ms)`,
     );
-    assert.ok(vulcain - parallel > 0, `vulcain ${vulcain} not slower than compound parallel ${parallel}`);
   });
 });
 
