@@ -25,10 +25,10 @@ const LANES = 'grpc_bidi,grpc_client_stream';
 // times are whole milliseconds, hence 3 % below.
 const FLOOR = 0.97;
 // How far above the model an upload's p50 may be. small: spread measured x1.00..x1.03
-// over 7 runs on 2026-11-26. big (100 KB of books, ~80 KB up): x1.09..x1.15 over the same
-// 7 runs (165..174 ms against the model's 150.8), steady run to run: the model leaves
+// over 10 runs on 2026-11-26. big (100 KB of books, ~80 KB up): x1.09..x1.15 over the same
+// 10 runs (164..174 ms against the model's 150.8), steady run to run: the model leaves
 // out some 15-20 ms of the big upload (k6 writing the stream's messages, reported to the
-// model's owner), so its ceiling is 1.2: at 1.1 it failed 6 runs of 7.
+// model's owner), so its ceiling is 1.2: at 1.1 it failed 8 runs of 10.
 const UPLOAD_CEILING = { small: 1.1, big: 1.2 };
 
 // The run's metrics; with `gated` k6 must also exit 0 (every threshold held).
@@ -52,7 +52,7 @@ test(
       `grpc-bidi small p50 ${bidi} ms (R ${R} ms), ${m['op_duration{scenario:grpc_bidi_c1,payload:small,conn:warm}'].count} operations on one stream`,
     );
     // Never below R (the link holds each way R/2; gRPC's times are whole ms: 3 % slack),
-    // at most 10 % above. Spread measured: 71..72.5 ms (R 70) over 7 runs on 2026-11-26.
+    // at most 10 % above. Spread measured: 71..72.5 ms (R 70) over 10 runs on 2026-11-26.
     assert.ok(bidi >= FLOOR * R && bidi <= 1.1 * R, `grpc-bidi p50 ${bidi} ms is not R = ${R} ms within -3..+10 %`);
     assert.ok(
       m['op_duration{scenario:grpc_bidi_c1,payload:small,conn:warm}'].count >= 5,
