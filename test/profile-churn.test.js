@@ -87,7 +87,15 @@ test(`${SWITCHES} profile changes while connections open and close on every prox
     ['grpc_fresh', 3],
   ]) {
     const p50 = run.summary.metrics[op].med;
-    t.diagnostic(`${LAST} ${op}: p50 ${p50} ms, model ${rounds * R} ms`);
-    assert.ok(p50 >= rounds * R * 0.97 && p50 <= rounds * R * 1.1, `${op}: p50 ${p50} ms, model ${rounds * R} ms`);
+    const model = rounds * R;
+    t.diagnostic(`${LAST} ${op}: p50 ${p50} ms, model ${model} ms`);
+    // As test/roundtrip.test.js: never below the model (3 % for whole-ms clocks), at most
+    // 10 % or 15 ms above it. Spread measured with this probe under lte: a round trip 71..82
+    // ms over 38 runs on 2026-11-26 (above 77 ms only while the machine was loaded), 2R and
+    // 3R within x1.05.
+    assert.ok(
+      p50 >= model * 0.97 && p50 <= Math.max(model * 1.1, model + 15),
+      `${op}: p50 ${p50} ms, model ${model} ms (-3 %, +10 % or 15 ms)`,
+    );
   }
 });

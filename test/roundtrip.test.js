@@ -1,9 +1,10 @@
 // Connection set-up costs what it costs on a real link: under a profile with RTT R,
 // the single-VU median of each operation through our Toxiproxy build (the link
-// toxic, tools/toxiproxy/link.go) is within 10 %
-// of the round-trip model (common/model.js, docs/model.md): warm request R, fresh
-// TCP 2R, fresh TLS 1.3 3R, WebSocket + graphql-transport-ws ack 3R (4R over TLS),
-// fresh gRPC channel 3R, and a 100 kB response R + bytes / down-rate + server time.
+// toxic, tools/toxiproxy/link.go) is never below the round-trip model (common/model.js,
+// docs/model.md; 3 % for whole-ms clocks) and at most 10 % above it (15 ms, where that
+// is more: a single round trip under lte): warm request R, fresh TCP 2R, fresh TLS 1.3
+// 3R, WebSocket + graphql-transport-ws ack 3R (4R over TLS), fresh gRPC channel 3R, and
+// a 100 kB response R + bytes / down-rate + server time.
 // Real servers, real toxiproxy, real k6 (test/k6/roundtrip.js). About 80 s.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -36,8 +37,16 @@ const ROUND_TRIPS = Object.fromEntries(
   Object.entries(OPERATIONS).map(([op, spec]) => [op, operation(linkOf({ rttMs: 1 }), spec).roundTrips]),
 );
 const TOLERANCE = 0.1;
+// ...or this many ms, when that is more: what k6, the servers and the proxy take beyond
+// the link is CPU time, the same ms at any R, and more on a busy machine. Spread measured
+// (p50 of 5 samples under lte, a round trip of 70 ms): 71..82 ms over 38 probe runs on
+// 2026-11-26 (the 3 above 77 ms while other sessions loaded the machine to a load average
+// of 5-9), every operation of 2R or more within x1.07. A missing or extra round trip is
+// 70 ms: still far outside.
+const SLACK_MS = 15;
 // Date.now() has millisecond resolution: a sample can read up to 1 ms short.
 const FLOOR = 0.97;
+const ceiling = (expected) => Math.max((1 + TOLERANCE) * expected, expected + SLACK_MS);
 
 const stack = useTestStack();
 
@@ -68,7 +77,14 @@ function check(spec, summary, ops, label = spec) {
     const measured = med(summary, op);
     const expected = expectedMs(op, profile, summary);
     assert.equal(summary.metrics[op]?.count, 5, `${label} ${op}: 5 samples`);
-    return { label, op, expected: Math.round(expected), measured, ratio: Number((measured / expected).toFixed(3)) };
+    return {
+      label,
+      op,
+      expected: Math.round(expected),
+      measured,
+      ratio: Number((measured / expected).toFixed(3)),
+      within: measured >= FLOOR * expected && measured <= ceiling(expected),
+    };
   });
   const table = rows.map(
     (r) =>
@@ -76,8 +92,8 @@ function check(spec, summary, ops, label = spec) {
   );
   for (const r of rows) {
     assert.ok(
-      r.ratio >= FLOOR && r.ratio <= 1 + TOLERANCE,
-      `${r.label} ${r.op}: p50 ${r.measured} ms vs expected ${r.expected} ms\n${table.join('\n')}`,
+      r.within,
+      `${r.label} ${r.op}: p50 ${r.measured} ms vs expected ${r.expected} ms (-3 %, +10 % or ${SLACK_MS} ms)\n${table.join('\n')}`,
     );
   }
   return table;
@@ -87,7 +103,7 @@ const ALL = Object.keys(ROUND_TRIPS);
 
 for (const spec of ['lte', '3g']) {
   test(
-    `round trips under ${spec} (RTT ${loadProfile(spec).network.rttMs} ms) match the model within 10 %`,
+    `round trips under ${spec} (RTT ${loadProfile(spec).network.rttMs} ms) match the model (-3 %, +10 % or 15 ms)`,
     { timeout: 120000 },
     async (t) => {
       const summary = await probe(spec);

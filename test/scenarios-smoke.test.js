@@ -245,15 +245,16 @@ describe("compound-vs-parallel: study 001's document (DOC_SIZES=study: 50 x 100 
     // A difference of two ~3.7 s medians of six samples each (each steady within ~8 ms
     // run to run). The links' round also grows the link toxic's window, which the model
     // does not split out: the difference comes in below the model's extra, not above.
-    // Spread measured (vulcain - atomic): 58.5..70 ms against the model's 74.7 (4.7..16.2
-    // below it) over 5 runs on 2026-11-26; the old bound (extra - 18.2 ms) sat 2 ms under
-    // the lowest. Bounds: at least 0.75 R (the extra round trip is paid; the window saves
-    // less than a quarter of it), at most 15 % above the model's extra.
+    // Spread measured (vulcain - atomic): 58..70 ms against the model's 74.7 (4.7..16.7
+    // below it) over 7 runs on 2026-11-26; the old bound (extra - 18.2 ms = 56.5) sat 1.5 ms
+    // under the lowest. Bounds: at least 0.7 R (the extra round trip is paid; the window
+    // saves part of it: without that round the difference would be ~0), at most 15 % above
+    // the model's extra.
     const R = 70;
     const diff = vulcain - atomic;
     assert.ok(
-      diff >= 0.75 * R && diff <= 1.15 * extra,
-      `vulcain - atomic h2 = ${diff} ms, not within ${0.75 * R}..${(1.15 * extra).toFixed(1)} ms (the model: one round trip and the links, ${extra.toFixed(1)} ms)`,
+      diff >= 0.7 * R && diff <= 1.15 * extra,
+      `vulcain - atomic h2 = ${diff} ms, not within ${0.7 * R}..${(1.15 * extra).toFixed(1)} ms (the model: one round trip and the links, ${extra.toFixed(1)} ms)`,
     );
   });
 });
