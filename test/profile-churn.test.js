@@ -87,7 +87,17 @@ test(`${SWITCHES} profile changes while connections open and close on every prox
     ['grpc_fresh', 3],
   ]) {
     const p50 = run.summary.metrics[op].med;
-    t.diagnostic(`${LAST} ${op}: p50 ${p50} ms, model ${rounds * R} ms`);
-    assert.ok(p50 >= rounds * R * 0.97 && p50 <= rounds * R * 1.1, `${op}: p50 ${p50} ms, model ${rounds * R} ms`);
+    const model = rounds * R;
+    t.diagnostic(`${LAST} ${op}: p50 ${p50} ms, model ${model} ms`);
+    // As test/roundtrip.test.js: never below the model (3 % for whole-ms clocks); the p50 at
+    // most 10 % or 25 ms above it, the fastest sample 10 %. Spread measured with this probe
+    // under lte: one round trip's p50 71..92 ms over 50 runs on 2026-11-26 (above 77 ms only
+    // while the machine was loaded), 2R and 3R within x1.07 but one (+16 ms); the fastest
+    // sample x1.010..x1.038 over 12 runs, 7 of them beside a k6 load.
+    const fastest = run.summary.metrics[op].min;
+    assert.ok(
+      p50 >= model * 0.97 && p50 <= Math.max(model * 1.1, model + 25) && fastest <= model * 1.1,
+      `${op}: p50 ${p50} ms, fastest ${fastest} ms, model ${model} ms (p50 -3 %, +10 % or 25 ms; fastest +10 %)`,
+    );
   }
 });

@@ -5,9 +5,8 @@
 // `k6 run` without RESULTS_DIR writes nothing and says so; `k6pack compare`
 // on real runs and on a synthetic regression.
 import assert from 'node:assert/strict';
-import { cpus } from 'node:os';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';

@@ -1,9 +1,10 @@
 // Connection set-up costs what it costs on a real link: under a profile with RTT R,
 // the single-VU median of each operation through our Toxiproxy build (the link
-// toxic, tools/toxiproxy/link.go) is within 10 %
-// of the round-trip model (common/model.js, docs/model.md): warm request R, fresh
-// TCP 2R, fresh TLS 1.3 3R, WebSocket + graphql-transport-ws ack 3R (4R over TLS),
-// fresh gRPC channel 3R, and a 100 kB response R + bytes / down-rate + server time.
+// toxic, tools/toxiproxy/link.go) is never below the round-trip model (common/model.js,
+// docs/model.md; 3 % for whole-ms clocks) and at most 10 % above it (25 ms, where that
+// is more: a single round trip under lte; the fastest sample within 10 %): warm request
+// R, fresh TCP 2R, fresh TLS 1.3 3R, WebSocket + graphql-transport-ws ack 3R (4R over
+// TLS), fresh gRPC channel 3R, and a 100 kB response R + bytes / down-rate + server time.
 // Real servers, real toxiproxy, real k6 (test/k6/roundtrip.js). About 80 s.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -36,8 +37,20 @@ const ROUND_TRIPS = Object.fromEntries(
   Object.entries(OPERATIONS).map(([op, spec]) => [op, operation(linkOf({ rttMs: 1 }), spec).roundTrips]),
 );
 const TOLERANCE = 0.1;
+// The median may also be this many ms above, when that is more: what k6, the servers and
+// the proxy take beyond the link is CPU time, the same ms at any R, and more on a busy
+// machine. Spread measured (p50 of 5 samples, one round trip of 70 ms under lte): 71..92
+// ms over 50 probe runs on 2026-11-26, 5 of them above 77 ms (+9, +10, +12, +18, +22),
+// each while other work loaded the machine (load average 3-9); every operation of 2R or more within
+// x1.07 but one (+16 ms). A missing or extra round trip is 70 ms: still far outside.
+// The fastest of the 5 samples, which a busy machine does not slow unless it slows all
+// five, stays within 10 % (what the emulator itself adds): spread measured x1.010..x1.038
+// over 12 runs, 7 of them beside a k6 load (serialization under lan), whose medians rose
+// to x1.086.
+const SLACK_MS = 25;
 // Date.now() has millisecond resolution: a sample can read up to 1 ms short.
 const FLOOR = 0.97;
+const ceiling = (expected) => Math.max((1 + TOLERANCE) * expected, expected + SLACK_MS);
 
 const stack = useTestStack();
 
@@ -68,16 +81,27 @@ function check(spec, summary, ops, label = spec) {
     const measured = med(summary, op);
     const expected = expectedMs(op, profile, summary);
     assert.equal(summary.metrics[op]?.count, 5, `${label} ${op}: 5 samples`);
-    return { label, op, expected: Math.round(expected), measured, ratio: Number((measured / expected).toFixed(3)) };
+    return {
+      label,
+      op,
+      expected: Math.round(expected),
+      measured,
+      ratio: Number((measured / expected).toFixed(3)),
+      fastest: summary.metrics[op].min,
+      within:
+        measured >= FLOOR * expected &&
+        measured <= ceiling(expected) &&
+        summary.metrics[op].min <= (1 + TOLERANCE) * expected,
+    };
   });
   const table = rows.map(
     (r) =>
-      `${r.label.padEnd(18)} ${r.op.padEnd(12)} expected ${String(r.expected).padStart(5)} ms  measured ${String(r.measured).padStart(5)} ms  x${r.ratio}`,
+      `${r.label.padEnd(18)} ${r.op.padEnd(12)} expected ${String(r.expected).padStart(5)} ms  measured ${String(r.measured).padStart(5)} ms  x${r.ratio}  fastest ${r.fastest} ms`,
   );
   for (const r of rows) {
     assert.ok(
-      r.ratio >= FLOOR && r.ratio <= 1 + TOLERANCE,
-      `${r.label} ${r.op}: p50 ${r.measured} ms vs expected ${r.expected} ms\n${table.join('\n')}`,
+      r.within,
+      `${r.label} ${r.op}: p50 ${r.measured} ms (fastest ${r.fastest}) vs expected ${r.expected} ms (p50 -3 %, +10 % or ${SLACK_MS} ms; fastest +10 %)\n${table.join('\n')}`,
     );
   }
   return table;
@@ -87,7 +111,7 @@ const ALL = Object.keys(ROUND_TRIPS);
 
 for (const spec of ['lte', '3g']) {
   test(
-    `round trips under ${spec} (RTT ${loadProfile(spec).network.rttMs} ms) match the model within 10 %`,
+    `round trips under ${spec} (RTT ${loadProfile(spec).network.rttMs} ms) match the model (-3 %, +10 % or 25 ms)`,
     { timeout: 120000 },
     async (t) => {
       const summary = await probe(spec);

@@ -127,14 +127,38 @@ describe('serialization (study 002)', () => {
       t.diagnostic(
         `${lane}/JSON p50 factor: ${[100, 1000, 10000].map((n) => `N=${n} ${factor(lane, n).toFixed(2)}`).join(', ')}`,
       );
-    const [f100, f1000, f10000] = [100, 1000, 10000].map((n) => factor('typed', n));
-    assert.ok(f10000 >= 1.3 * f100, `factor at 10000 (${f10000}) not 1.3x the factor at 100 (${f100})`);
-    assert.ok(f1000 > f100, `factor at 1000 (${f1000}) not above the factor at 100 (${f100})`);
+    // End to end only where the effect is large: at N = 100 both medians are ~1-2 ms (k6's
+    // and the link's jitter; factor 1.5 to 3.8 over 12 runs), at N = 10000 they are 25-250 ms.
+    // Spread measured (typed/JSON at N=10000): 2.85..6.40 over 12 runs on 2026-11-26.
+    const f10000 = factor('typed', 10000);
     assert.ok(f10000 > 1.5, `typed is not clearly slower than the JSON string at N=10000 (${f10000})`);
-    // per-item: an async call per book, unbatched (the study's controller).
-    const [p100, p1000, p10000] = [100, 1000, 10000].map((n) => factor('typed_per_item', n));
-    assert.ok(p1000 > p100 && p10000 > p100, `per-item's factor does not grow with N: ${p100}, ${p1000}, ${p10000}`);
-    assert.ok(p10000 > f10000, `per-item's factor at N=10000 (${p10000}) is not above plain's (${f10000})`);
+    // The factor grows with N: on the server's own time (Server-Timing total, every operation),
+    // which at N = 100 is a stable ~0.5 ms where the round trip's median is not.
+    // Spread measured (server factor at 1000 / at 100): plain 1.45..2.55, per-item 2.48..6.58
+    // over 12 runs on 2026-11-26 (6 of them beside other k6 loads).
+    const serverP50 = (lane, n, part = 'total') => p50(m, `server_duration{scenario:${lane}_c1,n:${n},part:${part}}`);
+    const serverFactor = (lane, n) => serverP50(lane, n) / serverP50('json', n);
+    for (const lane of ['typed', 'typed_per_item']) {
+      const [s100, s1000] = [100, 1000].map((n) => serverFactor(lane, n));
+      t.diagnostic(`${lane}/JSON server factor: N=100 ${s100.toFixed(2)}, N=1000 ${s1000.toFixed(2)}`);
+      assert.ok(s1000 >= 1.3 * s100, `${lane}'s server factor does not grow with N: ${s100} at 100, ${s1000} at 1000`);
+    }
+    // per-item: an async call per book, unbatched (the study's controller): its server
+    // execution costs more than plain's at the same N (the model's 40 vs 15 us a book).
+    // Lanes run one after another, so a busy machine slows one and not the other: the
+    // transfer, the same for both, is left out (end to end the ratio was 1.09..3.58).
+    // Spread measured (per-item / plain exec p50): N=1000 1.79..4.99, N=10000 1.35..3.81
+    // over 12 runs on 2026-11-26.
+    for (const [n, min] of [
+      [1000, 1.3],
+      [10000, 1.2],
+    ]) {
+      const [item, plain] = ['typed_per_item', 'typed'].map((lane) => serverP50(lane, n, 'exec'));
+      assert.ok(
+        item >= min * plain,
+        `per-item's execution at N=${n} (${item} ms) is not ${min}x plain's (${plain} ms)`,
+      );
+    }
     // The server's own time is reported apart from the transfer, execution apart from serialization.
     for (const part of ['exec', 'ser']) sub(m, `server_duration{scenario:typed_per_item_c1,n:10000,part:${part}}`);
     sub(m, 'server_duration{scenario:typed_c1,n:10000,part:ser}');
@@ -203,28 +227,35 @@ describe("compound-vs-parallel: study 001's document (DOC_SIZES=study: 50 x 100 
   });
 
   test('lte: the Vulcain flow pays one round trip more for its links', async (t) => {
-    const env = { DOC_SIZES: 'study', LANES: 'compound_h2,atomic_h2,vulcain_h2' };
+    // Two lanes: compound_h2's study document is run under lan above; here it only fed
+    // a vulcain - compound comparison of ~10 ms on two 3.7 s medians (spread measured
+    // 4.7..14.9 ms over 4 runs on 2026-11-26: a coin toss, dropped), and cost 26 s.
+    const env = { DOC_SIZES: 'study', LANES: 'atomic_h2,vulcain_h2' };
     const m = await run(t, 'compound-vs-parallel', 'lte', env);
-    const [parallel, atomic, vulcain] = ['compound_h2', 'atomic_h2', 'vulcain_h2'].map((l) => p50(m, key(l)));
+    const [atomic, vulcain] = ['atomic_h2', 'vulcain_h2'].map((l) => p50(m, key(l)));
     // The model's difference: R plus the links' bytes (common/model.js, the plan).
     const env2 = { ...env, LOAD: 'smoke' };
     const built = buildScenario(declareCompound(env2), loadProfile('lte'), env2, policy);
     const model = (lane) => built.gates.find((g) => g.key === key(lane)).expected.p50.ms;
     const extra = model('vulcain_h2') - model('atomic_h2');
     t.diagnostic(
-      `lte study p50 ms: compound parallel ${parallel}, atomic h2 ${atomic}, vulcain ${vulcain}; vulcain - atomic ${vulcain - atomic} (model ${extra.toFixed(1)}: R 70 + the links), vulcain - compound ${vulcain - parallel}`,
+      `lte study p50 ms: atomic h2 ${atomic}, vulcain ${vulcain}; vulcain - atomic ${vulcain - atomic} (model ${extra.toFixed(1)}: R 70 + the links)`,
     );
     assert.ok(extra >= 70 && extra < 140, `the model's extra ${extra}`);
-    // A difference of two ~3.7 s medians of six samples each: within 15 % of the
-    // model's extra, or within 0.5 % of the operation when that is more (each median
-    // alone varies that much; the link toxic's window grows a little during the
-    // links' round, which the model does not split out).
-    const tolerance = Math.max(0.15 * extra, 0.005 * atomic);
+    // A difference of two ~3.7 s medians of six samples each (each steady within ~8 ms
+    // run to run). The links' round also grows the link toxic's window, which the model
+    // does not split out: the difference comes in below the model's extra, not above.
+    // Spread measured (vulcain - atomic): 58..70 ms against the model's 74.7 (4.7..16.7
+    // below it) over 7 runs on 2026-11-26; the old bound (extra - 18.2 ms = 56.5) sat 1.5 ms
+    // under the lowest. Bounds: at least 0.7 R (the extra round trip is paid; the window
+    // saves part of it: without that round the difference would be ~0), at most 15 % above
+    // the model's extra.
+    const R = 70;
+    const diff = vulcain - atomic;
     assert.ok(
-      Math.abs(vulcain - atomic - extra) <= tolerance,
-      `vulcain - atomic h2 = ${vulcain - atomic} ms, not within ${tolerance.toFixed(1)} ms of one round trip and the links (${extra.toFixed(1)} ms)`,
+      diff >= 0.7 * R && diff <= 1.15 * extra,
+      `vulcain - atomic h2 = ${diff} ms, not within ${0.7 * R}..${(1.15 * extra).toFixed(1)} ms (the model: one round trip and the links, ${extra.toFixed(1)} ms)`,
     );
-    assert.ok(vulcain - parallel > 0, `vulcain ${vulcain} not slower than compound parallel ${parallel}`);
   });
 });
 

@@ -13,7 +13,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { LEVELS } from '../common/plan.js';
-import { droppedLimit } from '../common/gates.js';
+import { describeGate, droppedLimit } from '../common/gates.js';
 import { buildScenario } from '../common/scenario.js';
 import { parsePolicy } from '../common/thresholds.js';
 import { scenarioNames } from '../lib/cli-support.js';
@@ -97,7 +97,8 @@ describe('every scenario, profile, load level, lane and step has latency gates',
             const sorted = [...list].sort((a, b) => a.vus - b.vus);
             for (let i = 1; i < sorted.length; i++)
               assert.ok(
-                sorted[i].budget.p50 >= sorted[i - 1].budget.p50,
+                // (the model's budgets: a step with fewer operations may get a wider p50, its tail's)
+                sorted[i].modelBudget.p50 >= sorted[i - 1].modelBudget.p50,
                 `${where}: ${sorted[i].key} gets a tighter p50 than ${sorted[i - 1].key}`,
               );
           }
@@ -134,6 +135,21 @@ describe('every scenario, profile, load level, lane and step has latency gates',
       lan.expected.p50.terms.some((t) => t.name === 'client' && t.ms >= 14),
       lan.expected.p50.formula,
     );
+  });
+
+  test('a row whose step holds fewer than 3 operations gates its p50 at its tail budget', () => {
+    const env = { LOAD: 'ci' };
+    const gates = buildScenario(declarations['compound-vs-parallel'](env), loadProfile('lte'), env, policy).gates;
+    const etag = gates.find((g) => g.key === 'op_duration{scenario:compound_h1_c1,size:large,cache:etag,conn:warm}');
+    assert.ok(etag.fewSamples > 0 && etag.fewSamples < 3, `${etag.fewSamples}`);
+    assert.equal(etag.budget.p50, etag.budget.p95);
+    assert.ok(etag.modelBudget.p50 < etag.budget.p50);
+    assert.match(describeGate(etag), /operations? a step at least: p50 at the tail's budget/);
+    // Under lan the same row's step holds dozens: its p50 keeps the model's budget.
+    const lan = buildScenario(declarations['compound-vs-parallel'](env), loadProfile('lan'), env, policy).gates;
+    const lanEtag = lan.find((g) => g.key === etag.key);
+    assert.equal(lanEtag.fewSamples, 0);
+    assert.deepEqual(lanEtag.budget, lanEtag.modelBudget);
   });
 
   test('CPU budgets follow the machine: a CPU scale, and n operations sharing the cores', () => {

@@ -36,9 +36,13 @@ export function waitOutStep(built) {
 // a later one only if the lane's whole iteration (the plan's laneSeconds: the model
 // with a margin) fits in what is left of the step; otherwise it waits the step out.
 // The step's gracefulStop then need only cover closing (the plan's closeSeconds).
+// The margin is callMs's (the model's time x 1.2 and a little): under lte a third
+// compound-vs-parallel iteration that started with exactly its model time left was cut
+// at the step's end, and its rows kept a sample fewer than the others.
+const WHOLE_MARGIN = 1.25;
 export function wholeIterations(built, laneName, fn) {
   const lane = built.lanes.find((l) => l.name === laneName);
-  const ms = (lane && lane.iterationSeconds ? lane.iterationSeconds : 0) * 1000;
+  const ms = (lane && lane.iterationSeconds ? lane.iterationSeconds : 0) * 1000 * WHOLE_MARGIN;
   return (...args) => {
     if (exec.vu.iterationInScenario > 0 && remainingMs() < ms) return waitOutStep(built);
     return fn(...args);
