@@ -59,6 +59,19 @@ export const MIN_MEDIAN_SAMPLES = 3;
 // subscribers: 203-284 ms p50 over five clean gates under lan, 2026-11-26). Gated at the tail.
 const PHASE_BOUND = new Set(['http-poll']);
 function rowSamples(lane, sc, durationMs, vus) {
+  // An open step spreads its arrivals over its pool of VUs, and each VU's first operation on
+  // a lane that keeps its connection opens it: with under 2 arrivals a VU, the median is a
+  // first one (http2 under 3g at 50 %: 928 ms, its cold operation's 3 R).
+  if (
+    sc.executor === 'constant-arrival-rate' &&
+    durationMs &&
+    sc.preAllocatedVUs &&
+    !FRESH.has(lane.tags.transport) &&
+    !lane.session
+  ) {
+    const perVu = ((sc.rate / 60) * (durationMs / 1000)) / sc.preAllocatedVUs;
+    return perVu < 2 ? 1 : Infinity;
+  }
   if (!lane.dims || !lane.iterationSeconds || !durationMs || sc.executor !== 'constant-vus') return Infinity;
   return Math.max(1, Math.floor(durationMs / 1000 / lane.iterationSeconds)) * vus;
 }
