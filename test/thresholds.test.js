@@ -370,7 +370,9 @@ describe('gates on a real run', () => {
     assert.equal(r.code, 99, r.stderr);
     assert.match(r.stdout, /FAIL op_duration\{scenario:ws_c1\} p\(50\)<0\.001/);
     const junit = readFileSync(join(results, 'junit.xml'), 'utf8');
-    assert.match(junit, /failures="1"/);
+    // At least the impossible gate failed (a lan gate beside another test file may too:
+    // this file runs in the suite's second phase, two at a time): junit counts them all.
+    assert.match(junit, /failures="[1-9]\d*"/);
     assert.match(
       junit,
       /<failure message="op_duration\{scenario:ws_c1\}: p\(50\)=[\d.]+, threshold p\(50\)&lt;0\.001"/,
