@@ -80,18 +80,10 @@ export function gateFigures(gate, folder) {
 
 // The thresholds a gate's runs failed: ['ws-vs-http lte: op_duration{scenario:ws_c1} p(50)<105 (p(50)=120.1)'].
 export function failedGates(gate, folder) {
-  const out = [];
-  for (const s of gate.runs) {
-    for (const run of s.runs) {
-      if (!run.dir) continue;
-      const file = join(folder, run.dir, 'summary.json');
-      if (!existsSync(file)) continue;
-      const doc = JSON.parse(readFileSync(file, 'utf8'));
-      for (const t of doc.thresholds.filter((x) => !x.ok))
-        out.push(
-          `${s.scenario} ${run.profile}: ${t.key} ${t.threshold} (${t.stat}=${t.observed === null ? '-' : Number(t.observed).toFixed(1)})`,
-        );
-    }
-  }
-  return out;
+  return gateFigures(gate, folder)
+    .filter((f) => !f.ok)
+    .map(
+      (f) =>
+        `${f.scenario} ${f.profile}: ${f.key} ${f.threshold} (${f.stat}=${f.observed === null ? '-' : f.observed.toFixed(1)})`,
+    );
 }
