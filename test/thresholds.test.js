@@ -371,7 +371,7 @@ describe('gates on a real run', () => {
     assert.match(r.stdout, /FAIL op_duration\{scenario:ws_c1\} p\(50\)<0\.001/);
     const junit = readFileSync(join(results, 'junit.xml'), 'utf8');
     // At least the impossible gate failed (a lan gate beside another test file may too:
-    // this file runs in the suite's second phase, two at a time): junit counts them all.
+    // this file runs in the suite's second phase, beside others): junit counts them all.
     assert.match(junit, /failures="[1-9]\d*"/);
     assert.match(
       junit,

@@ -1,0 +1,77 @@
+// What test/api.test.js (timed: every lane pays the model's round trips) and
+// test/api-cli.test.js (bad input, and what happens while a run holds the stack) share:
+// the API servers this project did not write, a scratch folder, the run folders' summaries
+// and the check that a CLI run left nothing behind.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before } from 'node:test';
+import { portsInUse, processesMatching } from './cli.js';
+import { PROTO, startRouteGuide, startYoga } from './api-servers.js';
+
+// A scratch folder for the test file's inputs, removed after it.
+export function scratch() {
+  const dir = mkdtempSync(join(tmpdir(), 'k6pack-api-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  return (name, text) => {
+    const p = join(dir, name);
+    writeFileSync(p, typeof text === 'string' ? text : JSON.stringify(text));
+    return p;
+  };
+}
+
+export const GET_FEATURE = [
+  '--proto',
+  PROTO,
+  '--call',
+  'routeguide.RouteGuide/GetFeature',
+  '--request',
+  '{"latitude": 401000000, "longitude": -741000000}',
+];
+export const LIST_FEATURES = [
+  '--proto',
+  PROTO,
+  '--call',
+  'routeguide.RouteGuide/ListFeatures',
+  '--request',
+  '{"lo": {"latitude": 400000000, "longitude": -750000000}, "hi": {"latitude": 405000000, "longitude": -740000000}}',
+];
+
+// The summary.json of the run folders a run wrote, by profile.
+export function summaries(runDir) {
+  const root = join(runDir, 'results');
+  return Object.fromEntries(
+    readdirSync(root)
+      .filter((d) => d.startsWith('api-'))
+      .map((d) => {
+        const doc = JSON.parse(readFileSync(join(root, d, 'summary.json'), 'utf8'));
+        return [doc.run.profile, { ...doc, dir: join(root, d) }];
+      }),
+  );
+}
+
+// Nothing a CLI run left behind: no toxiproxy on its port, no k6 of its plan, every port free.
+export async function nothingLeft(env, ports) {
+  assert.deepEqual(processesMatching(`-port ${ports.TOXIPROXY_PORT}`), [], 'no toxiproxy left');
+  assert.deepEqual(processesMatching('api-plan-'), [], 'no k6 of an api run left');
+  assert.deepEqual(await portsInUse(ports), [], 'every port free');
+  assert.deepEqual(
+    existsSync(env.K6PACK_RUN_DIR) ? readdirSync(env.K6PACK_RUN_DIR).filter((f) => f.startsWith('api-plan')) : [],
+    [],
+    'no plan file left',
+  );
+}
+
+// graphql-yoga with and without graphql-ws, and grpc-node's route guide, for the whole
+// test file: the returned object's fields are set before its first test.
+export function apiServers() {
+  const s = {};
+  before(async () => {
+    [s.yoga, s.yogaNoWs, s.routeGuide] = await Promise.all([startYoga(), startYoga({ WS: 'off' }), startRouteGuide()]);
+  });
+  after(async () => {
+    await Promise.all([s.yoga, s.yogaNoWs, s.routeGuide].filter(Boolean).map((x) => x.stop()));
+  });
+  return s;
+}
