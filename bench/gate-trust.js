@@ -25,6 +25,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
+import { busyCore } from './lib/busy.js';
 import { spreadOf } from './lib/spread.js';
 import { GATE_DEFAULTS } from '../lib/gate.js';
 import { loadProfile } from '../lib/profiles.js';
@@ -35,18 +36,6 @@ import { CLI, failedGates, GATE_TARGET_SECONDS, gateFigures, runGate } from './l
 const DRIFT_SHARE = 0.2;
 const DRIFT_PROFILE = 'lte';
 const MARGIN_SDS = 3;
-// The busy loop's own bound: longer than any bench here, so it never ends early.
-const BUSY_MAX_MS = 3 * 3600 * 1000;
-
-// One core kept busy until stopped (or BUSY_MAX_MS): a child spinning in a loop.
-function busyCore() {
-  const child = execa(process.execPath, ['-e', `const end = Date.now() + ${BUSY_MAX_MS}; while (Date.now() < end);`], {
-    reject: false,
-    stdin: 'ignore',
-  });
-  return () => child.kill('SIGKILL');
-}
-
 async function k6pack(args, env) {
   const r = await execa(process.execPath, [CLI, ...args], { env, reject: false, timeout: 300000, stdin: 'ignore' });
   if (r.exitCode !== 0)

@@ -4,7 +4,8 @@
 // so the suite never writes bench/results.jsonl. The figures are checked for
 // sense and for what is physically true (a shaped round trip is never shorter
 // than the model's); speed targets are the benches' own, run on a quiet
-// machine, never asserted here. About 3 minutes.
+// machine, never asserted here. About 3 minutes; in the suite's second phase, beside
+// other test files (test/run.js).
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,7 +44,8 @@ async function runBench(name, args = [], { label = name } = {}) {
   const r = await execa(process.execPath, [join(ROOT, 'bench', `${name}.js`), '--quick', ...args], {
     env: { BENCH_RESULTS: results },
     reject: false,
-    timeout: 150000,
+    // A hang guard, not a timing: this file runs beside other test files (test/run.js).
+    timeout: 300000,
     forceKillAfterDelay: 5000,
     stdin: 'ignore',
   });
@@ -238,6 +240,14 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
       assert.equal(entry.upsStarted, 2, `every up right after a run's stack stopped started\n${output}`);
       assert.deepEqual(entry.failures, [], output);
       assert.match(stdout, /restart: 2 of 2 start/);
+    }),
+    t.test('suite: a fresh clone of HEAD installs and runs a tier of the suite, its figures read back', async () => {
+      const { entry, output } = await bench('suite');
+      assert.equal(entry.runs, 1, output);
+      assert.equal(entry.rows[0].exit, 0, output);
+      // The unit tier's one phase, read from test/run.js's own line; every test passed.
+      assert.match(entry.rows[0].phases, /^\d+ s \(\d+ files, 1 at once\)$/, output);
+      assert.ok(entry.rows[0].tests > 50 && entry.failures === 0, output);
     }),
     t.test('soak: RSS and heap-after-GC slopes, p50 drift', async () => {
       const { entry, output } = await bench('soak', ['--duration', '30s']);

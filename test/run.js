@@ -8,8 +8,11 @@
 //      whose assertions are not timings), REST_AT_ONCE at a time.
 // Phase 2 took 461 s two at a time and 334 s three at a time (2026-11-26, with
 // api-cli.test.js moved out of phase 1), using 1.3 of the 2 cores: its files mostly
-// wait on shaped links, timeouts and process starts. That keeps the suite under
-// 25 minutes without running a timed test beside another.
+// wait on shaped links, timeouts and process starts. bench.test.js is in phase 2 too:
+// it runs four benches at once by design and asserts only what holds whatever else
+// runs (its speed targets are the benches' own, on a quiet machine). That keeps the
+// suite under 25 minutes (the timed phase took 1167 s with it) without running a
+// timed test beside another.
 // `unit` runs only the files that start no stack, k6 or CLI (UNIT below; servers in
 // the test's own process at most): seconds, for the model, profiles and verdict.
 // `rest` runs phase 2 alone.
@@ -22,7 +25,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 export const TIMED = [
   'api.test.js',
-  'bench.test.js',
   'fanout.test.js',
   'grpc-streams.test.js',
   'hold.test.js',

@@ -1,0 +1,125 @@
+#!/usr/bin/env node
+/*
+ * Does the suite pass every time, within its time? `bash .ci/run` (the README's test
+ * command: `npm ci && npm test`, installing k6 and the toxiproxy build on the way), each
+ * run on a fresh clone of this checkout's HEAD, --runs times in a row: failures, the
+ * names of the failed tests, and the wall time of each run (install included) and of
+ * each of the suite's two phases (test/run.js). --busy keeps one core busy for the whole
+ * bench (bench/lib/busy.js), as a loaded CI runner would. Targets: 0 failures; each run
+ * <= 25 minutes.
+ *
+ *   node bench/suite.js                   # 3 runs in a row, ~75 minutes
+ *   node bench/suite.js --busy --runs 1   # once with one core busy
+ *   node bench/suite.js --quick           # one fresh clone, `npm ci && npm run test:unit`
+ * Nothing else may run beside it (the suite's timed files run alone). Each run's output
+ * is kept in the temp folder it prints. Appends its figures to bench/results.jsonl.
+ */
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { busyCore } from './lib/busy.js';
+import {
+  BenchError,
+  gitCommit,
+  main,
+  parseFlags,
+  recordResult,
+  round,
+  ROOT,
+  table,
+  withTempDir,
+} from './lib/common.js';
+
+export const SUITE_TARGET_SECONDS = 25 * 60;
+// A run's own bound: CI gives the whole job 90 minutes.
+const RUN_TIMEOUT_MS = 60 * 60 * 1000;
+
+// What test/run.js and Node's test runner print, read back from a run's output.
+export function suiteFigures(output) {
+  const phases = [...output.matchAll(/^== (\d+) files, (\d+) at a time: (\d+) s, exit (\S+)$/gm)].map((m) => ({
+    files: Number(m[1]),
+    atOnce: Number(m[2]),
+    seconds: Number(m[3]),
+    exit: m[4],
+  }));
+  const count = (label) =>
+    [...output.matchAll(new RegExp(`^ℹ ${label} (\\d+)$`, 'gm'))].reduce((n, m) => n + Number(m[1]), 0);
+  // The runner lists each failed test again under "failing tests:"; a test is named once.
+  const failed = [...new Set([...output.matchAll(/^\s*✖ (.+?) \(\d+(?:\.\d+)?ms\)$/gm)].map((m) => m[1]))];
+  return { phases, tests: count('tests'), passed: count('pass'), failures: count('fail'), failed };
+}
+
+async function oneRun(dir, i, { quick }) {
+  const clone = join(dir, `clone-${i}`);
+  await execa('git', ['clone', '--quiet', ROOT, clone]);
+  await execa('git', ['-C', clone, 'checkout', '--quiet', gitCommit()]);
+  const command = quick ? 'npm ci && npm run test:unit' : 'bash .ci/run';
+  const t0 = performance.now();
+  const r = await execa('bash', ['-c', command], {
+    cwd: clone,
+    all: true,
+    reject: false,
+    timeout: RUN_TIMEOUT_MS,
+    forceKillAfterDelay: 10000,
+    stdin: 'ignore',
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  const log = join(dir, `run-${i}.log`);
+  writeFileSync(log, r.all ?? '');
+  return { exit: r.exitCode, timedOut: r.timedOut, seconds, log, ...suiteFigures(r.all ?? '') };
+}
+
+await main(async () => {
+  const flags = parseFlags({ runs: 3, busy: false, quick: false });
+  if (flags.quick) flags.runs = 1;
+  if (!(flags.runs >= 1)) throw new BenchError('--runs must be at least 1');
+  // The logs outlive the clones: a failed run is read afterwards.
+  const keep = mkdtempSync(join(tmpdir(), 'k6pack-suite-logs-'));
+  const rows = [];
+  await withTempDir(async (dir) => {
+    const stopBusy = flags.busy ? busyCore() : () => {};
+    try {
+      for (let i = 1; i <= flags.runs; i++) {
+        console.log(
+          `== run ${i}/${flags.runs}${flags.busy ? ' (one core busy)' : ''}: a fresh clone of ${gitCommit()}`,
+        );
+        const r = await oneRun(dir, i, flags);
+        copyFileSync(r.log, join(keep, `run-${i}.log`));
+        rows.push({
+          run: i,
+          exit: r.exit,
+          seconds: round(r.seconds, 0),
+          phases: r.phases.map((p) => `${p.seconds} s (${p.files} files, ${p.atOnce} at once)`).join(' + ') || '-',
+          tests: r.tests,
+          failures: r.failures + (r.exit !== 0 && !r.failures ? 1 : 0),
+          failed: r.failed.join('; ') || (r.timedOut ? 'timed out' : r.exit !== 0 ? readTail(r.log) : '-'),
+        });
+        console.log(table(rows.slice(-1), ['run', 'exit', 'seconds', 'phases', 'tests', 'failures', 'failed']));
+      }
+    } finally {
+      stopBusy();
+    }
+  }, 'k6pack-suite-');
+  const failures = rows.reduce((n, r) => n + r.failures, 0);
+  const slowest = Math.max(...rows.map((r) => r.seconds));
+  const verdict = {
+    failures: failures === 0 ? 'met' : 'MISSED',
+    seconds: flags.quick ? 'n/a (unit tier)' : slowest <= SUITE_TARGET_SECONDS ? 'met' : 'MISSED',
+  };
+  console.log(`\n${table(rows, ['run', 'exit', 'seconds', 'phases', 'tests', 'failures', 'failed'])}`);
+  console.log(`\nfailures: ${failures} in ${rows.length} runs (target 0): ${verdict.failures}`);
+  console.log(
+    `wall time: ${rows.map((r) => r.seconds).join(', ')} s (target <= ${SUITE_TARGET_SECONDS} s): ${verdict.seconds}`,
+  );
+  console.log(`logs: ${keep}`);
+  recordResult(
+    'suite',
+    { runs: rows.length, busy: flags.busy, failures, seconds: rows.map((r) => r.seconds), verdict, rows },
+    { quick: flags.quick },
+  );
+});
+
+function readTail(log) {
+  return readFileSync(log, 'utf8').trim().split('\n').at(-1)?.slice(0, 200) || '-';
+}
