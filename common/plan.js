@@ -120,6 +120,14 @@ export function openPool(perSecond, worstSeconds) {
 // the rate before the CPU does (every shaped profile) are not affected.
 export const OPEN_CPU_CEILING = 0.7;
 
+// The shortest open step on a link with no delay (lan). k6 hands a step's arrivals to
+// its pre-allocated VUs in turn, so every VU of the pool opens its connection within the
+// step's first arrivals: under lan at 1 s steps that burst was 45 TLS set-ups among 547
+// HTTP/2 arrivals (8 %), and the step's p95 was the burst's (94 ms against 70, 1 run of 5:
+// bench/open-workload.js, 2026-11-26, 48f94ae). At 3 s it is under 3 % of the step,
+// below its p95. Shaped links ask for tens of arrivals a second from a few VUs.
+export const OPEN_NO_DELAY_STEP_SECONDS = 3;
+
 // The k6 scenario of one open step: `share` % of `connections` connections' worth of
 // arrivals, a lane's iteration taking `iterationSeconds` (the model's median: the
 // rate's unit). The VU pool is sized for the lane's worst case: `worstSeconds(inFlight)`
@@ -164,7 +172,10 @@ function steppedPlan(lanes, level, hints, env, open) {
   const perVu = envInt(env, 'STEP_ITERATIONS', 0, { min: 0, max: 1000000 });
   const durations = {};
   // ci: the scenario's budget split evenly over its lanes and steps.
-  const { budgetSeconds, minStepSeconds } = noDelayFits(level, hints) ? { ...level, ...level.noDelay } : level;
+  const { budgetSeconds, minStepSeconds: levelMinStep } = noDelayFits(level, hints)
+    ? { ...level, ...level.noDelay }
+    : level;
+  const minStepSeconds = open && hints.rttMs === 0 ? Math.max(levelMinStep, OPEN_NO_DELAY_STEP_SECONDS) : levelMinStep;
   const slot = budgetSeconds ? round1(budgetSeconds / (lanes.length * steps.length)) : 0;
 
   const scenarios = {};
