@@ -56,14 +56,30 @@ async function oneRun(dir, i, { quick }) {
   await execa('git', ['-C', clone, 'checkout', '--quiet', gitCommit()]);
   const command = quick ? 'npm ci && npm run test:unit' : 'bash .ci/run';
   const t0 = performance.now();
-  const r = await execa('bash', ['-c', command], {
+  // Its own process group, so a stopped bench stops the whole suite with it; and not
+  // inside this process's test run (bench.test.js): Node's runner skips the files of a
+  // run nested in a test file, which it recognizes by NODE_TEST_CONTEXT.
+  const child = execa('bash', ['-c', command], {
     cwd: clone,
     all: true,
     reject: false,
     timeout: RUN_TIMEOUT_MS,
     forceKillAfterDelay: 10000,
     stdin: 'ignore',
+    detached: true,
+    env: { NODE_TEST_CONTEXT: undefined },
   });
+  const stop = () => {
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+    process.exit(130);
+  };
+  process.once('SIGINT', stop).once('SIGTERM', stop);
+  const r = await child;
+  process.off('SIGINT', stop).off('SIGTERM', stop);
   const seconds = (performance.now() - t0) / 1000;
   const log = join(dir, `run-${i}.log`);
   writeFileSync(log, r.all ?? '');

@@ -116,8 +116,9 @@ export function openPool(perSecond, worstSeconds) {
 // 73-87 ms against 65-80), every one of them in a run whose calibration read the machine
 // at the reference's speed; in the three runs that read it ~25 % slower (90 % of the
 // capacity / 1.25, about 0.7 of it) every keep-alive and HTTP/2 step held. 0.7 keeps the
-// o90 step at 63 % of the capacity when the calibration reads fast. Links that bound
-// the rate before the CPU does (every shaped profile) are not affected.
+// o90 step at 63 % of the capacity when the calibration reads fast. At ci load (4
+// connections) every shaped profile's link bounds the rate first; at full load (50)
+// the CPU also binds the fresh TLS lanes under lte.
 export const OPEN_CPU_CEILING = 0.7;
 
 // The shortest open step on a link with no delay (lan). k6 hands a step's arrivals to

@@ -144,6 +144,18 @@ function pidsWithSocket(inode) {
 // What holds 127.0.0.1:port, in words: 'held by pid 123 (node servers/grpc/server.js,
 // listening)', a connection in TIME_WAIT that no process owns, or '' when /proc does
 // not tell (not Linux). A listener first, then any socket a process owns.
+
+// A holder's command line as one short line: each path shown by its last part (a
+// clone's or temp folder's path would otherwise push the script's name past the cut),
+// at most 80 characters.
+export function shortCommand(cmd) {
+  const short = cmd
+    .split(' ')
+    .map((w) => (w.includes('/') && !w.endsWith('/') ? w.slice(w.lastIndexOf('/') + 1) : w))
+    .join(' ');
+  return short.length > 80 ? `${short.slice(0, 77)}...` : short;
+}
+
 export function describeHolder(port) {
   let sockets;
   try {
@@ -159,7 +171,8 @@ export function describeHolder(port) {
     if (pids.length) {
       const cmd = commandLine(pids[0]);
       const more = pids.length > 1 ? ` and ${pids.length - 1} other process${pids.length > 2 ? 'es' : ''}` : '';
-      return `held by pid ${pids[0]}${cmd ? ` (${cmd.length > 80 ? `${cmd.slice(0, 77)}...` : cmd}, ${what})` : ` (${what})`}${more}`;
+      const shown = cmd && shortCommand(cmd);
+      return `held by pid ${pids[0]}${shown ? ` (${shown}, ${what})` : ` (${what})`}${more}`;
     }
     if (s.state === 'LISTEN') return `held by a process this user cannot see (${what})`;
   }
