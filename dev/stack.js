@@ -3,11 +3,12 @@
 // process. Resolves { ports, env, toxiproxy, pids, runDir, stop }:
 // `env` is targetsFor(ports), the -e variables for k6; always call stop()
 // (e.g. `t.after(() => stack.stop())`).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { after, before } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_PORTS } from '../common/defaults.js';
+import { isAlive } from '../lib/processes.js';
 import { portIsFree, StackError, startStack } from '../lib/stack.js';
 
 // Below Linux's ephemeral range (32768+), where port-0 listeners and outgoing
@@ -15,12 +16,44 @@ import { portIsFree, StackError, startStack } from '../lib/stack.js';
 const LOW = 20000;
 const HIGH = 32000;
 
-// `count` distinct ports that are free right now.
+// Test processes run side by side (test/run.js) and each picks its ports at random:
+// one could pick a port another has picked but not bound yet, or still holds
+// (a CLI env checks every port of its map is free after each run). So a process
+// claims each port it picks with a file here holding its pid, until it exits; a
+// claim whose pid is dead is taken over.
+const CLAIMS = join(tmpdir(), 'k6pack-test-ports');
+const claimed = [];
+
+function claim(port) {
+  const file = join(CLAIMS, String(port));
+  for (let tries = 0; tries < 2; tries++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' });
+      if (!claimed.length) process.once('exit', releaseClaims);
+      claimed.push(file);
+      return true;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+      // An empty file: another process between creating and writing it.
+      const owner = Number(readFileSync(file, 'utf8'));
+      if (!owner || owner === process.pid || isAlive(owner)) return false;
+      rmSync(file, { force: true });
+    }
+  }
+  return false;
+}
+
+function releaseClaims() {
+  for (const file of claimed) rmSync(file, { force: true });
+}
+
+// `count` distinct ports that are free right now and no other live test process claimed.
 export async function freePorts(count) {
+  mkdirSync(CLAIMS, { recursive: true });
   const found = new Set();
-  for (let attempt = 0; found.size < count && attempt < 200; attempt++) {
+  for (let attempt = 0; found.size < count && attempt < 400; attempt++) {
     const port = LOW + Math.floor(Math.random() * (HIGH - LOW));
-    if (!found.has(port) && (await portIsFree(port)) === null) found.add(port);
+    if (!found.has(port) && (await portIsFree(port)) === null && claim(port)) found.add(port);
   }
   if (found.size < count) throw new Error(`found only ${found.size} of ${count} free ports in ${LOW}-${HIGH}`);
   return [...found];
