@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { PORT_WAIT_MS } from '../lib/ports.js';
 import { cliEnv, runCli, waitFor } from './helpers/cli.js';
 import { OPS, PROTO, startYoga, VARS } from './helpers/api-servers.js';
-import { apiServers, GET_FEATURE, nothingLeft, scratch, summaries } from './helpers/api-run.js';
+import { apiArgs, apiServers, GET_FEATURE, nothingLeft, scratch, summaries } from './helpers/api-run.js';
 
 const file = scratch();
 const servers = apiServers();
@@ -22,7 +22,7 @@ describe('bad input: one line naming what is at fault, exit 2, nothing left runn
     return [
       [
         'unreachable GraphQL endpoint',
-        ['run', 'api', '--graphql', 'http://127.0.0.1:9/graphql', '--operations', OPS, '--variables', VARS],
+        apiArgs('http://127.0.0.1:9/graphql'),
         /^k6pack: GraphQL endpoint http:\/\/127\.0\.0\.1:9\/graphql: cannot connect \(ECONNREFUSED\): start your server, or fix --graphql$/,
       ],
       [
@@ -156,7 +156,7 @@ describe('bad input: one line naming what is at fault, exit 2, nothing left runn
     const blocker = createServer();
     await new Promise((resolve) => blocker.listen(ports.PROXY_API_GRAPHQL_PORT, '127.0.0.1', resolve));
     t.after(() => blocker.close());
-    const r = await runCli(['run', 'api', '--graphql', servers.yoga.url, '--operations', OPS, '--variables', VARS], {
+    const r = await runCli(apiArgs(servers.yoga.url), {
       env,
     });
     assert.equal(r.exitCode, 2, r.stderr);
@@ -173,19 +173,7 @@ describe('bad input: one line naming what is at fault, exit 2, nothing left runn
 });
 
 describe('while it runs', () => {
-  const args = () => [
-    'run',
-    'api',
-    '--graphql',
-    servers.yoga.url,
-    '--operations',
-    OPS,
-    '--variables',
-    VARS,
-    '--grpc',
-    servers.routeGuide.addr,
-    ...GET_FEATURE,
-  ];
+  const args = () => apiArgs(servers.yoga.url, '--grpc', servers.routeGuide.addr, ...GET_FEATURE);
 
   test('Ctrl-C: k6 stops, exit 130, nothing left running', { timeout: 120000 }, async (t) => {
     const { env, ports, cleanup } = await cliEnv({ api: true });
@@ -204,23 +192,10 @@ describe('while it runs', () => {
     async (t) => {
       const { env, runDir, cleanup } = await cliEnv({ api: true });
       t.after(cleanup);
-      const child = runCli(
-        [
-          'run',
-          'api',
-          '--graphql',
-          servers.yogaNoWs.url,
-          '--operations',
-          OPS,
-          '--variables',
-          VARS,
-          '--profile',
-          'lte',
-          '--load',
-          'ci',
-        ],
-        { env, timeoutMs: 120000 },
-      );
+      const child = runCli(apiArgs(servers.yogaNoWs.url, '--profile', 'lte', '--load', 'ci'), {
+        env,
+        timeoutMs: 120000,
+      });
       await waitFor(child, 'step 2/', 60000);
       const refused = await runCli(['profile', '3g'], { env });
       assert.equal(refused.exitCode, 4, refused.stdout + refused.stderr);
@@ -244,23 +219,7 @@ describe('while it runs', () => {
       const { env, ports, cleanup } = await cliEnv({ api: true });
       t.after(cleanup);
       const started = Date.now();
-      const child = runCli(
-        [
-          'run',
-          'api',
-          '--graphql',
-          own.url,
-          '--operations',
-          OPS,
-          '--variables',
-          VARS,
-          '--profile',
-          'lan',
-          '--load',
-          'full',
-        ],
-        { env, timeoutMs: 130000 },
-      );
+      const child = runCli(apiArgs(own.url, '--profile', 'lan', '--load', 'full'), { env, timeoutMs: 130000 });
       await waitFor(child, 'step 1/', 60000);
       own.child.kill('SIGKILL');
       const r = await child;

@@ -17,7 +17,7 @@ import { runK6 } from '../dev/k6.js';
 import { startTestStack } from '../dev/stack.js';
 import { cliEnv, portsInUse, runCli } from './helpers/cli.js';
 import { OPS, PROTO, startRouteGuide, startYoga, VARS } from './helpers/api-servers.js';
-import { apiServers, GET_FEATURE, LIST_FEATURES, nothingLeft, scratch, summaries } from './helpers/api-run.js';
+import { apiArgs, apiServers, GET_FEATURE, LIST_FEATURES, nothingLeft, scratch, summaries } from './helpers/api-run.js';
 
 const file = scratch();
 const servers = apiServers();
@@ -35,15 +35,8 @@ describe('discovery, lanes and the verdict', () => {
       const { env, ports, runDir, cleanup } = await cliEnv({ api: true });
       t.after(cleanup);
       const r = await runCli(
-        [
-          'run',
-          'api',
-          '--graphql',
+        apiArgs(
           servers.yoga.url,
-          '--operations',
-          OPS,
-          '--variables',
-          VARS,
           '--grpc',
           servers.routeGuide.addr,
           ...GET_FEATURE,
@@ -51,7 +44,7 @@ describe('discovery, lanes and the verdict', () => {
           'lan',
           '--load',
           'smoke',
-        ],
+        ),
         { env, timeoutMs: 150000 },
       );
       assert.equal(r.exitCode, 0, r.stdout + r.stderr);
@@ -255,23 +248,10 @@ describe('discovery, lanes and the verdict', () => {
         ],
       };
       const thresholds = file('thresholds.json', policy);
-      const r = await runCli(
-        [
-          'run',
-          'api',
-          '--graphql',
-          servers.yogaNoWs.url,
-          '--operations',
-          OPS,
-          '--variables',
-          VARS,
-          '--profile',
-          'lan',
-          '--load',
-          'smoke',
-        ],
-        { env: { ...env, THRESHOLDS: thresholds }, timeoutMs: 120000 },
-      );
+      const r = await runCli(apiArgs(servers.yogaNoWs.url, '--profile', 'lan', '--load', 'smoke'), {
+        env: { ...env, THRESHOLDS: thresholds },
+        timeoutMs: 120000,
+      });
       assert.equal(r.exitCode, 99, r.stdout + r.stderr);
       assert.match(r.stdout, /FAIL op_duration\{scenario:http_keepalive_c1,op:GetBook\} p\(50\)<0\.01/);
       assert.match(r.stdout, /ok {3}op_duration\{scenario:http_keepalive_c1,op:FirstBooks\}/);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { portsInUse, processesMatching } from './cli.js';
-import { PROTO, startRouteGuide, startYoga } from './api-servers.js';
+import { OPS, PROTO, startRouteGuide, startYoga, VARS } from './api-servers.js';
 
 // A scratch folder for the test file's inputs, removed after it.
 export function scratch() {
@@ -20,6 +20,20 @@ export function scratch() {
     return p;
   };
 }
+
+// `run api` against a GraphQL endpoint with the test operations and their variables,
+// then `more` (e.g. ['--grpc', addr, ...GET_FEATURE, '--profile', 'lan']).
+export const apiArgs = (graphqlUrl, ...more) => [
+  'run',
+  'api',
+  '--graphql',
+  graphqlUrl,
+  '--operations',
+  OPS,
+  '--variables',
+  VARS,
+  ...more,
+];
 
 export const GET_FEATURE = [
   '--proto',
