@@ -178,15 +178,32 @@ export function h2Exchange(session, headers, body, { timeoutMs = 10_000 } = {}) 
   return new Promise((resolve) => {
     const stream = session.request(headers);
     const result = { status: undefined, headers: {}, trailers: {}, data: Buffer.alloc(0), rstCode: undefined };
-    stream.setTimeout(timeoutMs, () => stream.close(http2.constants.NGHTTP2_CANCEL));
+    const timers = [];
+    const done = () => {
+      for (const t of timers) clearTimeout(t);
+      resolve({ ...result, rstCode: stream.rstCode, text: result.data.toString('utf8') });
+    };
+    // From the request, not from the last frame: a body written a byte at a time
+    // would keep an inactivity timeout (stream.setTimeout) from ever firing, and
+    // Node clears that one when the peer closes the stream.
+    timers.push(
+      setTimeout(() => {
+        stream.close(http2.constants.NGHTTP2_CANCEL);
+        timers.push(setTimeout(done, 1000));
+      }, timeoutMs),
+    );
     stream.on('response', (h) => {
       result.headers = h;
       result.status = h[':status'];
     });
     stream.on('trailers', (t) => (result.trailers = t));
     stream.on('data', (d) => (result.data = Buffer.concat([result.data, d])));
+    // The answer is complete. A server that answers before the request's body
+    // has all come resets the stream (NO_ERROR) at once; if our side has not
+    // ended its body, Node can then keep the stream open: a second is enough.
+    stream.on('end', () => timers.push(setTimeout(done, 1000)));
     stream.on('error', () => {}); // rstCode says it
-    stream.on('close', () => resolve({ ...result, rstCode: stream.rstCode, text: result.data.toString('utf8') }));
+    stream.on('close', done);
     if (typeof body === 'function') body(stream);
     else stream.end(body);
   });
