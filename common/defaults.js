@@ -126,3 +126,7 @@ export const LIMITS = {
   MAX_UPLOAD_BOOKS: 100000, // books in one UploadBooks call
   STREAM_IDLE_MS: 65000, // a client or bidirectional stream with no message this long is ended (as an idle kept-alive connection)
 };
+
+// The origin of the marker topicEvents(announce: true) sends first: where a
+// subscription began (servers/graphql/hub.graphql; scenarios/fanout.js reads it).
+export const SUBSCRIBED_ORIGIN = 'subscribed';

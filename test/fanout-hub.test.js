@@ -165,6 +165,30 @@ describe('the fan-out hub across both servers', { timeout: 120_000 }, () => {
     }
   });
 
+  test('announce: true: a marker first, with the last seq when the subscription began; then only later events', async () => {
+    const t = 'hub.announce';
+    for (let i = 1; i <= 3; i++) await gql(PUBLISH, { t, p: `early${i}` });
+    const client = wsClient(wsUrl);
+    try {
+      const query =
+        'subscription($t: String!, $a: Boolean) { topicEvents(topic: $t, announce: $a) { topic seq id origin payload } }';
+      const run = runOperation(client, { query, variables: { t, a: true } }, { onNext: (_r, all) => all.length >= 3 });
+      await until(async () => (await graphqlSubscribers(t)) === 1, 'the subscriber');
+      for (let i = 4; i <= 5; i++) await gql(PUBLISH, { t, p: `late${i}` });
+      const events = (await run).results.map((x) => x.data.topicEvents);
+      assert.deepEqual(
+        events.map((e) => [e.seq, e.origin, e.payload]),
+        [
+          [3, 'subscribed', ''],
+          [4, 'graphql', 'late4'],
+          [5, 'graphql', 'late5'],
+        ],
+      );
+    } finally {
+      await client.dispose();
+    }
+  });
+
   test('a graphql-ws subscriber that stops reading is dropped once SUBSCRIBER_QUEUE_EVENTS wait, with an error saying so', async () => {
     const t = 'hub.slow';
     const socket = new WebSocket(wsUrl, 'graphql-transport-ws');

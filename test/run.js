@@ -48,6 +48,7 @@ export const UNIT = [
   'model-tcp.test.js',
   'profiles-catalogue.test.js',
   'profiles-toxics.test.js',
+  'tally.test.js',
   'verdict.test.js',
 ];
 

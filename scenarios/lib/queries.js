@@ -32,7 +32,7 @@ export const SERVER_STATS = 'query Stats { serverStats { rssBytes heapUsedBytes 
 
 // Fan-out (hub.graphql).
 export const TOPIC_SUBSCRIPTION =
-  'subscription Topic($topic: String!) { topicEvents(topic: $topic) { seq origin publishedAt payload } }';
+  'subscription Topic($topic: String!, $announce: Boolean) { topicEvents(topic: $topic, announce: $announce) { seq origin publishedAt payload } }';
 export const PUBLISH_MUTATION =
   'mutation Publish($topic: String!, $payload: String) { publish(topic: $topic, payload: $payload) { seq publishedAt subscribers } }';
 export const TOPIC_STATE = 'query TopicState($topic: String!) { topic(name: $topic) { lastSeq subscribers now } }';

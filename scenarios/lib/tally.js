@@ -5,8 +5,11 @@
 //   const t = new Tally();
 //   t.take(seq)  -> 'new' (in order, or after a gap), 'late' (a gap filled: it came
 //                   out of order), or 'duplicate' (received before)
+//   t.begin(seq)  before any event: the subscription began after event `seq`, so
+//                 events 1..seq were never this subscriber's (not missed)
 //   t.finish(expected) once, at the end: events 1..expected it never got count as
-//   missed, and so does every event that came out of order.
+//   missed (those before begin()'s seq aside), and so does every event that came
+//   out of order.
 export class Tally {
   constructor() {
     this.lastSeq = 0;
@@ -15,6 +18,13 @@ export class Tally {
     this.late = 0; // received out of order (a gap filled)
     this.duplicates = 0;
     this.missed = 0;
+    this.before = 0; // events published before the subscription began
+  }
+
+  begin(seq) {
+    if (this.received || this.lastSeq || !(seq > 0)) return;
+    this.lastSeq = seq;
+    this.before = seq;
   }
 
   take(seq) {

@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { readFileSync } from 'node:fs';
 import { GraphQLError } from 'graphql';
-import { LIMITS } from '../../common/defaults.js';
+import { LIMITS, SUBSCRIBED_ORIGIN } from '../../common/defaults.js';
 import { HubError } from '../shared/hub.js';
 
 export const hubTypeDefs = readFileSync(new URL('./hub.graphql', import.meta.url), 'utf8');
@@ -31,8 +31,9 @@ const done = () => ({ value: undefined, done: true });
 // here; once SUBSCRIBER_QUEUE_EVENTS wait, the subscription is dropped: its last
 // result is an error saying so, then it completes. return() (complete, or the
 // socket closing) ends it at once. `timing.execStart` marks when an event left
-// the queue, for the execMs the WebSocket layer reports (ws.js).
-function topicStream(hub, topic, timing) {
+// the queue, for the execMs the WebSocket layer reports (ws.js). announce: the
+// first value is a marker of where the subscription began (hub.graphql).
+function topicStream(hub, topic, timing, announce) {
   const queue = [];
   let waiting = null;
   let closed = false;
@@ -56,6 +57,15 @@ function topicStream(hub, topic, timing) {
       },
     }),
   );
+  if (announce)
+    queue.push({
+      topic,
+      seq: sub.lastSeq,
+      id: `subscribed-${sub.lastSeq}`,
+      origin: SUBSCRIBED_ORIGIN,
+      publishedAt: hub.clock(),
+      payload: '',
+    });
   const stop = () => {
     closed = true;
     sub.close();
@@ -105,7 +115,7 @@ export function createHubResolvers(hub) {
     },
     Subscription: {
       topicEvents: {
-        subscribe: (_, { topic }, context) => topicStream(hub, topic, context?.timing),
+        subscribe: (_, { topic, announce }, context) => topicStream(hub, topic, context?.timing, announce === true),
         resolve: (event) => {
           if (event === BEHIND) {
             throw new GraphQLError(

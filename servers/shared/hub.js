@@ -164,8 +164,10 @@ export class Hub {
 
   // Subscribes to a topic's events from now on, and with afterSeq > 0 first to
   // those still kept with a higher seq (a subscriber resuming). onEvent(event)
-  // is called for each, in order; it must not throw. -> { replay: [events],
-  // close() } (close is idempotent). Throws a HubError when a bound is reached.
+  // is called for each, in order; it must not throw. -> { lastSeq (the topic's
+  // when the subscription began: the events after it are this subscriber's),
+  // replay: [events], close() } (close is idempotent). Throws a HubError when a
+  // bound is reached.
   subscribe(topic, { afterSeq = 0, onEvent }) {
     check(topicProblem(topic));
     if (!Number.isInteger(afterSeq) || afterSeq < 0) check(`afterSeq must be a whole number >= 0 (got ${afterSeq})`);
@@ -182,6 +184,7 @@ export class Hub {
     let open = true;
     const replay = afterSeq > 0 ? t.backlog.filter((e) => e.seq > afterSeq) : [];
     return {
+      lastSeq: t.seq,
       replay,
       close: () => {
         if (!open) return;
