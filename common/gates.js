@@ -96,7 +96,12 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
     const rowTags = { ...sc.tags, ...dims, lane: lane.name, profile: profile.name, network: profile.network.name };
     const expected = expectationsOf(lane, dims, link, { n: vus });
     const overrides = overridesFor(policy, scenario, rowTags, latencyMetric);
-    const b0 = applyOverrides(budget(lat, link, expected, vus, { machine, transport: lane.tags.transport }), overrides);
+    // The operations sharing the cores: a step's VUs, or what the lane says (fanout: 1).
+    const atOnce = lane.atOnce ?? vus;
+    const b0 = applyOverrides(
+      budget(lat, link, expected, vus, { machine, transport: lane.tags.transport, atOnce }),
+      overrides,
+    );
     // A row whose step holds fewer than MIN_MEDIAN_SAMPLES operations has no median to gate
     // tighter than its tail: one slow draw of two is half their mean (compound-vs-parallel's
     // etag row under lte: 74 and 136 ms, a p50 of 105 against 105).
@@ -116,7 +121,8 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
       budget: b,
       // The model's budget before a few-samples row's p50 was widened to its tail's.
       modelBudget: b0,
-      contentionMs: contentionMs(expected.p50, vus, machine),
+      atOnce,
+      contentionMs: contentionMs(expected.p50, atOnce, machine),
       fewSamples: few ? samples : 0, // Infinity: a polling lane (PHASE_BOUND)
       overrides,
       thresholds: [`p(50)<${b.p50}`, `p(95)<${b.p95}`],
@@ -199,12 +205,13 @@ export function describeGate(g) {
   const tail =
     g.expected.p95 !== g.expected.p50 ? `; p95 of ${g.expected.p95.formula} = ${g.expected.p95.ms.toFixed(1)} ms` : '';
   const why = g.overrides.length ? `; override: ${g.overrides.map((o) => o.reason).join('; ')}` : '';
-  const shared = g.contentionMs >= 0.05 ? `; ${g.vus} at once share the cores: +${g.contentionMs.toFixed(1)} ms` : '';
+  const shared =
+    g.contentionMs >= 0.05 ? `; ${g.atOnce ?? g.vus} at once share the cores: +${g.contentionMs.toFixed(1)} ms` : '';
   const few =
     g.fewSamples === Infinity
       ? "; a poll's phase: p50 at the tail's budget"
       : g.fewSamples
         ? `; ${g.fewSamples} operation${g.fewSamples === 1 ? '' : 's'} a step at least: p50 at the tail's budget`
         : '';
-  return `${g.key} ${g.thresholds.join(' ')}  (model ${e.formula} = ${e.ms.toFixed(1)} ms${tail}${g.vus > 1 ? `; ${g.vus} ${g.unit || 'VUs'}` : ''}${shared}${few}${why})`;
+  return `${g.key} ${g.thresholds.join(' ')}  (model ${e.formula} = ${e.ms.toFixed(1)} ms${tail}${g.vus > 1 ? `; ${Number.isInteger(g.vus) ? g.vus : g.vus.toFixed(1)} ${g.unit || 'VUs'}` : ''}${shared}${few}${why})`;
 }

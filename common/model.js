@@ -676,10 +676,12 @@ export const jitterTailMs = (link, roundTrips) =>
 // expected: { p50, p95 }: operation()'s results, the p95 one the tail when it is
 // another operation (a lane whose first operation opens its connection: p95 covers
 // that cold one). extra: { p50, p95 } ms an override adds. -> { p50, p95 } in whole ms.
-// opts: { extra: { p50, p95 } ms an override adds, machine, transport (for WHOLE_MS_QUANTUM) }.
+// opts: { extra: { p50, p95 } ms an override adds, machine, transport (for WHOLE_MS_QUANTUM),
+// atOnce: the operations that share the cores (contentionMs), vus unless a lane says
+// otherwise (fan-out: one event's copies are one piece of work its model prices whole) }.
 export function budget(policy, link, { p50: e50, p95: e95 = e50 }, vus = 1, opts = {}) {
-  const { extra = {}, machine = REFERENCE_MACHINE, transport } = opts;
-  const cpu = (e) => cpuMsOf(e) * machine.cpuScale + contentionMs(e, vus, machine);
+  const { extra = {}, machine = REFERENCE_MACHINE, transport, atOnce = vus } = opts;
+  const cpu = (e) => cpuMsOf(e) * machine.cpuScale + contentionMs(e, atOnce, machine);
   const scaled = (e, factor) => (e.ms - cpuMsOf(e)) * factor + cpu(e) * policy.cpuFactor;
   const quantum = wholeMs(transport) ? WHOLE_MS_QUANTUM : 0;
   const p50 =

@@ -174,6 +174,22 @@ describe('every scenario, profile, load level, lane and step has latency gates',
     assert.throws(() => at({ CPU_SCALE: '0.5' }), /CPU_SCALE=0.5 must be a number from 1 to 20/);
   });
 
+  test("fan-out: a pushed event's copies are one piece of work, not n operations sharing the cores", () => {
+    const env = { LOAD: 'full' };
+    const gates = buildScenario(declarations.fanout(env), loadProfile('lan'), env, policy).gates;
+    const ws = (n) => gates.find((g) => g.key === `delivery_latency{scenario:ws_c${n}}`);
+    for (const n of [10, 100, 1000]) {
+      const g = ws(n);
+      assert.equal(g.atOnce, 1);
+      assert.equal(g.contentionMs, 0);
+      // The model's own fan-out cost grows with n; the budget follows it, not n x its CPU.
+      // (Before: p(50)<1006 at 100 for a model of 9.5 ms, <77071 at 1000 for 77.)
+      assert.ok(g.budget.p50 < 3 * g.expected.p50.ms + 100, `c${n}: p(50)<${g.budget.p50}, model ${g.expected.p50.ms}`);
+      assert.doesNotMatch(describeGate(g), /share the cores/);
+    }
+    assert.ok(ws(1000).budget.p50 > ws(100).budget.p50 && ws(100).budget.p50 > ws(10).budget.p50);
+  });
+
   test("study 001's lanes: the server term carries the generation time, the Vulcain flow one round trip more", () => {
     const env = { DOC_SIZES: 'study' };
     const gate = (lane, spec = '4g') =>
