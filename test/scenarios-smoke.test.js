@@ -132,17 +132,26 @@ describe('serialization (study 002)', () => {
     // Spread measured (typed/JSON at N=10000): 2.85..6.40 over 12 runs on 2026-11-26.
     const f10000 = factor('typed', 10000);
     assert.ok(f10000 > 1.5, `typed is not clearly slower than the JSON string at N=10000 (${f10000})`);
-    // The factor grows with N: on the server's own time (Server-Timing total, every operation),
-    // which at N = 100 is a stable ~0.5 ms where the round trip's median is not.
-    // Spread measured (server factor at 1000 / at 100): plain 1.45..2.55, per-item 2.48..6.58
-    // over 12 runs on 2026-11-26 (6 of them beside other k6 loads).
+    // The factor grows with N: on the server's own time (Server-Timing total, every operation).
+    // Each lane is compared where its growth is and away from N = 100's ~0.3 ms JSON
+    // median, whose noise moved typed's factor there from 2.09 to 3.08 over 8 runs
+    // (2026-11-26): a bound on typed's 1000/100 ratio (1.3) failed a fresh-clone suite
+    // run at 1.28, and 2 of those 8 runs (1.09..1.47).
+    //   typed: at 10000 over at 1000, 1.15..1.24 over the same 8 runs (the bound 1.05
+    //     sits 5.8 sd under their mean);
+    //   per-item, whose growth is below 1000 (above, 1.00..1.55): at 10000 over at 100,
+    //     2.00..2.60 over those 8 and 2.2..3.0 in 5 suite runs' tables (the bound 1.5 sits
+    //     4.8 sd under the 8 runs' mean; at 1000 over at 100 it was 1.68..2.50).
     const serverP50 = (lane, n, part = 'total') => p50(m, `server_duration{scenario:${lane}_c1,n:${n},part:${part}}`);
     const serverFactor = (lane, n) => serverP50(lane, n) / serverP50('json', n);
-    for (const lane of ['typed', 'typed_per_item']) {
-      const [s100, s1000] = [100, 1000].map((n) => serverFactor(lane, n));
-      t.diagnostic(`${lane}/JSON server factor: N=100 ${s100.toFixed(2)}, N=1000 ${s1000.toFixed(2)}`);
-      assert.ok(s1000 >= 1.3 * s100, `${lane}'s server factor does not grow with N: ${s100} at 100, ${s1000} at 1000`);
-    }
+    const f = (lane) => [100, 1000, 10000].map((n) => serverFactor(lane, n));
+    const [typed, item] = [f('typed'), f('typed_per_item')];
+    t.diagnostic(`typed/JSON server factor: ${typed.map((x) => x.toFixed(2)).join(', ')} at N=100, 1000, 10000`);
+    t.diagnostic(
+      `typed_per_item/JSON server factor: ${item.map((x) => x.toFixed(2)).join(', ')} at N=100, 1000, 10000`,
+    );
+    assert.ok(typed[2] >= 1.05 * typed[1], `typed's server factor does not grow from N=1000 to 10000: ${typed}`);
+    assert.ok(item[2] >= 1.5 * item[0], `per-item's server factor does not grow from N=100 to 10000: ${item}`);
     // per-item: an async call per book, unbatched (the study's controller): its server
     // execution costs more than plain's at the same N (the model's 40 vs 15 us a book).
     // Lanes run one after another, so a busy machine slows one and not the other: the
@@ -151,8 +160,12 @@ describe('serialization (study 002)', () => {
     // ratio fell to 0.99 in a quiet suite run on 2026-11-26 (per-item 7.2 ms, plain 7.3),
     // after 1.79..4.99 over 12 runs; at N = 10000 it was 1.35..3.81 over those 12 and 1.30
     // in that run, so the bound is 1.1: per-item costs clearly more, and 1.30 is the least seen.
-    const [item, plain] = ['typed_per_item', 'typed'].map((lane) => serverP50(lane, 10000, 'exec'));
-    assert.ok(item >= 1.1 * plain, `per-item's execution at N=10000 (${item} ms) is not 1.1x plain's (${plain} ms)`);
+    // (1.78..2.05 over the 8 runs above.)
+    const [itemExec, plainExec] = ['typed_per_item', 'typed'].map((lane) => serverP50(lane, 10000, 'exec'));
+    assert.ok(
+      itemExec >= 1.1 * plainExec,
+      `per-item's execution at N=10000 (${itemExec} ms) is not 1.1x plain's (${plainExec} ms)`,
+    );
     // The server's own time is reported apart from the transfer, execution apart from serialization.
     for (const part of ['exec', 'ser']) sub(m, `server_duration{scenario:typed_per_item_c1,n:10000,part:${part}}`);
     sub(m, 'server_duration{scenario:typed_c1,n:10000,part:ser}');
