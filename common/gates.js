@@ -206,7 +206,7 @@ export function describeGate(g) {
     g.expected.p95 !== g.expected.p50 ? `; p95 of ${g.expected.p95.formula} = ${g.expected.p95.ms.toFixed(1)} ms` : '';
   const why = g.overrides.length ? `; override: ${g.overrides.map((o) => o.reason).join('; ')}` : '';
   const shared =
-    g.contentionMs >= 0.05 ? `; ${g.atOnce ?? g.vus} at once share the cores: +${g.contentionMs.toFixed(1)} ms` : '';
+    g.contentionMs >= 0.05 ? `; ${g.atOnce} at once share the cores: +${g.contentionMs.toFixed(1)} ms` : '';
   const few =
     g.fewSamples === Infinity
       ? "; a poll's phase: p50 at the tail's budget"

@@ -39,13 +39,16 @@ test(
         4,
         `${spec}: all four proxies carry its toxics (${run.stderr.slice(-800)})`,
       );
-      warm[spec] = run.summary.metrics.warm_request?.med;
+      warm[spec] = run.summary.metrics.warm_request?.min;
       await assertNoToxics();
     }
     // A 3g+flaky connection may be reset; lte and lan always answer. This test
     // checks that each switch applied that profile and no other (lte's warm request
     // is one RTT of 70 ms: not lan's, not a fresh connection's 140 ms, not 4g's 170);
     // the 10 % fidelity bound is roundtrip.test.js's, on medians of several samples.
+    // The least of 5 warm requests: one request timed alone took 22 ms under lan in a
+    // suite run with one core kept busy (2026-11-26), while lan's floor is ~1 ms and
+    // the nearest shaped profile (fios) has 4 ms of RTT, the next (cable) 28.
     assert.ok(warm.lte >= 70 && warm.lte < 105, `lte warm request ${warm.lte} ms`);
     assert.ok(warm.lan < 20, `lan warm request ${warm.lan} ms`);
     if (warm['3g+flaky'] !== undefined) assert.ok(warm['3g+flaky'] >= 300, `3g warm request ${warm['3g+flaky']} ms`);

@@ -132,25 +132,26 @@ describe('serialization (study 002)', () => {
     // Spread measured (typed/JSON at N=10000): 2.85..6.40 over 12 runs on 2026-11-26.
     const f10000 = factor('typed', 10000);
     assert.ok(f10000 > 1.5, `typed is not clearly slower than the JSON string at N=10000 (${f10000})`);
-    // The factor grows with N: on the server's own time (Server-Timing total, every operation).
-    // Each lane is compared where its growth is and away from N = 100's ~0.3 ms JSON
-    // median, whose noise moved typed's factor there from 2.09 to 3.08 over 8 runs
-    // (2026-11-26): a bound on typed's 1000/100 ratio (1.3) failed a fresh-clone suite
-    // run at 1.28, and 2 of those 8 runs (1.09..1.47).
-    //   typed: at 10000 over at 1000, 1.15..1.24 over the same 8 runs (the bound 1.05
-    //     sits 5.8 sd under their mean);
-    //   per-item, whose growth is below 1000 (above, 1.00..1.55): at 10000 over at 100,
-    //     2.00..2.60 over those 8 and 2.2..3.0 in 5 suite runs' tables (the bound 1.5 sits
-    //     4.8 sd under the 8 runs' mean; at 1000 over at 100 it was 1.68..2.50).
-    const serverP50 = (lane, n, part = 'total') => p50(m, `server_duration{scenario:${lane}_c1,n:${n},part:${part}}`);
-    const serverFactor = (lane, n) => serverP50(lane, n) / serverP50('json', n);
-    const f = (lane) => [100, 1000, 10000].map((n) => serverFactor(lane, n));
+    // The factor grows with N: on the server's own time (Server-Timing total), the least
+    // of each step's operations (28 typed, 63 JSON): a busy machine only adds to a CPU
+    // cost, and the median moved with it. On medians, typed's 10000/1000 growth was
+    // 1.15..1.24 over 8 runs, then 1.02 in a suite run with one core kept busy and 0.84
+    // in one of 8 runs alone (2026-11-26). On minimums, over 16 runs alone that day (8
+    // quiet, 8 with one core busy):
+    //   typed: at 10000 over at 1000, 1.40..1.62 (mean 1.47, sd 0.06: the bound 1.2
+    //     sits 4.5 sd under it);
+    //   per-item, whose growth is below 1000: at 10000 over at 100, 2.40..3.49 (the
+    //     bound 1.5 sits 4.8 sd under the mean of 2.84, sd 0.28).
+    const serverMin = (lane, n) => sub(m, `server_duration{scenario:${lane}_c1,n:${n},part:total}`).min;
+    const f = (lane) => [100, 1000, 10000].map((n) => serverMin(lane, n) / serverMin('json', n));
     const [typed, item] = [f('typed'), f('typed_per_item')];
-    t.diagnostic(`typed/JSON server factor: ${typed.map((x) => x.toFixed(2)).join(', ')} at N=100, 1000, 10000`);
     t.diagnostic(
-      `typed_per_item/JSON server factor: ${item.map((x) => x.toFixed(2)).join(', ')} at N=100, 1000, 10000`,
+      `typed/JSON server factor (least): ${typed.map((x) => x.toFixed(2)).join(', ')} at N=100, 1000, 10000`,
     );
-    assert.ok(typed[2] >= 1.05 * typed[1], `typed's server factor does not grow from N=1000 to 10000: ${typed}`);
+    t.diagnostic(
+      `typed_per_item/JSON server factor (least): ${item.map((x) => x.toFixed(2)).join(', ')} at N=100, 1000, 10000`,
+    );
+    assert.ok(typed[2] >= 1.2 * typed[1], `typed's server factor does not grow from N=1000 to 10000: ${typed}`);
     assert.ok(item[2] >= 1.5 * item[0], `per-item's server factor does not grow from N=100 to 10000: ${item}`);
     // per-item: an async call per book, unbatched (the study's controller): its server
     // execution costs more than plain's at the same N (the model's 40 vs 15 us a book).
@@ -161,7 +162,9 @@ describe('serialization (study 002)', () => {
     // after 1.79..4.99 over 12 runs; at N = 10000 it was 1.35..3.81 over those 12 and 1.30
     // in that run, so the bound is 1.1: per-item costs clearly more, and 1.30 is the least seen.
     // (1.78..2.05 over the 8 runs above.)
-    const [itemExec, plainExec] = ['typed_per_item', 'typed'].map((lane) => serverP50(lane, 10000, 'exec'));
+    const [itemExec, plainExec] = ['typed_per_item', 'typed'].map((lane) =>
+      p50(m, `server_duration{scenario:${lane}_c1,n:10000,part:exec}`),
+    );
     assert.ok(
       itemExec >= 1.1 * plainExec,
       `per-item's execution at N=10000 (${itemExec} ms) is not 1.1x plain's (${plainExec} ms)`,

@@ -18,13 +18,11 @@ export class Tally {
     this.late = 0; // received out of order (a gap filled)
     this.duplicates = 0;
     this.missed = 0;
-    this.before = 0; // events published before the subscription began
   }
 
   begin(seq) {
     if (this.received || this.lastSeq || !(seq > 0)) return;
-    this.lastSeq = seq;
-    this.before = seq;
+    this.lastSeq = seq; // events 1..seq are neither gaps nor a tail
   }
 
   take(seq) {
