@@ -226,7 +226,7 @@ async function slowStart(stack, profiles, { quick }) {
 // ---- the studies under loss ----
 
 async function declaration(name) {
-  return (await import(pathToFileURL(join(ROOT, 'scenarios', 'plans', `${name}.js`)).href)).default;
+  return (await import(pathToFileURL(join(ROOT, 'scenarios', 'specs', `${name}.js`)).href)).default;
 }
 
 // p50 and p95 of each row (lane at its first step, with dims) beside the model's:

@@ -72,7 +72,7 @@ export const TLS_HANDSHAKE_CPU_MS = 5;
 // proxy's accept and its own dial upstream, the server's accept and close): 4 VUs in a
 // closed loop under lan did 897 fresh requests a second against 2,250 kept-alive ones
 // (2.23 against 0.89 ms of the box's CPU: +1.3 ms; 2026-11-26). CPU, so it shares the
-// cores at c4 (contentionMs) and caps an open step's rate (common/plan.js openStep).
+// cores at c4 (contentionMs) and caps an open step's rate (common/schedule.js openStep).
 export const REQUEST_CPU_MS = { http2: 1.1, grpc: 0.45, 'grpc-fresh': 1.75, 'http-fresh': 1.3 };
 // k6's own time per byte it receives (decoding: a 1 MB gRPC message costs it 14-19 ms,
 // HTTP/JSON 8-9 ms, TLS records ~15 ms a MB): where a scenario's check reads the body.
@@ -538,7 +538,7 @@ function tcpWindows(link, op, cold, up, down, exchanges) {
 
 // The window an operation leaves its connection with (downstream: the answers'),
 // for the next operation on it (op.window): a plan whose kept connections carry
-// bigger and bigger answers chains them (scenarios/plans/compound-vs-parallel.js).
+// bigger and bigger answers chains them (scenarios/specs/compound-vs-parallel.js).
 export function windowAfter(link, op) {
   const cold = FRESH.has(op.transport) || op.conn === 'cold';
   const framing = framingOf(op.transport, op.tls);

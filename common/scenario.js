@@ -1,11 +1,11 @@
 // A scenario's declaration, built into what k6 runs and what the pack gates on:
-// the plan of lanes and steps (common/plan.js), the rows of its summary, the
+// the schedule of lanes and steps (common/schedule.js), the rows of its summary, the
 // sub-metrics to observe, and the latency gates derived from the round-trip
 // model (common/gates.js). Plain ES module: k6 (scenarios/lib/scenario.js) and
-// Node (`k6pack thresholds`, the tests over every plan) build the same thing from
-// the declarations in scenarios/plans/.
+// Node (`k6pack thresholds`, the tests over every spec) build the same thing from
+// the specs in scenarios/specs/.
 //
-// A declaration (scenarios/plans/<name>.js: declare(env) returns it): {
+// A declaration (scenarios/specs/<name>.js: declare(env) returns it): {
 //   name, defaultProfile, lanes, steps (the scenario's own concurrency steps, if any),
 //   iterationSeconds(profile) -> expected seconds of one iteration (sizes the steps),
 //   laneSeconds(laneName, profile) -> the same per lane, when lanes differ a lot,
@@ -25,7 +25,7 @@ import { budget, cpuMsOf, K6_BYTE_MS, LOSS_SAMPLES, linkOf, setupOnly, setupPhas
 import { cellKey } from './results.js';
 import { envNames } from './env.js';
 import { machineOf } from './machine.js';
-import { levelName, plan as buildPlan } from './plan.js';
+import { levelName, schedule } from './schedule.js';
 import { policyGates, stepGatesOf } from './thresholds.js';
 import { recordingOf, serverPartsOf } from './recording.js';
 
@@ -168,7 +168,7 @@ export function buildScenario(decl, profile, env, policy) {
   // Under loss, a step's median needs a few operations to stand on: one in 10 or so
   // waits for a retransmission, and the median of one or two is a coin toss.
   const minIterations = Math.max(decl.minIterations || 0, linkOf(profile).loss ? LOSS_MIN_ITERATIONS : 0);
-  const plan = buildPlan(
+  const plan = schedule(
     lanes,
     {
       iterationSeconds,
@@ -272,7 +272,7 @@ const k6Ms = (lane, d, link) => K6_OP_MS + K6_BYTE_MS * ((lane.model && lane.mod
 // share of. An iteration runs each of the lane's dims once (a kept connection's are
 // warm); a session lane (a WebSocket for \`session.ops\` operations) also opens its socket.
 // cpuOnly: the CPU part of it alone (the server's, k6's: what n connections share the
-// machine's cores for; common/plan.js openStep caps a step's rate by it).
+// machine's cores for; common/schedule.js openStep caps a step's rate by it).
 function modelIterationSeconds(lane, link, { cpuOnly = false } = {}) {
   if (!lane.tags.transport) return 0;
   const ms = (e) => (cpuOnly ? cpuMsOf(e) : e.ms);
@@ -286,7 +286,7 @@ function modelIterationSeconds(lane, link, { cpuOnly = false } = {}) {
 
 // The longest one iteration of a lane may take while its open step keeps up, in seconds,
 // as a function of the step's iterations in flight (what sizes the step's VU pool:
-// common/plan.js openStep). Every operation of the iteration at its p95 budget
+// common/schedule.js openStep). Every operation of the iteration at its p95 budget
 // (common/model.js budget, as its p95 gate has it but for overrides): the model's tail
 // operation, which for a lane that keeps its connection is the connection's first,
 // paying its set-up (TCP, and TLS where the lane has it), within the policy's p95

@@ -2,12 +2,20 @@
 // profile and scenario lookup.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
-import { WORKLOADS } from '../common/plan.js';
+import { WORKLOADS } from '../common/schedule.js';
 import { loadProfile } from './profiles.js';
 import { ROOT } from './tools.js';
 
 // A path as messages show it: relative inside the repository, else as it is.
 export const show = (path) => (path.startsWith(ROOT) ? relative(process.cwd(), path) || '.' : path);
+
+// A command's action: it returns the exit code; errors become one line on stderr
+// (bin/k6pack.js; K6PACK_DEBUG=1 for the stack).
+export const action =
+  (fn) =>
+  async (...args) => {
+    process.exitCode = await fn(...args);
+  };
 
 // Bad input on the command line: one line on stderr, exit 2.
 export class UsageError extends Error {}

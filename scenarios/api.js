@@ -20,7 +20,7 @@ import { parseApiPlan } from '../common/api.js';
 import { configError } from '../common/env.js';
 import { resolveFrom } from '../common/paths.js';
 import { formatMs } from '../common/results.js';
-import declare, { apiHints, WS_OPEN_OPS } from './plans/api.js';
+import declare, { apiHints, WS_OPEN_OPS } from './specs/api.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { keepFirstErrors } from './lib/metrics.js';

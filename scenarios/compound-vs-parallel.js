@@ -39,7 +39,7 @@
  */
 import exec from 'k6/execution';
 import { formatGenerate } from '../common/generation.js';
-import declare, { BLURBS, STUDY, STUDY_PUBLISHED, generationMs } from './plans/compound-vs-parallel.js';
+import declare, { BLURBS, STUDY, STUDY_PUBLISHED, generationMs } from './specs/compound-vs-parallel.js';
 import { wholeIterations } from './lib/fit.js';
 import { graphqlHttp, graphqlParallel, graphqlPreload } from './lib/http.js';
 import {

@@ -43,7 +43,7 @@ import http from 'k6/http';
 import grpc from 'k6/net/grpc';
 import { SUBSCRIBED_ORIGIN } from '../common/defaults.js';
 import { rttOf } from '../common/scenario.js';
-import declare from './plans/fanout.js';
+import declare from './specs/fanout.js';
 import { calibrate } from './lib/clock.js';
 import { Channel, newClient, SERVICE } from './lib/grpc.js';
 import { graphqlUrl, judge, opMs } from './lib/http.js';

@@ -25,7 +25,7 @@
  *   k6 run -e PROFILE=3g+stall scenarios/faults.js
  */
 import exec from 'k6/execution';
-import declare from './plans/faults.js';
+import declare from './specs/faults.js';
 import { fitter, waitOutStep } from './lib/fit.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
@@ -42,7 +42,7 @@ export const { options, setup, teardown, handleSummary } = s;
 const operation = (i) => bookOperation(exec.vu.idInTest, i);
 
 // An operation starts only if the model says it ends before the step does (fit.js),
-// so a step's gracefulStop need only cover closing (plans/faults.js closeSeconds).
+// so a step's gracefulStop need only cover closing (specs/faults.js closeSeconds).
 const fits = fitter(s);
 function fitsNext(laneName, i) {
   if (fits(laneName, {})) return true;

@@ -26,7 +26,7 @@
  *   k6 run -e PROFILE=4g -e BIG_SIZE=200000 scenarios/grpc-vs-graphql.js
  */
 import exec from 'k6/execution';
-import declare from './plans/grpc-vs-graphql.js';
+import declare from './specs/grpc-vs-graphql.js';
 import { fitter, waitOutStep } from './lib/fit.js';
 import { BidiStream, Channel, clientStream, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';

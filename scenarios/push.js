@@ -25,7 +25,7 @@ import { sleep } from 'k6';
 import { calibrate } from './lib/clock.js';
 import { graphqlOrigin } from './lib/config.js';
 import { rttOf } from '../common/scenario.js';
-import declare from './plans/push.js';
+import declare from './specs/push.js';
 import { LIMITS } from '../common/defaults.js';
 import { Channel, newClient, serverStream } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';

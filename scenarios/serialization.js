@@ -24,7 +24,7 @@
  *   k6 run -e EXECUTORS=all -e NS=100,1000,10000,100000 scenarios/serialization.js
  *   k6 run -e LOAD=full scenarios/serialization.js
  */
-import declare, { STUDY_FACTORS, typedLaneOf } from './plans/serialization.js';
+import declare, { STUDY_FACTORS, typedLaneOf } from './specs/serialization.js';
 import { wholeIterations } from './lib/fit.js';
 import { Channel, newClient, serverStream } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';

@@ -21,7 +21,7 @@
  */
 import exec from 'k6/execution';
 import http from 'k6/http';
-import declare from './plans/soak.js';
+import declare from './specs/soak.js';
 import { graphqlOrigin } from './lib/config.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';

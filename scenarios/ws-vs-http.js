@@ -15,7 +15,7 @@
  *   k6 run -e PROFILE=lte -e LOAD=full scenarios/ws-vs-http.js
  */
 import exec from 'k6/execution';
-import declare, { WS_OPEN_OPS } from './plans/ws-vs-http.js';
+import declare, { WS_OPEN_OPS } from './specs/ws-vs-http.js';
 import { graphqlHttp } from './lib/http.js';
 import { bookOperation } from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';

@@ -15,7 +15,7 @@ import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
 import { runK6 } from '../dev/k6.js';
 import { useTestStack } from '../dev/stack.js';
-import declare from '../scenarios/plans/fanout.js';
+import declare from '../scenarios/specs/fanout.js';
 
 const SCRIPT = join(ROOT, 'scenarios', 'fanout.js');
 const POLICY_FILE = join(ROOT, 'thresholds.json');
@@ -30,7 +30,7 @@ const metric = (r, key) => r.summary.metrics[key];
 const count = (r, key) => metric(r, key)?.count ?? 0;
 const output = (r) => `${r.stdout}\n${r.stderr.slice(-3000)}`;
 
-// The events the publisher writes in a step, as every VU works it out (scenarios/plans/fanout.js).
+// The events the publisher writes in a step, as every VU works it out (scenarios/specs/fanout.js).
 function plannedEvents(env, spec, lane, n) {
   const decl = declare(env);
   const profile = loadProfile(spec);

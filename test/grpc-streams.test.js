@@ -14,7 +14,7 @@ import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
 import { runK6 } from '../dev/k6.js';
 import { useTestStack } from '../dev/stack.js';
-import declare from '../scenarios/plans/grpc-vs-graphql.js';
+import declare from '../scenarios/specs/grpc-vs-graphql.js';
 
 const SCRIPT = join(ROOT, 'scenarios', 'grpc-vs-graphql.js');
 const POLICY_FILE = join(ROOT, 'thresholds.json');

@@ -10,7 +10,7 @@ import { buildScenario } from '../common/scenario.js';
 import { parsePolicy } from '../common/thresholds.js';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import declareCompound from '../scenarios/plans/compound-vs-parallel.js';
+import declareCompound from '../scenarios/specs/compound-vs-parallel.js';
 import { runK6 } from '../dev/k6.js';
 import { startTestStack } from '../dev/stack.js';
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { LEVELS } from '../common/plan.js';
+import { LEVELS } from '../common/schedule.js';
 import { describeGate, droppedLimit } from '../common/gates.js';
 import { buildScenario } from '../common/scenario.js';
 import { parsePolicy } from '../common/thresholds.js';
@@ -31,7 +31,7 @@ const declarations = Object.fromEntries(
   await Promise.all(
     SCENARIOS.map(async (s) => [
       s,
-      (await import(pathToFileURL(join(ROOT, 'scenarios', 'plans', `${s}.js`)).href)).default,
+      (await import(pathToFileURL(join(ROOT, 'scenarios', 'specs', `${s}.js`)).href)).default,
     ]),
   ),
 );

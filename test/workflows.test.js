@@ -4,7 +4,7 @@
 // k6pack's --help, npm scripts in package.json, scenarios, profiles, load
 // levels and files in the repo. Tool versions follow the Dockerfiles. Their
 // baseline script (scripts/baseline.sh) runs on a real run folder.
-import { LEVELS } from '../common/plan.js';
+import { LEVELS } from '../common/schedule.js';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -92,7 +92,7 @@ function helpOptions(cmd) {
   return optionsSeen.get(cmd);
 }
 
-// Load level names (common/plan.js).
+// Load level names (common/schedule.js).
 const loadLevels = () => Object.keys(LEVELS);
 
 const workflows = Object.fromEntries(WORKFLOWS.map((f) => [f, parseWorkflow(f)]));

@@ -21,7 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import { droppedLimit, expectationsOf } from '../common/gates.js';
 import { linkOf } from '../common/model.js';
-import { OPEN, OPEN_CPU_CEILING } from '../common/plan.js';
+import { OPEN, OPEN_CPU_CEILING } from '../common/schedule.js';
 import { buildScenario } from '../common/scenario.js';
 import { parsePolicy } from '../common/thresholds.js';
 import { loadProfile } from '../lib/profiles.js';
@@ -36,7 +36,7 @@ const SCENARIO = join(ROOT, 'scenarios', 'ws-vs-http.js');
 const DELAY_PER_INFLIGHT = 15;
 const R = 70; // lte
 const policy = parsePolicy(readFileSync(join(ROOT, 'thresholds.json'), 'utf8'), 'thresholds.json');
-const { default: declare } = await import(pathToFileURL(join(ROOT, 'scenarios', 'plans', 'ws-vs-http.js')).href);
+const { default: declare } = await import(pathToFileURL(join(ROOT, 'scenarios', 'specs', 'ws-vs-http.js')).href);
 
 let delayed;
 const dir = mkdtempSync(join(tmpdir(), 'k6pack-workload-'));
@@ -206,6 +206,6 @@ test('an open plan: rates from the model as shares of a connection, the VU pool 
       );
   }
   // push's subscriptions stay open for their step: an open workload does not apply.
-  const { default: push } = await import(pathToFileURL(join(ROOT, 'scenarios', 'plans', 'push.js')).href);
+  const { default: push } = await import(pathToFileURL(join(ROOT, 'scenarios', 'specs', 'push.js')).href);
   assert.equal(buildScenario(push(env), loadProfile('lte'), env, policy).plan.workload, 'closed');
 });

@@ -1,5 +1,5 @@
 // The running k6 scenario: where it is in its step. The plan itself is built by
-// common/plan.js (load levels, steps); scenario.js registers it here.
+// common/schedule.js (load levels, steps); scenario.js registers it here.
 import exec from 'k6/execution';
 
 // Every k6 scenario of the plan, by name, with its duration in ms.

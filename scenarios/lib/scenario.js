@@ -1,9 +1,9 @@
 // What every scenario file shares: the profile, the plan and gates built from the
-// scenario's declaration (scenarios/plans/<name>.js, common/scenario.js), options
+// scenario's declaration (scenarios/specs/<name>.js, common/scenario.js), options
 // (TLS, trend stats, thresholds), setup/teardown around the stack's hold and the
 // network profile, and the summary. A scenario file then only says what its lanes do:
 //
-//   import declare from './plans/ws-vs-http.js';
+//   import declare from './specs/ws-vs-http.js';
 //   const s = defineScenario(declare(__ENV), { notes });
 //   export const { options, setup, teardown, handleSummary } = s;
 import exec from 'k6/execution';

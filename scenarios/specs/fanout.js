@@ -2,7 +2,7 @@
 // step's timeline and what a delivery costs under the model.
 import { LIMITS } from '../../common/defaults.js';
 import { configError, envInt, envIntList } from '../../common/env.js';
-import { byLevel } from '../../common/plan.js';
+import { byLevel } from '../../common/schedule.js';
 import { lane, rttOf } from '../../common/scenario.js';
 
 // A delivered event's bytes around its payload: the graphql-transport-ws `next`

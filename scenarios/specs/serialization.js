@@ -8,7 +8,7 @@
 import { LIMITS } from '../../common/defaults.js';
 import { envIntList, envNames } from '../../common/env.js';
 import { EXECUTOR_NAMES } from '../../common/executors.js';
-import { byLevel, levelName } from '../../common/plan.js';
+import { byLevel, levelName } from '../../common/schedule.js';
 import { DEFAULT_COLUMNS, lane, laneModelSeconds, rttOf } from '../../common/scenario.js';
 
 // What one book costs on this kind of machine (2 cores), server and k6 together,
@@ -100,7 +100,7 @@ export default function declare(env) {
     // wholeIterations): the step's end waits only for connections to close.
     closeSeconds: (profile) => (2 * rttOf(profile)) / 1000 + 0.3,
     // Under lan an iteration is still tens to hundreds of ms: the ci level's shorter
-    // no-delay budget would leave a p95 of a handful (common/plan.js).
+    // no-delay budget would leave a p95 of a handful (common/schedule.js).
     noDelayBudget: false,
     columns: [
       ...DEFAULT_COLUMNS,

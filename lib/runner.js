@@ -1,5 +1,6 @@
-// `k6pack run`: one k6 run of a scenario per profile against the embedded
-// stack, which it starts for the run if it is not up and stops afterwards.
+// Running k6 against a stack, for `run`, `gate` and `run api` (lib/commands/):
+// the stack is the one recorded, one already answering, or one started for the
+// run and stopped afterwards; one k6 run per profile, the stack held meanwhile.
 // The stack is left as found: toxics present before the run are put back.
 // Each k6 run writes into its own run folder (lib/report/run-folder.js).
 import { join } from 'node:path';
@@ -8,26 +9,24 @@ import { targetsFor } from '../common/defaults.js';
 import { describeMachine } from '../common/machine.js';
 import { METRICS_MODES } from '../common/recording.js';
 import { measureMachine } from './calibrate.js';
-import { checkWorkload, profileList, resolveScenario, UsageError } from './cli-support.js';
-
-export { checkWorkload };
-import { describeToxic } from './commands.js';
-import { k6RunArgs } from './k6.js';
+import { checkWorkload, UsageError } from './cli-support.js';
 import { takeHold } from './hold.js';
+import { k6RunArgs } from './k6.js';
 import { diesWithParent } from './processes.js';
-import { deadLine, deadOf, readState } from './runstate.js';
-import { resolvePorts, StackError, startStack } from './stack.js';
-import { ensureTools } from './tools.js';
-import { Toxiproxy } from './toxiproxy.js';
 import {
   describePlan,
   envFlagsOf,
   inspectPlan,
   prepareRunResults,
-  resultsRoot,
   resultsSaid,
   showPath,
 } from './report/run-folder.js';
+import { deadLine, deadOf, readState } from './runstate.js';
+import { describeToxic } from './stack-profile.js';
+import { resolvePorts, StackError, startStack } from './stack.js';
+import { Toxiproxy } from './toxiproxy.js';
+
+export { checkWorkload };
 
 const THRESHOLDS_FAILED = 99;
 // After a forwarded Ctrl-C, k6 stops its VUs (gracefulStop, 30 s by default) and
@@ -273,44 +272,6 @@ async function machineFor(k6Args, more, out) {
     `== machine: ${describeMachine(m)} (calibration rounds ${m.roundMs.join(', ')} ms, reference ${m.referenceMs} ms; -e CPU_SCALE=1 to assume the reference)`,
   );
   return { CPU_CORES: m.cores, CPU_SCALE: m.cpuScale };
-}
-
-// Without --profile, k6 runs once with no PROFILE: a scenario applies its own
-// default profile in setup() (scenarios/lib/network.js), a plain script runs
-// through whatever toxics the stack has.
-// opts.results: the folder that holds the run folders; opts.samples: false
-// (--no-samples) keeps no raw samples; opts.dashboard: k6's web dashboard,
-// exported into the run folder.
-export async function runScenario(
-  scenario,
-  { profile, load, workload, metrics, k6Args = [], results, samples = true, dashboard = false, wait = false },
-  ctx,
-) {
-  if (scenario === 'api')
-    throw new UsageError(
-      'the api scenario runs your own API: give --graphql URL --operations FILE and/or --grpc ADDR --proto FILE --call pkg.Service/Method, or --api ./api.json (README "Your own API")',
-    );
-  const script = resolveScenario(scenario);
-  checkWorkload(workload);
-  checkMetrics(metrics);
-  const profiles = profile === undefined ? [null] : profileList(profile);
-  const { k6 } = ensureTools({ log: ctx.out });
-  const root = resultsRoot(results);
-  const hold = { kind: 'k6pack run', what: scenario, profile: profile ?? null, wait };
-  const { code } = await withRunStack(
-    (stack, held) =>
-      runProfiles(
-        stack,
-        scenario,
-        script,
-        profiles,
-        { k6, root, load, workload, metrics, k6Args, samples, dashboard, hold: held },
-        ctx,
-      ),
-    ctx,
-    hold,
-  );
-  return ctx.trap.received ? ctx.trap.exitCode() : code;
 }
 
 // --metrics, checked before anything starts.

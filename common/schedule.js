@@ -1,9 +1,10 @@
-// Load levels and the plan of a scenario's k6 scenarios, in one place, picked with
+// Load levels and the schedule of a scenario's k6 scenarios (options.scenarios: which
+// lane runs when, how long, with how many VUs), in one place, picked with
 // -e LOAD=smoke|ci|full|soak. Plain ES module: k6 (scenarios/lib/scenario.js) and
-// Node (`k6pack thresholds`, tests over every plan) build the same plans.
+// Node (`k6pack thresholds`, tests over every spec) build the same schedules.
 //
-// A scenario file lists its lanes (one transport/variant each) and calls
-// plan(lanes); plan() builds options.scenarios:
+// A scenario's spec (scenarios/specs/) lists its lanes (one transport/variant each);
+// schedule(lanes) builds options.scenarios:
 //   stepped levels (smoke, ci, full): every lane runs alone, one after another
 //     (startTime computed from the durations), so transports never compete for
 //     CPU; inside a lane concurrency rises step by step, each step a k6
@@ -296,7 +297,7 @@ function mixPlan(lanes, level, name, env) {
 // ({ k6 scenario: VUs, or what an open step keeps in flight }) sizes the budgets.
 // hints.open: false for a scenario an open workload does not apply to (its lanes
 // stay open for their whole step: push's subscriptions); a mix is open already.
-export function plan(lanes, hints, name, env) {
+export function schedule(lanes, hints, name, env) {
   const level = LEVELS[name];
   const workload = workloadOf(env);
   const open =

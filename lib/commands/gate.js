@@ -14,16 +14,16 @@
 // threshold failed, else 3 on a regression, else 0.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { clock, FILES, junitDocument, junitSuite, junitSuiteOf, toMarkdown } from '../common/results.js';
-import { profileList, scenarioNames, UsageError } from './cli-support.js';
-import { compareWithBaselines, loadBaselines } from './report/baseline.js';
-import { compareOptions, REGRESSION_EXIT, THRESHOLDS_FAILED } from './report/cli.js';
-import { renderComparison } from './report/compare.js';
-import { writeReport } from './report/html.js';
-import { envFlagsOf, resultsRoot, showPath } from './report/run-folder.js';
-import { loadRun, stamp } from './report/runs.js';
-import { checkMetrics, checkWorkload, runProfiles, withRunStack } from './run.js';
-import { ensureTools, ROOT } from './tools.js';
+import { clock, FILES, junitDocument, junitSuite, junitSuiteOf, toMarkdown } from '../../common/results.js';
+import { action, profileList, scenarioNames, UsageError } from '../cli-support.js';
+import { compareWithBaselines, loadBaselines } from '../report/baseline.js';
+import { compareOptions, REGRESSION_EXIT, THRESHOLDS_FAILED } from '../report/cli.js';
+import { renderComparison } from '../report/compare.js';
+import { writeReport } from '../report/html.js';
+import { envFlagsOf, resultsRoot, showPath } from '../report/run-folder.js';
+import { loadRun, stamp } from '../report/runs.js';
+import { checkMetrics, checkWorkload, runProfiles, withRunStack } from '../runner.js';
+import { ensureTools, ROOT } from '../tools.js';
 
 export const GATE_DEFAULTS = { profile: 'lan,lte', load: 'ci' };
 export const GATE_FILES = { report: FILES.report, junit: FILES.junit, markdown: 'gate.md', record: 'gate.json' };
@@ -271,4 +271,53 @@ export async function runGate(opts, ctx) {
   out(`   ${GATE_FILES.record}    seconds and exit codes per scenario and run; the run folders beside them`);
   if (code !== 0) warn(`gate failed: ${verdict}`);
   return code;
+}
+
+export function register(program, ctx) {
+  program
+    .command('gate')
+    .description(
+      'the PR gate in one command: every scenario but soak and api, per profile; HTML report, JUnit and Markdown in one folder',
+    )
+    .argument('[k6args...]', 'extra arguments for every `k6 run`, after --')
+    .option('-p, --profile <names>', 'comma-separated profiles, one k6 run each per scenario', GATE_DEFAULTS.profile)
+    .option('-l, --load <level>', 'load level, passed to k6 as -e LOAD=<level>', GATE_DEFAULTS.load)
+    .option('-s, --scenarios <names>', 'comma-separated scenarios (default: every one but soak and api)')
+    .option(
+      '--results <dir>',
+      'the gate folder for its run folders and files (default: results/gate-<UTC time>/, or under K6PACK_RESULTS_DIR)',
+    )
+    .option(
+      '--baseline <path>',
+      'compare each run with the baseline run of its scenario and profile: a gate folder, a folder of run folders, or a summary.json',
+    )
+    .option('-t, --tolerance <pct>', 'with --baseline: latency p50/p95 change allowed, relative (default 10%)')
+    .option('--dashboard', "k6's web dashboard per run, saved as k6-dashboard.html in its run folder")
+    .option('--wait', 'when another run holds the stack, wait for it to end (default: refuse, exit 4)')
+    .option(
+      '-w, --workload <kind>',
+      'closed (VUs in a loop, the default) or open (rising arrival rates from the model)',
+    )
+    .option('-m, --metrics <mode>', 'full (the default) or lean (op_duration and op_failed only), passed as -e METRICS')
+    .addHelpText(
+      'after',
+      `
+  Starts the stack if it is not up (and stops it afterwards), runs the scenarios
+  one after another (k6pack run's output, with a progress line per scenario),
+  then writes into the gate folder, beside the run folders:
+    ${GATE_FILES.report}  the HTML report of every run (\`k6pack report\`)
+    ${GATE_FILES.junit}    one test suite per run, one test case per threshold
+    ${GATE_FILES.markdown}      every run's Markdown table, and the comparison (for $GITHUB_STEP_SUMMARY)
+    ${GATE_FILES.record}    seconds and exit codes per scenario and run
+  Exit code: 0 all passed; 99 a threshold failed (the other runs still run);
+  3 a regression against --baseline; another code when a run broke (k6's, or 1
+  if a server or toxiproxy died: the gate stops there); 2 bad usage.
+  Ctrl-C stops k6 gracefully and stops what this command started.
+
+  Examples:
+    $ npx k6pack gate
+    $ npx k6pack gate --scenarios ws-vs-http,push --profile lan --load smoke
+    $ npx k6pack gate --results results/pr --baseline results/main --tolerance 5%`,
+    )
+    .action(action((k6Args, opts) => runGate({ ...opts, k6Args }, ctx)));
 }

@@ -10,7 +10,7 @@
 import { bookResourceUrl } from '../../common/book-resource.js';
 import { LIMITS } from '../../common/defaults.js';
 import { envInt, envNames } from '../../common/env.js';
-import { byLevel, levelName } from '../../common/plan.js';
+import { byLevel, levelName } from '../../common/schedule.js';
 import { K6_BYTE_MS, windowAfter } from '../../common/model.js';
 import { DEFAULT_COLUMNS, lane, laneModelSeconds, rttOf } from '../../common/scenario.js';
 
@@ -193,7 +193,7 @@ export default function declare(env) {
     // wholeIterations): the step's end waits only for connections to close.
     closeSeconds: (profile) => (2 * rttOf(profile)) / 1000 + 0.3,
     // Under lan an iteration is still tens to hundreds of ms: the ci level's shorter
-    // no-delay budget would leave a p95 of a handful (common/plan.js).
+    // no-delay budget would leave a p95 of a handful (common/schedule.js).
     noDelayBudget: false,
     // The study's variables are the document's shape and the protocol, not
     // concurrency: the PR gate (ci) runs one VU per lane, which keeps the gate in

@@ -1,6 +1,6 @@
 // The nightly soak's plan (scenarios/soak.js runs it).
 import { envInt } from '../../common/env.js';
-import { byLevel, levelName } from '../../common/plan.js';
+import { byLevel, levelName } from '../../common/schedule.js';
 import { DEFAULT_COLUMNS, lane, rttOf } from '../../common/scenario.js';
 import { BOOK_OP } from './ws-vs-http.js';
 

@@ -1,0 +1,40 @@
+// `k6pack list` (also `scenarios`, `profiles`): the scenarios and profiles, one line each.
+import { action, scenarioDescription, scenarioNames } from '../cli-support.js';
+import { listProfiles, loadProfile } from '../profiles.js';
+
+export function register(program, ctx) {
+  program
+    .command('list')
+    .alias('scenarios')
+    .alias('profiles')
+    .description('list the scenarios and the profiles with one-line descriptions')
+    .action(action((opts) => list(opts, ctx)));
+}
+
+export async function list(_opts, { out }) {
+  out('scenarios (npx k6pack run NAME):');
+  const names = scenarioNames();
+  if (!names.length) out('  (none yet in scenarios/)');
+  for (const name of names) out(`  ${name.padEnd(24)} ${scenarioDescription(name)}`);
+  const { network, modifiers, faults } = listProfiles();
+  const describe = (name) => {
+    // A modifier or a fault alone is not a profile: describe it through lan+name.
+    for (const spec of [name, `lan+${name}`]) {
+      try {
+        const p = loadProfile(spec);
+        const text = spec === name ? p.network?.description : [...p.modifiers, ...p.faults].at(-1)?.description;
+        return (p.description || text || '').split(/(?<=\.)\s/)[0];
+      } catch {
+        // try the next form
+      }
+    }
+    return '';
+  };
+  out('network profiles (--profile NAME):');
+  for (const name of network) out(`  ${name.padEnd(24)} ${describe(name)}`);
+  out("modifiers (change how the network's TCP behaves: --profile 3g+loss1, 3g+ideal):");
+  for (const name of modifiers) out(`  ${name.padEnd(24)} ${describe(name)}`);
+  out('fault profiles (combine with a network profile: --profile 3g+flaky):');
+  for (const name of faults) out(`  ${name.padEnd(24)} ${describe(name)}`);
+  return 0;
+}

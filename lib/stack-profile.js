@@ -1,0 +1,42 @@
+// Applying a profile to a running stack's proxies, and saying so: shared by
+// `up`, `profile`, `status`, `run` and `run api`.
+import { readState, writeState } from './runstate.js';
+import { takeHold } from './hold.js';
+
+// 'latency_up: latency upstream latency=150 jitter=0'
+export function describeToxic(t) {
+  const attrs = Object.entries(t.attributes || {}).map(([k, v]) => `${k}=${v}`);
+  const toxicity = t.toxicity !== undefined && t.toxicity < 1 ? [`toxicity=${t.toxicity}`] : [];
+  return `${t.name}: ${t.type} ${t.stream} ${[...attrs, ...toxicity].join(' ')}`.trim();
+}
+
+export function printProfile(out, profile) {
+  if (!profile.toxics.length) {
+    out(`profile ${profile.name}: no toxics (every proxy passes traffic through unchanged)`);
+    return;
+  }
+  out(`profile ${profile.name}: on every proxy`);
+  for (const t of profile.toxics) out(`  ${describeToxic(t)}`);
+}
+
+export function printTargets(out, targets) {
+  out('endpoints (k6 reads them as -e NAME=value):');
+  for (const [k, v] of Object.entries(targets)) out(`  ${k}=${v}`);
+}
+
+export async function applyProfile(toxiproxy, profile, runDir, out) {
+  await toxiproxy.applyToxics(profile.toxics);
+  printProfile(out, profile);
+  const state = readState(runDir);
+  if (state) writeState(runDir, { ...state, profile: profile.spec });
+}
+
+// Applies a profile under the stack's hold (refused, or waited for, while a run holds it).
+export async function applyHeld(toxiproxy, profile, runDir, { wait }, ctx) {
+  const hold = await takeHold(toxiproxy, { kind: 'k6pack profile', profile: profile.name, wait }, ctx);
+  try {
+    await applyProfile(toxiproxy, profile, runDir, ctx.out);
+  } finally {
+    await hold.release();
+  }
+}
