@@ -16,13 +16,13 @@ export function register(program, ctx) {
     .addHelpText(
       'after',
       `
-  Rows are matched by lane, step and dims; improvements and new or missing rows
-  are shown and never fail. Exit 0: no regression; 3: at least one; 1: a file
-  could not be read.
+Rows are matched by lane, step and dims; improvements and new or missing rows
+are shown and never fail. Exit 0: no regression; 3: at least one; 1: a file
+could not be read.
 
-  Examples:
-    $ npx k6pack compare results/base results/ws-vs-http-3g-20250101T120000Z
-    $ npx k6pack compare base/summary.json results/latest --tolerance 5% --markdown >> "$GITHUB_STEP_SUMMARY"`,
+Examples:
+  $ npx k6pack compare results/base results/ws-vs-http-3g-20250101T120000Z
+  $ npx k6pack compare base/summary.json results/latest --tolerance 5% --markdown >> "$GITHUB_STEP_SUMMARY"`,
     )
     .action(action((base, current, opts) => results.compare(base, current, opts, ctx)));
 }

@@ -302,22 +302,22 @@ export function register(program, ctx) {
     .addHelpText(
       'after',
       `
-  Starts the stack if it is not up (and stops it afterwards), runs the scenarios
-  one after another (k6pack run's output, with a progress line per scenario),
-  then writes into the gate folder, beside the run folders:
-    ${GATE_FILES.report}  the HTML report of every run (\`k6pack report\`)
-    ${GATE_FILES.junit}    one test suite per run, one test case per threshold
-    ${GATE_FILES.markdown}      every run's Markdown table, and the comparison (for $GITHUB_STEP_SUMMARY)
-    ${GATE_FILES.record}    seconds and exit codes per scenario and run
-  Exit code: 0 all passed; 99 a threshold failed (the other runs still run);
-  3 a regression against --baseline; another code when a run broke (k6's, or 1
-  if a server or toxiproxy died: the gate stops there); 2 bad usage.
-  Ctrl-C stops k6 gracefully and stops what this command started.
+Starts the stack if it is not up (and stops it afterwards), runs the scenarios
+one after another (k6pack run's output, with a progress line per scenario),
+then writes into the gate folder, beside the run folders:
+  ${GATE_FILES.report}  the HTML report of every run (\`k6pack report\`)
+  ${GATE_FILES.junit}    one test suite per run, one test case per threshold
+  ${GATE_FILES.markdown}      every run's Markdown table, and the comparison (for $GITHUB_STEP_SUMMARY)
+  ${GATE_FILES.record}    seconds and exit codes per scenario and run
+Exit code: 0 all passed; 99 a threshold failed (the other runs still run);
+3 a regression against --baseline; another code when a run broke (k6's, or 1
+if a server or toxiproxy died: the gate stops there); 2 bad usage.
+Ctrl-C stops k6 gracefully and stops what this command started.
 
-  Examples:
-    $ npx k6pack gate
-    $ npx k6pack gate --scenarios ws-vs-http,push --profile lan --load smoke
-    $ npx k6pack gate --results results/pr --baseline results/main --tolerance 5%`,
+Examples:
+  $ npx k6pack gate
+  $ npx k6pack gate --scenarios ws-vs-http,push --profile lan --load smoke
+  $ npx k6pack gate --results results/pr --baseline results/main --tolerance 5%`,
     )
     .action(action((k6Args, opts) => runGate({ ...opts, k6Args }, ctx)));
 }

@@ -15,16 +15,16 @@ export function register(program, ctx) {
     .addHelpText(
       'after',
       `
-  Every statistic is computed again from the runs' samples, and the thresholds
-  are evaluated on the merged data: exit 99 if one fails. auto pools the raw
-  samples exactly when every run has samples.json.gz and they add up to at most
-  32 MiB; otherwise it merges the runs' HdrHistograms (histograms.json.gz, or
-  built from samples.json.gz while reading it): percentiles within 0.1 %
-  (3 significant digits), counts, rates, min, max and avg exact. summary.json's
-  run.merged.method says which.
+Every statistic is computed again from the runs' samples, and the thresholds
+are evaluated on the merged data: exit 99 if one fails. auto pools the raw
+samples exactly when every run has samples.json.gz and they add up to at most
+32 MiB; otherwise it merges the runs' HdrHistograms (histograms.json.gz, or
+built from samples.json.gz while reading it): percentiles within 0.1 %
+(3 significant digits), counts, rates, min, max and avg exact. summary.json's
+run.merged.method says which.
 
-  Example:
-    $ npx k6pack merge results/run-a results/run-b --out results/merged`,
+Example:
+  $ npx k6pack merge results/run-a results/run-b --out results/merged`,
     )
     .action(action((runs, opts) => results.merge(runs, opts, ctx)));
 }

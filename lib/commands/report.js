@@ -12,15 +12,15 @@ export function register(program, ctx) {
     .addHelpText(
       'after',
       `
-  Runs of the same scenario, profile and load (e.g. --execution-segment halves)
-  are merged first, as \`k6pack merge\` merges them. Pictures: latency vs concurrency per
-  lane, latency vs message size, the serialization ratio vs N per executor, study
-  001's document split into generation time and the rest, push latency, and
-  measured vs the round-trip model of the profile.
+Runs of the same scenario, profile and load (e.g. --execution-segment halves)
+are merged first, as \`k6pack merge\` merges them. Pictures: latency vs concurrency per
+lane, latency vs message size, the serialization ratio vs N per executor, study
+001's document split into generation time and the rest, push latency, and
+measured vs the round-trip model of the profile.
 
-  Examples:
-    $ npx k6pack report results/ws-vs-http-3g-20250101T120000Z
-    $ npx k6pack report results/*-lte-* --out lte.html`,
+Examples:
+  $ npx k6pack report results/ws-vs-http-3g-20250101T120000Z
+  $ npx k6pack report results/*-lte-* --out lte.html`,
     )
     .action(action((runs, opts) => results.report(runs, opts, ctx)));
 }

@@ -38,34 +38,34 @@ export function register(program, ctx) {
     .addHelpText(
       'after',
       `
-  k6 gets the targets, PROFILE and LOAD as -e variables. The run holds the stack
-  while it runs: another run, gate or profile change on it is refused (exit 4)
-  or, with --wait, waits. Each profile's toxics are applied before its k6 run;
-  the toxics found on a running stack are put back at the end (a proxy that
-  already carries them is not touched). The exit code is k6's (99: a threshold
-  failed); with several profiles, the first non-zero one; 1 if a server or
-  toxiproxy died during the run (named with the end of its log; later profiles
-  do not run); 4 if another run holds the stack.
-  Each k6 run gets a run folder, results/<scenario>-<profile>-<UTC time>/, with
-  summary.json, junit.xml, summary.md, histograms.json.gz (built while k6's
-  samples stream in) and samples.json.gz (-e RESULTS_DIR=<dir> after -- picks
-  the folder, RESULTS_DIR=none keeps nothing); the scenarios log a line as each
-  step starts.
-  Ctrl-C stops k6 gracefully (teardown runs), removes the toxics and stops what
-  this command started.
+k6 gets the targets, PROFILE and LOAD as -e variables. The run holds the stack
+while it runs: another run, gate or profile change on it is refused (exit 4)
+or, with --wait, waits. Each profile's toxics are applied before its k6 run;
+the toxics found on a running stack are put back at the end (a proxy that
+already carries them is not touched). The exit code is k6's (99: a threshold
+failed); with several profiles, the first non-zero one; 1 if a server or
+toxiproxy died during the run (named with the end of its log; later profiles
+do not run); 4 if another run holds the stack.
+Each k6 run gets a run folder, results/<scenario>-<profile>-<UTC time>/, with
+summary.json, junit.xml, summary.md, histograms.json.gz (built while k6's
+samples stream in) and samples.json.gz (-e RESULTS_DIR=<dir> after -- picks
+the folder, RESULTS_DIR=none keeps nothing); the scenarios log a line as each
+step starts.
+Ctrl-C stops k6 gracefully (teardown runs), removes the toxics and stops what
+this command started.
 
-  Examples:
-    $ npx k6pack run ws-vs-http
-    $ npx k6pack run ws-vs-http --profile lan,3g --load smoke
-    $ npx k6pack run ./my-test.js --profile 3g -- --vus 5 --duration 30s
+Examples:
+  $ npx k6pack run ws-vs-http
+  $ npx k6pack run ws-vs-http --profile lan,3g --load smoke
+  $ npx k6pack run ./my-test.js --profile 3g -- --vus 5 --duration 30s
 
-  Your own API (README "Your own API"): \`run api\` checks the operations, variables,
-  .proto and request, discovers what the endpoints speak, measures their server time
-  under lan at one VU, and runs every lane that applies through proxies in front of
-  them (Toxiproxy alone is started when no stack runs). Bad input: one line, exit 2.
-    $ npx k6pack run api --graphql http://127.0.0.1:4100/graphql --operations ./ops.graphql --profile lan,3g
-    $ npx k6pack run api --grpc 127.0.0.1:9090 --proto ./svc.proto --call pkg.Service/Method --request '{"id": 1}'
-    $ npx k6pack run api --api ./api.json --profile lan,3g --load ci`,
+Your own API (README "Your own API"): \`run api\` checks the operations, variables,
+.proto and request, discovers what the endpoints speak, measures their server time
+under lan at one VU, and runs every lane that applies through proxies in front of
+them (Toxiproxy alone is started when no stack runs). Bad input: one line, exit 2.
+  $ npx k6pack run api --graphql http://127.0.0.1:4100/graphql --operations ./ops.graphql --profile lan,3g
+  $ npx k6pack run api --grpc 127.0.0.1:9090 --proto ./svc.proto --call pkg.Service/Method --request '{"id": 1}'
+  $ npx k6pack run api --api ./api.json --profile lan,3g --load ci`,
     )
     .action(
       action((scenario, k6Args, opts) => {

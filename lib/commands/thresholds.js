@@ -29,14 +29,14 @@ export function register(program, ctx) {
     .addHelpText(
       'after',
       `
-  Every lane at every step gets p50 and p95 budgets from the round-trip model
-  (docs/model.md) and the margins of thresholds.json; this prints them as k6
-  would get them, with the model's formula and expected time behind each.
+Every lane at every step gets p50 and p95 budgets from the round-trip model
+(docs/model.md) and the margins of thresholds.json; this prints them as k6
+would get them, with the model's formula and expected time behind each.
 
-  Examples:
-    $ npx k6pack thresholds ws-vs-http --profile 5g
-    $ npx k6pack thresholds grpc-vs-graphql --profile ./my-network.json --load full
-    $ npx k6pack thresholds ws-vs-http --profile lte --workload open`,
+Examples:
+  $ npx k6pack thresholds ws-vs-http --profile 5g
+  $ npx k6pack thresholds grpc-vs-graphql --profile ./my-network.json --load full
+  $ npx k6pack thresholds ws-vs-http --profile lte --workload open`,
     )
     .action(action((scenario, opts) => thresholds(scenario, opts, ctx)));
 }

@@ -22,20 +22,20 @@ export function register(program, ctx) {
     .addHelpText(
       'after',
       `
-  Installs the tools if missing. If the stack already runs, says so and applies
-  --profile (not while a run holds the stack: exit 4, or --wait); if one of its
-  processes died, names it with the end of its log and restarts just what died.
-  With your own API (the same flags as \`run api\`): checks and discovers it, puts
-  Toxiproxy proxies in front of its endpoints (PROXY_API_GRAPHQL_PORT=16000,
-  PROXY_API_WS_PORT=16001, PROXY_API_GRPC_PORT=16051, on 127.0.0.1; starting
-  Toxiproxy alone when no stack runs) and writes .run/api-plan.json for
-  \`k6 run -e API=.run/api-plan.json scenarios/api.js\`.
+Installs the tools if missing. If the stack already runs, says so and applies
+--profile (not while a run holds the stack: exit 4, or --wait); if one of its
+processes died, names it with the end of its log and restarts just what died.
+With your own API (the same flags as \`run api\`): checks and discovers it, puts
+Toxiproxy proxies in front of its endpoints (PROXY_API_GRAPHQL_PORT=16000,
+PROXY_API_WS_PORT=16001, PROXY_API_GRPC_PORT=16051, on 127.0.0.1; starting
+Toxiproxy alone when no stack runs) and writes .run/api-plan.json for
+\`k6 run -e API=.run/api-plan.json scenarios/api.js\`.
 
-  Examples:
-    $ npx k6pack up
-    $ npx k6pack up --profile 3g+flaky
-    $ GRAPHQL_PORT=5000 PROXY_GRAPHQL_PORT=15000 npx k6pack up
-    $ npx k6pack up --api ./api.json --profile 3g`,
+Examples:
+  $ npx k6pack up
+  $ npx k6pack up --profile 3g+flaky
+  $ GRAPHQL_PORT=5000 PROXY_GRAPHQL_PORT=15000 npx k6pack up
+  $ npx k6pack up --api ./api.json --profile 3g`,
     )
     .action(action((opts) => (apiFlagsIn(opts).length ? upApi(opts, ctx) : up(opts, ctx))));
 }
