@@ -160,14 +160,19 @@ export function openStep(share, connections, iterationSeconds, stepSeconds, wors
     maxVUs: Math.min(2000, Math.max(preAllocatedVUs, Math.ceil(inFlight * 4) + 2)),
     concurrency: Math.max(1, inFlight),
     worstSeconds: worst,
+    cpuBound: byCpu < byLink,
   };
 }
 
 // The ci level's shorter budget on a link with no delay, unless the scenario opts out.
 const noDelayFits = (level, hints) => Boolean(level.noDelay) && hints.rttMs === 0 && hints.noDelayBudget !== false;
 
-function steppedPlan(lanes, level, hints, env, open) {
+function steppedPlan(lanes, level, hints, env, open, load) {
   const steps = open ? open.shares : envIntList(env, 'STEPS', hints.steps || level.steps, { min: 1, max: 5000 });
+  const why = {}; // each k6 scenario's figures and where they come from (`k6pack plan`)
+  const stepsWhy = open
+    ? `${env.OPEN_SHARES ? 'OPEN_SHARES' : `LOAD=${load}'s open shares`}: ${steps.join(', ')} %`
+    : `${env.STEPS ? 'STEPS' : hints.steps ? "the spec's steps" : `LOAD=${load}'s steps`}: ${steps.join(', ')}`;
   const concurrency = {};
   const pools = {}; // an open step's: { inFlight (at the median), worstSeconds (what sized its pool) }
   const fixedStep = envInt(env, 'STEP_SECONDS', 0, { min: 0, max: 86400 });
@@ -194,7 +199,23 @@ function steppedPlan(lanes, level, hints, env, open) {
     // Every step long enough for minIterations iterations per VU.
     // A scenario whose iterations are one operation each asks for more (hints.minIterations).
     const minIterations = Math.max(level.minIterations, hints.minIterations || 0);
-    stepSeconds = fixedStep || Math.max(levelStep, ceil1(iterationSeconds * minIterations));
+    const forIterations = ceil1(iterationSeconds * minIterations);
+    stepSeconds = fixedStep || Math.max(levelStep, forIterations);
+    const durationWhy = fixedStep
+      ? 'STEP_SECONDS'
+      : forIterations > levelStep
+        ? `${minIterations} iteration${minIterations === 1 ? '' : 's'} of the model's ${iterationSeconds.toFixed(3)} s`
+        : !slot
+          ? `LOAD=${load}'s step`
+          : levelStep > round1(slot - gracefulSeconds)
+            ? `LOAD=${load}'s shortest step${minStepSeconds > levelMinStep ? ' for an open step with no delay' : ''} (its ${budgetSeconds} s / ${lanes.length * steps.length} steps, less the graceful stop, is shorter)`
+            : `LOAD=${load}'s ${budgetSeconds} s${noDelayFits(level, hints) ? ' (a link with no delay)' : ''} / (${lanes.length} lane${lanes.length === 1 ? '' : 's'} x ${steps.length} step${steps.length === 1 ? '' : 's'}), less the graceful stop`;
+    const gracefulWhy =
+      ceil1(stopSeconds) <= level.gracefulSeconds
+        ? `LOAD=${load}'s`
+        : hints.closeSeconds !== undefined
+          ? "the spec's time to close"
+          : `1.5 x the model's ${iterationSeconds.toFixed(3)} s iteration`;
     for (const n of steps) {
       const step = open ? `o${n}` : `c${n}`;
       const name = `${lane.name}_${step}`;
@@ -203,6 +224,7 @@ function steppedPlan(lanes, level, hints, env, open) {
         const {
           concurrency: inFlight,
           worstSeconds,
+          cpuBound,
           ...rest
         } = openStep(
           n,
@@ -215,10 +237,16 @@ function steppedPlan(lanes, level, hints, env, open) {
         work = rest;
         concurrency[name] = inFlight;
         pools[name] = { inFlight, worstSeconds };
+        why[name] = {
+          load: `${n} % of what ${open.connections} connections do (OPEN_CONNECTIONS; ${stepsWhy}), an iteration the model's ${(lane.openSeconds || iterationSeconds).toFixed(3)} s${cpuBound ? ', capped by the cores (CPU_CORES, CPU_SCALE)' : ''}; VUs for the worst iteration, ${worstSeconds.toFixed(3)} s`,
+        };
       } else {
         // A step's concurrency is n; a lane may run it on fewer VUs (fanout: n
         // subscribers, many to a VU).
         const vus = lane.vus ? lane.vus(n) : n;
+        why[name] = {
+          load: `each step's concurrency (${stepsWhy})${lane.vus ? ", on the VUs the spec's lane needs for it" : ''}${perVu ? `; STEP_ITERATIONS=${perVu} per VU` : ''}`,
+        };
         work = perVu
           ? { executor: 'shared-iterations', vus, iterations: vus * perVu, maxDuration: `${stepSeconds}s` }
           : { executor: 'constant-vus', vus, duration: `${stepSeconds}s` };
@@ -232,6 +260,7 @@ function steppedPlan(lanes, level, hints, env, open) {
         tags: { ...lane.tags, ...(lane.stepTags ? lane.stepTags(n) : {}), step },
       };
       durations[name] = stepSeconds * 1000;
+      Object.assign(why[name], { duration: durationWhy, graceful: gracefulWhy });
       start += stepSeconds + gracefulSeconds;
     }
   }
@@ -240,19 +269,22 @@ function steppedPlan(lanes, level, hints, env, open) {
     durations,
     concurrency,
     ...(open ? { pools } : {}),
+    why,
     totalSeconds: start,
     stepSeconds,
     steps: open ? steps.map((s) => `o${s}`) : steps,
   };
 }
 
-function mixPlan(lanes, level, name, env) {
+function mixPlan(lanes, level, name, env, levelWhy) {
   // SOAK_DURATION sets the soak level's length; the shorter levels keep theirs.
   const seconds = name === 'soak' ? envSeconds(env, 'SOAK_DURATION', level.durationSeconds) : level.durationSeconds;
   const rate = envInt(env, 'SOAK_RATE', level.rate, { min: 1, max: 10000 });
   const scenarios = {};
   const durations = {};
   const concurrency = {};
+  const why = {};
+  const durationWhy = name === 'soak' ? `${levelWhy}'s (SOAK_DURATION)` : `${levelWhy}'s`;
   for (const lane of lanes) {
     const laneRate = lane.rate !== undefined ? lane.rate : rate;
     const name = `${lane.name}_mix`;
@@ -270,11 +302,17 @@ function mixPlan(lanes, level, name, env) {
     };
     durations[name] = seconds * 1000;
     concurrency[name] = 1; // rates far below any step's concurrency
+    why[name] = {
+      load: `${lane.rate !== undefined ? "the spec's rate for this lane" : `${levelWhy}'s rate (SOAK_RATE)`}${lane.maxVUs ? "; the spec's VUs" : '; VUs for 2 x the iteration'}`,
+      duration: durationWhy,
+      graceful: `${levelWhy}'s`,
+    };
   }
   return {
     scenarios,
     durations,
     concurrency,
+    why,
     totalSeconds: seconds + level.gracefulSeconds,
     stepSeconds: seconds,
     steps: ['mix'],
@@ -303,9 +341,9 @@ export function schedule(lanes, hints, name, env) {
   const open =
     workload === 'open' && hints.open !== false && !hints.mix && level.kind !== 'mix' ? openSpec(name, env) : null;
   let built;
-  if (level.kind === 'mix') built = mixPlan(lanes, level, name, env);
-  else if (hints.mix) built = mixPlan(lanes, MIX_AT[name], name, env);
-  else built = steppedPlan(lanes, level, hints, env, open);
+  if (level.kind === 'mix') built = mixPlan(lanes, level, name, env, `LOAD=${name}`);
+  else if (hints.mix) built = mixPlan(lanes, MIX_AT[name], name, env, `the spec's mix at LOAD=${name}`);
+  else built = steppedPlan(lanes, level, hints, env, open, name);
   return {
     level: name,
     workload: open ? 'open' : level.kind === 'mix' || hints.mix ? 'open (mix)' : 'closed',

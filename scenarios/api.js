@@ -14,6 +14,27 @@
  *
  *   npx k6pack run api --graphql http://127.0.0.1:4100/graphql --operations ./ops.graphql --profile lan,3g
  *   npx k6pack up --api ./api.json && k6 run -e API=.run/api-plan.json -e PROFILE=3g scenarios/api.js
+ *
+ * Its plan at LOAD=ci (`npx k6pack plan api --load ci`; dev/plan-headers.js writes it):
+ *   (no API=<plan file> given: the gates of a nominal API, one operation of 200 B up, 500 B down and 5 ms of server time)
+ *   api under lan (R 0 ms, down ∞ / up ∞ kbit/s), load ci, closed workload: 10 k6 scenarios, 13.0 s in all
+ *     k6 scenario        executor      VUs or rate  start  duration  graceful stop
+ *     http_fresh_c1      constant-vus  1 VU         0s     1s        0.3s
+ *     http_fresh_c4      constant-vus  4 VUs        1.3s   1s        0.3s
+ *     http_keepalive_c1  constant-vus  1 VU         2.6s   1s        0.3s
+ *     http_keepalive_c4  constant-vus  4 VUs        3.9s   1s        0.3s
+ *     ws_c1              constant-vus  1 VU         5.2s   1s        0.3s
+ *     ws_c4              constant-vus  4 VUs        6.5s   1s        0.3s
+ *     grpc_c1            constant-vus  1 VU         7.8s   1s        0.3s
+ *     grpc_c4            constant-vus  4 VUs        9.1s   1s        0.3s
+ *     grpc_fresh_c1      constant-vus  1 VU         10.4s  1s        0.3s
+ *     grpc_fresh_c4      constant-vus  4 VUs        11.7s  1s        0.3s
+ *   where the figures come from:
+ *     VUs or rate: each step's concurrency (LOAD=ci's steps: 1, 4)
+ *     duration: LOAD=ci's shortest step (its 10 s / 10 steps, less the graceful stop, is shorter)
+ *     graceful stop: LOAD=ci's
+ *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
+ * (end of the plan)
  */
 import exec from 'k6/execution';
 import { parseApiPlan } from '../common/api.js';

@@ -36,6 +36,23 @@
  *   npx k6pack up && k6 run scenarios/compound-vs-parallel.js
  *   k6 run -e PROFILE=dsl -e DOC_SIZES=large scenarios/compound-vs-parallel.js
  *   k6 run -e PROFILE=lan -e DOC_SIZES=study scenarios/compound-vs-parallel.js
+ *
+ * Its plan at LOAD=ci (`npx k6pack plan compound-vs-parallel --load ci`; dev/plan-headers.js writes it):
+ *   compound-vs-parallel under 4g (R 170 ms, down 9000 / up 9000 kbit/s), load ci, closed workload: 4 k6 scenarios, 19.8 s in all
+ *     k6 scenario     executor      VUs or rate  start  duration  graceful stop
+ *     compound_h1_c1  constant-vus  1 VU         0s     3s        0.7s
+ *     atomic_h1_c1    constant-vus  1 VU         3.7s   7.5s      0.7s
+ *     compound_h2_c1  constant-vus  1 VU         11.9s  3.2s      0.7s
+ *     atomic_h2_c1    constant-vus  1 VU         15.8s  3.3s      0.7s
+ *   where the figures come from:
+ *     VUs or rate: each step's concurrency (the spec's steps: 1)
+ *     duration, compound_h1: 1 iteration of the model's 2.922 s
+ *     duration, atomic_h1: 1 iteration of the model's 7.496 s
+ *     duration, compound_h2: 1 iteration of the model's 3.108 s
+ *     duration, atomic_h2: 1 iteration of the model's 3.258 s
+ *     graceful stop: the spec's time to close
+ *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
+ * (end of the plan)
  */
 import exec from 'k6/execution';
 import { formatGenerate } from '../common/generation.js';

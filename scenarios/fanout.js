@@ -36,6 +36,27 @@
  *
  *   npx k6pack run fanout --profile lan,lte
  *   k6 run -e LOAD=full -e SUBSCRIBERS=10,100,1000,5000 scenarios/fanout.js
+ *
+ * Its plan at LOAD=ci (`npx k6pack plan fanout --load ci`; dev/plan-headers.js writes it):
+ *   fanout under lan (R 0 ms, down ∞ / up ∞ kbit/s), load ci, closed workload: 8 k6 scenarios, 17.8 s in all
+ *     k6 scenario       executor      VUs or rate  start  duration  graceful stop
+ *     ws_c10            constant-vus  1 VU         0s     1.7s      0.3s
+ *     ws_c100           constant-vus  1 VU         2s     1.7s      0.3s
+ *     wss_c10           constant-vus  1 VU         4s     2.3s      0.3s
+ *     wss_c100          constant-vus  1 VU         6.6s   2.3s      0.3s
+ *     grpc_stream_c10   constant-vus  1 VU         9.2s   1.6s      0.3s
+ *     grpc_stream_c100  constant-vus  1 VU         11.1s  1.6s      0.3s
+ *     http_poll_c10     constant-vus  1 VU         13s    2.1s      0.3s
+ *     http_poll_c100    constant-vus  1 VU         15.4s  2.1s      0.3s
+ *   where the figures come from:
+ *     VUs or rate: each step's concurrency (the spec's steps: 10, 100), on the VUs the spec's lane needs for it
+ *     duration, ws: 1 iteration of the model's 1.623 s
+ *     duration, wss: 1 iteration of the model's 2.216 s
+ *     duration, grpc_stream: 1 iteration of the model's 1.509 s
+ *     duration, http_poll: 1 iteration of the model's 2.100 s
+ *     graceful stop: LOAD=ci's
+ *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
+ * (end of the plan)
  */
 import { sleep } from 'k6';
 import exec from 'k6/execution';

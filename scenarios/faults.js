@@ -23,6 +23,24 @@
  *
  *   npx k6pack up && k6 run scenarios/faults.js
  *   k6 run -e PROFILE=3g+stall scenarios/faults.js
+ *
+ * Its plan at LOAD=ci (`npx k6pack plan faults --load ci`; dev/plan-headers.js writes it):
+ *   faults under 4g+flaky (R 170 ms, down 9000 / up 9000 kbit/s, faults flaky), load ci, closed workload: 8 k6 scenarios, 20.8 s in all
+ *     k6 scenario        executor      VUs or rate  start  duration  graceful stop
+ *     http_keepalive_c1  constant-vus  1 VU         0s     1.9s      0.7s
+ *     http_keepalive_c4  constant-vus  4 VUs        2.6s   1.9s      0.7s
+ *     http2_c1           constant-vus  1 VU         5.2s   1.9s      0.7s
+ *     http2_c4           constant-vus  4 VUs        7.8s   1.9s      0.7s
+ *     ws_c1              constant-vus  1 VU         10.4s  1.9s      0.7s
+ *     ws_c4              constant-vus  4 VUs        13s    1.9s      0.7s
+ *     grpc_c1            constant-vus  1 VU         15.6s  1.9s      0.7s
+ *     grpc_c4            constant-vus  4 VUs        18.2s  1.9s      0.7s
+ *   where the figures come from:
+ *     VUs or rate: each step's concurrency (LOAD=ci's steps: 1, 4)
+ *     duration: 1 iteration of the model's 1.860 s
+ *     graceful stop: the spec's time to close
+ *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
+ * (end of the plan)
  */
 import exec from 'k6/execution';
 import declare from './specs/faults.js';

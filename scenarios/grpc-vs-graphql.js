@@ -24,6 +24,28 @@
  *
  *   npx k6pack up && k6 run scenarios/grpc-vs-graphql.js
  *   k6 run -e PROFILE=4g -e BIG_SIZE=200000 scenarios/grpc-vs-graphql.js
+ *
+ * Its plan at LOAD=ci (`npx k6pack plan grpc-vs-graphql --load ci`; dev/plan-headers.js writes it):
+ *   grpc-vs-graphql under lan (R 0 ms, down ∞ / up ∞ kbit/s), load ci, closed workload: 12 k6 scenarios, 15.6 s in all
+ *     k6 scenario            executor      VUs or rate  start  duration  graceful stop
+ *     grpc_c1                constant-vus  1 VU         0s     1s        0.3s
+ *     grpc_c4                constant-vus  4 VUs        1.3s   1s        0.3s
+ *     grpc_fresh_c1          constant-vus  1 VU         2.6s   1s        0.3s
+ *     grpc_fresh_c4          constant-vus  4 VUs        3.9s   1s        0.3s
+ *     http_keepalive_c1      constant-vus  1 VU         5.2s   1s        0.3s
+ *     http_keepalive_c4      constant-vus  4 VUs        6.5s   1s        0.3s
+ *     http_fresh_c1          constant-vus  1 VU         7.8s   1s        0.3s
+ *     http_fresh_c4          constant-vus  4 VUs        9.1s   1s        0.3s
+ *     grpc_bidi_c1           constant-vus  1 VU         10.4s  1s        0.3s
+ *     grpc_bidi_c4           constant-vus  4 VUs        11.7s  1s        0.3s
+ *     grpc_client_stream_c1  constant-vus  1 VU         13s    1s        0.3s
+ *     grpc_client_stream_c4  constant-vus  4 VUs        14.3s  1s        0.3s
+ *   where the figures come from:
+ *     VUs or rate: each step's concurrency (LOAD=ci's steps: 1, 4)
+ *     duration: LOAD=ci's shortest step (its 10 s / 12 steps, less the graceful stop, is shorter)
+ *     graceful stop: LOAD=ci's
+ *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
+ * (end of the plan)
  */
 import exec from 'k6/execution';
 import declare from './specs/grpc-vs-graphql.js';

@@ -18,6 +18,22 @@
  *
  *   npx k6pack up && k6 run scenarios/push.js
  *   k6 run -e PUSH_INTERVAL_MS=10 -e LOAD=full scenarios/push.js
+ *
+ * Its plan at LOAD=ci (`npx k6pack plan push --load ci`; dev/plan-headers.js writes it):
+ *   push under 4g (R 170 ms, down 9000 / up 9000 kbit/s), load ci, closed workload: 6 k6 scenarios, 21.6 s in all
+ *     k6 scenario     executor      VUs or rate  start  duration  graceful stop
+ *     ws_c1           constant-vus  1 VU         0s     2.7s      0.9s
+ *     ws_c4           constant-vus  4 VUs        3.6s   2.7s      0.9s
+ *     grpc_stream_c1  constant-vus  1 VU         7.2s   2.7s      0.9s
+ *     grpc_stream_c4  constant-vus  4 VUs        10.8s  2.7s      0.9s
+ *     http_poll_c1    constant-vus  1 VU         14.4s  2.7s      0.9s
+ *     http_poll_c4    constant-vus  4 VUs        18s    2.7s      0.9s
+ *   where the figures come from:
+ *     VUs or rate: each step's concurrency (LOAD=ci's steps: 1, 4)
+ *     duration: 1 iteration of the model's 2.680 s
+ *     graceful stop: the spec's time to close
+ *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
+ * (end of the plan)
  */
 import exec from 'k6/execution';
 import http from 'k6/http';

@@ -23,6 +23,21 @@
  *   npx k6pack up && k6 run scenarios/serialization.js
  *   k6 run -e EXECUTORS=all -e NS=100,1000,10000,100000 scenarios/serialization.js
  *   k6 run -e LOAD=full scenarios/serialization.js
+ *
+ * Its plan at LOAD=ci (`npx k6pack plan serialization --load ci`; dev/plan-headers.js writes it):
+ *   serialization under lan (R 0 ms, down ∞ / up ∞ kbit/s), load ci, closed workload: 5 k6 scenarios, 14.0 s in all
+ *     k6 scenario        executor      VUs or rate  start  duration  graceful stop
+ *     typed_c1           constant-vus  1 VU         0s     2.5s      0.3s
+ *     typed_per_item_c1  constant-vus  1 VU         2.8s   2.5s      0.3s
+ *     json_c1            constant-vus  1 VU         5.6s   2.5s      0.3s
+ *     grpc_list_c1       constant-vus  1 VU         8.4s   2.5s      0.3s
+ *     grpc_stream_c1     constant-vus  1 VU         11.2s  2.5s      0.3s
+ *   where the figures come from:
+ *     VUs or rate: each step's concurrency (the spec's steps: 1)
+ *     duration: LOAD=ci's 14 s / (5 lanes x 1 step), less the graceful stop
+ *     graceful stop: LOAD=ci's
+ *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
+ * (end of the plan)
  */
 import declare, { STUDY_FACTORS, typedLaneOf } from './specs/serialization.js';
 import { wholeIterations } from './lib/fit.js';

@@ -18,6 +18,25 @@
  *
  *   npx k6pack up && k6 run scenarios/soak.js
  *   k6 run -e SOAK_DURATION=15m -e SOAK_RATE=10 scenarios/soak.js
+ *
+ * Its plan at LOAD=ci (`npx k6pack plan soak --load ci`; dev/plan-headers.js writes it):
+ *   soak under lte (R 70 ms, down 12000 / up 12000 kbit/s), load ci, open (mix) workload: 5 k6 scenarios, 65.0 s in all
+ *     k6 scenario         executor               VUs or rate       start  duration  graceful stop
+ *     http_keepalive_mix  constant-arrival-rate  2/1s (VUs 2..8)   0s     60s       5s
+ *     http2_mix           constant-arrival-rate  2/1s (VUs 2..8)   0s     60s       5s
+ *     ws_mix              constant-arrival-rate  2/1s (VUs 3..12)  0s     60s       5s
+ *     grpc_mix            constant-arrival-rate  2/1s (VUs 2..8)   0s     60s       5s
+ *     memory_mix          constant-arrival-rate  1/5s (VUs 1..1)   0s     60s       5s
+ *   where the figures come from:
+ *     VUs or rate, http_keepalive: the spec's mix at LOAD=ci's rate (SOAK_RATE); VUs for 2 x the iteration
+ *     VUs or rate, http2: the spec's mix at LOAD=ci's rate (SOAK_RATE); VUs for 2 x the iteration
+ *     VUs or rate, ws: the spec's mix at LOAD=ci's rate (SOAK_RATE); VUs for 2 x the iteration
+ *     VUs or rate, grpc: the spec's mix at LOAD=ci's rate (SOAK_RATE); VUs for 2 x the iteration
+ *     VUs or rate, memory: the spec's rate for this lane; the spec's VUs
+ *     duration: the spec's mix at LOAD=ci's
+ *     graceful stop: the spec's mix at LOAD=ci's
+ *     start: every lane at once (a mix)
+ * (end of the plan)
  */
 import exec from 'k6/execution';
 import http from 'k6/http';

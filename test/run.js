@@ -46,6 +46,7 @@ export const UNIT = [
   'graphql-documents.test.js',
   'lint.test.js',
   'model-tcp.test.js',
+  'plan-headers.test.js',
   'profiles-catalogue.test.js',
   'profiles-toxics.test.js',
   'tally.test.js',

@@ -157,3 +157,53 @@ test('targets: loopback by default, a remote host only with ALLOW_REMOTE_TARGET=
     'grpc.example.com:443',
   );
 });
+
+// `k6pack plan` prints what k6 gets: every k6 scenario of `k6 inspect`'s options, with
+// the same executor, VUs or rate, start, duration and graceful stop.
+describe('k6pack plan matches k6 inspect', () => {
+  const cases = [
+    ['ws-vs-http', { PROFILE: 'lte', LOAD: 'ci' }],
+    ['ws-vs-http', { PROFILE: 'lte', LOAD: 'ci', WORKLOAD: 'open' }],
+    ['fanout', { PROFILE: '3g', LOAD: 'full' }],
+    ['serialization', { PROFILE: 'lan', LOAD: 'ci', STEP_ITERATIONS: '3' }],
+    ['soak', { PROFILE: 'lan', LOAD: 'ci' }],
+  ];
+  for (const [name, env] of cases) {
+    test(`${name} ${Object.values(env).join(' ')}`, async () => {
+      const { PROFILE, LOAD, WORKLOAD, ...rest } = env;
+      const flags = ['--profile', PROFILE, '--load', LOAD, ...(WORKLOAD ? ['--workload', WORKLOAD] : [])];
+      const cli = await execa('node', [join(ROOT, 'bin', 'k6pack.js'), 'plan', name, ...flags], {
+        reject: false,
+        env: rest,
+        timeout: 30000,
+      });
+      assert.equal(cli.exitCode, 0, cli.stderr);
+      const lines = cli.stdout.split('\n');
+      const head = lines.findIndex((l) => l.startsWith('  k6 scenario'));
+      const end = lines.indexOf('where the figures come from:');
+      const printed = Object.fromEntries(
+        lines.slice(head + 1, end).map((l) => {
+          const [scenario, executor, load, start, duration, graceful] = l.trim().split(/\s{2,}/);
+          return [scenario, { executor, load, start, duration, graceful }];
+        }),
+      );
+      const { scenarios } = await inspect(name, env);
+      assert.deepEqual(Object.keys(printed).sort(), Object.keys(scenarios).sort());
+      for (const [key, sc] of Object.entries(scenarios)) {
+        const p = printed[key];
+        assert.equal(p.executor, sc.executor, key);
+        assert.equal(seconds(p.start), seconds(sc.startTime || '0s'), `${key} start`);
+        assert.equal(seconds(p.duration), seconds(sc.duration || sc.maxDuration), `${key} duration`);
+        assert.equal(seconds(p.graceful), seconds(sc.gracefulStop), `${key} graceful stop`);
+        const numbers = p.load.match(/\d+/g).map(Number);
+        if (sc.executor === 'constant-vus') assert.deepEqual(numbers, [sc.vus], key);
+        else if (sc.executor === 'shared-iterations') assert.deepEqual(numbers, [sc.vus, sc.iterations], key);
+        else {
+          assert.equal(numbers[0], sc.rate, `${key} rate`);
+          assert.equal(seconds(p.load.split('/')[1].split(' ')[0]), seconds(sc.timeUnit), `${key} time unit`);
+          assert.deepEqual(numbers.slice(-2), [sc.preAllocatedVUs, sc.maxVUs], `${key} VUs`);
+        }
+      }
+    });
+  }
+});

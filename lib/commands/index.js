@@ -11,6 +11,7 @@ import { register as report } from './report.js';
 import { register as compare } from './compare.js';
 import { register as merge } from './merge.js';
 import { register as thresholds } from './thresholds.js';
+import { register as plan } from './plan.js';
 import { register as list } from './list.js';
 
-export const COMMANDS = [tools, up, down, status, profile, run, gate, report, compare, merge, thresholds, list];
+export const COMMANDS = [tools, up, down, status, profile, run, gate, report, compare, merge, thresholds, plan, list];

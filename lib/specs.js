@@ -1,0 +1,55 @@
+// A scenario's spec built on the Node side as k6 builds it (common/scenario.js):
+// the schedule, the rows and the gates, for `k6pack thresholds` and `k6pack plan`.
+// The environment is the process's, with --load and --workload on top, as the k6
+// run's -e flags would carry them.
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseApiPlan } from '../common/api.js';
+import { buildScenario } from '../common/scenario.js';
+import { parsePolicy } from '../common/thresholds.js';
+import { checkWorkload, profileOrUsage, scenarioNames, show, UsageError } from './cli-support.js';
+import { ROOT } from './tools.js';
+
+// -> { built, profile, policy, policyFile (as messages show it) }. baseEnv: what k6's
+// -e flags would hold besides --load and --workload (default: this process's env).
+export async function buildSpec(scenario, { profile: spec, load, workload, file }, { out }, baseEnv = process.env) {
+  const names = scenarioNames();
+  if (!names.includes(scenario))
+    throw new UsageError(`unknown scenario '${scenario}': choose one of ${names.join(', ')}`);
+  const { default: declare } = await import(pathToFileURL(join(ROOT, 'scenarios', 'specs', `${scenario}.js`)).href);
+  checkWorkload(workload);
+  const env = { ...baseEnv, ...(load ? { LOAD: load } : {}), ...(workload ? { WORKLOAD: workload } : {}) };
+  // api: the plan file `k6pack up --api` wrote (API=path), else the nominal API.
+  const api =
+    scenario === 'api' && env.API
+      ? withUsage(() => parseApiPlan(readFileSync(resolve(env.API), 'utf8'), env.API, env))
+      : null;
+  if (scenario === 'api' && !api)
+    out(
+      '(no API=<plan file> given: the gates of a nominal API, one operation of 200 B up, 500 B down and 5 ms of server time)',
+    );
+  const decl = withUsage(() => declare(env, api));
+  const profile = profileOrUsage(spec || decl.defaultProfile);
+  const policyFile = file || baseEnv.THRESHOLDS || join(ROOT, 'thresholds.json');
+  const policy = withUsage(() => parsePolicy(readFileSync(policyFile, 'utf8'), show(resolve(policyFile))));
+  const built = withUsage(() => buildScenario(decl, profile, env, policy));
+  return { built, profile, policy, policyFile: show(resolve(policyFile)) };
+}
+
+// 'lte (R 70 ms, down 12000 / up 12000 kbit/s)', with its modifiers and faults.
+export function describeLink(profile) {
+  const net = profile.network;
+  const modifiers = profile.modifiers.length ? `, ${profile.modifiers.map((m) => m.name).join('+')}` : '';
+  const faults = profile.faults.length ? `, faults ${profile.faults.map((f) => f.name).join('+')}` : '';
+  return `${profile.name} (R ${net.rttMs} ms, down ${net.downKbps ?? '∞'} / up ${net.upKbps ?? '∞'} kbit/s${modifiers}${faults})`;
+}
+
+// A setting a declaration or the policy refuses (a string thrown, as k6 shows it) -> exit 2.
+function withUsage(fn) {
+  try {
+    return fn();
+  } catch (err) {
+    throw new UsageError(typeof err === 'string' ? err : err.message);
+  }
+}
