@@ -64,7 +64,7 @@ export function refusal(h, { waitFlag = true } = {}) {
   return (
     `the stack is in use by ${describeHolder(h)}: its network is left as it is. Wait for it to end` +
     (waitFlag ? ' (or add --wait)' : '') +
-    ', or start a second stack on other ports (set the port variables, e.g. PROXY_GRAPHQL_PORT, TOXIPROXY_PORT: see README "The embedded stack")'
+    ', or start a second stack on other ports (set the port variables, e.g. PROXY_GRAPHQL_PORT, TOXIPROXY_PORT: see docs/stack.md)'
   );
 }
 

@@ -138,7 +138,7 @@ export function parsePolicy(text, file) {
   if (extra)
     fail(
       file,
-      `unknown top-level field "${extra}" (allowed: latency, open, gates, scenarios; a file of the older layout keyed by scenario must be rewritten: see README "Thresholds and PR gating")`,
+      `unknown top-level field "${extra}" (allowed: latency, open, gates, scenarios; a file of the older layout keyed by scenario must be rewritten: see docs/gating.md)`,
     );
   if (doc.open !== undefined) {
     if (

@@ -71,7 +71,7 @@ keepFirstErrors();
 const decl = declare(__ENV, API);
 if (!API) {
   decl.refuse =
-    'scenarios/api.js runs your own API: give -e API=<plan file> (`npx k6pack up --api …` writes one and prints the command), or run `npx k6pack run api --graphql URL --operations FILE` (README "Your own API")';
+    'scenarios/api.js runs your own API: give -e API=<plan file> (`npx k6pack up --api …` writes one and prints the command), or run `npx k6pack run api --graphql URL --operations FILE` (docs/your-api.md)';
 }
 
 // Under the table: what the budgets were built on, and what did not run.

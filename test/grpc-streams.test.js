@@ -75,7 +75,7 @@ test(
 );
 
 // Under lan a cold row is one sample of a few ms against a 25 ms budget, which a
-// busy machine can cross (README, Known limits): this run checks the work, the
+// busy machine can cross (docs/known-limits.md): this run checks the work, the
 // shaped run above the gates.
 test('lan: both stream lanes run clean', { timeout: 150_000 }, async () => {
   const m = await run({ PROFILE: 'lan', STEP_SECONDS: '2' }, { gated: false });

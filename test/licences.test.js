@@ -1,4 +1,4 @@
-// What the README's "Licences" section promises, checked: no Go code of the
+// What docs/licences.md promises, checked: no Go code of the
 // pack (git ls-files) names go.k6.io/k6 (k6 is AGPL-3.0 and runs as a separate,
 // unmodified program); every HTML report carries Chart.js's MIT notice with the
 // copy of Chart.js it inlines; LICENSE is the licence package.json names, word

@@ -42,6 +42,7 @@ export const TIMED = [
 export const UNIT = [
   'compose.test.js',
   'cross-transport.test.js',
+  'docs.test.js',
   'gate-spread.test.js',
   'graphql-documents.test.js',
   'lint.test.js',

@@ -1,4 +1,4 @@
-// "Your gRPC service" for the README's "Your own API" example and the api tests:
+// "Your gRPC service" for the example of docs/your-api.md and the api tests:
 // routeguide.RouteGuide from grpc-node's examples (route_guide.proto beside this file,
 // Apache-2.0, copied with its header), served by @grpc/grpc-js with @grpc/proto-loader,
 // after the example's own server (examples/routeguide/dynamic_codegen/route_guide_server.js):

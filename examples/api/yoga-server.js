@@ -1,4 +1,4 @@
-// "Your server" for the README's "Your own API" example and the api tests: a small
+// "Your server" for the example of docs/your-api.md and the api tests: a small
 // GraphQL API of its own (a bookshelf), served by graphql-yoga (a third-party server
 // from npm), with graphql-ws on the same port for graphql-transport-ws unless WS=off.
 //

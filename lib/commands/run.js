@@ -59,7 +59,7 @@ Examples:
   $ npx k6pack run ws-vs-http --profile lan,3g --load smoke
   $ npx k6pack run ./my-test.js --profile 3g -- --vus 5 --duration 30s
 
-Your own API (README "Your own API"): \`run api\` checks the operations, variables,
+Your own API (docs/your-api.md): \`run api\` checks the operations, variables,
 .proto and request, discovers what the endpoints speak, measures their server time
 under lan at one VU, and runs every lane that applies through proxies in front of
 them (Toxiproxy alone is started when no stack runs). Bad input: one line, exit 2.
@@ -93,7 +93,7 @@ export async function runScenario(
 ) {
   if (scenario === 'api')
     throw new UsageError(
-      'the api scenario runs your own API: give --graphql URL --operations FILE and/or --grpc ADDR --proto FILE --call pkg.Service/Method, or --api ./api.json (README "Your own API")',
+      'the api scenario runs your own API: give --graphql URL --operations FILE and/or --grpc ADDR --proto FILE --call pkg.Service/Method, or --api ./api.json (docs/your-api.md)',
     );
   const script = resolveScenario(scenario);
   checkWorkload(workload);

@@ -6,7 +6,7 @@
 // and the reconnect pause end before the step's end minus the time a close
 // takes, and the socket is closed before the step ends. So k6 never has to cut
 // the iteration at gracefulStop with a socket and a timer pending, the state in
-// which k6 v1.8.1 can wedge a VU (README, Known limits). The one wait no script
+// which k6 v1.8.1 can wedge a VU (docs/known-limits.md). The one wait no script
 // can end, an upgrade that stalls, is given up at its deadline (see ws.js).
 import { remainingMs } from './load.js';
 import { reconnects, recordAbandoned, recordOp, trackRecovery } from './metrics.js';

@@ -1,6 +1,6 @@
 // Every VU of a watched step must report. A VU whose WebSocket lane records
 // nothing in a step (no completed, failed or abandoned operation, no failed
-// connect) is one that k6 wedged (README, Known limits), and that has to show as
+// connect) is one that k6 wedged (docs/known-limits.md), and that has to show as
 // a failure, not as a step with fewer operations.
 //
 //   silent_vus      teardown adds each watched step's VUs, and each VU takes

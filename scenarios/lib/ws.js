@@ -24,7 +24,7 @@
 // Deadline: `ws.deadline` (epoch ms; sessions.js sets it from the step's end)
 // caps the open and every operation, and sessions.js bounds close() by the
 // step's end, so nothing is still pending when k6 ends the step: k6 v1.8.1 can wedge a VU whose iteration it cuts
-// while a socket and a timer are pending (README, Known limits). A wait that
+// while a socket and a timer are pending (docs/known-limits.md). A wait that
 // the deadline shortens and that runs out is abandoned, not failed: the
 // operation was in flight when its step ended (op_abandoned). One thing no
 // script can end is a socket whose upgrade stalls: k6 has no way to cancel a

@@ -15,7 +15,7 @@
  * transport (documents.js).
  * GET queries are HTTP-cacheable (ETag, 304); RESPONSE_CACHE=on (or the header
  * `x-response-cache: on`) turns on the server-side response cache (x-cache header).
- * Per request (README "Reference servers"): the executor (`extensions.executor`:
+ * Per request (docs/servers.md): the executor (`extensions.executor`:
  * plain, per-item, dataloader, instrumented, jit; execution.js), generation time
  * per resource (`x-generate: delay=20, hits=15, resolve=serial`; generation.js) and
  * Vulcain's `Preload` header, answered with preload links (preload.js).

@@ -1,7 +1,7 @@
 // TLS material for both servers: TLS_CERT_FILE + TLS_KEY_FILE when given,
 // otherwise a self-signed certificate for 127.0.0.1 / localhost / ::1 made at
 // start with `selfsigned` (EC P-256, 30 days). k6 is told to trust it with
-// insecureSkipTLSVerify (see README, "TLS").
+// insecureSkipTLSVerify (see docs/servers.md, "TLS and k6").
 import { readFileSync } from 'node:fs';
 import selfsigned from 'selfsigned';
 

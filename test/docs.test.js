@@ -1,0 +1,67 @@
+// The README is a front page (at most 250 lines) and every relative link in it and in
+// docs/ leads somewhere: to a file of the repository and, with #anchor, to one of that
+// page's headings (GitHub's slugs).
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { test } from 'node:test';
+import { ROOT } from '../lib/tools.js';
+
+const README_MAX_LINES = 250;
+
+function markdownFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? markdownFiles(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : [],
+  );
+}
+
+// GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens.
+export function slug(heading) {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
+}
+
+function anchorsOf(text) {
+  const fenced = text.replace(/^```[\s\S]*?^```/gm, '');
+  return new Set([...fenced.matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1])));
+}
+
+// [text](target) outside code: the relative targets, without the web's.
+function linksOf(text) {
+  const prose = text.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+  return [...prose.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((t) => !/^[a-z]+:/.test(t));
+}
+
+test(`the README is a front page of at most ${README_MAX_LINES} lines`, () => {
+  const lines = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').length;
+  assert.ok(lines <= README_MAX_LINES, `README.md has ${lines} lines: move the detail into docs/`);
+});
+
+test('every relative link in README.md and docs/ leads to a file and a heading', () => {
+  const broken = [];
+  for (const file of [join(ROOT, 'README.md'), ...markdownFiles(join(ROOT, 'docs'))]) {
+    const text = readFileSync(file, 'utf8');
+    for (const link of linksOf(text)) {
+      const [path, anchor] = link.split('#');
+      const target = path ? join(dirname(file), path) : file;
+      if (!existsSync(target)) broken.push(`${relative(ROOT, file)}: ${link} (no such file)`);
+      else if (anchor && target.endsWith('.md') && !anchorsOf(readFileSync(target, 'utf8')).has(anchor))
+        broken.push(`${relative(ROOT, file)}: ${link} (no such heading)`);
+    }
+  }
+  assert.deepEqual(broken, []);
+});
+
+test('slugs as GitHub makes them', () => {
+  assert.equal(
+    slug('TCP on the link: slow start, loss, shared bandwidth'),
+    'tcp-on-the-link-slow-start-loss-shared-bandwidth',
+  );
+  assert.equal(
+    slug('What a run records (`METRICS`, `SERVER_TIMING_EVERY`)'),
+    'what-a-run-records-metrics-server_timing_every',
+  );
+});
