@@ -22,6 +22,7 @@
 // Plain ES module with no k6 or Node imports.
 import { configError } from './env.js';
 import { isLoopback } from './loopback.js';
+import { rawSetting } from './settings.js';
 
 export const API_PLAN_VERSION = 1;
 
@@ -118,7 +119,7 @@ export function parseApiPlan(text, file, env = {}) {
   if (!isObject(plan.hosts) || !Array.isArray(plan.proxies)) fail('no hosts or proxies');
   for (const [from, to] of Object.entries(plan.hosts)) {
     if (!isLoopback(to)) fail(`the proxy for ${from} is at ${to}, not on loopback`);
-    if (env.ALLOW_REMOTE_TARGET !== '1' && !isLoopback(from)) {
+    if (rawSetting(env, 'ALLOW_REMOTE_TARGET') !== '1' && !isLoopback(from)) {
       throw configError(
         `API plan ${file}: the endpoint ${from} is not a loopback address: the pack only loads 127.0.0.1/::1 unless you set -e ALLOW_REMOTE_TARGET=1 on purpose`,
       );

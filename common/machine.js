@@ -3,16 +3,16 @@
 // (lib/calibrate.js) and pass them on; a plain `k6 run` without them assumes the
 // pack's reference machine (common/model.js REFERENCE_MACHINE: 2 cores, scale 1).
 // How the budgets use them: common/model.js budget().
-import { envInt, envNumber } from './env.js';
+import { SETTINGS, setting } from './settings.js';
 import { REFERENCE_MACHINE } from './model.js';
 
 // Bounds: a scale past 20 means the machine cannot run a load test at all.
-export const CPU_SCALE_MAX = 20;
+export const CPU_SCALE_MAX = SETTINGS.CPU_SCALE.max;
 
 export function machineOf(env) {
   return {
-    cores: envInt(env, 'CPU_CORES', REFERENCE_MACHINE.cores, { min: 1, max: 1024 }),
-    cpuScale: envNumber(env, 'CPU_SCALE', REFERENCE_MACHINE.cpuScale, { min: 1, max: CPU_SCALE_MAX }),
+    cores: setting(env, 'CPU_CORES', REFERENCE_MACHINE.cores),
+    cpuScale: setting(env, 'CPU_SCALE', REFERENCE_MACHINE.cpuScale),
   };
 }
 

@@ -17,6 +17,7 @@
 // Every operation's outcome is op_failed: a check that fails fails the operation, so the
 // checks that pass are not recorded apart (thresholds.json: gates.$checks).
 import { configError } from './env.js';
+import { rawSetting } from './settings.js';
 
 export const METRICS_MODES = ['full', 'lean'];
 // k6's JavaScript runtime pays ~25-40 us per operation to read, parse and record the
@@ -29,10 +30,10 @@ const given = (env, name) => env[name] !== undefined && env[name] !== '';
 
 export function metricsModeOf(env) {
   if (!given(env, 'METRICS')) return 'full';
-  const mode = String(env.METRICS).trim();
+  const mode = String(rawSetting(env, 'METRICS')).trim();
   if (!METRICS_MODES.includes(mode))
     throw configError(
-      `METRICS=${env.METRICS} is not a metrics mode: use full (every figure the summary reports, the default) or lean (op_duration and op_failed only)`,
+      `METRICS=${rawSetting(env, 'METRICS')} is not a metrics mode: use full (every figure the summary reports, the default) or lean (op_duration and op_failed only)`,
     );
   return mode;
 }
@@ -55,7 +56,7 @@ export function recordingOf(env, { serverTimingEvery, serverParts = ['total'] } 
   const metrics = metricsModeOf(env);
   let every = serverTimingEvery ?? SERVER_TIMING_EVERY;
   if (given(env, 'SERVER_TIMING_EVERY')) {
-    const raw = env.SERVER_TIMING_EVERY;
+    const raw = rawSetting(env, 'SERVER_TIMING_EVERY');
     every = Number(raw);
     if (!Number.isInteger(every) || every < 1 || every > MAX_EVERY)
       throw configError(`SERVER_TIMING_EVERY=${raw} must be a whole number from 1 (every operation) to ${MAX_EVERY}`);

@@ -23,7 +23,7 @@
 import { deriveGates, droppedGates, expectationsOf, gateThresholds } from './gates.js';
 import { budget, cpuMsOf, K6_BYTE_MS, LOSS_SAMPLES, linkOf, setupOnly, setupPhases } from './model.js';
 import { cellKey } from './results.js';
-import { envNames } from './env.js';
+import { settingNames } from './settings.js';
 import { machineOf } from './machine.js';
 import { levelName, schedule } from './schedule.js';
 import { policyGates, stepGatesOf } from './thresholds.js';
@@ -152,7 +152,7 @@ export function buildScenario(decl, profile, env, policy) {
   const machine = machineOf(env);
   // LANES=ws,http2 runs only those lanes (names as the scenario's summary shows them).
   const names = decl.lanes.filter((l) => l.tags.transport).map((l) => l.name);
-  const only = envNames(env, 'LANES', names, names);
+  const only = settingNames(env, 'LANES', names, names);
   const lanes = decl.lanes
     .filter((l) => !l.tags.transport || only.includes(l.name))
     .map((l) => ({

@@ -19,7 +19,8 @@
 // step's duration. The iteration count is then exact and splits exactly between
 // --execution-segment instances (lanes whose iteration is a timed session, such
 // as a WebSocket kept for the whole step, are still bounded by the step's time).
-import { configError, envInt, envIntList, envSeconds } from './env.js';
+import { configError } from './env.js';
+import { rawSetting, setting } from './settings.js';
 
 export const LEVELS = {
   // What tests use: seconds, one VU.
@@ -61,7 +62,7 @@ export const OPEN = {
 export const WORKLOADS = ['closed', 'open'];
 
 export function workloadOf(env) {
-  const w = env.WORKLOAD || 'closed';
+  const w = rawSetting(env, 'WORKLOAD') || 'closed';
   if (!WORKLOADS.includes(w))
     throw configError(`WORKLOAD=${w} is not a workload: use closed (VUs in a loop) or open (arrival rates)`);
   return w;
@@ -75,7 +76,7 @@ const MIX_AT = {
 };
 
 export function levelName(env, fallback = 'ci') {
-  const name = env.LOAD || fallback;
+  const name = rawSetting(env, 'LOAD') || fallback;
   if (!LEVELS[name]) {
     throw configError(`LOAD=${name} is not a load level: use one of ${Object.keys(LEVELS).join(', ')}`);
   }
@@ -168,15 +169,15 @@ export function openStep(share, connections, iterationSeconds, stepSeconds, wors
 const noDelayFits = (level, hints) => Boolean(level.noDelay) && hints.rttMs === 0 && hints.noDelayBudget !== false;
 
 function steppedPlan(lanes, level, hints, env, open, load) {
-  const steps = open ? open.shares : envIntList(env, 'STEPS', hints.steps || level.steps, { min: 1, max: 5000 });
+  const steps = open ? open.shares : setting(env, 'STEPS', hints.steps || level.steps);
   const why = {}; // each k6 scenario's figures and where they come from (`k6pack plan`)
   const stepsWhy = open
-    ? `${env.OPEN_SHARES ? 'OPEN_SHARES' : `LOAD=${load}'s open shares`}: ${steps.join(', ')} %`
-    : `${env.STEPS ? 'STEPS' : hints.steps ? "the spec's steps" : `LOAD=${load}'s steps`}: ${steps.join(', ')}`;
+    ? `${rawSetting(env, 'OPEN_SHARES') ? 'OPEN_SHARES' : `LOAD=${load}'s open shares`}: ${steps.join(', ')} %`
+    : `${rawSetting(env, 'STEPS') ? 'STEPS' : hints.steps ? "the spec's steps" : `LOAD=${load}'s steps`}: ${steps.join(', ')}`;
   const concurrency = {};
   const pools = {}; // an open step's: { inFlight (at the median), worstSeconds (what sized its pool) }
-  const fixedStep = envInt(env, 'STEP_SECONDS', 0, { min: 0, max: 86400 });
-  const perVu = envInt(env, 'STEP_ITERATIONS', 0, { min: 0, max: 1000000 });
+  const fixedStep = setting(env, 'STEP_SECONDS', 0);
+  const perVu = setting(env, 'STEP_ITERATIONS', 0);
   const durations = {};
   // ci: the scenario's budget split evenly over its lanes and steps.
   const { budgetSeconds, minStepSeconds: levelMinStep } = noDelayFits(level, hints)
@@ -278,8 +279,8 @@ function steppedPlan(lanes, level, hints, env, open, load) {
 
 function mixPlan(lanes, level, name, env, levelWhy) {
   // SOAK_DURATION sets the soak level's length; the shorter levels keep theirs.
-  const seconds = name === 'soak' ? envSeconds(env, 'SOAK_DURATION', level.durationSeconds) : level.durationSeconds;
-  const rate = envInt(env, 'SOAK_RATE', level.rate, { min: 1, max: 10000 });
+  const seconds = name === 'soak' ? setting(env, 'SOAK_DURATION', level.durationSeconds) : level.durationSeconds;
+  const rate = setting(env, 'SOAK_RATE', level.rate);
   const scenarios = {};
   const durations = {};
   const concurrency = {};
@@ -355,7 +356,7 @@ export function schedule(lanes, hints, name, env) {
 function openSpec(name, env) {
   const base = OPEN[name];
   return {
-    connections: envInt(env, 'OPEN_CONNECTIONS', base.connections, { min: 1, max: 5000 }),
-    shares: envIntList(env, 'OPEN_SHARES', base.shares, { min: 1, max: 1000 }),
+    connections: setting(env, 'OPEN_CONNECTIONS', base.connections),
+    shares: setting(env, 'OPEN_SHARES', base.shares),
   };
 }

@@ -48,17 +48,19 @@ import { keepFirstErrors } from './lib/metrics.js';
 import { useToxiproxy } from './lib/network.js';
 import { defineScenario } from './lib/scenario.js';
 import { wsSession } from './lib/sessions.js';
+import { rawSetting } from '../common/settings.js';
 
 // The plan file the CLI wrote (-e API=path, relative to the directory k6 runs in).
 function readPlan() {
-  if (!__ENV.API) return null;
-  const file = resolveFrom(__ENV.PWD, __ENV.API);
+  const given = rawSetting(__ENV, 'API');
+  if (!given) return null;
+  const file = resolveFrom(rawSetting(__ENV, 'PWD'), given);
   let text;
   try {
     text = open(file);
   } catch (err) {
     throw configError(
-      `API plan ${__ENV.API}: cannot read it (${String(err.message || err).split('\n')[0]}): give the file \`npx k6pack up --api …\` wrote`,
+      `API plan ${given}: cannot read it (${String(err.message || err).split('\n')[0]}): give the file \`npx k6pack up --api …\` wrote`,
     );
   }
   return parseApiPlan(text, file, __ENV);

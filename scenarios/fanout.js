@@ -83,6 +83,7 @@ import { defineScenario } from './lib/scenario.js';
 import { pause } from './lib/sessions.js';
 import { Spread, Tally } from './lib/tally.js';
 import { GraphqlWs, wsUrl } from './lib/ws.js';
+import { rawSetting } from '../common/settings.js';
 
 const plan = declare(__ENV);
 const { PER_VU, PUBLISH_VIA, POLL_MS, RATE, SIZE } = plan;
@@ -142,7 +143,8 @@ function setupFanout() {
     `fanout clocks, k6 - server: graphql ${graphql.offsetMs.toFixed(1)} ms (shortest round trip ${graphql.rttMs} ms), grpc ${grpcClock.offsetMs.toFixed(1)} ms (${grpcClock.rttMs} ms)`,
   );
   // Topics are fanout.<run id>.<k6 scenario>: a fresh one per step and run (FANOUT_RUN_ID names the run).
-  const runId = __ENV.FANOUT_RUN_ID || `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+  const runId =
+    rawSetting(__ENV, 'FANOUT_RUN_ID') || `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
   if (!/^[A-Za-z0-9_-]{1,40}$/.test(runId)) fatal(`FANOUT_RUN_ID=${runId}: use 1 to 40 letters, digits, _ or -`);
   return { runId, clocks: { graphql: graphql.offsetMs, grpc: grpcClock.offsetMs } };
 }

@@ -50,6 +50,7 @@ export const UNIT = [
   'plan-headers.test.js',
   'profiles-catalogue.test.js',
   'profiles-toxics.test.js',
+  'settings.test.js',
   'tally.test.js',
   'verdict.test.js',
 ];

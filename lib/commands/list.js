@@ -1,4 +1,6 @@
-// `k6pack list` (also `scenarios`, `profiles`): the scenarios and profiles, one line each.
+// `k6pack list` (also `scenarios`, `profiles`): the scenarios and profiles, one line each;
+// `--env`: every environment variable the pack reads (common/settings.js).
+import { describeSettings } from '../../common/settings.js';
 import { action, scenarioDescription, scenarioNames } from '../cli-support.js';
 import { listProfiles, loadProfile } from '../profiles.js';
 
@@ -7,8 +9,24 @@ export function register(program, ctx) {
     .command('list')
     .alias('scenarios')
     .alias('profiles')
-    .description('list the scenarios and the profiles with one-line descriptions')
-    .action(action((opts) => list(opts, ctx)));
+    .description('list the scenarios and the profiles with one-line descriptions; --env: every setting')
+    .option('--env', 'every environment variable the pack reads: default, bounds, who reads it, what it does')
+    .action(action((opts) => (opts.env ? listEnv(ctx) : list(opts, ctx))));
+}
+
+// The settings, one line each: NAME  default  bounds  readers  doc (docs/settings.md is the same list).
+export function listEnv({ out }) {
+  const rows = describeSettings();
+  const w = (key) => Math.max(...rows.map((r) => r[key].length));
+  const [name, dflt, bounds, readers] = [w('name'), w('default'), w('bounds'), w('readers')];
+  out(
+    `${'name'.padEnd(name)}  ${'default'.padEnd(dflt)}  ${'values'.padEnd(bounds)}  ${'read by'.padEnd(readers)}  what`,
+  );
+  for (const r of rows)
+    out(
+      `${r.name.padEnd(name)}  ${r.default.padEnd(dflt)}  ${r.bounds.padEnd(bounds)}  ${r.readers.padEnd(readers)}  ${r.doc}`,
+    );
+  return 0;
 }
 
 export async function list(_opts, { out }) {

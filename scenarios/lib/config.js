@@ -8,6 +8,7 @@
 import { TARGET_DEFAULTS } from '../../common/defaults.js';
 import { configError } from '../../common/env.js';
 import { isLoopback } from '../../common/loopback.js';
+import { rawSetting, setting } from '../../common/settings.js';
 
 export { hostOf, isLoopback } from '../../common/loopback.js';
 
@@ -16,10 +17,10 @@ export const ENV = typeof __ENV !== 'undefined' ? __ENV : globalThis.process ? g
 
 // The targets, each checked: { TOXIPROXY_URL, GRAPHQL_HTTP_URL, ..., GRPC_TLS_ADDR }.
 export function resolveTargets(env = ENV) {
-  const allowRemote = env.ALLOW_REMOTE_TARGET === '1';
+  const allowRemote = rawSetting(env, 'ALLOW_REMOTE_TARGET') === '1';
   const out = {};
   for (const [name, fallback] of Object.entries(TARGET_DEFAULTS)) {
-    const value = env[name] !== undefined && env[name] !== '' ? env[name] : fallback;
+    const value = setting(env, name, fallback);
     if (!allowRemote && !isLoopback(value)) {
       throw configError(
         `${name}=${value} is not a loopback address: the pack only loads 127.0.0.1/::1 unless you set -e ALLOW_REMOTE_TARGET=1 on purpose`,

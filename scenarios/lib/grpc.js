@@ -14,7 +14,7 @@
 // preface), so setup_duration{phase:grpc_connect} is the whole channel set-up.
 // TLS uses k6's TLS config: insecureSkipTLSVerify covers the self-signed cert.
 import grpc from 'k6/net/grpc';
-import { TARGETS } from './config.js';
+import { ENV, TARGETS } from './config.js';
 import {
   reconnects,
   recordFailedCheck,
@@ -26,11 +26,12 @@ import {
   withTag,
 } from './metrics.js';
 import { stepStarted } from './progress.js';
+import { setting } from '../../common/settings.js';
 
 export const SERVICE = 'books.v1.Books';
 // The proto's directory, resolved from this module so any scenario can load it.
 const PROTO_DIR = import.meta.resolve('../../servers/proto').replace(/^file:\/\//, '');
-export const GRPC_TIMEOUT = __ENV.GRPC_TIMEOUT || '30s';
+export const GRPC_TIMEOUT = setting(ENV, 'GRPC_TIMEOUT');
 // Study 002 sends up to 500000 books in one message (tens of MB).
 const MAX_MESSAGE = 256 * 1024 * 1024;
 

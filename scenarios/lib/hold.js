@@ -6,6 +6,7 @@
 // line naming the holder, and the toxics are left exactly as they are.
 import { HOLD_PROXY, holderOf, holdProxy, newToken, refusal } from '../../common/hold.js';
 import { call } from './network.js';
+import { rawSetting } from '../../common/settings.js';
 
 // k6 cannot see its own pid; /etc/hostname tells the CLI whether the holder runs on its machine.
 let HOST = null;
@@ -28,7 +29,7 @@ const pastItsEnd = (h) => h && h.endsBy && Date.now() > Date.parse(h.endsBy);
 // script (its file name), seconds (the plan's length) }. Returns { token, own }:
 // own is true when this run took the hold (teardown gives it back).
 export function takeHold(url, info, fatal) {
-  const given = __ENV.K6PACK_HOLD;
+  const given = rawSetting(__ENV, 'K6PACK_HOLD');
   const now = new Date();
   const record = {
     kind: 'k6 run',

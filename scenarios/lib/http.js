@@ -14,13 +14,14 @@
 // Through Toxiproxy the emulated TCP handshake (the link toxic holds the
 // first chunk for one RTT) lands in `waiting`, since the proxy accepts at once.
 import http from 'k6/http';
-import { TARGETS } from './config.js';
+import { ENV, TARGETS } from './config.js';
 import { recordOp, recordOutcome, recordServerTimingText, recordSetup, serverTimingDue, withTag } from './metrics.js';
+import { setting } from '../../common/settings.js';
 
 export const graphqlUrl = (tls) => (tls ? TARGETS.GRAPHQL_HTTPS_URL : TARGETS.GRAPHQL_HTTP_URL);
 
 // Per-request timeout: a stalled connection fails the operation instead of the test.
-export const HTTP_TIMEOUT = __ENV.HTTP_TIMEOUT || '30s';
+export const HTTP_TIMEOUT = setting(ENV, 'HTTP_TIMEOUT');
 
 // One GraphQL request as k6 http.batch() / http.request() arguments.
 //   method: POST (default) or GET (cacheable: ETag, If-None-Match -> 304)

@@ -20,6 +20,7 @@ import { deathLine } from '../../common/log-tail.js';
 import { resolveFrom } from '../../common/paths.js';
 import { ProfileError, resolveProfile } from '../../common/profiles.js';
 import { changeRequest, snapshotOf, toxicChanges } from '../../common/toxics.js';
+import { rawSetting } from '../../common/settings.js';
 
 export { PROXY_NAMES };
 
@@ -37,7 +38,7 @@ export function fatal(message) {
 // A network file of the user's own (-e PROFILE=./my-network.json): relative to the
 // directory k6 was started in.
 function readUser(path) {
-  const abs = resolveFrom(__ENV.PWD, path);
+  const abs = resolveFrom(rawSetting(__ENV, 'PWD'), path);
   try {
     return { text: open(abs), path: abs };
   } catch (err) {
@@ -51,7 +52,7 @@ function readUser(path) {
 // An unknown name or a malformed profile file throws here, before any VU starts.
 export function networkProfile(defaultSpec = 'lan') {
   try {
-    return resolveProfile(__ENV.PROFILE || defaultSpec, readText, readUser);
+    return resolveProfile(rawSetting(__ENV, 'PROFILE') || defaultSpec, readText, readUser);
   } catch (err) {
     return fatal(err instanceof ProfileError ? err.message : String(err));
   }
@@ -66,14 +67,15 @@ export function useToxiproxy(url) {
   stackUrl = url || null;
 }
 export const toxiproxyUrl = () =>
-  (__ENV.TOXIPROXY_URL || stackUrl || TARGET_DEFAULTS.TOXIPROXY_URL).replace(/\/+$/, '');
+  (rawSetting(__ENV, 'TOXIPROXY_URL') || stackUrl || TARGET_DEFAULTS.TOXIPROXY_URL).replace(/\/+$/, '');
 
 // The stack `npx k6pack up` recorded (.run/stack.json, or K6PACK_RUN_DIR), and the end
 // of its toxiproxy's log, read once in the init context of setup's VU (__VU 0: k6 reads
 // files only in init), so an unreachable Toxiproxy is named with what killed it.
 function readStackRecord() {
   if (__VU !== 0) return null;
-  const dir = __ENV.K6PACK_RUN_DIR ? __ENV.K6PACK_RUN_DIR.replace(/\/+$/, '') : null;
+  const runDir = rawSetting(__ENV, 'K6PACK_RUN_DIR');
+  const dir = runDir ? runDir.replace(/\/+$/, '') : null;
   const at = (file) => (dir ? `${dir}/${file}` : import.meta.resolve(`../../.run/${file}`));
   try {
     const state = JSON.parse(open(at('stack.json')));

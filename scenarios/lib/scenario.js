@@ -17,6 +17,7 @@ import { prepareNetwork, releaseNetwork } from './segments.js';
 import { settleSilentVus, silentVuNotes, watchedKeys, watchVus } from './silent-vus.js';
 import { makeHandleSummary } from './summary.js';
 import { DEFAULT_FILE, readPolicy, thresholdsPath, withObservers } from './thresholds.js';
+import { rawSetting } from '../../common/settings.js';
 
 // decl: the scenario's declaration; extra: { notes(data) -> extra summary lines,
 // setup() -> extra setup data (after the network profile is applied) }.
@@ -79,7 +80,7 @@ function runMeta() {
   const res = http.get(`${toxiproxyUrl()}/version`, { timeout: '5s', tags: { name: 'toxiproxy', k6pack: 'control' } });
   const ua = /k6\/([0-9][^\s)]*)/.exec(String((res.request && res.request.headers['User-Agent']) || ''));
   return {
-    k6Version: __ENV.K6PACK_K6_VERSION || (ua ? ua[1] : null),
+    k6Version: rawSetting(__ENV, 'K6PACK_K6_VERSION') || (ua ? ua[1] : null),
     executionSegment: o.executionSegment || null,
     executionSegmentSequence: o.executionSegmentSequence || null,
     startedAt: new Date().toISOString(),

@@ -13,9 +13,11 @@ import { reconnects, recordAbandoned, recordOp, trackRecovery } from './metrics.
 import { stepStarted } from './progress.js';
 import { reportVu } from './silent-vus.js';
 import { GraphqlWs, wsUrl } from './ws.js';
+import { setting } from '../../common/settings.js';
+import { ENV } from './config.js';
 
 // Upper bound of operations on one socket in one iteration (every loop is bounded).
-export const MAX_OPS_PER_SESSION = Number(__ENV.WS_OPS_PER_SOCKET || 10000);
+export const MAX_OPS_PER_SESSION = setting(ENV, 'WS_OPS_PER_SOCKET');
 // A short pause before reconnecting, as clients back off.
 const RECONNECT_PAUSE_MS = 100;
 // Time kept free at the step's end for the close handshake (one round trip),

@@ -14,6 +14,7 @@ import { DEFAULT_COLUMNS, cellKeyOf } from '../../common/scenario.js';
 import { describeRecording } from '../../common/recording.js';
 import { buildSummary, errorLines, FILES, outcomeLine, toJunit, toMarkdown } from '../../common/results.js';
 import { expressionOf, parseThreshold } from '../../common/thresholds.js';
+import { rawSetting } from '../../common/settings.js';
 
 // p50 of a reported sub-metric, null when it has no samples (for notes under the table).
 export function p50Of(data, key) {
@@ -101,13 +102,18 @@ export function makeHandleSummary(ctx) {
     const m = data.metrics;
     const dropped = m.dropped_iterations ? m.dropped_iterations.values.count : 0;
     // k6 cannot create directories: RESULTS_DIR must exist.
-    const dir = __ENV.RESULTS_DIR ? __ENV.RESULTS_DIR.replace(/\/+$/, '') : '';
+    const given = rawSetting(__ENV, 'RESULTS_DIR');
+    const dir = given ? given.replace(/\/+$/, '') : '';
     const setupMeta = (data.setup_data && data.setup_data.k6pack) || {};
     const meta = {
       ...setupMeta,
-      gitCommit: __ENV.K6PACK_GIT_COMMIT || __ENV.GITHUB_SHA || __ENV.GIT_COMMIT || null,
-      samples: __ENV.K6PACK_SAMPLES || null,
-      histograms: __ENV.K6PACK_HISTOGRAMS || null,
+      gitCommit:
+        rawSetting(__ENV, 'K6PACK_GIT_COMMIT') ||
+        rawSetting(__ENV, 'GITHUB_SHA') ||
+        rawSetting(__ENV, 'GIT_COMMIT') ||
+        null,
+      samples: rawSetting(__ENV, 'K6PACK_SAMPLES') || null,
+      histograms: rawSetting(__ENV, 'K6PACK_HISTOGRAMS') || null,
     };
     const doc = buildSummary(data, { ...ctx, columns, failureLimit: failureLimitOf(ctx.thresholds || {}), meta });
     const gates = gateLines(doc);

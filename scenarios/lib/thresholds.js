@@ -9,13 +9,14 @@ import { configError } from '../../common/env.js';
 import { resolveFrom } from '../../common/paths.js';
 import { parsePolicy } from '../../common/thresholds.js';
 import { ENV } from './config.js';
+import { rawSetting } from '../../common/settings.js';
 
 export const DEFAULT_FILE = '../../thresholds.json'; // relative to this module
 
 // Where the file is: THRESHOLDS relative to the directory k6 was started in.
 export function thresholdsPath(env = ENV) {
-  const p = env.THRESHOLDS;
-  return p ? resolveFrom(env.PWD, p) : DEFAULT_FILE;
+  const p = rawSetting(env, 'THRESHOLDS');
+  return p ? resolveFrom(rawSetting(env, 'PWD'), p) : DEFAULT_FILE;
 }
 
 // The parsed policy of this run.

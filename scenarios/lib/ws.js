@@ -32,13 +32,14 @@
 // on it and the caller moves on; the iteration then ends when the socket does
 // (or k6 cuts it with nothing else pending).
 import { WebSocket } from 'k6/websockets';
-import { TARGETS } from './config.js';
+import { ENV, TARGETS } from './config.js';
 import { graphqlErrorText, requestJson } from './http.js';
 import { recordAbandoned, recordOutcome, recordServerTimingNow, recordSetup, serverTimingDue } from './metrics.js';
+import { setting } from '../../common/settings.js';
 
 export const SUBPROTOCOL = 'graphql-transport-ws';
 export const wsUrl = (tls) => (tls ? TARGETS.GRAPHQL_WSS_URL : TARGETS.GRAPHQL_WS_URL);
-export const WS_TIMEOUT_MS = Number(__ENV.WS_TIMEOUT_MS || 30000);
+export const WS_TIMEOUT_MS = setting(ENV, 'WS_TIMEOUT_MS');
 
 // WebSocket ready states.
 const CONNECTING = 0;

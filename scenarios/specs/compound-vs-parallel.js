@@ -9,7 +9,7 @@
 // transfer: the 4x is the compound document's parts generated one after another.
 import { bookResourceUrl } from '../../common/book-resource.js';
 import { LIMITS } from '../../common/defaults.js';
-import { envInt, envNames } from '../../common/env.js';
+import { setting, settingNames } from '../../common/settings.js';
 import { byLevel, levelName } from '../../common/schedule.js';
 import { K6_BYTE_MS, windowAfter } from '../../common/model.js';
 import { DEFAULT_COLUMNS, lane, laneModelSeconds, rttOf } from '../../common/scenario.js';
@@ -58,9 +58,9 @@ export function generationMs(laneName, size) {
 
 export default function declare(env) {
   const level = levelName(env, 'ci');
-  const PAGE_SIZE = envInt(env, 'PAGE_SIZE', 20, { min: 1, max: 100 });
+  const PAGE_SIZE = setting(env, 'PAGE_SIZE');
   // DOC_SIZES=study runs the study's document (and its two lanes of its own).
-  const SIZES = envNames(
+  const SIZES = settingNames(
     env,
     'DOC_SIZES',
     ['small', 'medium', 'large'],

@@ -1,7 +1,7 @@
 // Fan-out's plan (scenarios/fanout.js runs it): lanes, subscriber steps, the
 // step's timeline and what a delivery costs under the model.
-import { LIMITS } from '../../common/defaults.js';
-import { configError, envInt, envIntList } from '../../common/env.js';
+import { configError } from '../../common/env.js';
+import { rawSetting, setting } from '../../common/settings.js';
 import { byLevel } from '../../common/schedule.js';
 import { lane, rttOf } from '../../common/scenario.js';
 
@@ -45,22 +45,18 @@ const SLACK_MS = 300;
 export const PUBLISH_VIAS = ['own', 'http', 'grpc'];
 
 export default function declare(env) {
-  const level = env.LOAD || 'ci';
-  const SUBSCRIBERS = envIntList(
+  const level = rawSetting(env, 'LOAD') || 'ci';
+  const SUBSCRIBERS = setting(
     env,
     'SUBSCRIBERS',
     byLevel(level, { smoke: [10], ci: [10, 100], full: [10, 100, 1000] }, [10]),
-    { min: 1, max: LIMITS.MAX_SUBSCRIBERS },
   );
-  const RATE = envInt(env, 'FANOUT_RATE', 10, { min: 1, max: 1000 });
-  const MIN_EVENTS = envInt(env, 'FANOUT_EVENTS', byLevel(level, { smoke: 5, ci: 6, full: 100 }, 8), {
-    min: 1,
-    max: 100000,
-  });
-  const SIZE = envInt(env, 'FANOUT_SIZE', 100, { min: 0, max: LIMITS.MAX_EVENT_PAYLOAD_BYTES });
-  const POLL_MS = envInt(env, 'POLL_INTERVAL_MS', 500, { min: 10, max: 60000 });
-  const PER_VU = envInt(env, 'SUBSCRIBERS_PER_VU', 1000, { min: 1, max: LIMITS.MAX_SUBSCRIBERS });
-  const PUBLISH_VIA = env.PUBLISH_VIA || 'own';
+  const RATE = setting(env, 'FANOUT_RATE');
+  const MIN_EVENTS = setting(env, 'FANOUT_EVENTS', byLevel(level, { smoke: 5, ci: 6, full: 100 }, 8));
+  const SIZE = setting(env, 'FANOUT_SIZE');
+  const POLL_MS = setting(env, 'POLL_INTERVAL_MS');
+  const PER_VU = setting(env, 'SUBSCRIBERS_PER_VU');
+  const PUBLISH_VIA = rawSetting(env, 'PUBLISH_VIA') || 'own';
   if (!PUBLISH_VIAS.includes(PUBLISH_VIA))
     throw configError(
       `PUBLISH_VIA=${PUBLISH_VIA} is not a publisher: use own (each lane's own server), http (GraphQL over HTTP keep-alive) or grpc (gRPC Publish)`,

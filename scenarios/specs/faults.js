@@ -1,11 +1,11 @@
 // The faults scenario's plan (scenarios/faults.js runs it).
-import { envInt } from '../../common/env.js';
+import { setting } from '../../common/settings.js';
 import { DEFAULT_COLUMNS, lane, rttOf } from '../../common/scenario.js';
 import { BOOK_OP } from './ws-vs-http.js';
 
 export default function declare(env) {
-  const TIMEOUT_MS = envInt(env, 'FAULT_TIMEOUT_MS', 5000, { min: 100, max: 600000 });
-  const CONN_OPS = envInt(env, 'CONN_OPS', 5, { min: 1, max: 10000 });
+  const TIMEOUT_MS = setting(env, 'FAULT_TIMEOUT_MS');
+  const CONN_OPS = setting(env, 'CONN_OPS');
   // Every connection carries CONN_OPS operations, then closes: the first pays its set-up.
   const op =
     (more = {}) =>

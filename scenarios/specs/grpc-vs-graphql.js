@@ -1,6 +1,5 @@
 // Studies 003 and 004's plan (scenarios/grpc-vs-graphql.js runs it).
-import { LIMITS } from '../../common/defaults.js';
-import { envBool, envInt } from '../../common/env.js';
+import { setting } from '../../common/settings.js';
 import { K6_BYTE_MS, linkOf, transferMs } from '../../common/model.js';
 import { callMs, DEFAULT_COLUMNS, lane, laneModelSeconds, rttOf } from '../../common/scenario.js';
 
@@ -16,9 +15,9 @@ export const SERVER_BOOK_MS = 0.005;
 
 // -> { TLS, BIG, PAYLOADS, UPLOADS, ...declaration }
 export default function declare(env) {
-  const TLS = envBool(env, 'TLS', false);
-  const BIG = envInt(env, 'BIG_SIZE', 1000000, { min: 1, max: LIMITS.MAX_PAYLOAD_BYTES });
-  const BIG_UPLOAD = envInt(env, 'UPLOAD_BOOKS', 1000, { min: 1, max: LIMITS.MAX_UPLOAD_BOOKS });
+  const TLS = setting(env, 'TLS');
+  const BIG = setting(env, 'BIG_SIZE');
+  const BIG_UPLOAD = setting(env, 'UPLOAD_BOOKS');
   const PAYLOADS = [
     ['small', SMALL],
     ['big', BIG],

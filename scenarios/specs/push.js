@@ -1,15 +1,14 @@
 // Push's plan (scenarios/push.js runs it).
-import { LIMITS } from '../../common/defaults.js';
-import { envInt } from '../../common/env.js';
+import { setting } from '../../common/settings.js';
 import { lane, rttOf } from '../../common/scenario.js';
 
 // An event's JSON around its data: { id, seq, sentAt, data } and the envelope.
 const EVENT_BYTES = 100;
 
 export default function declare(env) {
-  const INTERVAL_MS = envInt(env, 'PUSH_INTERVAL_MS', 100, { min: LIMITS.MIN_EVENT_INTERVAL_MS, max: 60000 });
-  const SIZE = envInt(env, 'PUSH_SIZE', 100, { min: 0, max: 1024 * 1024 });
-  const POLL_MS = envInt(env, 'POLL_INTERVAL_MS', 500, { min: 10, max: 60000 });
+  const INTERVAL_MS = setting(env, 'PUSH_INTERVAL_MS');
+  const SIZE = setting(env, 'PUSH_SIZE');
+  const POLL_MS = setting(env, 'POLL_INTERVAL_MS');
   // A pushed event travels one way: R/2 + event/Bd.
   const pushed = () => ({ conn: 'warm', oneWay: true, resBytes: SIZE + EVENT_BYTES });
   // A poll runs every POLL + R (sleep, then a request): an event waits for the next

@@ -1,16 +1,13 @@
 // The nightly soak's plan (scenarios/soak.js runs it).
-import { envInt } from '../../common/env.js';
+import { setting } from '../../common/settings.js';
 import { byLevel, levelName } from '../../common/schedule.js';
 import { DEFAULT_COLUMNS, lane, rttOf } from '../../common/scenario.js';
 import { BOOK_OP } from './ws-vs-http.js';
 
 export default function declare(env) {
   const level = levelName(env, 'soak');
-  const WS_OPS = envInt(env, 'WS_SOAK_OPS', 5, { min: 1, max: 1000 });
-  const SAMPLE_SECONDS = envInt(env, 'SAMPLE_SECONDS', byLevel(level, { smoke: 1, ci: 5, full: 15 }, 30), {
-    min: 1,
-    max: 3600,
-  });
+  const WS_OPS = setting(env, 'WS_SOAK_OPS');
+  const SAMPLE_SECONDS = setting(env, 'SAMPLE_SECONDS', byLevel(level, { smoke: 1, ci: 5, full: 15 }, 30));
   const parts = [{ part: 'first' }, { part: 'last' }];
   // At the soak's arrival rates a kept connection sits idle longer than TCP's
   // retransmission timeout between operations, so each starts on a restarted

@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// docs/settings.md from common/settings.js (the one list of environment variables).
+// test/settings.test.js checks it is current; this rewrites it:
+//   node dev/settings-doc.js --write
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describeSettings } from '../common/settings.js';
+import { ROOT } from '../lib/tools.js';
+
+export const SETTINGS_DOC = join(ROOT, 'docs', 'settings.md');
+
+const cell = (text) => text.replace(/\|/g, '\\|');
+
+export function settingsDoc() {
+  const rows = describeSettings().map(
+    (r) => `| \`${r.name}\` | ${cell(r.default)} | ${cell(r.bounds)} | ${r.readers} | ${cell(r.doc)} |`,
+  );
+  return [
+    '# Settings',
+    '',
+    'Every environment variable the pack reads, from one list: `common/settings.js` (this page is generated',
+    'from it by `node dev/settings-doc.js --write`; `npx k6pack list --env` prints the same). k6 takes them',
+    'as `-e NAME=value`; the CLI passes its own flags and the environment on to the k6 runs it starts; the',
+    'servers read theirs from their process. A value out of its bounds stops the run before it starts, with',
+    'one line saying what to give. "read by": k6 (the scenarios), cli (`npx k6pack`), server (`servers/`).',
+    '',
+    '| name | default | values | read by | what |',
+    '|---|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const now = settingsDoc();
+  let old = '';
+  try {
+    old = readFileSync(SETTINGS_DOC, 'utf8');
+  } catch {
+    // not written yet
+  }
+  if (old === now) console.log('docs/settings.md is current');
+  else if (process.argv.includes('--write')) {
+    writeFileSync(SETTINGS_DOC, now);
+    console.log('rewrote docs/settings.md');
+  } else {
+    console.log('docs/settings.md is stale: run `node dev/settings-doc.js --write`');
+    process.exitCode = 1;
+  }
+}

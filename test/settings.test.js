@@ -1,0 +1,82 @@
+// The one list of settings (common/settings.js): every variable the code reads is on
+// it, the k6 side and the pure code read them only through it, each is parsed by its
+// kind and bounds, and docs/settings.md and `k6pack list --env` show the list as it is.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { test } from 'node:test';
+import { rawSetting, setting, SETTINGS, settingNames } from '../common/settings.js';
+import { SETTINGS_DOC, settingsDoc } from '../dev/settings-doc.js';
+import { listEnv } from '../lib/commands/list.js';
+import { ROOT } from '../lib/tools.js';
+
+function sources(dir) {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.js') ? [join(dir, e.name)] : [],
+  );
+}
+
+// Member reads of an environment object (`__ENV.X`, `env.X`, `process.env.X`, `env['X']`)
+// and reads through the parsers (`envInt(env, 'X'`, `setting(env, 'X'`, ...): [name, kind].
+function readsIn(text) {
+  const code = text.replace(/^\s*(\/\/|\*).*$/gm, '');
+  const member = [
+    ...code.matchAll(/(?:__ENV|\benv|process\.env)(?:\.([A-Z][A-Z_0-9]+)|\[['"]([A-Z][A-Z_0-9]+)['"]\])/g),
+  ];
+  const parsed = [...code.matchAll(/\b(?:env\w*|setting|rawSetting|settingNames)\(\s*[\w.]+,\s*'([A-Z][A-Z_0-9]+)'/g)];
+  return [...member.map((m) => [m[1] || m[2], 'member']), ...parsed.map((m) => [m[1], 'parsed'])];
+}
+
+const FILES = ['common', 'scenarios', 'lib', 'bin', 'servers'].flatMap(sources);
+
+test('every variable the code reads is on the list', () => {
+  const unknown = FILES.flatMap((file) =>
+    readsIn(readFileSync(join(ROOT, file), 'utf8'))
+      .filter(([name]) => !SETTINGS[name])
+      .map(([name]) => `${file}: ${name}`),
+  );
+  assert.deepEqual(unknown, [], 'add them to common/settings.js');
+});
+
+test('scenarios/ and common/ read no variable but through the list', () => {
+  const raw = FILES.filter((f) => /^(scenarios|common)\//.test(f) && f !== join('common', 'settings.js')).flatMap(
+    (file) =>
+      readsIn(readFileSync(join(ROOT, file), 'utf8'))
+        .filter(([, how]) => how === 'member')
+        .map(([name]) => `${file}: ${name}`),
+  );
+  assert.deepEqual(raw, [], 'read them with setting() or rawSetting() (common/settings.js)');
+});
+
+test('a setting is parsed by its kind and bounds; a bad one is one sentence', () => {
+  assert.equal(setting({}, 'WS_TIMEOUT_MS'), 30000);
+  assert.equal(setting({ WS_TIMEOUT_MS: '5000' }, 'WS_TIMEOUT_MS'), 5000);
+  assert.throws(
+    () => setting({ WS_TIMEOUT_MS: 'soon' }, 'WS_TIMEOUT_MS'),
+    /^WS_TIMEOUT_MS=soon must be a whole number from 100 to 600000$/,
+  );
+  assert.equal(setting({ HTTP_TIMEOUT: '2m' }, 'HTTP_TIMEOUT'), '2m');
+  assert.throws(
+    () => setting({ HTTP_TIMEOUT: '2 minutes' }, 'HTTP_TIMEOUT'),
+    /HTTP_TIMEOUT=2 minutes must be a duration/,
+  );
+  assert.deepEqual(setting({ STEPS: '1,10' }, 'STEPS', [1, 4]), [1, 10]);
+  assert.deepEqual(setting({}, 'STEPS', [1, 4]), [1, 4]);
+  assert.throws(() => setting({}, 'STEPS'), /depends on the run/);
+  assert.equal(setting({}, 'TLS'), false);
+  assert.equal(setting({ SOAK_DURATION: '15m' }, 'SOAK_DURATION', 3600), 900);
+  assert.deepEqual(settingNames({ LANES: 'ws' }, 'LANES', ['ws', 'http2'], ['ws', 'http2']), ['ws']);
+  assert.equal(rawSetting({ LOAD: 'ci' }, 'LOAD'), 'ci');
+  assert.throws(() => rawSetting({}, 'NO_SUCH_SETTING'), /NO_SUCH_SETTING is not a setting/);
+});
+
+test('docs/settings.md and `k6pack list --env` show the list as it is', () => {
+  assert.equal(readFileSync(SETTINGS_DOC, 'utf8'), settingsDoc(), 'run `node dev/settings-doc.js --write`');
+  const lines = [];
+  assert.equal(listEnv({ out: (l) => lines.push(l) }), 0);
+  for (const name of Object.keys(SETTINGS))
+    assert.ok(
+      lines.some((l) => l.startsWith(`${name} `)),
+      `${name} is not in \`k6pack list --env\` (${relative(ROOT, SETTINGS_DOC)})`,
+    );
+});
