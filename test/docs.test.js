@@ -55,6 +55,17 @@ test('every relative link in README.md and docs/ leads to a file and a heading',
   assert.deepEqual(broken, []);
 });
 
+test("thresholds.json's reasons point at headings of docs/thresholds.md", () => {
+  const policy = readFileSync(join(ROOT, 'thresholds.json'), 'utf8');
+  const anchors = anchorsOf(readFileSync(join(ROOT, 'docs', 'thresholds.md'), 'utf8'));
+  const cited = [...policy.matchAll(/docs\/thresholds\.md#([\w-]+)/g)].map((m) => m[1]);
+  assert.ok(cited.length >= 8, `${cited.length} reasons cite docs/thresholds.md`);
+  assert.deepEqual(
+    cited.filter((a) => !anchors.has(a)),
+    [],
+  );
+});
+
 test('slugs as GitHub makes them', () => {
   assert.equal(
     slug('TCP on the link: slow start, loss, shared bandwidth'),
