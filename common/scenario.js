@@ -82,6 +82,16 @@ export const DEFAULT_COLUMNS = [
   { title: 'server p50', metric: 'server_duration', tags: { part: 'total' }, stat: 'med', unit: 'ms' },
 ];
 
+// A set-up phase's p50, one per lane (set-up is per connection, not per payload or operation).
+export const setupColumn = (title, phase) => ({
+  title,
+  metric: 'setup_duration',
+  tags: { phase },
+  stat: 'med',
+  unit: 'ms',
+  laneOnly: true,
+});
+
 const tagText = (tags) =>
   Object.entries(tags)
     .map(([k, v]) => `${k}:${v}`)

@@ -9,7 +9,7 @@
 // `k6 inspect`, `k6pack thresholds api` and the tests over every plan.
 import { API_LANES, nominalPlan } from '../../common/api.js';
 import { linkOf, operation } from '../../common/model.js';
-import { DEFAULT_COLUMNS, lane } from '../../common/scenario.js';
+import { DEFAULT_COLUMNS, lane, setupColumn } from '../../common/scenario.js';
 import { WS_OPEN_OPS } from './ws-vs-http.js';
 
 // Under an open workload a WebSocket lane's arrival is a client that connects, runs
@@ -73,30 +73,9 @@ export default function declare(env, api = null) {
     minIterations: Math.max(4, 3 * ops.length),
     columns: [
       ...DEFAULT_COLUMNS,
-      {
-        title: 'ws upgrade p50',
-        metric: 'setup_duration',
-        tags: { phase: 'ws_upgrade' },
-        stat: 'med',
-        unit: 'ms',
-        laneOnly: true,
-      },
-      {
-        title: 'ws init p50',
-        metric: 'setup_duration',
-        tags: { phase: 'ws_init' },
-        stat: 'med',
-        unit: 'ms',
-        laneOnly: true,
-      },
-      {
-        title: 'grpc connect p50',
-        metric: 'setup_duration',
-        tags: { phase: 'grpc_connect' },
-        stat: 'med',
-        unit: 'ms',
-        laneOnly: true,
-      },
+      setupColumn('ws upgrade p50', 'ws_upgrade'),
+      setupColumn('ws init p50', 'ws_init'),
+      setupColumn('grpc connect p50', 'grpc_connect'),
     ],
     // The network profile shapes this API's proxies only (the reference servers' are left alone).
     proxies: plan.proxies,

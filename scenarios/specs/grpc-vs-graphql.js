@@ -1,7 +1,7 @@
 // Studies 003 and 004's plan (scenarios/grpc-vs-graphql.js runs it).
 import { setting } from '../../common/settings.js';
 import { K6_BYTE_MS, linkOf, transferMs } from '../../common/model.js';
-import { callMs, DEFAULT_COLUMNS, lane, laneModelSeconds, rttOf } from '../../common/scenario.js';
+import { callMs, DEFAULT_COLUMNS, lane, laneModelSeconds, rttOf, setupColumn } from '../../common/scenario.js';
 
 export const SMALL = 100;
 
@@ -100,17 +100,7 @@ export default function declare(env) {
     name: 'grpc-vs-graphql',
     defaultProfile: 'lan',
     lanes,
-    columns: [
-      ...DEFAULT_COLUMNS,
-      {
-        title: 'grpc connect p50',
-        metric: 'setup_duration',
-        tags: { phase: 'grpc_connect' },
-        stat: 'med',
-        unit: 'ms',
-        laneOnly: true,
-      },
-    ],
+    columns: [...DEFAULT_COLUMNS, setupColumn('grpc connect p50', 'grpc_connect')],
     // The slowest lane's small and big call by the model (set-up, slow start, loss and
     // the server's time included), and k6's decoding of the big message.
     iterationSeconds: (profile) =>
