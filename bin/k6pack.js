@@ -11,6 +11,7 @@ import { DEFAULT_PORTS } from '../common/defaults.js';
 import { InterruptedError, trapSignals, UsageError } from '../lib/cli-support.js';
 import { COMMANDS } from '../lib/commands/index.js';
 import { defaultRunDir } from '../lib/stack.js';
+import { rawSetting } from '../common/settings.js';
 
 const trap = trapSignals();
 const ctx = {
@@ -57,7 +58,7 @@ try {
 } catch (err) {
   process.exitCode = exitCodeFor(err);
   if (!(err instanceof CommanderError)) {
-    if (process.env.K6PACK_DEBUG) console.error(err);
+    if (rawSetting(process.env, 'K6PACK_DEBUG')) console.error(err);
     else if (!trap.received) ctx.warn(String(err.message || err).split('\n')[0]);
     else ctx.warn(`stopped (${trap.received})`);
   }

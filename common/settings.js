@@ -11,7 +11,7 @@
 // (dev/settings-doc.js) and test/settings.test.js keeps both current and checks that
 // no code reads a variable this list does not name.
 // Plain ES module (k6 and Node).
-import { DEFAULT_PORTS, LIMITS, TARGET_DEFAULTS } from './defaults.js';
+import { API_PROXY_PORTS, DEFAULT_PORTS, LIMITS, TARGET_DEFAULTS } from './defaults.js';
 import { configError, envBool, envInt, envIntList, envNames, envNumber, envSeconds } from './env.js';
 
 // who reads it: k6 (a scenario, -e NAME=value), cli (npx k6pack), server (servers/*.js)
@@ -273,6 +273,14 @@ const LIST = [
     { min: 0, max: 65535 },
     [CLI, SERVER],
     'a port of the embedded stack',
+  ]),
+  ...Object.entries(API_PROXY_PORTS).map(([name, port]) => [
+    name,
+    'port',
+    port,
+    { min: 1, max: 65535 },
+    [CLI],
+    "a proxy in front of your API's endpoint (`k6pack run api`, `up --api`)",
   ]),
   ['HOST', 'text', '127.0.0.1', {}, [CLI, SERVER], 'the address the servers listen on'],
   [

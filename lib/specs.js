@@ -10,6 +10,7 @@ import { buildScenario } from '../common/scenario.js';
 import { parsePolicy } from '../common/thresholds.js';
 import { checkWorkload, profileOrUsage, scenarioNames, show, UsageError } from './cli-support.js';
 import { ROOT } from './tools.js';
+import { rawSetting } from '../common/settings.js';
 
 // -> { built, profile, policy, policyFile (as messages show it) }. baseEnv: what k6's
 // -e flags would hold besides --load and --workload (default: this process's env).
@@ -22,8 +23,10 @@ export async function buildSpec(scenario, { profile: spec, load, workload, file 
   const env = { ...baseEnv, ...(load ? { LOAD: load } : {}), ...(workload ? { WORKLOAD: workload } : {}) };
   // api: the plan file `k6pack up --api` wrote (API=path), else the nominal API.
   const api =
-    scenario === 'api' && env.API
-      ? withUsage(() => parseApiPlan(readFileSync(resolve(env.API), 'utf8'), env.API, env))
+    scenario === 'api' && rawSetting(env, 'API')
+      ? withUsage(() =>
+          parseApiPlan(readFileSync(resolve(rawSetting(env, 'API')), 'utf8'), rawSetting(env, 'API'), env),
+        )
       : null;
   if (scenario === 'api' && !api)
     out(

@@ -13,6 +13,7 @@ import { PORT_WAIT_MS, portInUseMessage, stillHeldMessage, stopReleasing, waitPo
 import { lastLogLine, spawnLogged } from './processes.js';
 import { ensureTools, ROOT } from './tools.js';
 import { Toxiproxy } from './toxiproxy.js';
+import { rawSetting } from '../common/settings.js';
 
 export class StackError extends Error {}
 
@@ -21,7 +22,7 @@ const HOST = DEFAULT_HOST;
 
 // Where `up` keeps logs and pid files; K6PACK_RUN_DIR moves it (tests do).
 export function defaultRunDir(env = process.env) {
-  return env.K6PACK_RUN_DIR || join(ROOT, '.run');
+  return rawSetting(env, 'K6PACK_RUN_DIR') || join(ROOT, '.run');
 }
 
 // The embedded stack listens on 127.0.0.1 only, and k6pack drives its own
@@ -32,8 +33,8 @@ export function defaultRunDir(env = process.env) {
 // servers with HOST yourself or use docker compose.
 export function refuseRemoteHosts(env = process.env) {
   const checks = [
-    ['HOST', env.HOST, isLoopbackHost],
-    ['TOXIPROXY_URL', env.TOXIPROXY_URL, isLoopback],
+    ['HOST', rawSetting(env, 'HOST'), isLoopbackHost],
+    ['TOXIPROXY_URL', rawSetting(env, 'TOXIPROXY_URL'), isLoopback],
   ];
   for (const [name, value, loopback] of checks) {
     if (value && !loopback(value)) {
@@ -51,7 +52,7 @@ export function resolvePorts(overrides = {}, env = process.env) {
   refuseRemoteHosts(env);
   const ports = {};
   for (const [name, fallback] of Object.entries(DEFAULT_PORTS)) {
-    const raw = overrides[name] ?? env[name];
+    const raw = overrides[name] ?? rawSetting(env, name);
     if (raw === undefined || raw === '') {
       ports[name] = fallback;
       continue;

@@ -18,6 +18,7 @@ import {
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { K6_VERSION, TOXIPROXY_VERSION } from '../common/defaults.js';
+import { rawSetting } from '../common/settings.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const TOOLS_BIN = join(ROOT, '.tools', 'bin');
@@ -39,7 +40,7 @@ export function versionOf(bin, args) {
 }
 
 function onPath(name) {
-  for (const dir of (process.env.PATH || '').split(':')) {
+  for (const dir of (rawSetting(process.env, 'PATH') || '').split(':')) {
     if (dir && existsSync(join(dir, name))) return join(dir, name);
   }
   return null;

@@ -4,13 +4,17 @@
 import { ALL_PROXY_NAMES, TARGET_DEFAULTS } from '../common/defaults.js';
 import { HOLD_PROXY, holdProxy, holderOf } from '../common/hold.js';
 import { changeRequest, snapshotOf, toxicChanges } from '../common/toxics.js';
+import { rawSetting } from '../common/settings.js';
 
 export class ToxiproxyError extends Error {}
 
 export const UNREACHABLE_HINT = 'start the stack with `npx k6pack up`';
 
 export class Toxiproxy {
-  constructor(url = process.env.TOXIPROXY_URL || TARGET_DEFAULTS.TOXIPROXY_URL, { timeoutMs = 5000 } = {}) {
+  constructor(
+    url = rawSetting(process.env, 'TOXIPROXY_URL') || TARGET_DEFAULTS.TOXIPROXY_URL,
+    { timeoutMs = 5000 } = {},
+  ) {
     this.url = url.replace(/\/+$/, '');
     this.timeoutMs = timeoutMs;
   }

@@ -15,6 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { hostOf, isLoopbackHost } from '../../common/loopback.js';
 import { UsageError } from '../cli-support.js';
+import { rawSetting } from '../../common/settings.js';
 
 export const API_FIELDS = [
   'graphql',
@@ -194,7 +195,7 @@ export function apiConfig(opts, { cwd = process.cwd(), env = process.env } = {})
   // Loopback only, unless the user says otherwise; the proxies stay on 127.0.0.1 either way.
   const hosts = [out.graphql, out.ws, out.grpc].filter(Boolean).map(hostOf);
   out.remote = [...new Set(hosts.filter((h) => !isLoopbackHost(h)))];
-  if (out.remote.length && env.ALLOW_REMOTE_TARGET !== '1') {
+  if (out.remote.length && rawSetting(env, 'ALLOW_REMOTE_TARGET') !== '1') {
     throw new UsageError(
       `${out.remote.join(', ')} is not a loopback address: the pack only loads 127.0.0.1/::1 unless you set ALLOW_REMOTE_TARGET=1 on purpose`,
     );

@@ -13,12 +13,13 @@ import { portInUseMessage, waitPortsFree } from '../ports.js';
 import { resolvePorts } from '../stack.js';
 import { Toxiproxy } from '../toxiproxy.js';
 import { splitHostPort } from './probe.js';
+import { rawSetting } from '../../common/settings.js';
 
 // PROXY_API_* from the environment, each a port that no stack port uses.
 export function resolveApiPorts(stackPorts = resolvePorts(), env = process.env) {
   const out = {};
   for (const [name, fallback] of Object.entries(API_PROXY_PORTS)) {
-    const raw = env[name];
+    const raw = rawSetting(env, name);
     const port = raw === undefined || raw === '' ? fallback : Number(raw);
     if (!Number.isInteger(port) || port < 1 || port > 65535)
       throw new UsageError(`${name}=${raw} is not a port number (1-65535)`);

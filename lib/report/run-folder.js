@@ -13,9 +13,10 @@ import { clock, FILES, seconds } from '../../common/results.js';
 import { ROOT } from '../tools.js';
 import { createRunFolder } from './runs.js';
 import { streamSamples } from './sample-stream.js';
+import { rawSetting } from '../../common/settings.js';
 
 // The results root: --results, else K6PACK_RESULTS_DIR, else ./results.
-export const resultsRoot = (option) => resolve(option || process.env.K6PACK_RESULTS_DIR || 'results');
+export const resultsRoot = (option) => resolve(option || rawSetting(process.env, 'K6PACK_RESULTS_DIR') || 'results');
 
 // The -e NAME=value flags among the user's extra k6 arguments (for k6 inspect).
 export function envFlagsOf(k6Args) {

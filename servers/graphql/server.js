@@ -59,6 +59,7 @@ import { explainValidationError } from './rules.js';
 import { createResolvers, createSchema, extraValidationRules } from './schema.js';
 import { timedStringifyResult, timingPlugin } from './timing.js';
 import { createWebSocketEndpoint } from './ws.js';
+import { rawSetting } from '../../common/settings.js';
 
 // In-flight requests and WebSockets get this long to finish when the server stops;
 // well inside the 5 s that exitOnSignals allows.
@@ -191,11 +192,11 @@ async function main() {
   const host = hostFromEnv();
   const port = portFromEnv('GRAPHQL_PORT');
   const tlsPort = portFromEnv('GRAPHQL_TLS_PORT');
-  const responseCache = parseOnOff(process.env.RESPONSE_CACHE, false);
-  const hubPeer = process.env.HUB_PEER || null;
+  const responseCache = parseOnOff(rawSetting(process.env, 'RESPONSE_CACHE'), false);
+  const hubPeer = rawSetting(process.env, 'HUB_PEER') || null;
   if (hubPeer && !/^[A-Za-z0-9.:[\]-]+:\d{1,5}$/.test(hubPeer))
     fatal(`HUB_PEER=${hubPeer}: give the gRPC server's host:port (e.g. 127.0.0.1:5051), or unset it`);
-  if (responseCache === null) fatal(`RESPONSE_CACHE=${process.env.RESPONSE_CACHE}: use on or off`);
+  if (responseCache === null) fatal(`RESPONSE_CACHE=${rawSetting(process.env, 'RESPONSE_CACHE')}: use on or off`);
   let tls;
   try {
     tls = await loadTlsMaterial();

@@ -24,6 +24,7 @@ import { hubHandlers } from './hub-service.js';
 import { SERVICE_NAME, serverBooksService } from './proto.js';
 import { streamHandlers } from './stream-service.js';
 import { addReflection } from './reflection.js';
+import { rawSetting } from '../../common/settings.js';
 
 // How long close() lets calls in flight finish before cutting connections;
 // well under lifecycle's 5 s grace so SIGTERM always exits 0.
@@ -173,7 +174,7 @@ async function main() {
   const host = hostFromEnv();
   const port = portFromEnv('GRPC_PORT');
   const tlsPort = portFromEnv('GRPC_TLS_PORT');
-  const idle = process.env.STREAM_IDLE_MS;
+  const idle = rawSetting(process.env, 'STREAM_IDLE_MS');
   const streamIdleMs = idle ? Number(idle) : LIMITS.STREAM_IDLE_MS;
   if (!Number.isInteger(streamIdleMs) || streamIdleMs < 100 || streamIdleMs > 3_600_000)
     fatal(

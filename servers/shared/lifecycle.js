@@ -1,12 +1,13 @@
 // What both servers do the same way when run directly: read their ports from
 // the environment, report a port in use in one line, and drain on SIGTERM/SIGINT.
 import { SERVER_PORTS, DEFAULT_HOST } from '../../common/defaults.js';
+import { rawSetting } from '../../common/settings.js';
 
 export const SHUTDOWN_GRACE_MS = 5000;
 
 // Port from env var `name` (SERVER_PORTS[name] when unset). Bad values exit with one line.
 export function portFromEnv(name, env = process.env) {
-  const raw = env[name];
+  const raw = rawSetting(env, name);
   if (raw === undefined || raw === '') return SERVER_PORTS[name];
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 0 || port > 65535) fatal(`${name}=${raw} is not a port number (0-65535)`);
@@ -14,7 +15,7 @@ export function portFromEnv(name, env = process.env) {
 }
 
 export function hostFromEnv(env = process.env) {
-  return env.HOST || DEFAULT_HOST;
+  return rawSetting(env, 'HOST') || DEFAULT_HOST;
 }
 
 // The one-line message for a listen error; `label` names the endpoint, `envVar` its port variable.
@@ -24,7 +25,7 @@ export function listenErrorMessage(err, { label, port, envVar }) {
   if (err.code === 'EACCES')
     return `${label}: no permission to listen on port ${port}; set ${envVar} to a port above 1023`;
   if (err.code === 'EADDRNOTAVAIL')
-    return `${label}: cannot bind HOST=${process.env.HOST}; set HOST to an address of this machine (default 127.0.0.1)`;
+    return `${label}: cannot bind HOST=${rawSetting(process.env, 'HOST')}; set HOST to an address of this machine (default 127.0.0.1)`;
   return `${label}: cannot listen on port ${port} (${envVar}): ${err.message}`;
 }
 
