@@ -218,12 +218,13 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
         output,
       );
       for (const row of entry.rows) {
-        // Every subscriber got every event: at least the 10 asked for, the same number each.
-        assert.ok(
-          row.deliveries >= 10 * row.subscribers && row.deliveries % row.subscribers === 0,
-          `${JSON.stringify(row)}\n${output}`,
-        );
+        // Every subscriber got every event it was owed, once: nothing missed, nothing twice.
+        // Not the same number each: a subscriber that subscribed after publishing began is
+        // owed only the events after the hub's marker (scenarios/lib/tally.js begin()), as in
+        // a suite run on 2026-11-26 with four benches at once (ws, 100 subscribers: 1540).
+        assert.ok(row.deliveries >= row.subscribers, `${JSON.stringify(row)}\n${output}`);
         assert.equal(row.missed, 0, `${JSON.stringify(row)}\n${output}`);
+        assert.equal(row.duplicates, 0, `${JSON.stringify(row)}\n${output}`);
         assert.ok(row['p50 ms'] > 0 && row['p95 ms'] >= row['p50 ms'], `${JSON.stringify(row)}\n${output}`);
       }
       assert.deepEqual(Object.keys(entry.held.lan), ['ws', 'grpc_stream'], output);
