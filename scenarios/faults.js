@@ -25,19 +25,19 @@
  *   k6 run -e PROFILE=3g+stall scenarios/faults.js
  *
  * Its plan at LOAD=ci (`npx k6pack plan faults --load ci`; dev/plan-headers.js writes it):
- *   faults under 4g+flaky (R 170 ms, down 9000 / up 9000 kbit/s, faults flaky), load ci, closed workload: 8 k6 scenarios, 20.8 s in all
+ *   faults under 4g+flaky (R 170 ms, down 9000 / up 9000 kbit/s, faults flaky), load ci, closed workload: 8 k6 scenarios, 65.6 s in all
  *     k6 scenario        executor      VUs or rate  start  duration  graceful stop
- *     http_keepalive_c1  constant-vus  1 VU         0s     1.9s      0.7s
- *     http_keepalive_c4  constant-vus  4 VUs        2.6s   1.9s      0.7s
- *     http2_c1           constant-vus  1 VU         5.2s   1.9s      0.7s
- *     http2_c4           constant-vus  4 VUs        7.8s   1.9s      0.7s
- *     ws_c1              constant-vus  1 VU         10.4s  1.9s      0.7s
- *     ws_c4              constant-vus  4 VUs        13s    1.9s      0.7s
- *     grpc_c1            constant-vus  1 VU         15.6s  1.9s      0.7s
- *     grpc_c4            constant-vus  4 VUs        18.2s  1.9s      0.7s
+ *     http_keepalive_c1  constant-vus  1 VU         0s     7.5s      0.7s
+ *     http_keepalive_c4  constant-vus  4 VUs        8.2s   7.5s      0.7s
+ *     http2_c1           constant-vus  1 VU         16.4s  7.5s      0.7s
+ *     http2_c4           constant-vus  4 VUs        24.6s  7.5s      0.7s
+ *     ws_c1              constant-vus  1 VU         32.8s  7.5s      0.7s
+ *     ws_c4              constant-vus  4 VUs        41s    7.5s      0.7s
+ *     grpc_c1            constant-vus  1 VU         49.2s  7.5s      0.7s
+ *     grpc_c4            constant-vus  4 VUs        57.4s  7.5s      0.7s
  *   where the figures come from:
  *     VUs or rate: each step's concurrency (LOAD=ci's steps: 1, 4)
- *     duration: 1 iteration of the model's 1.860 s
+ *     duration: 4 iterations of the model's 1.860 s
  *     graceful stop: the spec's time to close
  *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
  * (end of the plan)

@@ -3,6 +3,15 @@ import { setting } from '../../common/settings.js';
 import { DEFAULT_COLUMNS, lane, rttOf } from '../../common/scenario.js';
 import { BOOK_OP } from './ws-vs-http.js';
 
+// Under a fault profile every step holds at least this many connections per VU. The
+// op_failed gate (rate<0.1, thresholds.json) counts operations, and a reset costs about
+// one operation per connection it hits (+flaky: 10 % of connections): at smoke's 3 s
+// steps under 4g+flaky a step held 2 connections a VU, the run 39 operations, and 4
+// failures (Binomial(~12 connections, 0.1): P(>= 4) ~ 3 %) failed the gate in a suite
+// run on 2026-11-26. With 4 a VU (~18 connections, ~85 operations) failing it takes 9
+// resets: P ~ 1e-4.
+export const FAULT_MIN_ITERATIONS = 4;
+
 export default function declare(env) {
   const TIMEOUT_MS = setting(env, 'FAULT_TIMEOUT_MS');
   const CONN_OPS = setting(env, 'CONN_OPS');
@@ -22,6 +31,7 @@ export default function declare(env) {
       lane('ws', 'ws', false, { model: op({ conn: 'warm' }), session: { ops: CONN_OPS }, vuCheck: true }),
       lane('grpc', 'grpc', false, { model: op({ reqBytes: 20, resBytes: 120 }), opsPerIteration: CONN_OPS }),
     ],
+    minIterations: (profile) => (profile.faults.length ? FAULT_MIN_ITERATIONS : 0),
     // One connection's life (an HTTP or gRPC operation that times out at a step's end is
     // cut by gracefulStop; the WebSocket lane ends its own waits in time).
     iterationSeconds: (profile) => ((CONN_OPS + 3) * rttOf(profile)) / 1000 + 0.5,
