@@ -53,7 +53,8 @@ export function parseGenerate(text) {
       if (!RESOLVE_STRATEGIES.includes(raw))
         return { error: `${GENERATE_HEADER}: resolve must be one of ${RESOLVE_STRATEGIES.join(', ')} (got "${raw}")` };
       value.resolve = raw;
-    } else if (key in BOUNDS) {
+    } else if (Object.prototype.hasOwnProperty.call(BOUNDS, key)) {
+      // Own keys only: 'constructor' is in every object, and is no key of the header.
       const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
       if (!(n <= BOUNDS[key]))
         return { error: `${GENERATE_HEADER}: ${key} must be an integer from 0 to ${BOUNDS[key]} (got "${raw}")` };

@@ -19,8 +19,8 @@ import {
   windowAfter,
   windowRounds,
   windowWaitMs,
-} from '../common/model.js';
-import { parsePolicy } from '../common/thresholds.js';
+} from './model.js';
+import { parsePolicy } from './thresholds.js';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadProfile, ProfileError } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { networkToxics, parseSpec, profileToxics, resolveProfile, validateNetworkProfile } from '../common/profiles.js';
+import { networkToxics, parseSpec, profileToxics, resolveProfile, validateNetworkProfile } from './profiles.js';
 
 const byName = (toxics) => Object.fromEntries(toxics.map((t) => [t.name, t]));
 

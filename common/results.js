@@ -367,8 +367,11 @@ export function seconds(d) {
   return total;
 }
 
-// 95 -> '1m35s'
-export const clock = (s) => `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
+// 95 -> '1m35s'. Rounded to the second first: 59.6 s is '1m00s', not '0m60s'.
+export function clock(s) {
+  const whole = Math.round(s);
+  return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, '0')}s`;
+}
 
 // Execution segments: '1/2:1' (also '0.5:1', '50%:100%') -> [0.5, 1].
 const fraction = (text) => {

@@ -4,7 +4,7 @@
 // and the highest step (VUs, or arrivals/s for an open workload) each lane held.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { heldUpTo, verdictOf } from '../common/verdict.js';
+import { heldUpTo, verdictOf } from './verdict.js';
 
 const row = (lane, step, p50, setupMs, ok = true, failureRate = 0) => ({
   lane,

@@ -5,7 +5,8 @@
 //   1. the files whose assertions are timings (budgets from the model, ratios to it,
 //      p50s of real runs: TIMED below), one at a time, alone on the machine;
 //   2. every other file (servers, CLI, stack, reports, bad input: real processes
-//      whose assertions are not timings), REST_AT_ONCE at a time.
+//      whose assertions are not timings), REST_AT_ONCE at a time, with the unit tests
+//      that live beside the pure modules they test (common/<module>.test.js).
 // Phase 2 took 461 s two at a time and 334 s three at a time (2026-11-26, with
 // api-cli.test.js moved out of phase 1), using 1.3 of the 2 cores: its files mostly
 // wait on shaped links, timeouts and process starts. bench.test.js is in phase 2 too:
@@ -14,14 +15,24 @@
 // suite under 25 minutes (the timed phase took 1167 s with it) without running a
 // timed test beside another.
 // `unit` runs only the files that start no stack, k6 or CLI (UNIT below; servers in
-// the test's own process at most): seconds, for the model, profiles and verdict.
+// the test's own process at most) and every common/*.test.js, one at a time, in one
+// phase under c8: seconds, for the model, profiles, verdict, gates and results. It
+// fails when they leave common/'s lines less than COVERAGE_LINES % covered (c8 counts
+// every common/**/*.js, loaded or not, the *.test.js files aside) and says so in one
+// line with the figure and the target; c8's data and report go to a temp folder,
+// removed after. Only this tier measures coverage: under c8 every Node process a test
+// starts (phase 2's servers, CLI and k6 helpers) would write its coverage too.
 // `rest` runs phase 2 alone.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const root = dirname(here);
+const COMMON = join(root, 'common');
 
 export const TIMED = [
   'api.test.js',
@@ -46,29 +57,84 @@ export const UNIT = [
   'gate-spread.test.js',
   'graphql-documents.test.js',
   'lint.test.js',
-  'model-tcp.test.js',
   'plan-headers.test.js',
   'profiles-catalogue.test.js',
-  'profiles-toxics.test.js',
   'settings.test.js',
   'tally.test.js',
-  'verdict.test.js',
 ];
 
 const REST_AT_ONCE = Number(process.env.REST_AT_ONCE || 3);
+// The unit tier fails below this share of common/'s lines run by its tests.
+export const COVERAGE_LINES = 90;
 
-function run(files, concurrency) {
+// files: paths. coverage: run them under c8 and check common/'s line coverage.
+function run(files, concurrency, { coverage = false } = {}) {
   if (!files.length) return 0;
   const t0 = Date.now();
-  const r = spawnSync(
-    process.execPath,
-    ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files.map((f) => join(here, f))],
-    { stdio: 'inherit' },
-  );
+  const args = ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files];
+  const dir = coverage ? mkdtempSync(join(tmpdir(), 'k6pack-coverage-')) : null;
+  let exit;
+  let code;
+  try {
+    const r = coverage
+      ? spawnSync(process.execPath, [...c8Args(dir), process.execPath, ...args], { stdio: 'inherit', cwd: root })
+      : spawnSync(process.execPath, args, { stdio: 'inherit' });
+    exit = r.status ?? r.signal;
+    code = r.status ?? 1;
+    // c8 exits 1 itself below the target; this also catches a run it could not measure.
+    if (coverage && coverageCheck(dir) && code === 0) exit = code = 1;
+  } finally {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
   console.log(
-    `\n== ${files.length} files, ${concurrency} at a time: ${Math.round((Date.now() - t0) / 1000)} s, exit ${r.status ?? r.signal}\n`,
+    `\n== ${files.length} files, ${concurrency} at a time: ${Math.round((Date.now() - t0) / 1000)} s, exit ${exit}\n`,
   );
-  return r.status ?? 1;
+  return code;
+}
+
+// c8 around the test runner (run from the repo root): line coverage of common/, every
+// module counted (--all), the tests themselves not; text-summary on the terminal, and
+// json-summary read back by coverageCheck.
+function c8Args(dir) {
+  return [
+    createRequire(import.meta.url).resolve('c8/bin/c8.js'),
+    '--temp-directory',
+    join(dir, 'v8'),
+    '--reports-dir',
+    join(dir, 'report'),
+    '--all',
+    '--include',
+    'common/**/*.js',
+    '--exclude',
+    'common/**/*.test.js',
+    '--reporter=text-summary',
+    '--reporter=json-summary',
+    '--check-coverage',
+    '--lines',
+    String(COVERAGE_LINES),
+  ];
+}
+
+// One line: common/'s line coverage against the target, and its least covered modules.
+// -> 1 when below the target or not measured, else 0.
+function coverageCheck(dir) {
+  const file = join(dir, 'report', 'coverage-summary.json');
+  if (!existsSync(file)) {
+    console.log(`== common/ line coverage: not measured (c8 wrote no ${basename(file)}); target ${COVERAGE_LINES} %`);
+    return 1;
+  }
+  const { total, ...modules } = JSON.parse(readFileSync(file, 'utf8'));
+  const lowest = Object.entries(modules)
+    .map(([path, m]) => [relative(root, path), m.lines.pct])
+    .sort((a, b) => a[1] - b[1])
+    .slice(0, 3)
+    .map(([name, pct]) => `${name} ${pct} %`)
+    .join(', ');
+  const below = total.lines.pct < COVERAGE_LINES;
+  console.log(
+    `== common/ line coverage: ${total.lines.pct} % (${total.lines.covered} of ${total.lines.total} lines), ${below ? 'below' : 'at least'} the target of ${COVERAGE_LINES} %; lowest: ${lowest}`,
+  );
+  return below ? 1 : 0;
 }
 
 const all = readdirSync(here)
@@ -80,25 +146,25 @@ for (const f of [...TIMED, ...UNIT]) {
     process.exit(2);
   }
 }
+// The unit tests beside the pure modules: common/<module>.test.js, every one.
+const beside = readdirSync(COMMON)
+  .filter((f) => f.endsWith('.test.js'))
+  .sort()
+  .map((f) => join(COMMON, f));
+const inTest = (names) => names.map((f) => join(here, f));
+const rest = [...inTest(all.filter((f) => !TIMED.includes(f))), ...beside];
 const tier = process.argv[2] || 'all';
 let code;
 if (tier === 'unit') {
-  code = run(UNIT, 1);
+  code = run([...inTest(UNIT), ...beside], 1, { coverage: true });
 } else if (tier === 'all') {
   const t0 = Date.now();
-  code = Math.max(
-    run(TIMED, 1),
-    run(
-      all.filter((f) => !TIMED.includes(f)),
-      REST_AT_ONCE,
-    ),
+  code = Math.max(run(inTest(TIMED), 1), run(rest, REST_AT_ONCE));
+  console.log(
+    `== the suite: ${all.length + beside.length} files in ${Math.round((Date.now() - t0) / 1000)} s, exit ${code}`,
   );
-  console.log(`== the suite: ${all.length} files in ${Math.round((Date.now() - t0) / 1000)} s, exit ${code}`);
 } else if (tier === 'rest') {
-  code = run(
-    all.filter((f) => !TIMED.includes(f)),
-    REST_AT_ONCE,
-  );
+  code = run(rest, REST_AT_ONCE);
 } else {
   console.error(`unknown tier '${tier}': use all (the default), unit or rest`);
   code = 2;
