@@ -5,8 +5,9 @@
 //   1. the files whose assertions are timings (budgets from the model, ratios to it,
 //      p50s of real runs: TIMED below), one at a time, alone on the machine;
 //   2. every other file (servers, CLI, stack, reports, bad input: real processes
-//      whose assertions are not timings), REST_AT_ONCE at a time, with the unit tests
-//      that live beside the pure modules they test (common/<module>.test.js).
+//      whose assertions are not timings), REST_AT_ONCE at a time.
+// The unit tier (below: UNIT and the tests beside the pure modules, common/*.test.js)
+// runs before both, under c8.
 // Phase 2 took 461 s two at a time and 334 s three at a time (2026-11-26, with
 // api-cli.test.js moved out of phase 1), using 1.3 of the 2 cores: its files mostly
 // wait on shaped links, timeouts and process starts. bench.test.js is in phase 2 too:
@@ -20,8 +21,9 @@
 // fails when they leave common/'s lines less than COVERAGE_LINES % covered (c8 counts
 // every common/**/*.js, loaded or not, the *.test.js files aside) and says so in one
 // line with the figure and the target; c8's data and report go to a temp folder,
-// removed after. Only this tier measures coverage: under c8 every Node process a test
-// starts (phase 2's servers, CLI and k6 helpers) would write its coverage too.
+// removed after. `all` (npm test, CI) runs this tier first, as it is (the floor
+// included), then phases 1 and 2 without c8 and without the unit files: under c8
+// every Node process a test starts (phase 2's servers, CLI and k6) would write too.
 // `rest` runs phase 2 alone.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -152,19 +154,21 @@ const beside = readdirSync(COMMON)
   .sort()
   .map((f) => join(COMMON, f));
 const inTest = (names) => names.map((f) => join(here, f));
-const rest = [...inTest(all.filter((f) => !TIMED.includes(f))), ...beside];
+const others = inTest(all.filter((f) => !TIMED.includes(f) && !UNIT.includes(f)));
+const unitTier = [...inTest(UNIT), ...beside];
 const tier = process.argv[2] || 'all';
 let code;
 if (tier === 'unit') {
-  code = run([...inTest(UNIT), ...beside], 1, { coverage: true });
+  code = run(unitTier, 1, { coverage: true });
 } else if (tier === 'all') {
   const t0 = Date.now();
-  code = Math.max(run(inTest(TIMED), 1), run(rest, REST_AT_ONCE));
+  // The unit tier first, under c8 (seconds): CI enforces the coverage floor too.
+  code = Math.max(run(unitTier, 1, { coverage: true }), run(inTest(TIMED), 1), run(others, REST_AT_ONCE));
   console.log(
     `== the suite: ${all.length + beside.length} files in ${Math.round((Date.now() - t0) / 1000)} s, exit ${code}`,
   );
 } else if (tier === 'rest') {
-  code = run(rest, REST_AT_ONCE);
+  code = run(others, REST_AT_ONCE);
 } else {
   console.error(`unknown tier '${tier}': use all (the default), unit or rest`);
   code = 2;
