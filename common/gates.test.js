@@ -126,6 +126,14 @@ test('deriveGates: a p50 and a p95 gate per row, a p50 gate per set-up phase and
   assert.deepEqual(setup.thresholds, [`p(50)<${setup.budget.p50}`]);
   assert.equal(setup.expected.p50.roundTrips, 2);
   assert.equal(setup.expected.p50, setup.expected.p95);
+  // At c1 the step opens one connection: its median is its tail, gated at the tail's budget.
+  assert.equal(setup.fewSamples, 1);
+  assert.equal(setup.budget.p50, setup.modelBudget.p95);
+  assert.ok(setup.modelBudget.p50 < setup.modelBudget.p95);
+  // At c4, four: a median.
+  const setup4 = g['setup_duration{scenario:ws_c4,phase:ws_upgrade}'];
+  assert.equal(setup4.fewSamples, 0);
+  assert.deepEqual(setup4.budget, setup4.modelBudget);
   assert.deepEqual(gateThresholds(gates), Object.fromEntries(gates.map((x) => [x.key, x.thresholds])));
 });
 
@@ -334,5 +342,12 @@ test('describeGate on derived gates: every gate named with its thresholds; set-u
   for (const [line, g] of lines.map((l, i) => [l, derive()[i]]))
     assert.ok(line.startsWith(`${g.key} ${g.thresholds.join(' ')}  (model ${g.expected.p50.formula} = `), line);
   assert.match(lines[2], /; p95 of 4R \+ .*; 4 VUs\)$/);
-  assert.match(lines[1], /^setup_duration\{scenario:ws_c1,phase:ws_upgrade\} p\(50\)<\d+ {2}\(model 2R \+ [^;]*\)$/);
+  assert.match(
+    lines[1],
+    /^setup_duration\{scenario:ws_c1,phase:ws_upgrade\} p\(50\)<\d+ {2}\(model 2R \+ [^;]*; 1 connection a step at least: p50 at the tail's budget\)$/,
+  );
+  assert.match(
+    lines[3],
+    /^setup_duration\{scenario:ws_c4,phase:ws_upgrade\} p\(50\)<\d+ {2}\(model 2R \+ [^;]*; 4 VUs\)$/,
+  );
 });
