@@ -13,18 +13,21 @@
 //   insecure: false,                                accept an untrusted certificate (--insecure)
 //   graphql: { url, wsUrl, operations: [{ name, kind, query, variables,
 //              reqBytes, resBytes, serverMs, serverFrom }] } | null,
-//   grpc: { addr, tls, importPaths, file, method ('pkg.Service/Method'), service, name,
-//           stream (server streaming), request, reqBytes, resBytes, messages, serverMs,
-//           serverFrom } | null,
+//   grpc: { addr, tls, importPaths, file, calls: [{ method ('pkg.Service/Method'), service,
+//           name, stream (server streaming), request (a set or sets: common/variables.js),
+//           reqBytes, resBytes, messages, serverMs, serverFrom }] } | null,
 //   lanes: [{ name, transport, tls }], skipped: [{ lane, reason }],
-//   measured: { calls, profile: 'lan', vus: 1 }, source: where the API was given
+//   measured: { calls, profile: 'lan', vus: 1 }, source: where the API was given,
+//   credentials: { headers, initPayload, metadata } (common/credentials.js: every value
+//                a ${VAR} reference, never a secret) | absent
 // }
 // Plain ES module with no k6 or Node imports.
+import { checkHeaders } from './credentials.js';
 import { configError } from './env.js';
 import { isLoopback } from './loopback.js';
 import { rawSetting } from './settings.js';
 
-export const API_PLAN_VERSION = 1;
+export const API_PLAN_VERSION = 2; // 2: grpc.calls (several methods), credentials
 
 // Every lane the scenario knows, in the order they run. kind: what the lane needs
 // (a GraphQL endpoint over http:// or https://, graphql-transport-ws, a gRPC method).
@@ -63,15 +66,20 @@ export function nominalPlan() {
     grpc: {
       addr: '127.0.0.1:1',
       tls: false,
-      method: 'api.Service/Method',
-      name: 'Method',
-      stream: false,
-      request: {},
-      reqBytes: 20,
-      resBytes: 200,
-      messages: 1,
-      serverMs: 5,
-      serverFrom: 'nominal',
+      calls: [
+        {
+          method: 'api.Service/Method',
+          service: 'api.Service',
+          name: 'Method',
+          stream: false,
+          request: {},
+          reqBytes: 20,
+          resBytes: 200,
+          messages: 1,
+          serverMs: 5,
+          serverFrom: 'nominal',
+        },
+      ],
     },
     lanes: ['http_fresh', 'http_keepalive', 'ws', 'grpc', 'grpc_fresh'].map(lane),
     skipped: [],
@@ -114,9 +122,30 @@ export function parseApiPlan(text, file, env = {}) {
     !(isObject(plan.graphql) && Array.isArray(plan.graphql.operations) && plan.graphql.operations.length)
   )
     fail('GraphQL lanes but no operations');
-  if (kinds.has('grpc') && !(isObject(plan.grpc) && plan.grpc.method && plan.grpc.file))
+  if (
+    kinds.has('grpc') &&
+    !(
+      isObject(plan.grpc) &&
+      plan.grpc.file &&
+      Array.isArray(plan.grpc.calls) &&
+      plan.grpc.calls.length &&
+      plan.grpc.calls.every((c) => isObject(c) && c.method && c.name)
+    )
+  )
     fail('gRPC lanes but no method or .proto file');
   if (!isObject(plan.hosts) || !Array.isArray(plan.proxies)) fail('no hosts or proxies');
+  if (plan.credentials !== undefined && plan.credentials !== null) {
+    const c = plan.credentials;
+    if (!isObject(c)) fail('"credentials" is not an object');
+    try {
+      checkHeaders(c.headers || {}, '"credentials.headers"');
+      if (c.metadata) checkHeaders(c.metadata, '"credentials.metadata"');
+    } catch (err) {
+      fail(String(err.message || err));
+    }
+    if (c.initPayload !== undefined && c.initPayload !== null && !isObject(c.initPayload))
+      fail('"credentials.initPayload" is not an object');
+  }
   for (const [from, to] of Object.entries(plan.hosts)) {
     if (!isLoopback(to)) fail(`the proxy for ${from} is at ${to}, not on loopback`);
     if (rawSetting(env, 'ALLOW_REMOTE_TARGET') !== '1' && !isLoopback(from)) {

@@ -23,7 +23,7 @@ const says = (what) => (err) => {
 
 // A plan as `k6pack up --api` writes it: GraphQL and a gRPC method behind their proxies.
 const PLAN = {
-  version: 1,
+  version: 2,
   toxiproxy: 'http://127.0.0.1:8474',
   proxies: ['api_graphql', 'api_grpc'],
   hosts: { '127.0.0.1:4100': '127.0.0.1:16000', 'localhost:50051': '127.0.0.1:16001' },
@@ -33,7 +33,8 @@ const PLAN = {
     wsUrl: 'ws://127.0.0.1:4100/graphql',
     operations: [{ name: 'Books', kind: 'query', query: '{ books { id } }', variables: {}, reqBytes: 60 }],
   },
-  grpc: { addr: 'localhost:50051', tls: false, file: 'api.proto', method: 'api.Books/List', name: 'List' },
+  grpc: { addr: 'localhost:50051', tls: false, file: 'api.proto', calls: [{ method: 'api.Books/List', name: 'List' }] },
+  credentials: { headers: { Authorization: 'Bearer ${API_TOKEN}' }, initPayload: null, metadata: null },
   lanes: [
     { name: 'http_keepalive', transport: 'http-keepalive', tls: false },
     { name: 'ws', transport: 'ws', tls: false },
@@ -73,7 +74,10 @@ test('the nominal plan: valid, five lanes over the nominal operation, nothing pr
   assert.deepEqual(plan.graphql.operations, [
     { ...NOMINAL_OPERATION, query: '{ __typename }', variables: {}, serverFrom: 'nominal' },
   ]);
-  assert.equal(plan.grpc.method, 'api.Service/Method');
+  assert.deepEqual(
+    plan.grpc.calls.map((c) => c.method),
+    ['api.Service/Method'],
+  );
   // Every lane's kind has what it needs but the .proto file: the nominal API is never run.
   assert.throws(() => parseApiPlan(JSON.stringify(plan), FILE), says('gRPC lanes but no method or .proto file'));
   assert.deepEqual(
@@ -116,8 +120,8 @@ test('a plan file that is no plan: one sentence each, naming the file', () => {
   );
   assert.throws(() => parseApiPlan('[1]', FILE), says('not a JSON object'));
   assert.throws(() => parseApiPlan('null', FILE), says('not a JSON object'));
-  assert.throws(() => parseApiPlan(text({ version: 2 }), FILE), says('version 2 is not 1'));
-  assert.throws(() => parseApiPlan(text({ version: undefined }), FILE), says('version undefined is not 1'));
+  assert.throws(() => parseApiPlan(text({ version: 1 }), FILE), says('version 1 is not 2'));
+  assert.throws(() => parseApiPlan(text({ version: undefined }), FILE), says('version undefined is not 2'));
   assert.throws(() => parseApiPlan(text({ lanes: [] }), FILE), says('no lanes to run'));
   assert.throws(() => parseApiPlan(text({ lanes: 'ws' }), FILE), says('no lanes to run'));
   assert.throws(
@@ -137,6 +141,18 @@ test('a plan file that is no plan: one sentence each, naming the file', () => {
   assert.throws(
     () => parseApiPlan(text({ grpc: { ...PLAN.grpc, file: undefined } }), FILE),
     says('gRPC lanes but no method or .proto file'),
+  );
+  assert.throws(
+    () => parseApiPlan(text({ grpc: { ...PLAN.grpc, calls: [] } }), FILE),
+    says('gRPC lanes but no method or .proto file'),
+  );
+  assert.throws(
+    () => parseApiPlan(text({ credentials: { headers: { 'a b': 'x' } } }), FILE),
+    says('"credentials.headers": "a b" is not a header name'),
+  );
+  assert.throws(
+    () => parseApiPlan(text({ credentials: { headers: {}, initPayload: 'x' } }), FILE),
+    says('"credentials.initPayload" is not an object'),
   );
   assert.throws(() => parseApiPlan(text({ hosts: undefined }), FILE), says('no hosts or proxies'));
   assert.throws(() => parseApiPlan(text({ proxies: {} }), FILE), says('no hosts or proxies'));

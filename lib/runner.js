@@ -153,7 +153,8 @@ export async function withRunStack(fn, { runDir, out, warn, trap }, hold, start 
 // seconds }] }: code is the first non-zero k6 exit, 1 if a server or toxiproxy
 // died (later profiles do not run).
 // opts: { k6, root (the results root), load, workload, metrics, k6Args, samples, dashboard, hold,
-// env (more -e variables), endpointsGone() -> lines naming endpoints outside the stack
+// env (more -e variables), processEnv (variables for k6's environment only, off its
+// command line: the api scenario's literal credentials), endpointsGone() -> lines naming endpoints outside the stack
 // that stopped answering (the api scenario's: the team's own servers) }.
 export async function runProfiles(
   stack,
@@ -171,6 +172,7 @@ export async function runProfiles(
     dashboard = false,
     hold,
     env: more = {},
+    processEnv = {},
     endpointsGone,
   },
   { out, warn, trap },
@@ -222,7 +224,7 @@ export async function runProfiles(
         k6,
         k6RunArgs(script, { env: { ...env, ...res.env }, args: [...res.args, ...k6Args] }),
         trap,
-        res.processEnv,
+        { ...processEnv, ...res.processEnv },
         (pid) => hold?.child(pid),
       );
     } finally {

@@ -38,6 +38,8 @@
  */
 import exec from 'k6/execution';
 import { parseApiPlan } from '../common/api.js';
+import { expandCredentials, redact, secretsOf } from '../common/credentials.js';
+import { variableSource } from '../common/variables.js';
 import { configError } from '../common/env.js';
 import { resolveFrom } from '../common/paths.js';
 import { formatMs } from '../common/results.js';
@@ -70,17 +72,35 @@ const API = readPlan();
 if (API) useToxiproxy(API.toxiproxy);
 keepFirstErrors();
 
+// The credentials' values, from k6's environment (common/credentials.js). A variable
+// that is not set stops the run in setup(), not here: `k6 inspect` sees no environment.
+function credentials() {
+  if (!API || !API.credentials) return { values: null, error: null };
+  try {
+    return { values: expandCredentials(API.credentials, __ENV), error: null };
+  } catch (err) {
+    return { values: null, error: String(err.message || err) };
+  }
+}
+const CREDENTIALS = credentials();
+const SECRETS = CREDENTIALS.values ? secretsOf(CREDENTIALS.values) : [];
+const given = (obj) => (obj && Object.keys(obj).length ? obj : undefined);
+const HEADERS = CREDENTIALS.values ? given(CREDENTIALS.values.headers) : undefined;
+const INIT_PAYLOAD = CREDENTIALS.values ? CREDENTIALS.values.initPayload || undefined : undefined;
+const METADATA = CREDENTIALS.values ? given(CREDENTIALS.values.metadata) : undefined;
+
 const decl = declare(__ENV, API);
 if (!API) {
   decl.refuse =
     'scenarios/api.js runs your own API: give -e API=<plan file> (`npx k6pack up --api …` writes one and prints the command), or run `npx k6pack run api --graphql URL --operations FILE` (docs/your-api.md)';
-}
+} else if (CREDENTIALS.error) decl.refuse = CREDENTIALS.error;
 
 // Under the table: what the budgets were built on, and what did not run.
 function notes() {
   if (!API) return [];
   const h = apiHints(API);
   return [
+    ...(h.credentials ? [`credentials: ${h.credentials}`] : []),
     `server time measured before the run (lan, 1 VU, ${(API.measured && API.measured.calls) || '?'} calls each): ${h.serverTime.map((t) => `${t.op} ${formatMs(t.ms)} (${t.from})`).join(', ')}`,
     // Lanes not run, grouped by reason.
     ...[...new Set(h.skipped.map((sk) => sk.reason))].map(
@@ -94,19 +114,35 @@ function notes() {
 }
 
 const s = defineScenario(decl, { notes });
-export const { options, setup, teardown, handleSummary } = s;
+export const { options, setup, teardown } = s;
+
+// Every file and line the summary writes, with any credential value hidden (an error an
+// endpoint echoed may hold one).
+export function handleSummary(data) {
+  const out = s.handleSummary(data);
+  if (!SECRETS.length) return out;
+  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, typeof v === 'string' ? redact(v, SECRETS) : v]));
+}
 
 // ---- GraphQL: the operations take turns, the same on every lane ----
+// Each operation's variables: one set, or sets cycled per call from the VU's own offset,
+// templates filled per call (common/variables.js; each VU counts its own calls).
 const OPS =
   API && API.graphql
-    ? API.graphql.operations.map((o) => ({ query: o.query, variables: o.variables, tags: { op: o.name } }))
+    ? API.graphql.operations.map((o) => ({ query: o.query, next: variableSource(o.variables), tags: { op: o.name } }))
     : [];
+const callOf = (op) => ({ query: op.query, variables: op.next(exec.vu.idInTest), tags: op.tags });
 const GRAPHQL_URL = API && API.graphql ? API.graphql.url : null;
 const WS_URL = API && API.graphql ? API.graphql.wsUrl : null;
 
 function httpOp(transport, tls) {
-  const op = OPS[exec.vu.iterationInScenario % OPS.length];
-  graphqlHttp({ transport, tls, url: GRAPHQL_URL, query: op.query, variables: op.variables, tags: op.tags });
+  graphqlHttp({
+    transport,
+    tls,
+    url: GRAPHQL_URL,
+    ...callOf(OPS[exec.vu.iterationInScenario % OPS.length]),
+    headers: HEADERS,
+  });
 }
 
 export function httpFresh() {
@@ -129,7 +165,15 @@ export function http2() {
 // workload one socket per arrival, for WS_OPEN_OPS operations.
 const maxOps = s.plan.workload === 'open' ? WS_OPEN_OPS : undefined;
 function wsLane(tls) {
-  return wsSession({ tls, url: WS_URL, tags: {}, maxOps, op: (socket, i) => socket.execute(OPS[i % OPS.length]) });
+  return wsSession({
+    tls,
+    url: WS_URL,
+    tags: {},
+    maxOps,
+    headers: HEADERS,
+    initPayload: INIT_PAYLOAD,
+    op: (socket, i) => socket.execute(callOf(OPS[i % OPS.length])),
+  });
 }
 export function ws() {
   return wsLane(false);
@@ -139,18 +183,29 @@ export function wss() {
 }
 
 // ---- gRPC: init context loads the proto, one client per channel kind ----
+// The calls take turns: the unary ones on grpc and grpc_fresh, the streaming ones on
+// grpc_stream; each request from its set(s) and templates (common/variables.js).
 const G = API && API.grpc;
-const channel = () => new Channel(newClient(G.importPaths, G.file), { tls: G.tls, addr: G.addr, service: G.service });
+const channel = () => new Channel(newClient(G.importPaths, G.file), { tls: G.tls, addr: G.addr, metadata: METADATA });
 const warm = G ? channel() : null;
 const fresh = G && API.lanes.some((l) => l.name === 'grpc_fresh') ? channel() : null;
-const GRPC_TAGS = G ? { op: G.name } : null;
+const callsOf = (stream) =>
+  (G ? G.calls : [])
+    .filter((c) => Boolean(c.stream) === stream)
+    .map((c) => ({ method: c.method, next: variableSource(c.request), tags: { op: c.name } }));
+const UNARY = callsOf(false);
+const STREAMS = callsOf(true);
+const turnOf = (calls) => calls[exec.vu.iterationInScenario % calls.length];
 
 export function grpcWarm() {
-  warm.call(G.name, G.request, { tags: GRPC_TAGS });
+  const c = turnOf(UNARY);
+  warm.call(c.method, c.next(exec.vu.idInTest), { tags: c.tags });
 }
 export function grpcFresh() {
-  fresh.call(G.name, G.request, { tags: GRPC_TAGS, fresh: true });
+  const c = turnOf(UNARY);
+  fresh.call(c.method, c.next(exec.vu.idInTest), { tags: c.tags, fresh: true });
 }
 export async function grpcStream() {
-  await warm.stream(G.name, G.request, { tags: GRPC_TAGS });
+  const c = turnOf(STREAMS);
+  await warm.stream(c.method, c.next(exec.vu.idInTest), { tags: c.tags });
 }

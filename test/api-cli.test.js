@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { PORT_WAIT_MS } from '../lib/ports.js';
 import { cliEnv, runCli, waitFor } from './helpers/cli.js';
 import { OPS, PROTO, startYoga, VARS } from './helpers/api-servers.js';
-import { apiArgs, apiServers, GET_FEATURE, nothingLeft, scratch, summaries } from './helpers/api-run.js';
+import { apiArgs, apiServers, GET_FEATURE, nothingLeft, scratch, summaries, TOKEN } from './helpers/api-run.js';
 
 const file = scratch();
 const servers = apiServers();
@@ -130,6 +130,81 @@ describe('bad input: one line naming what is at fault, exit 2, nothing left runn
         /^k6pack: 192\.0\.2\.1 is not a loopback address: the pack only loads 127\.0\.0\.1\/::1 unless you set ALLOW_REMOTE_TARGET=1 on purpose$/,
       ],
       ['no API at all', ['run', 'api'], /^k6pack: give --graphql URL, --grpc ADDR or both/],
+      // Changing data (common/variables.js) and several calls: each set, filled, checked.
+      [
+        'a variable set of an array of the wrong type',
+        [
+          ...g,
+          '--operations',
+          OPS,
+          '--variables',
+          file('sets.json', {
+            GetBook: [{ id: '1' }, { id: '2' }],
+            FirstBooks: [{ first: 1 }, { first: 'ten' }],
+            Review: { bookId: '1', stars: 4, id: 'r-{{uuid}}' },
+          }),
+        ],
+        /^k6pack: .*sets\.json \(set 2 of 2\): operation FirstBooks: Variable "\$first" got invalid value "ten"/,
+      ],
+      [
+        'a request template that does not fit the message',
+        [...rg, '--call', 'routeguide.RouteGuide/GetFeature', '--request', '{"latitude": "{{uuid}}"}'],
+        /^k6pack: --request: does not fit routeguide\.Point .*: latitude: "00000000-0000-4000-8000-000000000000" is not a 32-bit integer \(int32\)$/,
+      ],
+      [
+        'a --call given twice',
+        [...rg, '--call', 'routeguide.RouteGuide/GetFeature', '--call', 'routeguide.RouteGuide/GetFeature'],
+        /^k6pack: --call routeguide\.RouteGuide\/GetFeature is given twice: give its requests as one JSON array, cycled per call$/,
+      ],
+      [
+        'two --call and one --request',
+        [
+          ...rg,
+          '--call',
+          'routeguide.RouteGuide/GetFeature',
+          '--call',
+          'routeguide.RouteGuide/ListFeatures',
+          '--request',
+          '{}',
+        ],
+        /^k6pack: 2 --call and 1 requests: give one --request \(or --request-file\) per --call, in the same order, or none$/,
+      ],
+      // Credentials (common/credentials.js): an endpoint that refuses, during discovery.
+      [
+        'a GraphQL endpoint that wants a token, given none',
+        apiArgs(servers.yogaAuth.url),
+        /^k6pack: GraphQL endpoint http:\/\/127\.0\.0\.1:\d+\/graphql: HTTP 401 during discovery: it wants credentials: give them with --header 'Authorization: Bearer \$\{API_TOKEN\}' \(or "headers" in the --api file\)$/,
+      ],
+      [
+        'a wrong token',
+        apiArgs(servers.yogaAuth.url, '--header', 'Authorization: Bearer wrong-token-0123456789'),
+        /^k6pack: GraphQL endpoint http:\/\/127\.0\.0\.1:\d+\/graphql: HTTP 401 during discovery: it refused Authorization: check their values/,
+      ],
+      [
+        'a header naming a variable that is not set',
+        apiArgs(servers.yogaAuth.url, '--header', 'Authorization: Bearer ${K6PACK_TEST_UNSET_TOKEN}'),
+        /^k6pack: header Authorization: \$\{K6PACK_TEST_UNSET_TOKEN\} is not set: export K6PACK_TEST_UNSET_TOKEN before running/,
+      ],
+      [
+        'graphql-ws that wants the token in connection_init, given none',
+        apiArgs(servers.yogaAuth.url, '--header', `Authorization: Bearer ${TOKEN}`),
+        /^k6pack: WebSocket endpoint ws:\/\/127\.0\.0\.1:\d+\/graphql: closed 4403 Forbidden during discovery: it wants credentials: give them with --init-payload '\{"authorization": "Bearer \$\{API_TOKEN\}"\}'/,
+      ],
+      [
+        'a gRPC method that wants a token, given none',
+        ['run', 'api', '--grpc', servers.routeGuideAuth.addr, ...GET_FEATURE],
+        /^k6pack: gRPC endpoint 127\.0\.0\.1:\d+: gRPC status UNAUTHENTICATED \(16\): a bearer token is required during discovery: it wants credentials: give them with --header 'authorization: Bearer \$\{API_TOKEN\}'/,
+      ],
+      [
+        'a header without a colon',
+        apiArgs(servers.yoga.url, '--header', 'Authorization Bearer x'),
+        /^k6pack: --header "Authorization Bearer x": give 'Name: value', e\.g\. 'Authorization: Bearer \$\{API_TOKEN\}'$/,
+      ],
+      [
+        'an init payload that is not JSON',
+        apiArgs(servers.yoga.url, '--init-payload', '{token: 1}'),
+        /^k6pack: --init-payload \{token: 1\}: not valid JSON .*: give an object/,
+      ],
       [
         'API flags on another scenario',
         ['run', 'ws-vs-http', '--graphql', servers.yoga.url],
@@ -146,6 +221,10 @@ describe('bad input: one line naming what is at fault, exit 2, nothing left runn
       assert.equal(r.exitCode, 2, `${what}: ${r.stdout}${r.stderr}`);
       assert.match(r.stderr, message, what);
       assert.equal(r.stderr.trim().split('\n').length, 1, `${what}: one line: ${r.stderr}`);
+      assert.ok(
+        !`${r.stdout}${r.stderr}`.includes(TOKEN) && !r.stderr.includes('wrong-token'),
+        `${what}: a token shown`,
+      );
       await nothingLeft(env, ports);
     }
   });

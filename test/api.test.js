@@ -17,7 +17,18 @@ import { runK6 } from '../dev/k6.js';
 import { startTestStack } from '../dev/stack.js';
 import { cliEnv, portsInUse, runCli } from './helpers/cli.js';
 import { OPS, PROTO, startRouteGuide, startYoga, VARS } from './helpers/api-servers.js';
-import { apiArgs, apiServers, GET_FEATURE, LIST_FEATURES, nothingLeft, scratch, summaries } from './helpers/api-run.js';
+import {
+  apiArgs,
+  apiServers,
+  CREDENTIALS,
+  filesHolding,
+  GET_FEATURE,
+  LIST_FEATURES,
+  nothingLeft,
+  scratch,
+  summaries,
+  TOKEN,
+} from './helpers/api-run.js';
 
 const file = scratch();
 const servers = apiServers();
@@ -29,32 +40,38 @@ const p50 = (doc, lane) =>
 
 describe('discovery, lanes and the verdict', () => {
   test(
-    'GraphQL with graphql-ws and a unary gRPC method under lan: every lane that applies runs, the others say why; report draws it',
+    'GraphQL with graphql-ws, and two gRPC calls (unary, server streaming), that ask for a bearer token, under lan: every lane that applies runs with the credentials and changing data, each call its own row, the others say why; no token in any output; report draws it',
     { timeout: 180000 },
     async (t) => {
       const { env, ports, runDir, cleanup } = await cliEnv({ api: true });
       t.after(cleanup);
       const r = await runCli(
         apiArgs(
-          servers.yoga.url,
+          servers.yogaAuth.url,
           '--grpc',
-          servers.routeGuide.addr,
+          servers.routeGuideAuth.addr,
           ...GET_FEATURE,
+          ...LIST_FEATURES.slice(2), // its --call and --request (the same --proto)
+          ...CREDENTIALS,
           '--profile',
           'lan',
           '--load',
           'smoke',
         ),
-        { env, timeoutMs: 150000 },
+        { env: { ...env, API_TOKEN: TOKEN }, timeoutMs: 150000 },
       );
       assert.equal(r.exitCode, 0, r.stdout + r.stderr);
-      assert.match(r.stdout, /== lanes: http_fresh, http_keepalive, ws, grpc, grpc_fresh\n/);
-      assert.match(r.stdout, /== not run: https_fresh: the GraphQL endpoint is cleartext/);
-      assert.match(r.stdout, /== not run: http2: the GraphQL endpoint is cleartext/);
-      assert.match(r.stdout, /== not run: grpc_stream: routeguide\.RouteGuide\/GetFeature is unary/);
       assert.match(
         r.stdout,
-        /== your API: .*introspection on.*3 operations: GetBook, FirstBooks, Review; gRPC .* \(plaintext, no TLS; unary\)/,
+        /== credentials: header Authorization, an init payload \(authorization\) \(values hidden\)\n/,
+      );
+      assert.match(r.stdout, /== lanes: http_fresh, http_keepalive, ws, grpc, grpc_fresh, grpc_stream\n/);
+      assert.match(r.stdout, /== not run: https_fresh: the GraphQL endpoint is cleartext/);
+      assert.match(r.stdout, /== not run: http2: the GraphQL endpoint is cleartext/);
+      assert.doesNotMatch(r.stdout, /== not run: grpc/);
+      assert.match(
+        r.stdout,
+        /== your API: .*introspection on.*3 operations: GetBook, FirstBooks, Review; gRPC 127\.0\.0\.1:\d+ \(plaintext, no TLS\): routeguide\.RouteGuide\/GetFeature \(unary\), routeguide\.RouteGuide\/ListFeatures \(server streaming\)\n/,
       );
       assert.match(
         r.stdout,
@@ -62,7 +79,21 @@ describe('discovery, lanes and the verdict', () => {
       );
       assert.match(r.stdout, /starting toxiproxy for this run/, 'the reference servers are not needed');
       const doc = summaries(runDir).lan;
-      assert.deepEqual(lanesOf(doc).sort(), ['grpc', 'grpc_fresh', 'http_fresh', 'http_keepalive', 'ws']);
+      assert.deepEqual(lanesOf(doc).sort(), [
+        'grpc',
+        'grpc_fresh',
+        'grpc_stream',
+        'http_fresh',
+        'http_keepalive',
+        'ws',
+      ]);
+      // Each gRPC call is a row of the lanes of its kind.
+      const opsOf = (lane) => [
+        ...new Set(doc.rows.filter((x) => x.lane === lane && x.latency.count).map((x) => x.dims.op)),
+      ];
+      assert.deepEqual(opsOf('grpc'), ['GetFeature']);
+      assert.deepEqual(opsOf('grpc_fresh'), ['GetFeature']);
+      assert.deepEqual(opsOf('grpc_stream'), ['ListFeatures']);
       // Each operation is a row of every GraphQL lane.
       for (const lane of ['http_fresh', 'http_keepalive', 'ws']) {
         assert.deepEqual(
@@ -85,15 +116,24 @@ describe('discovery, lanes and the verdict', () => {
         JSON.stringify(doc.run.hints.api.serverTime),
       );
       assert.match(readFileSync(join(doc.dir, 'summary.md'), 'utf8'), /> lan p50 at c1: /);
+      assert.equal(
+        doc.run.hints.api.credentials,
+        'header Authorization, an init payload (authorization) (values hidden)',
+      );
       const report = await runCli(['report', doc.dir], { env });
       assert.equal(report.exitCode, 0, report.stderr);
       assert.ok(existsSync(join(doc.dir, 'report.html')));
+      // The token (given literally, and through API_TOKEN) is in no output and no file of the run.
+      for (const [what, text] of Object.entries({ stdout: r.stdout, stderr: r.stderr, report: report.stdout }))
+        assert.ok(!text.includes(TOKEN), `${what} holds the token`);
+      assert.deepEqual(filesHolding(join(runDir, 'results'), TOKEN), []);
+      assert.deepEqual(filesHolding(runDir, TOKEN), []);
       await nothingLeft(env, ports);
     },
   );
 
   test(
-    'a server without graphql-ws and a server-streaming method, from a config file, under lte: ws skipped with its reason; every lane pays the network',
+    'the gate on your API: a server without graphql-ws and a server-streaming method, from a config file, under lte: ws skipped with its reason; every lane pays the network; the gate files',
     { timeout: 180000 },
     async (t) => {
       const { env, runDir, cleanup } = await cliEnv({ api: true });
@@ -107,11 +147,16 @@ describe('discovery, lanes and the verdict', () => {
         call: 'routeguide.RouteGuide/ListFeatures',
         request: JSON.parse(LIST_FEATURES.at(-1)),
       });
-      const r = await runCli(['run', 'api', '--api', config, '--profile', 'lte', '--load', 'smoke'], {
+      const gateDir = join(runDir, 'results');
+      const r = await runCli(['gate', '--api', config, '--profile', 'lte', '--load', 'smoke', '--results', gateDir], {
         env,
         timeoutMs: 150000,
       });
       assert.equal(r.exitCode, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /== gate: 1 scenario \(api\) × lte, load smoke/);
+      assert.match(readFileSync(join(gateDir, 'gate.md'), 'utf8'), /\| api \| lte \| 0 \| .* \| ✅ \d+ passed \|/);
+      assert.match(readFileSync(join(gateDir, 'junit.xml'), 'utf8'), /<testsuite name="api \(lte\)/);
+      assert.ok(existsSync(join(gateDir, 'report.html')));
       assert.match(r.stdout, /== lanes: http_fresh, http_keepalive, grpc_stream\n/);
       assert.match(
         r.stdout,
@@ -267,28 +312,42 @@ describe('discovery, lanes and the verdict', () => {
 test('up --api, then plain k6 with the plan file, then down', { timeout: 150000 }, async (t) => {
   const { env, ports, runDir, cleanup } = await cliEnv({ api: true });
   t.after(cleanup);
+  // Credentials from the config file, naming API_TOKEN: plain k6 reads it from its environment.
   const config = file('up.json', {
-    graphql: servers.yoga.url,
+    graphql: servers.yogaAuth.url,
     operations: OPS,
     variables: VARS,
-    grpc: servers.routeGuide.addr,
+    grpc: servers.routeGuideAuth.addr,
     proto: PROTO,
     call: 'routeguide.RouteGuide/GetFeature',
     request: { latitude: 1, longitude: 2 },
+    headers: { Authorization: 'Bearer ${API_TOKEN}' },
+    initPayload: { authorization: 'Bearer ${API_TOKEN}' },
   });
-  const up = await runCli(['up', '--api', config, '--profile', '3g'], { env, timeoutMs: 60000 });
+  const up = await runCli(['up', '--api', config, '--profile', '3g'], {
+    env: { ...env, API_TOKEN: TOKEN },
+    timeoutMs: 60000,
+  });
   assert.equal(up.exitCode, 0, up.stdout + up.stderr);
   const plan = join(runDir, 'api-plan.json');
   assert.ok(up.stdout.includes(`-e API=${plan}`), up.stdout);
   const status = await runCli(['status'], { env });
   assert.match(
     status.stdout,
-    new RegExp(`api_graphql 127\\.0\\.0\\.1:${ports.PROXY_API_GRAPHQL_PORT} -> 127\\.0\\.0\\.1:${servers.yoga.port}`),
+    new RegExp(
+      `api_graphql 127\\.0\\.0\\.1:${ports.PROXY_API_GRAPHQL_PORT} -> 127\\.0\\.0\\.1:${servers.yogaAuth.port}`,
+    ),
   );
   assert.match(status.stdout, /api_grpc .*\n\s+link_upstream: link upstream handshake=300 /);
-  const k6 = await runK6(SCRIPT, { env: { API: plan, PROFILE: 'lte', LOAD: 'smoke' }, timeoutMs: 120000 });
+  assert.ok(!readFileSync(plan, 'utf8').includes(TOKEN), 'the plan file holds no token');
+  const k6 = await runK6(SCRIPT, {
+    env: { API: plan, PROFILE: 'lte', LOAD: 'smoke' },
+    processEnv: { API_TOKEN: TOKEN },
+    timeoutMs: 120000,
+  });
   assert.equal(k6.code, 0, k6.stdout + k6.stderr.slice(-3000));
   assert.match(k6.stdout, /lte \(R 70 ms\) p50 at c1: /);
+  assert.ok(!k6.stdout.includes(TOKEN) && !k6.stderr.includes(TOKEN), 'no token in k6 output');
   // teardown put back what up applied (3g)
   assert.match(
     (await runCli(['status'], { env })).stdout,

@@ -7,6 +7,8 @@
 //
 //   node examples/api/route-guide-server.js            127.0.0.1:50151, plaintext
 //   PORT=50200 TLS=on node examples/api/route-guide-server.js   TLS, self-signed certificate
+//   TOKEN=s3cret node examples/api/route-guide-server.js        asks for `authorization: Bearer s3cret`
+//                                                               metadata on every call (else UNAUTHENTICATED)
 //
 // Stops on SIGINT/SIGTERM. Listens on 127.0.0.1 only.
 import { dirname, join } from 'node:path';
@@ -17,6 +19,7 @@ import { selfSignedPem } from './self-signed.js';
 
 const PORT = Number(process.env.PORT || 50151);
 const TLS = process.env.TLS === 'on';
+const BEARER = process.env.TOKEN ? `Bearer ${process.env.TOKEN}` : null;
 const PROTO = join(dirname(fileURLToPath(import.meta.url)), 'route_guide.proto');
 
 const definition = protoLoader.loadSync(PROTO, {
@@ -48,10 +51,18 @@ function inside(rect, p) {
   return between(p.latitude, lo.latitude, hi.latitude) && between(p.longitude, lo.longitude, hi.longitude);
 }
 
+// With TOKEN, a call without the bearer token in its metadata fails UNAUTHENTICATED.
+const allowed = (call) => !BEARER || call.metadata.get('authorization')[0] === BEARER;
+const UNAUTHENTICATED = { code: grpc.status.UNAUTHENTICATED, details: 'a bearer token is required' };
+
 const server = new grpc.Server();
 server.addService(routeguide.RouteGuide.service, {
-  getFeature: (call, callback) => callback(null, at(call.request)),
+  getFeature: (call, callback) => (allowed(call) ? callback(null, at(call.request)) : callback(UNAUTHENTICATED)),
   listFeatures: (call) => {
+    if (!allowed(call)) {
+      call.emit('error', UNAUTHENTICATED);
+      return;
+    }
     for (const f of features) if (inside(call.request, f.location)) call.write(f);
     call.end();
   },
@@ -72,7 +83,9 @@ server.bindAsync(`127.0.0.1:${PORT}`, await credentials(), (err) => {
     console.error(`route-guide-server: ${err.message}`);
     process.exit(1);
   }
-  console.log(`route-guide-server: routeguide.RouteGuide on 127.0.0.1:${PORT} (${TLS ? 'TLS' : 'plaintext'})`);
+  console.log(
+    `route-guide-server: routeguide.RouteGuide on 127.0.0.1:${PORT} (${TLS ? 'TLS' : 'plaintext'}${BEARER ? ', a bearer token required' : ''})`,
+  );
 });
 
 const stop = () => server.tryShutdown(() => process.exit(0));

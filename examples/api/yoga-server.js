@@ -5,6 +5,9 @@
 //   node examples/api/yoga-server.js                  http://127.0.0.1:4100/graphql (+ ws://)
 //   PORT=4200 WS=off node examples/api/yoga-server.js  HTTP only: the pack skips the ws lane
 //   TLS=on node examples/api/yoga-server.js            https:// (HTTP/1.1) with a self-signed certificate
+//   TOKEN=s3cret node examples/api/yoga-server.js      asks for `Authorization: Bearer s3cret` on every
+//                                                      request (else 401) and `{"authorization": "Bearer
+//                                                      s3cret"}` in connection_init (else close 4403)
 //
 // Stops on SIGINT/SIGTERM. Listens on 127.0.0.1 only.
 import { createServer as createHttp } from 'node:http';
@@ -17,6 +20,7 @@ import { selfSignedPem } from './self-signed.js';
 const PORT = Number(process.env.PORT || 4100);
 const WS = process.env.WS !== 'off';
 const TLS = process.env.TLS === 'on';
+const BEARER = process.env.TOKEN ? `Bearer ${process.env.TOKEN}` : null;
 
 const books = Array.from({ length: 50 }, (_, i) => ({
   id: String(i + 1),
@@ -24,6 +28,9 @@ const books = Array.from({ length: 50 }, (_, i) => ({
   year: 1950 + i,
   reviews: [],
 }));
+
+const reviewIds = new Set();
+const MAX_REVIEW_IDS = 1_000_000;
 
 const schema = createSchema({
   typeDefs: /* GraphQL */ `
@@ -43,7 +50,7 @@ const schema = createSchema({
       broken: String!
     }
     type Mutation {
-      review(bookId: ID!, stars: Int!, text: String): Review!
+      review(id: ID!, bookId: ID!, stars: Int!, text: String): Review!
     }
   `,
   resolvers: {
@@ -56,9 +63,15 @@ const schema = createSchema({
       },
     },
     Mutation: {
-      review: (_, { bookId, stars, text }) => {
+      // Each review is created once: an id used before is refused, as a real API refuses a
+      // second create (the pack's templates, {{uuid}}, give a new one per call).
+      review: (_, { id, bookId, stars, text }) => {
+        if (reviewIds.has(id)) throw new Error(`review ${id} exists: each review needs a new id`);
         const book = books.find((b) => b.id === bookId);
         if (!book) throw new Error(`no book ${bookId}`);
+        reviewIds.add(id);
+        // Bounded: the oldest ids are forgotten past a million.
+        if (reviewIds.size > MAX_REVIEW_IDS) reviewIds.delete(reviewIds.values().next().value);
         const review = { stars, text };
         book.reviews = [review, ...book.reviews].slice(0, 10);
         return review;
@@ -69,13 +82,24 @@ const schema = createSchema({
 
 const yoga = createYoga({ schema, logging: false, maskedErrors: false, graphiql: false });
 
-const server = TLS ? createHttps(await selfSignedPem(), yoga) : createHttp(yoga);
+// With TOKEN, a request without the bearer token gets 401, as an API behind a gateway does.
+function handler(req, res) {
+  if (BEARER && req.headers.authorization !== BEARER) {
+    res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' });
+    res.end('{"errors":[{"message":"unauthorized: a bearer token is required"}]}');
+    return;
+  }
+  yoga(req, res);
+}
+const server = TLS ? createHttps(await selfSignedPem(), handler) : createHttp(handler);
 let wsCleanup = null;
 if (WS) {
   // The graphql-ws recipe from yoga's documentation: yoga parses, validates and executes.
   const wsServer = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
   wsCleanup = useServer(
     {
+      // graphql-ws closes with 4403 Forbidden when onConnect returns false.
+      onConnect: (ctx) => !BEARER || (ctx.connectionParams && ctx.connectionParams.authorization) === BEARER,
       execute: (args) => args.rootValue.execute(args),
       subscribe: (args) => args.rootValue.subscribe(args),
       onSubscribe: async (ctx, _id, params) => {
@@ -105,7 +129,7 @@ if (WS) {
 
 server.listen(PORT, '127.0.0.1', () => {
   console.log(
-    `yoga-server: ${TLS ? 'https' : 'http'}://127.0.0.1:${PORT}/graphql${WS ? ` and ${TLS ? 'wss' : 'ws'}://127.0.0.1:${PORT}/graphql (graphql-ws)` : ' (no WebSocket)'}`,
+    `yoga-server: ${TLS ? 'https' : 'http'}://127.0.0.1:${PORT}/graphql${WS ? ` and ${TLS ? 'wss' : 'ws'}://127.0.0.1:${PORT}/graphql (graphql-ws)` : ' (no WebSocket)'}${BEARER ? ', a bearer token required' : ''}`,
   );
 });
 server.on('error', (err) => {

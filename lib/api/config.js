@@ -7,8 +7,11 @@
 //   --operations FILE     a .graphql file of named operations
 //   --variables FILE      JSON keyed by operation name (in the config file: a path or the object)
 //   --grpc ADDR           host:port of a gRPC server; --tls for a TLS port
-//   --proto FILE --call pkg.Service/Method --request JSON | --request-file FILE
+//   --proto FILE --call pkg.Service/Method --request JSON | --request-file FILE (an object,
+//                         or an array cycled per call; {{vu}} {{iter}} {{uuid}}: common/variables.js)
 //   --insecure            accept an untrusted certificate (GraphQL https and gRPC TLS)
+//   --header 'Name: value' (repeatable), --init-payload JSON: credentials (common/credentials.js);
+//                         the file's headers, initPayload and metadata (gRPC's, when not the headers)
 // Paths in the config file are relative to the file; on the command line, to the
 // working directory. Flags given with --api override the file's fields.
 import { existsSync, readFileSync } from 'node:fs';
@@ -16,6 +19,7 @@ import { dirname, resolve } from 'node:path';
 import { hostOf, isLoopbackHost } from '../../common/loopback.js';
 import { UsageError } from '../cli-support.js';
 import { rawSetting } from '../../common/settings.js';
+import { checkHeaders, expandCredentials, parseHeader } from '../../common/credentials.js';
 
 export const API_FIELDS = [
   'graphql',
@@ -29,10 +33,23 @@ export const API_FIELDS = [
   'call',
   'request',
   'requestFile',
+  'calls',
+  'headers',
+  'initPayload',
+  'metadata',
 ];
-const FLAG = { requestFile: '--request-file' };
+const FLAG = {
+  requestFile: '--request-file',
+  headers: '--header',
+  initPayload: '--init-payload',
+  metadata: '"metadata"',
+};
 export const flagOf = (field) => FLAG[field] || `--${field}`;
 const PATHS = ['operations', 'variables', 'proto', 'requestFile'];
+// Given by --header and --init-payload (credentialsOf), and by repeatable --call,
+// --request and --request-file (callsOf): not copied from the flags as they are.
+const CREDENTIAL_FIELDS = ['headers', 'initPayload', 'metadata'];
+const CALL_FIELDS = ['call', 'request', 'requestFile', 'calls'];
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -62,19 +79,147 @@ function fromFile(file) {
   for (const k of API_FIELDS) {
     if (doc[k] === undefined) continue;
     const v = doc[k];
-    if (['tls', 'insecure'].includes(k)) {
+    if (k === 'headers' || k === 'metadata') {
+      asUsage(() => checkHeaders(v, `API config ${file}: "${k}"`));
+    } else if (k === 'initPayload') {
+      if (!isObject(v)) throw new UsageError(`API config ${file}: "initPayload" must be a JSON object`);
+    } else if (['tls', 'insecure'].includes(k)) {
       if (typeof v !== 'boolean') throw new UsageError(`API config ${file}: "${k}" must be true or false`);
-    } else if (k === 'variables' || k === 'request') {
+    } else if (k === 'variables') {
       if (typeof v !== 'string' && !isObject(v))
         throw new UsageError(
-          `API config ${file}: "${k}" must be ${k === 'variables' ? 'a file path or an object keyed by operation name' : 'the request as a JSON object'}`,
+          `API config ${file}: "variables" must be a file path or an object keyed by operation name`,
         );
+    } else if (k === 'calls') {
+      if (!Array.isArray(v) || !v.length || !v.every((c) => isObject(c) && typeof c.call === 'string'))
+        throw new UsageError(
+          `API config ${file}: "calls" must be a non-empty array of {"call": "pkg.Service/Method", "request": {…}} (or "requestFile")`,
+        );
+      for (const c of v) {
+        const extraKey = Object.keys(c).find((x) => !['call', 'request', 'requestFile'].includes(x));
+        if (extraKey)
+          throw new UsageError(
+            `API config ${file}: "calls": unknown field "${extraKey}" (fields: call, request, requestFile)`,
+          );
+      }
+      out.calls = v.map((c) => (c.requestFile ? { ...c, requestFile: resolve(base, String(c.requestFile)) } : c));
+      continue;
+    } else if (k === 'request') {
+      if (typeof v !== 'string' && !isObject(v) && !Array.isArray(v))
+        throw new UsageError(`API config ${file}: "request" must be the request as a JSON object, or an array of them`);
     } else if (typeof v !== 'string' || !v)
       throw new UsageError(`API config ${file}: "${k}" must be a non-empty string`);
     out[k] = PATHS.includes(k) && typeof v === 'string' ? resolve(base, v) : v;
   }
   // A request given as text in the file is JSON text, as on the command line.
   return out;
+}
+
+// common/credentials.js throws its one line as a string: a UsageError here.
+function asUsage(fn) {
+  try {
+    return fn();
+  } catch (err) {
+    if (typeof err === 'string') throw new UsageError(err);
+    throw err;
+  }
+}
+
+// The credentials given: the file's, then the flags' (a --header replaces the file's
+// header of the same name). -> { headers, initPayload, metadata } (values unexpanded)
+function credentialsOf(cfg, opts) {
+  const headers = { ...(cfg.headers || {}) };
+  for (const line of opts.header || []) {
+    const [name, value] = asUsage(() => parseHeader(line));
+    for (const k of Object.keys(headers)) if (k.toLowerCase() === name.toLowerCase()) delete headers[k];
+    headers[name] = value;
+  }
+  let initPayload = cfg.initPayload || null;
+  if (opts.initPayload !== undefined) {
+    try {
+      initPayload = JSON.parse(opts.initPayload);
+    } catch (err) {
+      throw new UsageError(
+        `--init-payload ${opts.initPayload}: not valid JSON (${String(err.message).split('\n')[0]}): give an object, e.g. '{"authorization": "Bearer \${API_TOKEN}"}'`,
+      );
+    }
+    if (!isObject(initPayload))
+      throw new UsageError(
+        `--init-payload must be a JSON object (the connection_init payload), not ${opts.initPayload}`,
+      );
+  }
+  return { headers, initPayload, metadata: cfg.metadata || null };
+}
+
+// The gRPC calls given: the flags' (--call repeatable, the i-th --request or --request-file
+// for the i-th --call), else the file's ("calls", or "call" with "request"); a lone
+// --request beside a file's one call replaces its request. -> [{ call, request }]
+function callsOf(cfg, opts, cwd) {
+  const list = (v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+  const flagCalls = list(opts.call);
+  const texts = list(opts.request);
+  const files = list(opts.requestFile).map((f) => resolve(cwd, f));
+  if (texts.length && files.length)
+    throw new UsageError('give the gRPC requests one way: --request JSON or --request-file FILE, not both');
+  const flagRequests = texts.length
+    ? texts.map((request) => ({ request }))
+    : files.map((requestFile) => ({ requestFile }));
+  let calls;
+  if (flagCalls.length) {
+    if (flagCalls.length === 1 && flagRequests.length > 1)
+      throw new UsageError(
+        "one --call and several requests: give them as one JSON array (--request '[{…}, {…}]'), cycled per call",
+      );
+    if (flagCalls.length > 1 && flagRequests.length && flagRequests.length !== flagCalls.length)
+      throw new UsageError(
+        `${flagCalls.length} --call and ${flagRequests.length} requests: give one --request (or --request-file) per --call, in the same order, or none`,
+      );
+    calls = flagCalls.map((call, i) => ({ call, ...(flagRequests[i] || {}) }));
+  } else {
+    if (cfg.calls && (cfg.call || cfg.request !== undefined || cfg.requestFile !== undefined))
+      throw new UsageError('the API config gives "calls" and "call"/"request": give the calls one way');
+    calls = cfg.calls
+      ? cfg.calls.map((c) => ({ ...c }))
+      : cfg.call
+        ? [{ call: cfg.call, request: cfg.request, requestFile: cfg.requestFile }]
+        : [];
+    if (flagRequests.length) {
+      if (calls.length !== 1) throw new UsageError('--request and --request-file need --call (one per --call)');
+      calls = [{ call: calls[0].call, ...flagRequests[0] }];
+    }
+  }
+  const seen = new Set();
+  return calls.map((c) => {
+    if (seen.has(c.call))
+      throw new UsageError(`--call ${c.call} is given twice: give its requests as one JSON array, cycled per call`);
+    seen.add(c.call);
+    return { call: c.call, request: requestOf(c) };
+  });
+}
+
+// One call's request: from its file, its JSON text or the object(s) the config holds.
+function requestOf(c) {
+  if (c.request !== undefined && c.requestFile !== undefined)
+    throw new UsageError(`--call ${c.call}: give its request once: --request JSON or --request-file FILE, not both`);
+  let request = {};
+  if (c.requestFile !== undefined) request = readJsonFile(exists(c.requestFile, '--request-file'), '--request-file');
+  else if (isObject(c.request) || Array.isArray(c.request)) request = c.request;
+  else if (c.request !== undefined) {
+    try {
+      request = JSON.parse(c.request);
+    } catch (err) {
+      throw new UsageError(
+        `--request ${c.request}: not valid JSON (${String(err.message).split('\n')[0]}): give the request message as a JSON object, e.g. '{"id": 1}'`,
+      );
+    }
+  }
+  // One request, or an array of them cycled per call (common/variables.js).
+  const sets = Array.isArray(request) ? request : [request];
+  if (!sets.length || !sets.every(isObject))
+    throw new UsageError(
+      `the gRPC request must be a JSON object (the message's fields), or a non-empty array of them, not ${JSON.stringify(request)}`,
+    );
+  return request;
 }
 
 function url(value, flag, schemes) {
@@ -102,14 +247,15 @@ function exists(file, flag) {
 }
 
 // The API flags given (opts: commander's), as their flag names.
-export const apiFlagsIn = (opts) => ['api', ...API_FIELDS].filter((k) => opts[k] !== undefined).map(flagOf);
+export const apiFlagsIn = (opts) =>
+  ['api', ...API_FIELDS, 'header'].filter((k) => opts[k] !== undefined && k !== 'headers').map(flagOf);
 
 // commander options for the API flags (run and up take the same).
 export function addApiOptions(command) {
   return command
     .option(
       '--api <file>',
-      'your API from a config file (JSON: graphql, ws, operations, variables, grpc, tls, insecure, proto, call, request, requestFile)',
+      'your API from a config file (JSON: graphql, ws, operations, variables, grpc, tls, insecure, proto, call, request, requestFile, calls, headers, initPayload, metadata)',
     )
     .option('--graphql <url>', 'your GraphQL endpoint, http:// or https://')
     .option('--ws <url>', 'its WebSocket endpoint when not the same URL (ws:// or wss://)')
@@ -119,18 +265,36 @@ export function addApiOptions(command) {
     .option('--tls', 'the gRPC port speaks TLS')
     .option('--insecure', 'accept an untrusted certificate (self-signed, another name)')
     .option('--proto <file>', 'the .proto of the gRPC service')
-    .option('--call <method>', 'the method to call: package.Service/Method')
-    .option('--request <json>', 'the gRPC request as JSON, checked against the message type')
-    .option('--request-file <file>', 'the gRPC request from a JSON file');
+    .option(
+      '--call <method>',
+      'a method to call: package.Service/Method (repeatable: each a row of its own)',
+      (v, all = []) => [...all, v],
+    )
+    .option(
+      '--request <json>',
+      'the gRPC request as JSON, checked against the message type (an array: cycled per call; one per --call)',
+      (v, all = []) => [...all, v],
+    )
+    .option('--request-file <file>', 'the gRPC request from a JSON file (one per --call)', (v, all = []) => [...all, v])
+    .option(
+      '--header <line>',
+      "a header for every request, the WebSocket upgrade and gRPC metadata: 'Name: value' (repeatable; ${VAR} reads the environment; values are never printed)",
+      (line, all = []) => [...all, line],
+    )
+    .option(
+      '--init-payload <json>',
+      "graphql-ws's connection_init payload, a JSON object (${VAR} reads the environment)",
+    );
 }
 
 // -> { graphql, ws, operations, variables (path | object | null), grpc, tls, insecure,
-//      proto, call, request (object), source, remote: [hosts not on loopback] }
+//      proto, calls: [{ call, request (object | array) }], credentials (as given), expanded (their values),
+//      source, remote: [hosts not on loopback] }
 export function apiConfig(opts, { cwd = process.cwd(), env = process.env } = {}) {
   const file = opts.api ? resolve(cwd, opts.api) : null;
   const cfg = file ? fromFile(file) : {};
   for (const k of API_FIELDS) {
-    if (opts[k] === undefined) continue;
+    if (opts[k] === undefined || CREDENTIAL_FIELDS.includes(k) || CALL_FIELDS.includes(k)) continue;
     cfg[k] = PATHS.includes(k) ? resolve(cwd, opts[k]) : opts[k];
   }
   if (!cfg.graphql && !cfg.grpc)
@@ -142,7 +306,12 @@ export function apiConfig(opts, { cwd = process.cwd(), env = process.env } = {})
       throw new UsageError(`${flagOf(field)} needs ${flagOf(other)}`);
   };
   for (const f of ['ws', 'operations', 'variables']) needs(f, 'graphql');
-  for (const f of ['proto', 'call', 'request', 'requestFile', 'tls']) needs(f, 'grpc');
+  needs('metadata', 'grpc');
+  const credentials = credentialsOf(cfg, opts);
+  if (credentials.initPayload && !cfg.graphql) throw new UsageError('--init-payload needs --graphql');
+  for (const f of ['proto', 'call', 'calls', 'request', 'requestFile', 'tls']) needs(f, 'grpc');
+  for (const f of ['call', 'request', 'requestFile'])
+    if (opts[f] !== undefined && !cfg.grpc) throw new UsageError(`${flagOf(f)} needs --grpc`);
   const out = {
     source: file,
     tls: Boolean(cfg.tls),
@@ -153,8 +322,10 @@ export function apiConfig(opts, { cwd = process.cwd(), env = process.env } = {})
     variables: null,
     grpc: null,
     proto: null,
-    call: null,
-    request: {},
+    calls: [],
+    credentials,
+    // The values, from this environment: discovery sends them (never printed).
+    expanded: asUsage(() => expandCredentials(credentials, env)),
   };
   if (cfg.graphql) {
     out.graphql = url(cfg.graphql, '--graphql', ['http', 'https']);
@@ -170,27 +341,9 @@ export function apiConfig(opts, { cwd = process.cwd(), env = process.env } = {})
     out.grpc = address(cfg.grpc);
     if (!cfg.proto)
       throw new UsageError("--grpc needs --proto FILE (the service's .proto) and --call package.Service/Method");
-    if (!cfg.call) throw new UsageError('--grpc needs --call package.Service/Method (the method to call)');
     out.proto = exists(cfg.proto, '--proto');
-    out.call = cfg.call;
-    if (cfg.request !== undefined && cfg.requestFile !== undefined)
-      throw new UsageError('give the gRPC request once: --request JSON or --request-file FILE, not both');
-    if (cfg.requestFile !== undefined)
-      out.request = readJsonFile(exists(cfg.requestFile, '--request-file'), '--request-file');
-    else if (isObject(cfg.request)) out.request = cfg.request;
-    else if (cfg.request !== undefined) {
-      try {
-        out.request = JSON.parse(cfg.request);
-      } catch (err) {
-        throw new UsageError(
-          `--request ${cfg.request}: not valid JSON (${String(err.message).split('\n')[0]}): give the request message as a JSON object, e.g. '{"id": 1}'`,
-        );
-      }
-    }
-    if (!isObject(out.request))
-      throw new UsageError(
-        `the gRPC request must be a JSON object (the message's fields), not ${JSON.stringify(out.request)}`,
-      );
+    out.calls = callsOf(cfg, opts, cwd);
+    if (!out.calls.length) throw new UsageError('--grpc needs --call package.Service/Method (the method to call)');
   }
   // Loopback only, unless the user says otherwise; the proxies stay on 127.0.0.1 either way.
   const hosts = [out.graphql, out.ws, out.grpc].filter(Boolean).map(hostOf);

@@ -3,6 +3,8 @@
 // discovery against the endpoints (graphql.js, grpc.js), then the lanes that apply and
 // one reason for each that does not (common/api.js API_LANES), and the lines that say so.
 import { API_LANES } from '../../common/api.js';
+import { describeCredentials } from '../../common/credentials.js';
+import { fill, SAMPLE, setsOf } from '../../common/variables.js';
 import { formatMs } from '../../common/results.js';
 import { show } from '../cli-support.js';
 import { discoverGraphql } from './graphql.js';
@@ -10,9 +12,10 @@ import { discoverGrpc } from './grpc.js';
 import { checkVariables, readOperations, readVariables, validateOperations } from './operations.js';
 import { checkRequest, loadMethod } from './proto.js';
 
-// Everything that can be checked without the network. -> { ops, variables, method }
+// Everything that can be checked without the network. -> { ops, variables, methods:
+// [loadMethod()'s, with its request] }
 export function checkApiInput(cfg) {
-  const out = { ops: [], variables: {}, method: null };
+  const out = { ops: [], variables: {}, methods: [] };
   if (cfg.graphql) {
     out.ops = readOperations(cfg.operations, show(cfg.operations));
     const vars = readVariables(cfg.variables, out.ops, show);
@@ -21,14 +24,23 @@ export function checkApiInput(cfg) {
     out.variables = checkVariables(out.ops, vars, null, out.varsLabel);
   }
   if (cfg.grpc) {
-    out.method = loadMethod(cfg.proto, cfg.call, show(cfg.proto));
-    checkRequest(cfg.request, out.method, cfg.source ? `the request in ${show(cfg.source)}` : '--request');
+    out.methods = cfg.calls.map((c) => {
+      const m = loadMethod(cfg.proto, c.call, show(cfg.proto));
+      const base = cfg.source ? `the request in ${show(cfg.source)}` : '--request';
+      const where = cfg.calls.length > 1 ? `${base} of ${m.method}` : base;
+      // Each request of an array, with its templates filled as VU 1's first call fills them.
+      const sets = setsOf(c.request);
+      sets.forEach((r, i) =>
+        checkRequest(fill(r, SAMPLE), m, sets.length > 1 ? `${where} (${i + 1} of ${sets.length})` : where),
+      );
+      return { ...m, request: c.request };
+    });
   }
   return out;
 }
 
 // Which lanes run, and why the others do not. -> { lanes: [{ name, transport, tls }], skipped: [{ lane, reason }] }
-export function lanesFor(cfg, g, r, method) {
+export function lanesFor(cfg, g, r, methods) {
   const run = new Map();
   const skipped = [];
   const skip = (name, reason) => skipped.push({ lane: name, reason });
@@ -59,14 +71,21 @@ export function lanesFor(cfg, g, r, method) {
     skip(other, `the WebSocket endpoint is ${secure ? 'TLS' : 'cleartext'} (${g.wsUrl})`);
   }
   if (!r) for (const l of API_LANES.filter((x) => x.kind === 'grpc')) skip(l.name, 'no gRPC endpoint given (--grpc)');
-  else if (method.stream) {
-    run.set('grpc_stream', r.tls);
-    for (const n of ['grpc', 'grpc_fresh'])
-      skip(n, `${method.method} streams its answer: the unary lanes do not apply`);
-  } else {
-    run.set('grpc', r.tls);
-    run.set('grpc_fresh', r.tls);
-    skip('grpc_stream', `${method.method} is unary: no server stream`);
+  else {
+    const names = (ms) => ms.map((m) => m.method).join(', ');
+    const unary = methods.filter((m) => !m.stream);
+    const streams = methods.filter((m) => m.stream);
+    if (unary.length) {
+      run.set('grpc', r.tls);
+      run.set('grpc_fresh', r.tls);
+    } else
+      for (const n of ['grpc', 'grpc_fresh'])
+        skip(
+          n,
+          `${names(streams)} ${streams.length === 1 ? 'streams its' : 'stream their'} answer: the unary lanes do not apply`,
+        );
+    if (streams.length) run.set('grpc_stream', r.tls);
+    else skip('grpc_stream', `${names(unary)} ${unary.length === 1 ? 'is' : 'are'} unary: no server stream`);
   }
   const lanes = API_LANES.filter((l) => run.has(l.name)).map((l) => ({
     name: l.name,
@@ -91,8 +110,8 @@ export async function discoverApi(cfg, input, { signal }) {
       },
     });
   }
-  const r = cfg.grpc ? await discoverGrpc(cfg, input.method, { signal }) : null;
-  const { lanes, skipped } = lanesFor(cfg, g, r, input.method);
+  const r = cfg.grpc ? await discoverGrpc(cfg, input.methods, { signal }) : null;
+  const { lanes, skipped } = lanesFor(cfg, g, r, input.methods);
   const warnings = [];
   const graphql = g && {
     url: g.url,
@@ -115,34 +134,38 @@ export async function discoverApi(cfg, input, { signal }) {
       };
     }),
   };
-  const m = input.method;
-  if (r && r.error) warnings.push(`${m.method} failed before the run (${r.error}): it will count in op_failed`);
   const grpc = r && {
     addr: r.addr,
     tls: r.tls,
-    importPaths: m.importPaths,
-    file: m.file,
-    method: m.method,
-    service: m.service,
-    name: m.name,
-    stream: m.stream,
-    request: cfg.request,
-    reqBytes: r.reqBytes,
-    resBytes: r.resBytes,
-    messages: r.messages,
-    serverMs: r.serverMs,
-    serverFrom: r.serverFrom,
-    calls: r.calls,
+    importPaths: input.methods[0].importPaths,
+    file: input.methods[0].file,
+    calls: input.methods.map((m, i) => {
+      const c = r.calls[i];
+      if (c.error) warnings.push(`${m.method} failed before the run (${c.error}): it will count in op_failed`);
+      return {
+        method: m.method,
+        service: m.service,
+        name: m.name,
+        stream: m.stream,
+        request: m.request,
+        reqBytes: c.reqBytes,
+        resBytes: c.resBytes,
+        messages: c.messages,
+        serverMs: c.serverMs,
+        serverFrom: c.serverFrom,
+        calls: c.calls,
+      };
+    }),
   };
-  const calls = Math.min(
-    ...[...(graphql ? graphql.operations.map((o) => o.calls) : []), ...(grpc ? [grpc.calls] : [])],
-  );
+  const calls = Math.min(...[...(graphql ? graphql.operations : []), ...(grpc ? grpc.calls : [])].map((o) => o.calls));
   return {
     graphql,
     grpc,
     lanes,
     skipped,
     insecure: cfg.insecure,
+    // As given: values name environment variables or are literal (writePlan moves those out).
+    credentials: cfg.credentials,
     measured: { profile: 'lan', vus: 1, calls },
     source: cfg.source ? show(cfg.source) : 'flags',
     warnings,
@@ -162,12 +185,14 @@ export function describeApi(api) {
   }
   if (api.grpc)
     parts.push(
-      `gRPC ${api.grpc.addr} ${api.grpc.method} (${api.grpc.tls ? 'TLS' : 'plaintext, no TLS'}; ${api.grpc.stream ? 'server streaming' : 'unary'})`,
+      `gRPC ${api.grpc.addr} (${api.grpc.tls ? 'TLS' : 'plaintext, no TLS'}): ${api.grpc.calls.map((c) => `${c.method} (${c.stream ? 'server streaming' : 'unary'})`).join(', ')}`,
     );
   lines.push(`== your API: ${parts.join('; ')}`);
+  const creds = api.credentials && describeCredentials(api.credentials);
+  if (creds) lines.push(`== credentials: ${creds}`);
   lines.push(`== lanes: ${api.lanes.map((l) => l.name).join(', ')}`);
   for (const s of api.skipped) lines.push(`== not run: ${s.lane}: ${s.reason}`);
-  const all = [...(api.graphql ? api.graphql.operations : []), ...(api.grpc ? [api.grpc] : [])];
+  const all = [...(api.graphql ? api.graphql.operations : []), ...(api.grpc ? api.grpc.calls : [])];
   lines.push(
     `== server time under lan at 1 VU (median of ${api.measured.calls} calls each; the budgets add it to the model): ${all
       .map((o) => `${o.name} ${formatMs(o.serverMs)} (${o.serverFrom}; ${o.reqBytes} B up, ${o.resBytes} B down)`)

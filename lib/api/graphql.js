@@ -10,16 +10,28 @@ import { buildClientSchema, getIntrospectionQuery } from 'graphql';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { hostPort } from '../../common/api.js';
+import { DISCOVERY_VU, variableSource } from '../../common/variables.js';
 import { parseServerTiming, serverTotal } from '../../common/server-timing.js';
 import { UsageError } from '../cli-support.js';
-import { isUnreachable, median, PROBE_TIMEOUT_MS, round3, tlsProbe, unreachable } from './probe.js';
+import {
+  AUTH_CLOSE,
+  AUTH_STATUS,
+  authRefused,
+  isUnreachable,
+  median,
+  PROBE_TIMEOUT_MS,
+  round3,
+  tlsProbe,
+  unreachable,
+} from './probe.js';
 
 export const CALLS = 20;
 const MEASURE_BOUND_MS = 15000; // per operation: a slow API gets fewer calls, never a long wait
 const SUBPROTOCOL = 'graphql-transport-ws';
 
-// One POST of a JSON body. -> { status, type, headers, body (text), ms }; rejects on a transport error.
-function post(url, payload, agent, signal) {
+// One POST of a JSON body, with the credentials' headers. -> { status, type, headers,
+// body (text), ms }; rejects on a transport error.
+function post(url, payload, { agent, signal, headers = {} }) {
   const u = new URL(url);
   const body = Buffer.from(JSON.stringify(payload));
   const request = u.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -32,7 +44,12 @@ function post(url, payload, agent, signal) {
         agent,
         signal,
         timeout: PROBE_TIMEOUT_MS * 2,
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': body.length },
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'content-length': body.length,
+        },
       },
       (res) => {
         const chunks = [];
@@ -65,16 +82,23 @@ const json = (text) => {
 };
 const answersGraphql = (doc) => doc !== null && typeof doc === 'object' && ('data' in doc || Array.isArray(doc.errors));
 
+// A 401 or 403: one line saying which flag supplies credentials (exit 2).
+function checkAllowed(r, url, headers) {
+  if (AUTH_STATUS.has(r.status))
+    throw authRefused('GraphQL endpoint', url, `HTTP ${r.status}`, { given: Object.keys(headers) });
+}
+
 // The endpoint answers GraphQL, or one line saying what it answered instead.
-async function checkAnswersGraphql(url, agent, signal) {
+async function checkAnswersGraphql(url, http) {
   let r;
   try {
-    r = await post(url, { query: '{ __typename }' }, agent, signal);
+    r = await post(url, { query: '{ __typename }' }, http);
   } catch (err) {
-    if (signal?.aborted) throw err;
+    if (http.signal?.aborted) throw err;
     if (isUnreachable(err)) throw unreachable('GraphQL endpoint', url, '--graphql', err);
     throw new UsageError(`GraphQL endpoint ${url}: ${err.code || err.message}`);
   }
+  checkAllowed(r, url, http.headers);
   if (!answersGraphql(json(r.body))) {
     throw new UsageError(
       `GraphQL endpoint ${url}: does not answer GraphQL (POST {"query":"{ __typename }"} got HTTP ${r.status}${r.type ? `, ${r.type.split(';')[0]}` : ''}): give the URL of the GraphQL endpoint itself (--graphql), e.g. http://127.0.0.1:4000/graphql`,
@@ -83,8 +107,8 @@ async function checkAnswersGraphql(url, agent, signal) {
 }
 
 // The endpoint's schema, or null when introspection is off.
-async function introspect(url, agent, signal) {
-  const r = await post(url, { query: getIntrospectionQuery() }, agent, signal);
+async function introspect(url, http) {
+  const r = await post(url, { query: getIntrospectionQuery() }, http);
   const doc = json(r.body);
   if (!doc || !doc.data || !doc.data.__schema) return null;
   try {
@@ -96,10 +120,10 @@ async function introspect(url, agent, signal) {
 
 const errorText = (errors) => `GraphQL error: ${(errors[0] && errors[0].message) || JSON.stringify(errors[0])}`;
 
-// One operation CALLS times on one connection. -> { reqBytes, resBytes, serverMs, serverFrom, calls, error }
-async function measure(url, op, variables, agent, signal) {
-  const payload = { query: op.query, variables };
-  const reqBytes = Buffer.byteLength(JSON.stringify(payload));
+// One operation CALLS times on one connection, its variables from next() (a set per
+// call). -> { reqBytes, resBytes, serverMs, serverFrom, calls, error }
+async function measure(url, op, next, http) {
+  let reqBytes = 0;
   const rounds = [];
   const timings = [];
   let resBytes = 0;
@@ -107,7 +131,10 @@ async function measure(url, op, variables, agent, signal) {
   const deadline = Date.now() + MEASURE_BOUND_MS;
   // The first call opens the connection (and warms the server): not measured.
   for (let i = 0; i <= CALLS && Date.now() < deadline; i++) {
-    const r = await post(url, payload, agent, signal);
+    const payload = { query: op.query, variables: next(DISCOVERY_VU) };
+    reqBytes = Buffer.byteLength(JSON.stringify(payload));
+    const r = await post(url, payload, http);
+    checkAllowed(r, url, http.headers);
     const doc = json(r.body);
     if (!error) {
       if (r.status !== 200) error = `HTTP ${r.status}: ${r.body.slice(0, 200)}`;
@@ -135,13 +162,18 @@ async function measure(url, op, variables, agent, signal) {
 // Does the endpoint accept graphql-transport-ws? -> { ok } or { reason }. The upgrade
 // with `ws` (so a refusal shows its HTTP status), then connection_init/ack and the
 // first operation with graphql-ws's own client.
-async function probeWs(url, op, variables, insecure) {
+async function probeWs(url, op, variables, { insecure, headers, initPayload }) {
+  const options = { rejectUnauthorized: !insecure, handshakeTimeout: PROBE_TIMEOUT_MS, headers };
   const upgrade = await new Promise((resolve) => {
-    const sock = new WebSocket(url, SUBPROTOCOL, { rejectUnauthorized: !insecure, handshakeTimeout: PROBE_TIMEOUT_MS });
+    const sock = new WebSocket(url, SUBPROTOCOL, options);
     sock.on('unexpected-response', (req, res) => {
       res.resume();
       req.destroy();
-      resolve({ reason: `the endpoint refused the ${SUBPROTOCOL} subprotocol (HTTP ${res.statusCode})` });
+      resolve(
+        AUTH_STATUS.has(res.statusCode)
+          ? { refused: `the WebSocket upgrade got HTTP ${res.statusCode}` }
+          : { reason: `the endpoint refused the ${SUBPROTOCOL} subprotocol (HTTP ${res.statusCode})` },
+      );
     });
     sock.on('error', (err) => {
       const said = String(err.message || err.code);
@@ -161,10 +193,11 @@ async function probeWs(url, op, variables, insecure) {
       );
     });
   });
+  if (upgrade.refused) throw authRefused('WebSocket endpoint', url, upgrade.refused, { given: Object.keys(headers) });
   if (!upgrade.ok) return upgrade;
   const Impl = class extends WebSocket {
     constructor(u, protocols) {
-      super(u, protocols, { rejectUnauthorized: !insecure });
+      super(u, protocols, { rejectUnauthorized: !insecure, headers });
     }
   };
   const client = createClient({
@@ -173,6 +206,7 @@ async function probeWs(url, op, variables, insecure) {
     retryAttempts: 0,
     lazy: true,
     connectionAckWaitTimeout: PROBE_TIMEOUT_MS,
+    ...(initPayload ? { connectionParams: initPayload } : {}),
   });
   let timer;
   try {
@@ -191,6 +225,11 @@ async function probeWs(url, op, variables, insecure) {
   } catch (err) {
     // GraphQL errors come back as a list: the endpoint speaks the protocol (they count at run time).
     if (Array.isArray(err)) return { ok: true };
+    if (err && AUTH_CLOSE.has(err.code))
+      throw authRefused('WebSocket endpoint', url, `closed ${err.code}${err.reason ? ` ${err.reason}` : ''}`, {
+        given: initPayload ? Object.keys(initPayload).map((k) => `the init payload's ${k}`) : [],
+        supply: 'initPayload',
+      });
     const why =
       err && err.code !== undefined && err.reason !== undefined
         ? `closed ${err.code}${err.reason ? ` ${err.reason}` : ''}`
@@ -219,19 +258,26 @@ export async function discoverGraphql(cfg, ops, variables, { signal, checkOperat
     ).alpn;
   const Agent = tls ? HttpsAgent : HttpAgent;
   const agent = new Agent({ keepAlive: true, maxSockets: 1, ...(tls ? { rejectUnauthorized: !cfg.insecure } : {}) });
+  const { headers, initPayload } = cfg.expanded;
+  const http = { agent, signal, headers };
   try {
-    await checkAnswersGraphql(url, agent, signal);
-    const schema = await introspect(url, agent, signal);
+    await checkAnswersGraphql(url, http);
+    const schema = await introspect(url, http);
     checkOperations(schema);
     const measured = {};
-    for (const op of ops) measured[op.name] = await measure(url, op, variables[op.name], agent, signal);
+    const next = Object.fromEntries(ops.map((op) => [op.name, variableSource(variables[op.name])]));
+    for (const op of ops) measured[op.name] = await measure(url, op, next[op.name], http);
     const wsUrl = cfg.ws || url.replace(/^http/, 'ws');
     if (cfg.ws && !cfg.ws.startsWith(tls ? 'wss:' : 'ws:') && hostPort(cfg.ws) === hostPort(url)) {
       throw new UsageError(
         `--ws ${cfg.ws}: the same host:port as --graphql ${url} but ${tls ? 'cleartext' : 'TLS'}: one port speaks one of them`,
       );
     }
-    const ws = await probeWs(wsUrl, ops[0], variables[ops[0].name], cfg.insecure);
+    const ws = await probeWs(wsUrl, ops[0], next[ops[0].name](DISCOVERY_VU), {
+      insecure: cfg.insecure,
+      headers,
+      initPayload,
+    });
     return { url, tls, alpn, h2: alpn === 'h2', schema, wsUrl, ws, measured };
   } finally {
     agent.destroy();

@@ -1,14 +1,15 @@
 // Discovery of a gRPC endpoint, Node side, before any k6 run: it answers (plaintext, or
-// TLS with --tls and a trusted certificate or --insecure), it serves the method, and the
-// method's bytes and server time under lan at one VU: the median of CALLS calls on one
-// warm channel, from a `server-timing` trailer when the server sends one, else from
+// TLS with --tls and a trusted certificate or --insecure), it serves each method (--call),
+// and each method's bytes and server time under lan at one VU: the median of CALLS calls on
+// a warm channel, from a `server-timing` trailer when the server sends one, else from
 // the round trip. A server-streaming call counts until its stream ends.
 import grpc from '@grpc/grpc-js';
 import { parseServerTiming, serverTotal } from '../../common/server-timing.js';
 import { UsageError } from '../cli-support.js';
 import { CALLS } from './graphql.js';
-import { median, PROBE_TIMEOUT_MS, round3, tcpProbe, tlsProbe } from './probe.js';
+import { authRefused, median, PROBE_TIMEOUT_MS, round3, tcpProbe, tlsProbe } from './probe.js';
 import { encodeRequest } from './proto.js';
+import { DISCOVERY_VU, variableSource } from '../../common/variables.js';
 
 const MEASURE_BOUND_MS = 15000;
 const STATUS = Object.fromEntries(Object.entries(grpc.status).map(([k, v]) => [v, k]));
@@ -23,8 +24,16 @@ function clientFor(m, addr, credentials) {
   return { client: new Client(addr, credentials, { 'grpc.max_receive_message_length': 64 * 1024 * 1024 }), seen };
 }
 
+// The credentials' metadata as grpc-js's.
+function metadataFor(values) {
+  const md = new grpc.Metadata();
+  for (const [k, v] of Object.entries(values)) md.set(k, v);
+  return md;
+}
+const AUTH_CODES = new Set([grpc.status.UNAUTHENTICATED, grpc.status.PERMISSION_DENIED]);
+
 // One call. -> { ms, status, details, timing (server-timing), messages }
-function callOnce(client, m, message) {
+function callOnce(client, m, message, metadata) {
   return new Promise((resolve) => {
     const t0 = process.hrtime.bigint();
     const deadline = new Date(Date.now() + PROBE_TIMEOUT_MS * 2);
@@ -39,7 +48,7 @@ function callOnce(client, m, message) {
         messages,
       });
     if (m.stream) {
-      const call = client.call(message, { deadline });
+      const call = client.call(message, metadata, { deadline });
       call.on('data', () => (messages += 1));
       call.on('error', () => {});
       call.on('status', (s) => {
@@ -47,7 +56,7 @@ function callOnce(client, m, message) {
         done(s);
       });
     } else {
-      const call = client.call(message, new grpc.Metadata(), { deadline }, () => {});
+      const call = client.call(message, metadata, { deadline }, () => {});
       call.on('status', (s) => {
         timing = serverTotal(parseServerTiming(s.metadata.get('server-timing').join(',')));
         messages = s.code === grpc.status.OK ? 1 : 0;
@@ -57,8 +66,9 @@ function callOnce(client, m, message) {
   });
 }
 
-// -> { addr, tls, alpn, reqBytes, resBytes, messages, serverMs, serverFrom, calls, error }
-export async function discoverGrpc(cfg, m, { signal } = {}) {
+// methods: checkApiInput()'s, each with its request.
+// -> { addr, tls, calls: [measure()'s, one per method] }
+export async function discoverGrpc(cfg, methods, { signal } = {}) {
   const addr = cfg.grpc;
   await tcpProbe(addr, { what: 'gRPC endpoint', target: addr, flag: '--grpc' });
   if (cfg.tls)
@@ -75,7 +85,17 @@ export async function discoverGrpc(cfg, m, { signal } = {}) {
         ...(cfg.insecure ? { checkServerIdentity: () => undefined } : {}),
       })
     : grpc.credentials.createInsecure();
-  const { message, bytes: reqBytes } = encodeRequest(cfg.request, m);
+  const calls = [];
+  for (const m of methods) calls.push(await measure(cfg, m, credentials, signal));
+  return { addr, tls: cfg.tls, calls };
+}
+
+// One method CALLS times on a warm channel of its own.
+// -> { reqBytes, resBytes, messages, serverMs, serverFrom, calls, error }
+async function measure(cfg, m, credentials, signal) {
+  const addr = cfg.grpc;
+  const next = variableSource(m.request);
+  let reqBytes = 0;
   const { client, seen } = clientFor(m, addr, credentials);
   try {
     await new Promise((resolve, reject) => {
@@ -95,7 +115,14 @@ export async function discoverGrpc(cfg, m, { signal } = {}) {
     for (let i = 0; i <= CALLS && Date.now() < deadline; i++) {
       signal?.throwIfAborted();
       seen.bytes = 0;
-      const r = await callOnce(client, m, message);
+      const encoded = encodeRequest(next(DISCOVERY_VU), m);
+      reqBytes = encoded.bytes;
+      const r = await callOnce(client, m, encoded.message, metadataFor(cfg.expanded.metadata));
+      if (AUTH_CODES.has(r.status))
+        throw authRefused('gRPC endpoint', addr, statusText(r.status, r.details), {
+          given: Object.keys(cfg.expanded.metadata).map((k) => `metadata ${k}`),
+          supply: 'metadata',
+        });
       if (r.status === grpc.status.UNIMPLEMENTED) {
         throw new UsageError(
           `gRPC endpoint ${addr}: does not serve ${m.method} (${statusText(r.status, r.details)}): check --call and --grpc`,
@@ -110,8 +137,6 @@ export async function discoverGrpc(cfg, m, { signal } = {}) {
     }
     const fromTrailer = timings.length > 0 && timings.length >= rounds.length / 2;
     return {
-      addr,
-      tls: cfg.tls,
       reqBytes,
       resBytes,
       messages,

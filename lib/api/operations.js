@@ -5,6 +5,7 @@
 // the operation and the variable. Against the endpoint's schema when it answers
 // introspection (unknown fields too), else against the operations' own variable types
 // (built-in scalars; input objects, enums and custom scalars are left to the server).
+import { fill, SAMPLE, setsOf } from '../../common/variables.js';
 import { readFileSync } from 'node:fs';
 import {
   GraphQLSchema,
@@ -95,8 +96,12 @@ export function readVariables(source, ops, show) {
   for (const [k, v] of Object.entries(doc)) {
     if (!names.includes(k))
       throw new UsageError(`${label}: "${k}" is not an operation in the operations file (it has: ${names.join(', ')})`);
-    if (v === null || typeof v !== 'object' || Array.isArray(v))
-      throw new UsageError(`${label}: "${k}" must be an object of variables, e.g. {"id": "1"}`);
+    // One set, or an array of sets cycled per call (common/variables.js).
+    const sets = Array.isArray(v) ? v : [v];
+    if (!sets.length || sets.some((x) => x === null || typeof x !== 'object' || Array.isArray(x)))
+      throw new UsageError(
+        `${label}: "${k}" must be an object of variables, e.g. {"id": "1"}, or a non-empty array of them`,
+      );
   }
   return doc;
 }
@@ -104,38 +109,52 @@ export function readVariables(source, ops, show) {
 const BUILT_IN = new GraphQLSchema({ types: specifiedScalarTypes });
 const namedType = (t) => (t.kind === Kind.NAMED_TYPE ? t.name.value : namedType(t.type));
 
-// Every operation's variables checked; returns { opName: variables }. schema: the
-// endpoint's (introspection) or null. where: how to name the variables' source.
+// Every operation's variables checked, each set of an array and with its templates
+// filled as VU 1's first call fills them (common/variables.js); returns { opName:
+// variables as given }. schema: the endpoint's (introspection) or null. label: how to
+// name the variables' source.
 export function checkVariables(ops, variables, schema, label) {
-  const give = (op) =>
-    label ? `give it in ${label} under "${op.name}"` : `give --variables FILE with {"${op.name}": {…}}`;
   const out = {};
   for (const op of ops) {
-    const values = variables[op.name] || {};
-    const defs = op.node.variableDefinitions || [];
-    for (const d of defs) {
-      const v = d.variable.name.value;
-      if (values[v] === undefined && !d.defaultValue && d.type.kind === Kind.NON_NULL_TYPE) {
-        throw new UsageError(`${op.where}: operation ${op.name} needs variable $${v} (${print(d.type)}): ${give(op)}`);
-      }
-    }
-    // The types checked where they are known: the schema's, else the built-in scalars.
-    const s = schema || BUILT_IN;
-    const known = defs.filter((d) => {
-      const t = typeFromAST(s, d.type);
-      return t && (schema || specifiedScalarTypes.some((x) => x.name === namedType(d.type)));
-    });
-    const unknownInSchema = schema ? defs.find((d) => !typeFromAST(schema, d.type)) : null;
-    if (unknownInSchema)
-      throw new UsageError(
-        `${op.where}: operation ${op.name}: the endpoint's schema has no type ${namedType(unknownInSchema.type)} (variable $${unknownInSchema.variable.name.value})`,
-      );
-    const r = getVariableValues(s, known, values);
-    if (r.errors && r.errors.length)
-      throw new UsageError(`${label || 'variables'}: operation ${op.name}: ${r.errors[0].message}`);
-    out[op.name] = values;
+    const given = variables[op.name] || {};
+    const sets = setsOf(given);
+    sets.forEach((set, i) =>
+      checkSet(
+        op,
+        fill(set, SAMPLE),
+        schema,
+        sets.length > 1 ? `${label || 'variables'} (set ${i + 1} of ${sets.length})` : label,
+      ),
+    );
+    out[op.name] = given;
   }
   return out;
+}
+
+// One set of an operation's variables against its definitions (and the schema's types).
+function checkSet(op, values, schema, label) {
+  const give = label ? `give it in ${label} under "${op.name}"` : `give --variables FILE with {"${op.name}": {…}}`;
+  const defs = op.node.variableDefinitions || [];
+  for (const d of defs) {
+    const v = d.variable.name.value;
+    if (values[v] === undefined && !d.defaultValue && d.type.kind === Kind.NON_NULL_TYPE) {
+      throw new UsageError(`${op.where}: operation ${op.name} needs variable $${v} (${print(d.type)}): ${give}`);
+    }
+  }
+  // The types checked where they are known: the schema's, else the built-in scalars.
+  const s = schema || BUILT_IN;
+  const known = defs.filter((d) => {
+    const t = typeFromAST(s, d.type);
+    return t && (schema || specifiedScalarTypes.some((x) => x.name === namedType(d.type)));
+  });
+  const unknownInSchema = schema ? defs.find((d) => !typeFromAST(schema, d.type)) : null;
+  if (unknownInSchema)
+    throw new UsageError(
+      `${op.where}: operation ${op.name}: the endpoint's schema has no type ${namedType(unknownInSchema.type)} (variable $${unknownInSchema.variable.name.value})`,
+    );
+  const r = getVariableValues(s, known, values);
+  if (r.errors && r.errors.length)
+    throw new UsageError(`${label || 'variables'}: operation ${op.name}: ${r.errors[0].message}`);
 }
 
 // The operations against the endpoint's schema (unknown fields, wrong arguments).

@@ -112,3 +112,20 @@ export function median(values) {
 }
 
 export const round3 = (x) => Math.round(x * 1000) / 1000;
+
+// HTTP statuses and graphql-ws close codes that mean "who are you?", and the one line
+// for them: the endpoint, what it said, and the flag that supplies credentials.
+export const AUTH_STATUS = new Set([401, 403]);
+export const AUTH_CLOSE = new Set([4401, 4403]);
+const SUPPLY = {
+  header: `--header 'Authorization: Bearer \${API_TOKEN}' (or "headers" in the --api file)`,
+  initPayload: `--init-payload '{"authorization": "Bearer \${API_TOKEN}"}' (or "initPayload" in the --api file)`,
+  metadata: `--header 'authorization: Bearer \${API_TOKEN}' (or "metadata" in the --api file)`,
+};
+// given: the names of the credentials sent on this channel (none: [])
+export function authRefused(what, target, said, { given = [], supply = 'header' } = {}) {
+  const fix = given.length
+    ? `it refused ${given.join(', ')}: check their values (the environment variables they name), or give the right ones with ${SUPPLY[supply]}`
+    : `it wants credentials: give them with ${SUPPLY[supply]}`;
+  return new UsageError(`${what} ${target}: ${said} during discovery: ${fix}`);
+}

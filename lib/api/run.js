@@ -6,6 +6,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_PLAN_VERSION } from '../../common/api.js';
+import { planCredentials, redact, secretsOf } from '../../common/credentials.js';
 import { targetsFor } from '../../common/defaults.js';
 import { levelName } from '../../common/schedule.js';
 import { profileList, profileOrUsage, show, UsageError } from '../cli-support.js';
@@ -24,10 +25,10 @@ import { apiRoutes, checkApiPorts, endpointsGone, hostsOf, installApiProxies, re
 export const SCRIPT = join(ROOT, 'scenarios', 'api.js');
 export const PLAN_FILE = 'api-plan.json';
 // Toxiproxy alone: the reference servers need not run for a team's own API.
-const START = { only: ['toxiproxy'], reference: false };
+export const API_STACK = { only: ['toxiproxy'], reference: false };
 
 // What to test, checked, discovered and described. -> { cfg, api, routes }
-async function prepare(opts, ctx) {
+export async function prepareApi(opts, ctx) {
   const cfg = apiConfig(opts);
   const input = checkApiInput(cfg);
   const routes = apiRoutes(cfg, resolveApiPorts());
@@ -37,26 +38,63 @@ async function prepare(opts, ctx) {
       `ALLOW_REMOTE_TARGET=1: the load goes to ${host}, which is not this machine; the proxies still listen on 127.0.0.1 only`,
     );
   const api = await discoverApi(cfg, input, { signal: ctx.trap.signal });
-  for (const line of describeApi(api)) ctx.out(line);
-  for (const w of api.warnings) ctx.warn(w);
+  // What an endpoint answered may echo a credential: nothing printed holds one.
+  const secrets = secretsOf(cfg.expanded);
+  for (const line of describeApi(api)) ctx.out(redact(line, secrets));
+  for (const w of api.warnings) ctx.warn(redact(w, secrets));
   return { cfg, api, routes };
 }
 
-// The plan file (common/api.js) for a stack's Toxiproxy.
+// The plan file (common/api.js) for a stack's Toxiproxy. Credentials keep their
+// ${VAR} references; literal values move to k6's environment. -> { file, env, literal }
 function writePlan(file, api, routes, toxiproxyUrl) {
-  const { warnings, ...rest } = api;
+  const { warnings, credentials, ...rest } = api;
+  const secret = planCredentials(credentials);
   const plan = {
     version: API_PLAN_VERSION,
     toxiproxy: toxiproxyUrl,
     proxies: routes.map((r) => r.name),
     hosts: hostsOf(routes),
     ...rest,
+    credentials: secret.credentials,
   };
   writeFileSync(file, `${JSON.stringify(plan, null, 2)}\n`);
-  return file;
+  return { file, env: secret.env, literal: secret.literal };
 }
 
 const describeRoutes = (routes) => routes.map((r) => `${r.name} ${r.listen} -> ${r.upstream}`).join(', ');
+
+// The API's proxies on the stack, its plan file, one k6 run per profile, then the proxies
+// removed again (on a stack found running) and the plan file deleted. `run api` and
+// `gate --api` run it under their hold. prepared: prepareApi()'s; runOpts: runProfiles()'s
+// options but env, processEnv and endpointsGone. -> runProfiles()'s { code, runs }
+export async function runApiProfiles(stack, prepared, profiles, runOpts, ctx) {
+  const { routes, api } = prepared;
+  mkdirSync(ctx.runDir, { recursive: true });
+  const planFile = join(ctx.runDir, `api-plan-${process.pid}.json`);
+  const restore = await installApiProxies(stack.toxiproxy, routes);
+  try {
+    ctx.out(`== proxies: ${describeRoutes(routes)}`);
+    const written = writePlan(planFile, api, routes, stack.toxiproxy.url);
+    return await runProfiles(
+      stack,
+      'api',
+      SCRIPT,
+      profiles,
+      {
+        ...runOpts,
+        env: { API: planFile },
+        // Literal credentials reach k6 through its environment, never its command line.
+        processEnv: written.env,
+        endpointsGone: () => endpointsGone(routes),
+      },
+      ctx,
+    );
+  } finally {
+    rmSync(planFile, { force: true });
+    if (!stack.stop) await restore().catch((err) => ctx.warn(`could not remove the API's proxies: ${err.message}`));
+  }
+}
 
 // `k6pack run api`: one k6 run per profile against the team's endpoints.
 export async function runApi(opts, ctx) {
@@ -69,47 +107,22 @@ export async function runApi(opts, ctx) {
   } catch (err) {
     throw new UsageError(String(err.message || err));
   }
-  const { routes, api } = await prepare(opts, ctx);
+  const prepared = await prepareApi(opts, ctx);
   const { k6 } = ensureTools({ log: ctx.out });
   const root = resultsRoot(results);
   const hold = { kind: 'k6pack run', what: 'api', profile: opts.profile ?? null, wait };
-  mkdirSync(ctx.runDir, { recursive: true });
-  const planFile = join(ctx.runDir, `api-plan-${process.pid}.json`);
   const { code } = await withRunStack(
-    async (stack, held) => {
-      const restore = await installApiProxies(stack.toxiproxy, routes);
-      try {
-        ctx.out(`== proxies: ${describeRoutes(routes)}`);
-        writePlan(planFile, api, routes, stack.toxiproxy.url);
-        const env = { API: planFile };
-        return await runProfiles(
-          stack,
-          'api',
-          SCRIPT,
-          profiles,
-          {
-            k6,
-            root,
-            load,
-            workload,
-            metrics,
-            k6Args,
-            samples,
-            dashboard,
-            hold: held,
-            env,
-            endpointsGone: () => endpointsGone(routes),
-          },
-          ctx,
-        );
-      } finally {
-        rmSync(planFile, { force: true });
-        if (!stack.stop) await restore().catch((err) => ctx.warn(`could not remove the API's proxies: ${err.message}`));
-      }
-    },
+    (stack, held) =>
+      runApiProfiles(
+        stack,
+        prepared,
+        profiles,
+        { k6, root, load, workload, metrics, k6Args, samples, dashboard, hold: held },
+        ctx,
+      ),
     ctx,
     hold,
-    START,
+    API_STACK,
   );
   return ctx.trap.received ? ctx.trap.exitCode() : code;
 }
@@ -120,14 +133,14 @@ export async function runApi(opts, ctx) {
 export async function upApi(opts, ctx) {
   const { runDir, out, trap } = ctx;
   const profile = profileOrUsage(opts.profile || 'lan');
-  const { routes, api } = await prepare(opts, ctx);
+  const { routes, api } = await prepareApi(opts, ctx);
   const planFile = join(runDir, PLAN_FILE);
   let state = readState(runDir);
   if (state && deadOf(state).some((d) => d.name === 'toxiproxy'))
     throw new StackError(`${deadLine(deadOf(state))}: \`npx k6pack down\`, then try again`);
   let started = null;
   if (!state) {
-    started = await startStack({ runDir, detached: true, log: out, signal: trap.signal, ...START });
+    started = await startStack({ runDir, detached: true, log: out, signal: trap.signal, ...API_STACK });
     state = {
       ports: started.ports,
       pids: started.pids,
@@ -149,7 +162,11 @@ export async function upApi(opts, ctx) {
     } finally {
       await hold.release();
     }
-    writePlan(planFile, api, routes, tp.url);
+    const written = writePlan(planFile, api, routes, tp.url);
+    if (written.literal.length)
+      ctx.warn(
+        `${written.literal.join(', ')}: given as a literal value, which the plan file does not keep: for \`k6 run\`, give ${written.literal.length === 1 ? 'it' : 'them'} as \${VAR} (e.g. --header 'Authorization: Bearer \${API_TOKEN}') and export the variable`,
+      );
     writeState(runDir, {
       ...readState(runDir),
       profile: profile.spec,

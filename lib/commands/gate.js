@@ -8,7 +8,8 @@
 //   gate.md                       every run's Markdown table (and the comparison)
 //   gate.json                     per scenario and run: seconds and exit codes
 // With --baseline each run is compared with its scenario and profile's
-// baseline run, as `k6pack compare` does.
+// baseline run, as `k6pack compare` does. With --api (or --graphql/--grpc, as `run api`
+// takes them) the gate runs your API alone, the api scenario, under the same profiles.
 //
 // Exit code: a broken run's (k6's or 1; the gate stops there), else 99 if a
 // threshold failed, else 3 on a regression, else 0.
@@ -23,6 +24,8 @@ import { writeReport } from '../report/html.js';
 import { envFlagsOf, resultsRoot, showPath } from '../report/run-folder.js';
 import { loadRun, stamp } from '../report/runs.js';
 import { checkMetrics, checkWorkload, runProfiles, withRunStack } from '../runner.js';
+import { addApiOptions, apiFlagsIn } from '../api/config.js';
+import { API_STACK, prepareApi, runApiProfiles } from '../api/run.js';
 import { ensureTools, ROOT } from '../tools.js';
 
 export const GATE_DEFAULTS = { profile: 'lan,lte', load: 'ci' };
@@ -57,7 +60,10 @@ const runName = (r) => `${r.scenario} (${r.profile || 'default'})`;
 
 // Everything checked before a stack starts: -> the gate's plan.
 function planGate(opts) {
-  const scenarios = gateScenarios(opts.scenarios);
+  const api = apiFlagsIn(opts).length > 0;
+  if (api && opts.scenarios !== undefined)
+    throw new UsageError('--scenarios and --api: the gate runs the studies or your API, not both in one gate');
+  const scenarios = api ? ['api'] : gateScenarios(opts.scenarios);
   const profiles = profileList(opts.profile ?? GATE_DEFAULTS.profile);
   const k6Args = opts.k6Args || [];
   if (envFlagsOf(k6Args).some((f) => f.startsWith('RESULTS_DIR='))) {
@@ -71,6 +77,7 @@ function planGate(opts) {
   checkWorkload(opts.workload);
   checkMetrics(opts.metrics);
   return {
+    api,
     scenarios,
     profiles,
     load: opts.load ?? GATE_DEFAULTS.load,
@@ -164,6 +171,8 @@ function verdictOf(scenarios, runs, regressions) {
 export async function runGate(opts, ctx) {
   const { out, warn, trap } = ctx;
   const plan = planGate(opts);
+  // Your API: checked and discovered before anything starts (lib/api/run.js).
+  const prepared = plan.api ? await prepareApi(opts, ctx) : null;
   const { k6 } = ensureTools({ log: out });
   mkdirSync(plan.dir, { recursive: true });
   const startedAt = new Date();
@@ -192,7 +201,9 @@ export async function runGate(opts, ctx) {
           dashboard: plan.dashboard,
           hold: held,
         };
-        const { code, runs } = await runProfiles(stack, scenario, script, plan.profiles, opts, ctx);
+        const { code, runs } = prepared
+          ? await runApiProfiles(stack, prepared, plan.profiles, opts, ctx)
+          : await runProfiles(stack, scenario, script, plan.profiles, opts, ctx);
         scenarios.push({ scenario, seconds: (Date.now() - t0) / 1000, exitCode: code, runs });
         // A failed threshold is a result: the gate goes on. Anything else is a broken run.
         if (code !== 0 && code !== THRESHOLDS_FAILED) break;
@@ -200,6 +211,7 @@ export async function runGate(opts, ctx) {
     },
     ctx,
     hold,
+    plan.api ? API_STACK : {},
   );
   if (trap.received) {
     out(
@@ -274,10 +286,10 @@ export async function runGate(opts, ctx) {
 }
 
 export function register(program, ctx) {
-  program
+  const command = program
     .command('gate')
     .description(
-      'the PR gate in one command: every scenario but soak and api, per profile; HTML report, JUnit and Markdown in one folder',
+      'the PR gate in one command: every scenario but soak and api (or your API: --api), per profile; HTML report, JUnit and Markdown in one folder',
     )
     .argument('[k6args...]', 'extra arguments for every `k6 run`, after --')
     .option('-p, --profile <names>', 'comma-separated profiles, one k6 run each per scenario', GATE_DEFAULTS.profile)
@@ -317,7 +329,8 @@ Ctrl-C stops k6 gracefully and stops what this command started.
 Examples:
   $ npx k6pack gate
   $ npx k6pack gate --scenarios ws-vs-http,push --profile lan --load smoke
-  $ npx k6pack gate --results results/pr --baseline results/main --tolerance 5%`,
-    )
-    .action(action((k6Args, opts) => runGate({ ...opts, k6Args }, ctx)));
+  $ npx k6pack gate --results results/pr --baseline results/main --tolerance 5%
+  $ npx k6pack gate --api api.json --baseline results/main-api   # your API (docs/your-api.md)`,
+    );
+  addApiOptions(command).action(action((k6Args, opts) => runGate({ ...opts, k6Args }, ctx)));
 }

@@ -38,6 +38,8 @@ const MAX_MESSAGE = 256 * 1024 * 1024;
 export const grpcAddr = (tls) => (tls ? TARGETS.GRPC_TLS_ADDR : TARGETS.GRPC_ADDR);
 
 const NO_TAGS = {};
+// A method of the channel's service ('GetBook'), or any ('pkg.Service/Method').
+const pathOf = (service, method) => (method.includes('/') ? method : `${service}/${method}`);
 // invoke() params, made once per (discard, timeout): call() runs per operation.
 const invokeParams = [{}, {}];
 function paramsFor(timeout, discard) {
@@ -99,10 +101,13 @@ export function statusText(code, message) {
 }
 
 // One gRPC channel: a k6 client and whether it is connected.
-//   addr: another endpoint than the reference server's; service: the methods' service
+//   addr: another endpoint than the reference server's; service: the methods' service;
+//   metadata: sent with every call (your API's credentials)
 export class Channel {
-  constructor(client, { tls = false, tags = {}, addr = null, service = SERVICE } = {}) {
+  constructor(client, { tls = false, tags = {}, addr = null, service = SERVICE, metadata } = {}) {
     this.client = client;
+    this.metadata = metadata;
+    this.withMetadata = {}; // invoke() params with the metadata, per (discard, timeout)
     this.tls = tls;
     this.tags = tags;
     this.addr = addr;
@@ -124,6 +129,14 @@ export class Channel {
     this.connected = true;
     recordSetup('grpc_connect', ms, this.tags);
     return ms;
+  }
+
+  paramsFor(timeout, discard) {
+    if (!this.metadata) return paramsFor(timeout, discard);
+    const key = `${timeout}|${discard}`;
+    return (
+      this.withMetadata[key] || (this.withMetadata[key] = { ...paramsFor(timeout, discard), metadata: this.metadata })
+    );
   }
 
   close() {
@@ -154,12 +167,12 @@ export class Channel {
     // The same tags object per channel and conn when the call adds none (metrics.js withTag).
     const opTags = withTag(tags === NO_TAGS ? this.tags : { ...this.tags, ...tags }, 'conn', cold ? 'cold' : 'warm');
     const methods = this.methods || (this.methods = {});
-    const path = methods[method] || (methods[method] = `${this.service}/${method}`);
+    const path = methods[method] || (methods[method] = pathOf(this.service, method));
     let res = null;
     let reason = null;
     try {
       if (!this.connected) this.connect(timeout);
-      res = this.client.invoke(path, request, paramsFor(timeout, discard));
+      res = this.client.invoke(path, request, this.paramsFor(timeout, discard));
     } catch (err) {
       reason = String(err.message || err);
     }
@@ -219,7 +232,11 @@ export function serverStream(channel, method, request, { onData, timeout = GRPC_
     let stream;
     try {
       if (!channel.connected) channel.connect();
-      stream = new grpc.Stream(channel.client, `${channel.service}/${method}`, { timeout });
+      stream = new grpc.Stream(
+        channel.client,
+        pathOf(channel.service, method),
+        channel.metadata ? { timeout, metadata: channel.metadata } : { timeout },
+      );
     } catch (err) {
       resolve({ count, endedAt: Date.now(), error: String(err.message || err) });
       return;

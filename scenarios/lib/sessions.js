@@ -39,7 +39,8 @@ const seen = { connectMs: 0, opMs: 0 };
 // { ok, ms, done, abandoned } (done: stop now; abandoned: cut by the deadline).
 // timeoutMs bounds the connect (open + ack) too; default WS_TIMEOUT_MS. The
 // socket's deadline (ws.deadline) caps every operation op starts on it. url:
-// the endpoint, when not the pack's GraphQL one (wsUrl(tls)).
+// the endpoint, when not the pack's GraphQL one (wsUrl(tls)); headers (on the upgrade) and
+// initPayload (connection_init's): your API's credentials.
 export async function wsSession({
   tls,
   tags,
@@ -49,6 +50,8 @@ export async function wsSession({
   maxOps = MAX_OPS_PER_SESSION,
   timeoutMs,
   url = wsUrl(tls),
+  headers,
+  initPayload,
 }) {
   const stepEnd = Date.now() + remainingMs();
   let ws = null;
@@ -77,7 +80,7 @@ export async function wsSession({
         reconnects.add(1, tags);
         await pause(Math.min(RECONNECT_PAUSE_MS, Math.max(0, deadline - Date.now())));
       }
-      ws = new GraphqlWs(url, { tags, timeoutMs });
+      ws = new GraphqlWs(url, { tags, timeoutMs, headers, initPayload });
       ws.deadline = deadline;
       opened++;
       const t0 = Date.now();

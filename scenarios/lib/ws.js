@@ -53,12 +53,17 @@ export class WsError extends Error {
   }
 }
 
+const WS_TAGS = { name: 'graphql-ws' };
+
 // Longest close() waits for the server's close frame.
 const CLOSE_WAIT_MS = 5000;
 
 export class GraphqlWs {
-  constructor(url, { tags = {}, timeoutMs = WS_TIMEOUT_MS } = {}) {
+  // headers: more headers on the upgrade; initPayload: connection_init's payload (credentials).
+  constructor(url, { tags = {}, timeoutMs = WS_TIMEOUT_MS, headers, initPayload } = {}) {
     this.url = url;
+    this.params = headers ? { tags: WS_TAGS, headers } : { tags: WS_TAGS };
+    this.initMessage = JSON.stringify({ type: 'connection_init', payload: initPayload || {} });
     this.tags = tags;
     this.timeoutMs = timeoutMs;
     this.nextId = 1;
@@ -106,7 +111,7 @@ export class GraphqlWs {
       };
       let socket;
       try {
-        socket = new WebSocket(this.url, SUBPROTOCOL, { tags: { name: 'graphql-ws' } });
+        socket = new WebSocket(this.url, SUBPROTOCOL, this.params);
       } catch (err) {
         fail(`cannot open ${this.url}: ${err}`);
         return;
@@ -124,7 +129,7 @@ export class GraphqlWs {
           this.abort(4406, 'Subprotocol not acceptable');
           return;
         }
-        socket.send(JSON.stringify({ type: 'connection_init', payload: {} }));
+        socket.send(this.initMessage);
       };
       socket.onmessage = (ev) => this.onMessage(ev);
       socket.onerror = (ev) => this.onBroken(`socket error: ${ev.error || 'unknown'}`);

@@ -7,6 +7,7 @@
 // declare(env, api): api is the plan file's content (common/api.js parseApiPlan);
 // without one, the nominal API (common/api.js nominalPlan), so the plan builds for
 // `k6 inspect`, `k6pack thresholds api` and the tests over every plan.
+import { describeCredentials } from '../../common/credentials.js';
 import { API_LANES, nominalPlan } from '../../common/api.js';
 import { linkOf, operation } from '../../common/model.js';
 import { DEFAULT_COLUMNS, lane, setupColumn } from '../../common/scenario.js';
@@ -26,16 +27,23 @@ export default function declare(env, api = null) {
   const plan = api || nominalPlan();
   const ops = plan.graphql ? plan.graphql.operations : [];
   const byName = Object.fromEntries(ops.map((o) => [o.name, o]));
-  const g = plan.grpc;
+  const calls = plan.grpc ? plan.grpc.calls : [];
+  const callByName = Object.fromEntries(calls.map((c) => [c.name, c]));
   const lanes = plan.lanes.map((l) => {
     const kind = kindOf(l.name);
     const more = EXEC[l.name] ? { exec: EXEC[l.name] } : {};
     if (kind === 'grpc') {
+      // The unary calls take turns on grpc and grpc_fresh, the streaming ones on grpc_stream.
       const stream = l.name === 'grpc_stream';
+      const mine = calls.filter((c) => Boolean(c.stream) === stream);
       return lane(l.name, l.transport, l.tls, {
         ...more,
-        dims: [{ op: g.name }],
-        model: () => ({ ...bytesOf(g), ...(stream ? { messages: Math.max(1, g.messages) } : {}) }),
+        dims: mine.map((c) => ({ op: c.name })),
+        opsPerIteration: 1 / mine.length,
+        model: (dims) => {
+          const c = callByName[dims.op];
+          return { ...bytesOf(c), ...(stream ? { messages: Math.max(1, c.messages) } : {}) };
+        },
         setups: l.name === 'grpc_fresh' ? [] : ['grpc_connect'],
       });
     }
@@ -67,10 +75,13 @@ export default function declare(env, api = null) {
     lanes,
     laneSeconds,
     iterationSeconds: (profile) => Math.max(...lanes.map((l) => laneSeconds(l.name, profile))),
-    // An HTTP iteration is one operation (the operations take turns) and a lane's first
+    // An iteration is one operation (the operations, and the calls, take turns) and a lane's first
     // one pays the connection set-up: every step holds each operation at least three
     // times, so the first operation's median is a warm one.
-    minIterations: Math.max(4, 3 * ops.length),
+    minIterations: Math.max(
+      4,
+      3 * Math.max(ops.length, ...[true, false].map((s) => calls.filter((c) => Boolean(c.stream) === s).length)),
+    ),
     columns: [
       ...DEFAULT_COLUMNS,
       setupColumn('ws upgrade p50', 'ws_upgrade'),
@@ -92,7 +103,11 @@ export function apiHints(plan) {
   return {
     graphql: plan.graphql ? { url: plan.graphql.url, wsUrl: plan.graphql.wsUrl || null } : null,
     grpc: plan.grpc
-      ? { addr: plan.grpc.addr, tls: plan.grpc.tls, method: plan.grpc.method, stream: plan.grpc.stream }
+      ? {
+          addr: plan.grpc.addr,
+          tls: plan.grpc.tls,
+          calls: plan.grpc.calls.map((c) => ({ method: c.method, stream: Boolean(c.stream) })),
+        }
       : null,
     lanes: plan.lanes.map((l) => l.name),
     skipped: plan.skipped || [],
@@ -105,17 +120,17 @@ export function apiHints(plan) {
         resBytes: o.resBytes,
       })),
       ...(plan.grpc
-        ? [
-            {
-              op: plan.grpc.name,
-              ms: plan.grpc.serverMs,
-              from: plan.grpc.serverFrom,
-              reqBytes: plan.grpc.reqBytes,
-              resBytes: plan.grpc.resBytes,
-            },
-          ]
+        ? plan.grpc.calls.map((c) => ({
+            op: c.name,
+            ms: c.serverMs,
+            from: c.serverFrom,
+            reqBytes: c.reqBytes,
+            resBytes: c.resBytes,
+          }))
         : []),
     ],
     nominal: Boolean(plan.nominal),
+    // Names only: a value is never written anywhere.
+    credentials: plan.credentials ? describeCredentials(plan.credentials) : null,
   };
 }

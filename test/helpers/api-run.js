@@ -77,15 +77,49 @@ export async function nothingLeft(env, ports) {
   );
 }
 
-// graphql-yoga with and without graphql-ws, and grpc-node's route guide, for the whole
-// test file: the returned object's fields are set before its first test.
+// The bearer token yogaAuth and routeGuideAuth ask for (the servers' TOKEN).
+export const TOKEN = 'k6pack-test-token-7f3a9c2e';
+// What sends it: a literal header (the run moves it to k6's environment) and an init
+// payload naming API_TOKEN (k6 and the CLI read it from their environment).
+export const CREDENTIALS = [
+  '--header',
+  `Authorization: Bearer ${TOKEN}`,
+  '--init-payload',
+  '{"authorization": "Bearer ${API_TOKEN}"}',
+];
+
+// Every file under dir whose text holds `needle`.
+export function filesHolding(dir, needle) {
+  const found = [];
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (readFileSync(p).includes(needle)) found.push(p);
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return found;
+}
+
+// graphql-yoga with and without graphql-ws, and grpc-node's route guide, each also asking
+// for TOKEN (yogaAuth, routeGuideAuth), for the whole test file: the returned object's
+// fields are set before its first test.
 export function apiServers() {
   const s = {};
   before(async () => {
-    [s.yoga, s.yogaNoWs, s.routeGuide] = await Promise.all([startYoga(), startYoga({ WS: 'off' }), startRouteGuide()]);
+    [s.yoga, s.yogaNoWs, s.routeGuide, s.yogaAuth, s.routeGuideAuth] = await Promise.all([
+      startYoga(),
+      startYoga({ WS: 'off' }),
+      startRouteGuide(),
+      startYoga({ TOKEN }),
+      startRouteGuide({ TOKEN }),
+    ]);
   });
   after(async () => {
-    await Promise.all([s.yoga, s.yogaNoWs, s.routeGuide].filter(Boolean).map((x) => x.stop()));
+    await Promise.all(
+      [s.yoga, s.yogaNoWs, s.routeGuide, s.yogaAuth, s.routeGuideAuth].filter(Boolean).map((x) => x.stop()),
+    );
   });
   return s;
 }
