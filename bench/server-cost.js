@@ -44,7 +44,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { monotonicMicros, readProfile, splitProfile } from './lib/cpu-profile.js';
-import { processCpuMs } from './lib/process-cpu.js';
+import { processCpuMs } from '../lib/process-cpu.js';
 import {
   BenchError,
   main,

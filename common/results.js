@@ -163,7 +163,7 @@ function gateOf(gate, metrics) {
 //        observers, latencyMetric, gates (common/gates.js), verdict ({ where }), recording
 //        (common/recording.js),
 //        failureLimit, thresholdsFile, hints, meta: { k6Version, gitCommit, samples, histograms,
-//        executionSegment, executionSegmentSequence, startedAt } }
+//        executionSegment, executionSegmentSequence, startedAt, stepsFrom } }
 export function buildSummary(data, ctx, now = Date.now()) {
   const metrics = data.metrics;
   const gates = new Map((ctx.gates || []).map((g) => [g.key, g]));
@@ -280,6 +280,8 @@ export function buildSummary(data, ctx, now = Date.now()) {
       startedAt,
       endedAt,
       durationMs,
+      // Epoch ms when setup() handed over to the steps: their startSeconds count from here.
+      ...(typeof meta.stepsFrom === 'number' ? { stepsFrom: meta.stepsFrom } : {}),
       gitCommit: meta.gitCommit || null,
       thresholdsFile: ctx.thresholdsFile,
       executionSegment: meta.executionSegment || null,
@@ -408,6 +410,28 @@ export const formatRate = (v) => (v === null || v === undefined ? '-' : `${(v * 
 export const formatValue = (v) =>
   v === null || v === undefined ? '-' : Number.isInteger(v) ? String(v) : v.toFixed(2);
 
+const mbOf = (b) => (b ? `${(b / 1048576).toFixed(1)} MB` : '-');
+const laneName = (name) => name.replace(/_/g, ' ');
+
+// A run's server cost (common/server-cost.js serverCostOf) as lines: the terminal's, and
+// summary.md's section.
+export function describeServerCost(cost) {
+  const lines = [
+    `server cost (pid ${cost.pids.join(', ')}; CPU per operation from ${cost.source}):`,
+    `  ${'lane'.padEnd(18)}${'step'.padEnd(6)}${'ops'.padStart(7)}${'CPU/op'.padStart(10)}${'RSS'.padStart(11)}`,
+    ...cost.rows.map(
+      (r) =>
+        `  ${r.lane.padEnd(18)}${r.step.padEnd(6)}${String(r.ops).padStart(7)}${`${r.cpuUsPerOp} us`.padStart(10)}${mbOf(r.rssBytes).padStart(11)}`,
+    ),
+  ];
+  if (cost.cheapest)
+    lines.push(
+      `Cheapest for the server: ${laneName(cost.cheapest.lane)} (${cost.cheapest.cpuUsPerOp} us of CPU an operation at ${cost.cheapest.step})${cost.fastest ? `; fastest for the client: ${laneName(cost.fastest.lane)} (p50 ${formatMs(cost.fastest.p50)} at ${cost.fastest.step})` : ''}.`,
+    );
+  else lines.push('No step held enough samples to cost (the run ended early, or a server stopped).');
+  return lines;
+}
+
 const mdEscape = (s) => String(s).replace(/\|/g, '\\|');
 
 // summary.md: a heading with the verdict, the rows, the thresholds (failed ones first).
@@ -450,6 +474,7 @@ export function toMarkdown(doc) {
     `latency: ${r.latencyMetric}; ${outcomeLine(doc)}; dropped iterations ${doc.totals.droppedIterations}`,
   );
   if (r.recording) lines.push('', describeRecording(r.recording));
+  if (doc.serverCost) lines.push('', '```', ...describeServerCost(doc.serverCost), '```');
   const table = (list) => [
     '| | metric | threshold | observed |',
     '|---|---|---|--:|',

@@ -196,6 +196,11 @@ describe('bad input: one line naming what is at fault, exit 2, nothing left runn
         /^k6pack: gRPC endpoint 127\.0\.0\.1:\d+: gRPC status UNAUTHENTICATED \(16\): a bearer token is required during discovery: it wants credentials: give them with --header 'authorization: Bearer \$\{API_TOKEN\}'/,
       ],
       [
+        '--server-pid of no process',
+        apiArgs(servers.yoga.url, '--server-pid', '999999999'),
+        /^k6pack: --server-pid 999999999: no such process on this machine: give the pid of your server/,
+      ],
+      [
         'a header without a colon',
         apiArgs(servers.yoga.url, '--header', 'Authorization Bearer x'),
         /^k6pack: --header "Authorization Bearer x": give 'Name: value', e\.g\. 'Authorization: Bearer \$\{API_TOKEN\}'$/,

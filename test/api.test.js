@@ -28,6 +28,7 @@ import {
   scratch,
   summaries,
   TOKEN,
+  BURN_US,
 } from './helpers/api-run.js';
 
 const file = scratch();
@@ -53,6 +54,8 @@ describe('discovery, lanes and the verdict', () => {
           ...GET_FEATURE,
           ...LIST_FEATURES.slice(2), // its --call and --request (the same --proto)
           ...CREDENTIALS,
+          '--server-pid',
+          `${servers.yogaAuth.pid},${servers.routeGuideAuth.pid}`,
           '--profile',
           'lan',
           '--load',
@@ -120,6 +123,29 @@ describe('discovery, lanes and the verdict', () => {
         doc.run.hints.api.credentials,
         'header Authorization, an init payload (authorization) (values hidden)',
       );
+      // --server-pid: every lane and step costed; each request burns BURN_US of CPU, a floor
+      // the measure must find (its errors: a 10 ms clock tick and the operations in flight at
+      // a step's bounds, under 2 % of a step of a few hundred 2 ms operations).
+      const cost = doc.serverCost;
+      assert.deepEqual([...new Set(cost.rows.map((x) => x.lane))].sort(), [
+        'grpc',
+        'grpc_fresh',
+        'grpc_stream',
+        'http_fresh',
+        'http_keepalive',
+        'ws',
+      ]);
+      assert.equal(cost.rows.length, doc.steps.length);
+      for (const row of cost.rows) {
+        assert.ok(row.cpuUsPerOp >= 0.8 * BURN_US, `${row.scenario}: ${row.cpuUsPerOp} us an operation`);
+        assert.ok(row.rssBytes > 10 * 1048576, `${row.scenario}: rss ${row.rssBytes}`);
+      }
+      assert.match(r.stdout, /server cost \(pid \d+, \d+; CPU per operation from /);
+      assert.match(
+        r.stdout,
+        /Cheapest for the server: .+ \(\d+ us of CPU an operation at c1\); fastest for the client: /,
+      );
+      assert.match(readFileSync(join(doc.dir, 'summary.md'), 'utf8'), /Cheapest for the server: /);
       const report = await runCli(['report', doc.dir], { env });
       assert.equal(report.exitCode, 0, report.stderr);
       assert.ok(existsSync(join(doc.dir, 'report.html')));

@@ -52,12 +52,27 @@ describe('one document cache for every transport', { timeout: 120_000 }, () => {
     return beforeExecution(headerTiming(res.headers['server-timing']));
   };
 
+  // HITS documents, each validated on one transport and then timed once on the other,
+  // judged by the least: a stall of the test process (the suite runs this file beside
+  // benches) only adds to a time, and each timed request is still the other transport's
+  // first sight of its document (a cache per transport would make all of them misses).
+  // Over 20 suite runs' logs (2026-11-26/27) a miss took 76-630 ms and a single hit
+  // 0.18-9.7 ms, once 171 ms (a stalled sample beside a miss of 287: the failure this removes).
+  const HITS = 3;
+  const leastHit = async (tag, validate, time) => {
+    let best = Infinity;
+    for (let i = 0; i < HITS; i++) {
+      const doc = bigDocument(`${tag}${i}`);
+      await validate(doc);
+      best = Math.min(best, await time(doc));
+    }
+    return best;
+  };
+
   it('a document HTTP has validated is a cache hit over WebSocket', async (t) => {
     await wsBeforeExecution(bigDocument('warm')); // the code paths are warm, the cache holds another document
     const missMs = await wsBeforeExecution(bigDocument('wsfirst'));
-    const doc = bigDocument('httpfirst');
-    await httpBeforeExecution(doc);
-    const hitMs = await wsBeforeExecution(doc);
+    const hitMs = await leastHit('httpfirst', httpBeforeExecution, wsBeforeExecution);
     t.diagnostic(
       `WebSocket, time before execution: ${missMs.toFixed(3)} ms for a new document, ${hitMs.toFixed(3)} ms for one HTTP had`,
     );
@@ -67,9 +82,7 @@ describe('one document cache for every transport', { timeout: 120_000 }, () => {
   it('a document the WebSocket has validated is a cache hit over HTTP', async (t) => {
     await httpBeforeExecution(bigDocument('warm2'));
     const missMs = await httpBeforeExecution(bigDocument('httpnew'));
-    const doc = bigDocument('wsnew');
-    await wsBeforeExecution(doc);
-    const hitMs = await httpBeforeExecution(doc);
+    const hitMs = await leastHit('wsnew', wsBeforeExecution, httpBeforeExecution);
     t.diagnostic(
       `HTTP, time before execution: ${missMs.toFixed(3)} ms for a new document, ${hitMs.toFixed(3)} ms for one the WebSocket had`,
     );

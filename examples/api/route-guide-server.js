@@ -7,6 +7,7 @@
 //
 //   node examples/api/route-guide-server.js            127.0.0.1:50151, plaintext
 //   PORT=50200 TLS=on node examples/api/route-guide-server.js   TLS, self-signed certificate
+//   BURN_US=2000 node examples/api/route-guide-server.js         every call burns 2 ms of CPU first (tests)
 //   TOKEN=s3cret node examples/api/route-guide-server.js        asks for `authorization: Bearer s3cret`
 //                                                               metadata on every call (else UNAUTHENTICATED)
 //
@@ -20,6 +21,17 @@ import { selfSignedPem } from './self-signed.js';
 const PORT = Number(process.env.PORT || 50151);
 const TLS = process.env.TLS === 'on';
 const BEARER = process.env.TOKEN ? `Bearer ${process.env.TOKEN}` : null;
+// BURN_US: every call burns this much CPU time first, a
+// known cost for the tests of --server-pid (process.cpuUsage: CPU time, not wall time).
+const BURN_US = Number(process.env.BURN_US || 0);
+function burn() {
+  if (!BURN_US) return;
+  const start = process.cpuUsage();
+  for (;;) {
+    const used = process.cpuUsage(start);
+    if (used.user + used.system >= BURN_US) return;
+  }
+}
 const PROTO = join(dirname(fileURLToPath(import.meta.url)), 'route_guide.proto');
 
 const definition = protoLoader.loadSync(PROTO, {
@@ -52,7 +64,11 @@ function inside(rect, p) {
 }
 
 // With TOKEN, a call without the bearer token in its metadata fails UNAUTHENTICATED.
-const allowed = (call) => !BEARER || call.metadata.get('authorization')[0] === BEARER;
+// Every call burns BURN_US first, then is checked for its token.
+function allowed(call) {
+  burn();
+  return !BEARER || call.metadata.get('authorization')[0] === BEARER;
+}
 const UNAUTHENTICATED = { code: grpc.status.UNAUTHENTICATED, details: 'a bearer token is required' };
 
 const server = new grpc.Server();

@@ -5,6 +5,7 @@
 //   node examples/api/yoga-server.js                  http://127.0.0.1:4100/graphql (+ ws://)
 //   PORT=4200 WS=off node examples/api/yoga-server.js  HTTP only: the pack skips the ws lane
 //   TLS=on node examples/api/yoga-server.js            https:// (HTTP/1.1) with a self-signed certificate
+//   BURN_US=2000 node examples/api/yoga-server.js      every request burns 2 ms of CPU first (tests)
 //   TOKEN=s3cret node examples/api/yoga-server.js      asks for `Authorization: Bearer s3cret` on every
 //                                                      request (else 401) and `{"authorization": "Bearer
 //                                                      s3cret"}` in connection_init (else close 4403)
@@ -21,6 +22,17 @@ const PORT = Number(process.env.PORT || 4100);
 const WS = process.env.WS !== 'off';
 const TLS = process.env.TLS === 'on';
 const BEARER = process.env.TOKEN ? `Bearer ${process.env.TOKEN}` : null;
+// BURN_US: every request (and graphql-ws operation) burns this much CPU time first, a
+// known cost for the tests of --server-pid (process.cpuUsage: CPU time, not wall time).
+const BURN_US = Number(process.env.BURN_US || 0);
+function burn() {
+  if (!BURN_US) return;
+  const start = process.cpuUsage();
+  for (;;) {
+    const used = process.cpuUsage(start);
+    if (used.user + used.system >= BURN_US) return;
+  }
+}
 
 const books = Array.from({ length: 50 }, (_, i) => ({
   id: String(i + 1),
@@ -84,6 +96,7 @@ const yoga = createYoga({ schema, logging: false, maskedErrors: false, graphiql:
 
 // With TOKEN, a request without the bearer token gets 401, as an API behind a gateway does.
 function handler(req, res) {
+  burn();
   if (BEARER && req.headers.authorization !== BEARER) {
     res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' });
     res.end('{"errors":[{"message":"unauthorized: a bearer token is required"}]}');
@@ -103,6 +116,7 @@ if (WS) {
       execute: (args) => args.rootValue.execute(args),
       subscribe: (args) => args.rootValue.subscribe(args),
       onSubscribe: async (ctx, _id, params) => {
+        burn();
         const {
           schema: s,
           execute,

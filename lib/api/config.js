@@ -20,6 +20,7 @@ import { hostOf, isLoopbackHost } from '../../common/loopback.js';
 import { UsageError } from '../cli-support.js';
 import { rawSetting } from '../../common/settings.js';
 import { checkHeaders, expandCredentials, parseHeader } from '../../common/credentials.js';
+import { parseServerPids } from './server-cost.js';
 
 export const API_FIELDS = [
   'graphql',
@@ -39,6 +40,7 @@ export const API_FIELDS = [
   'metadata',
 ];
 const FLAG = {
+  serverPid: '--server-pid',
   requestFile: '--request-file',
   headers: '--header',
   initPayload: '--init-payload',
@@ -248,7 +250,7 @@ function exists(file, flag) {
 
 // The API flags given (opts: commander's), as their flag names.
 export const apiFlagsIn = (opts) =>
-  ['api', ...API_FIELDS, 'header'].filter((k) => opts[k] !== undefined && k !== 'headers').map(flagOf);
+  ['api', ...API_FIELDS, 'header', 'serverPid'].filter((k) => opts[k] !== undefined && k !== 'headers').map(flagOf);
 
 // commander options for the API flags (run and up take the same).
 export function addApiOptions(command) {
@@ -280,6 +282,10 @@ export function addApiOptions(command) {
       '--header <line>',
       "a header for every request, the WebSocket upgrade and gRPC metadata: 'Name: value' (repeatable; ${VAR} reads the environment; values are never printed)",
       (line, all = []) => [...all, line],
+    )
+    .option(
+      '--server-pid <pids>',
+      "your server's process id(s) on this machine, comma-separated: each lane's server CPU per operation and RSS",
     )
     .option(
       '--init-payload <json>',
@@ -324,6 +330,8 @@ export function apiConfig(opts, { cwd = process.cwd(), env = process.env } = {})
     proto: null,
     calls: [],
     credentials,
+    // Your server's processes, whose CPU time and memory each step costs (server-cost.js).
+    serverPids: opts.serverPid === undefined ? null : parseServerPids(opts.serverPid),
     // The values, from this environment: discovery sends them (never printed).
     expanded: asUsage(() => expandCredentials(credentials, env)),
   };

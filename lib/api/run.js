@@ -19,6 +19,7 @@ import { StackError, startStack } from '../stack.js';
 import { ensureTools, ROOT } from '../tools.js';
 import { Toxiproxy } from '../toxiproxy.js';
 import { apiConfig } from './config.js';
+import { recordServerCost, startCostSampler } from './server-cost.js';
 import { checkApiInput, describeApi, discoverApi } from './discover.js';
 import { apiRoutes, checkApiPorts, endpointsGone, hostsOf, installApiProxies, resolveApiPorts } from './proxies.js';
 
@@ -69,14 +70,15 @@ const describeRoutes = (routes) => routes.map((r) => `${r.name} ${r.listen} -> $
 // `gate --api` run it under their hold. prepared: prepareApi()'s; runOpts: runProfiles()'s
 // options but env, processEnv and endpointsGone. -> runProfiles()'s { code, runs }
 export async function runApiProfiles(stack, prepared, profiles, runOpts, ctx) {
-  const { routes, api } = prepared;
+  const { routes, api, cfg } = prepared;
   mkdirSync(ctx.runDir, { recursive: true });
   const planFile = join(ctx.runDir, `api-plan-${process.pid}.json`);
   const restore = await installApiProxies(stack.toxiproxy, routes);
   try {
     ctx.out(`== proxies: ${describeRoutes(routes)}`);
     const written = writePlan(planFile, api, routes, stack.toxiproxy.url);
-    return await runProfiles(
+    const sampler = cfg.serverPids ? startCostSampler(cfg.serverPids) : null;
+    const result = await runProfiles(
       stack,
       'api',
       SCRIPT,
@@ -90,6 +92,13 @@ export async function runApiProfiles(stack, prepared, profiles, runOpts, ctx) {
       },
       ctx,
     );
+    // Each run's cost to your server, into its summary.json and summary.md.
+    if (sampler) {
+      const samples = sampler.stop();
+      for (const run of result.runs.filter((r) => r.dir))
+        for (const line of recordServerCost(run.dir, samples, cfg.serverPids)) ctx.out(line);
+    }
+    return result;
   } finally {
     rmSync(planFile, { force: true });
     if (!stack.stop) await restore().catch((err) => ctx.warn(`could not remove the API's proxies: ${err.message}`));

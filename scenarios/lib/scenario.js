@@ -50,8 +50,9 @@ export function defineScenario(decl, extra = {}) {
     if (decl.refuse) fatal(decl.refuse);
     const { network, hold } = prepareNetwork(profile, holdInfo, fatal, decl.proxies);
     const more = extra.setup ? extra.setup() : {};
-    // The scenarios' startTimes count from here (silent-vus.js).
-    return { network, ...more, k6pack: { ...k6pack, hold }, stepsFrom: Date.now() };
+    // The scenarios' startTimes count from here (silent-vus.js; summary.json's run.stepsFrom).
+    const stepsFrom = Date.now();
+    return { network, ...more, k6pack: { ...k6pack, hold, stepsFrom }, stepsFrom };
   }
 
   function teardown(data) {

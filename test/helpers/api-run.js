@@ -79,6 +79,9 @@ export async function nothingLeft(env, ports) {
 
 // The bearer token yogaAuth and routeGuideAuth ask for (the servers' TOKEN).
 export const TOKEN = 'k6pack-test-token-7f3a9c2e';
+// The CPU time yogaAuth and routeGuideAuth burn per request (their BURN_US): a known
+// floor under the server cost --server-pid measures.
+export const BURN_US = 2000;
 // What sends it: a literal header (the run moves it to k6's environment) and an init
 // payload naming API_TOKEN (k6 and the CLI read it from their environment).
 export const CREDENTIALS = [
@@ -103,7 +106,7 @@ export function filesHolding(dir, needle) {
 }
 
 // graphql-yoga with and without graphql-ws, and grpc-node's route guide, each also asking
-// for TOKEN (yogaAuth, routeGuideAuth), for the whole test file: the returned object's
+// for TOKEN and burning BURN_US a request (yogaAuth, routeGuideAuth), for the whole test file: the returned object's
 // fields are set before its first test.
 export function apiServers() {
   const s = {};
@@ -112,8 +115,8 @@ export function apiServers() {
       startYoga(),
       startYoga({ WS: 'off' }),
       startRouteGuide(),
-      startYoga({ TOKEN }),
-      startRouteGuide({ TOKEN }),
+      startYoga({ TOKEN, BURN_US: String(BURN_US) }),
+      startRouteGuide({ TOKEN, BURN_US: String(BURN_US) }),
     ]);
   });
   after(async () => {

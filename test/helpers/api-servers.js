@@ -36,6 +36,7 @@ async function start(file, env) {
   });
   return {
     port,
+    pid: child.pid,
     child,
     stop: async () => {
       child.kill('SIGTERM');

@@ -22,3 +22,9 @@ export function processCpuMs(pid) {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks();
 }
+
+// Resident memory of a process now, in bytes (VmRSS in /proc/<pid>/status).
+export function processRssBytes(pid) {
+  const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : null;
+}

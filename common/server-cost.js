@@ -1,0 +1,71 @@
+// What each transport costs your server, from samples of its processes' CPU time and
+// memory taken through a run (lib/api/server-cost.js samples /proc; `run api
+// --server-pid`): each step's CPU time divided by its operations, and the lane cheapest
+// for the server beside the fastest for the client (common/results.js describeServerCost
+// renders it for the terminal and summary.md). Plain ES module with no k6 or Node imports.
+
+// The sample at or just before t (the CPU used up to then), else null.
+function at(samples, t) {
+  let found = null;
+  for (const s of samples) {
+    if (s.t > t) break;
+    found = s;
+  }
+  return found;
+}
+
+// Each step's cost from a run's summary.json and the samples. A step's window runs from
+// its start to the next step's (the last: the run's end), so what a step's graceful stop
+// finishes counts where it began. -> [{ scenario, lane, step, ops, cpuMs, cpuUsPerOp, rssBytes }]
+export function stepCosts(doc, samples) {
+  const from = doc.run.stepsFrom;
+  if (typeof from !== 'number' || samples.length < 2) return [];
+  const steps = [...doc.steps].sort((a, b) => a.startSeconds - b.startSeconds);
+  const end = Date.parse(doc.run.endedAt) || samples[samples.length - 1].t;
+  return steps.flatMap((s, i) => {
+    const t0 = from + s.startSeconds * 1000;
+    const t1 = i + 1 < steps.length ? from + steps[i + 1].startSeconds * 1000 : end;
+    const a = at(samples, t0);
+    const b = at(samples, t1);
+    const ops = (s.latency && s.latency.count) || 0;
+    if (!a || !b || b === a || !ops) return [];
+    const cpuMs = b.cpuMs - a.cpuMs;
+    return [
+      {
+        scenario: s.scenario,
+        lane: s.lane,
+        step: s.step,
+        ops,
+        cpuMs: Math.round(cpuMs * 10) / 10,
+        cpuUsPerOp: Math.round((cpuMs * 1000) / ops),
+        rssBytes: b.rssBytes,
+      },
+    ];
+  });
+}
+
+// Each lane's first (lightest) step: where the lanes are compared, as the verdict does.
+function firstSteps(steps) {
+  const seen = new Set();
+  return [...steps]
+    .sort((a, b) => a.startSeconds - b.startSeconds)
+    .filter((s) => !seen.has(s.lane) && seen.add(s.lane));
+}
+
+// The server cost part of summary.json: per step, and the lane cheapest for the server
+// beside the one fastest for the client, each lane at its first step.
+export function serverCostOf(doc, samples, pids) {
+  const rows = stepCosts(doc, samples);
+  const first = new Set(firstSteps(doc.steps).map((s) => s.scenario));
+  const firstRows = rows.filter((r) => first.has(r.scenario));
+  const cheapest = firstRows.length ? firstRows.reduce((x, y) => (y.cpuUsPerOp < x.cpuUsPerOp ? y : x)) : null;
+  const timed = doc.steps.filter((s) => first.has(s.scenario) && s.latency && s.latency.count);
+  const fastest = timed.length ? timed.reduce((x, y) => (y.latency.p50 < x.latency.p50 ? y : x)) : null;
+  return {
+    pids,
+    source: '/proc/<pid>/stat utime+stime over each step, VmRSS at its end',
+    rows,
+    cheapest: cheapest && { lane: cheapest.lane, step: cheapest.step, cpuUsPerOp: cheapest.cpuUsPerOp },
+    fastest: fastest && { lane: fastest.lane, step: fastest.step, p50: fastest.latency.p50 },
+  };
+}

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { describeServerCost } from './results.js';
+import { serverCostOf, stepCosts } from './server-cost.js';
+
+const FROM = 1_000_000;
+const step = (scenario, lane, stepName, startSeconds, count, p50) => ({
+  scenario,
+  lane,
+  step: stepName,
+  startSeconds,
+  durationSeconds: 1,
+  latency: { count, p50 },
+});
+const DOC = {
+  run: { stepsFrom: FROM, endedAt: new Date(FROM + 4000).toISOString() },
+  steps: [
+    step('ws_c1', 'ws', 'c1', 0, 100, 1.2),
+    step('ws_c4', 'ws', 'c4', 1, 200, 2.5),
+    step('grpc_c1', 'grpc', 'c1', 2, 50, 0.9),
+    step('grpc_c4', 'grpc', 'c4', 3, 0, null),
+  ],
+};
+// The servers' CPU: 100 ms in ws_c1, 300 in ws_c4, 10 in grpc_c1; RSS rising.
+const SAMPLES = [
+  { t: FROM - 50, cpuMs: 1000, rssBytes: 50e6 },
+  { t: FROM + 1000, cpuMs: 1100, rssBytes: 51e6 },
+  { t: FROM + 2000, cpuMs: 1400, rssBytes: 52e6 },
+  { t: FROM + 3000, cpuMs: 1410, rssBytes: 52e6 },
+  { t: FROM + 4000, cpuMs: 1410, rssBytes: 53e6 },
+];
+
+test("stepCosts: each step's CPU from its start to the next step's, over its operations", () => {
+  assert.deepEqual(stepCosts(DOC, SAMPLES), [
+    { scenario: 'ws_c1', lane: 'ws', step: 'c1', ops: 100, cpuMs: 100, cpuUsPerOp: 1000, rssBytes: 51e6 },
+    { scenario: 'ws_c4', lane: 'ws', step: 'c4', ops: 200, cpuMs: 300, cpuUsPerOp: 1500, rssBytes: 52e6 },
+    { scenario: 'grpc_c1', lane: 'grpc', step: 'c1', ops: 50, cpuMs: 10, cpuUsPerOp: 200, rssBytes: 52e6 },
+  ]);
+  // No stepsFrom (a summary from before it), or too few samples: nothing to cost.
+  assert.deepEqual(stepCosts({ ...DOC, run: {} }, SAMPLES), []);
+  assert.deepEqual(stepCosts(DOC, SAMPLES.slice(0, 1)), []);
+});
+
+test('serverCostOf: the cheapest lane for the server and the fastest for the client, each at its first step', () => {
+  const cost = serverCostOf(DOC, SAMPLES, [42]);
+  assert.deepEqual(cost.cheapest, { lane: 'grpc', step: 'c1', cpuUsPerOp: 200 });
+  assert.deepEqual(cost.fastest, { lane: 'grpc', step: 'c1', p50: 0.9 });
+  const lines = describeServerCost(cost);
+  assert.match(lines[0], /^server cost \(pid 42; CPU per operation from \/proc/);
+  assert.equal(lines[2], '  ws                c1        100   1000 us    48.6 MB');
+  assert.equal(
+    lines.at(-1),
+    'Cheapest for the server: grpc (200 us of CPU an operation at c1); fastest for the client: grpc (p50 0.9 ms at c1).',
+  );
+  assert.match(describeServerCost(serverCostOf(DOC, [], [42])).at(-1), /^No step held enough samples/);
+});
