@@ -67,20 +67,22 @@ test(
   },
 );
 
-// 100 requests, one connection each; a fault with toxicity 0.1 hits about 10 of them.
-// Binomial(100, 0.1): P(< 2) ~ 3e-4, P(> 25) ~ 1e-5.
+// SHARE_REQUESTS requests, one connection each; a fault with toxicity 0.1 hits about 20
+// of them. Binomial(200, 0.1): P(< 5) ~ 8e-6, P(> 50) ~ 3e-10. With 100 requests and
+// bounds 2..25 (P(< 2) ~ 3e-4) a fresh-clone run of 5c77b19 saw 1 of 100 under truncate.
+const SHARE_REQUESTS = 200;
 function assertShare(summary, outcome, spec) {
   const hit = count(summary, `outcome_${outcome}`);
   const ok = count(summary, 'outcome_ok');
-  assert.ok(hit >= 2 && hit <= 25, `${spec}: ${hit} of 100 requests ended in ${outcome}`);
-  assert.equal(hit + ok, 100, `${spec}: every other request succeeded (${JSON.stringify(summary.metrics)})`);
+  assert.ok(hit >= 5 && hit <= 50, `${spec}: ${hit} of ${SHARE_REQUESTS} requests ended in ${outcome}`);
+  assert.equal(hit + ok, SHARE_REQUESTS, `${spec}: every other request succeeded (${JSON.stringify(summary.metrics)})`);
 }
 
 test(
   'flaky: a share of connections is reset, seen by the client as a transport error',
   { timeout: 60000 },
   async () => {
-    const run = await k6(FAULT_PROBE, { PROFILE: 'lan+flaky' });
+    const run = await k6(FAULT_PROBE, { PROFILE: 'lan+flaky', REQUESTS: SHARE_REQUESTS });
     assert.equal(run.code, 0, run.stderr.slice(-1500));
     assertShare(run.summary, 'reset', 'lan+flaky');
     assert.match(run.stderr, /connection reset by peer/);
@@ -88,13 +90,13 @@ test(
 );
 
 test('stall: a share of requests gets no answer and ends at the client timeout', { timeout: 60000 }, async () => {
-  const run = await k6(FAULT_PROBE, { PROFILE: 'lan+stall', TIMEOUT: '300ms' });
+  const run = await k6(FAULT_PROBE, { PROFILE: 'lan+stall', TIMEOUT: '300ms', REQUESTS: SHARE_REQUESTS });
   assert.equal(run.code, 0, run.stderr.slice(-1500));
   assertShare(run.summary, 'timeout', 'lan+stall');
 });
 
 test('truncate: a share of responses is cut short after 2048 bytes', { timeout: 60000 }, async () => {
-  const run = await k6(FAULT_PROBE, { PROFILE: 'lan+truncate', SIZE: 5000 });
+  const run = await k6(FAULT_PROBE, { PROFILE: 'lan+truncate', SIZE: 5000, REQUESTS: SHARE_REQUESTS });
   assert.equal(run.code, 0, run.stderr.slice(-1500));
   assertShare(run.summary, 'eof', 'lan+truncate');
   assert.match(run.stderr, /unexpected EOF/);
