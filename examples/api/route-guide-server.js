@@ -17,21 +17,11 @@ import { fileURLToPath } from 'node:url';
 import grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
 import { selfSignedPem } from './self-signed.js';
+import { burn } from './burn.js';
 
 const PORT = Number(process.env.PORT || 50151);
 const TLS = process.env.TLS === 'on';
 const BEARER = process.env.TOKEN ? `Bearer ${process.env.TOKEN}` : null;
-// BURN_US: every call burns this much CPU time first, a
-// known cost for the tests of --server-pid (process.cpuUsage: CPU time, not wall time).
-const BURN_US = Number(process.env.BURN_US || 0);
-function burn() {
-  if (!BURN_US) return;
-  const start = process.cpuUsage();
-  for (;;) {
-    const used = process.cpuUsage(start);
-    if (used.user + used.system >= BURN_US) return;
-  }
-}
 const PROTO = join(dirname(fileURLToPath(import.meta.url)), 'route_guide.proto');
 
 const definition = protoLoader.loadSync(PROTO, {

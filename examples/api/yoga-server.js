@@ -17,22 +17,12 @@ import { createSchema, createYoga } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { selfSignedPem } from './self-signed.js';
+import { burn } from './burn.js';
 
 const PORT = Number(process.env.PORT || 4100);
 const WS = process.env.WS !== 'off';
 const TLS = process.env.TLS === 'on';
 const BEARER = process.env.TOKEN ? `Bearer ${process.env.TOKEN}` : null;
-// BURN_US: every request (and graphql-ws operation) burns this much CPU time first, a
-// known cost for the tests of --server-pid (process.cpuUsage: CPU time, not wall time).
-const BURN_US = Number(process.env.BURN_US || 0);
-function burn() {
-  if (!BURN_US) return;
-  const start = process.cpuUsage();
-  for (;;) {
-    const used = process.cpuUsage(start);
-    if (used.user + used.system >= BURN_US) return;
-  }
-}
 
 const books = Array.from({ length: 50 }, (_, i) => ({
   id: String(i + 1),
