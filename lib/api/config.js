@@ -307,17 +307,16 @@ export function apiConfig(opts, { cwd = process.cwd(), env = process.env } = {})
     throw new UsageError(
       'give --graphql URL, --grpc ADDR or both (or --api ./api.json with those fields): `npx k6pack run api --help`',
     );
+  // A field given in the file or as a flag (the call flags are kept apart: callsOf pairs them).
   const needs = (field, other) => {
-    if (cfg[field] !== undefined && cfg[field] !== false && !cfg[other])
-      throw new UsageError(`${flagOf(field)} needs ${flagOf(other)}`);
+    const v = cfg[field] ?? opts[field];
+    if (v !== undefined && v !== false && !cfg[other]) throw new UsageError(`${flagOf(field)} needs ${flagOf(other)}`);
   };
   for (const f of ['ws', 'operations', 'variables']) needs(f, 'graphql');
   needs('metadata', 'grpc');
   const credentials = credentialsOf(cfg, opts);
   if (credentials.initPayload && !cfg.graphql) throw new UsageError('--init-payload needs --graphql');
   for (const f of ['proto', 'call', 'calls', 'request', 'requestFile', 'tls']) needs(f, 'grpc');
-  for (const f of ['call', 'request', 'requestFile'])
-    if (opts[f] !== undefined && !cfg.grpc) throw new UsageError(`${flagOf(f)} needs --grpc`);
   const out = {
     source: file,
     tls: Boolean(cfg.tls),
