@@ -429,7 +429,22 @@ export function describeServerCost(cost) {
       `Cheapest for the server: ${laneName(cost.cheapest.lane)} (${cost.cheapest.cpuUsPerOp} us of CPU an operation at ${cost.cheapest.step})${cost.fastest ? `; fastest for the client: ${laneName(cost.fastest.lane)} (p50 ${formatMs(cost.fastest.p50)} at ${cost.fastest.step})` : ''}.`,
     );
   else lines.push('No step held enough samples to cost (the run ended early, or a server stopped).');
+  if (cost.memory) lines.push(...describeMemory(cost.memory));
   return lines;
+}
+
+// A soak's memory gate on your server: each process's RSS after the warm-up, its most
+// since, and the growth against the gate.
+function describeMemory({ gate, rows }) {
+  if (!rows.length) return ['server memory: too few samples after the warm-up to judge its growth (not gated)'];
+  const pct = (g) => `${g >= 0 ? '+' : ''}${(g * 100).toFixed(1)} %`;
+  return [
+    `server memory (VmRSS from the first sample after the warm-up, ${rows[0].fromSeconds} s in; gate server_rss_growth ${gate.join(', ')}):`,
+    ...rows.map(
+      (r) =>
+        `  pid ${r.pid}: ${mbOf(r.baselineBytes)} -> most ${mbOf(r.maxBytes)}, last ${mbOf(r.lastBytes)}: ${pct(r.growth)} ${r.ok ? 'ok' : 'FAILED'}`,
+    ),
+  ];
 }
 
 const mdEscape = (s) => String(s).replace(/\|/g, '\\|');

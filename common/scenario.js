@@ -19,7 +19,11 @@
 //     { unit } what a step's concurrency counts when not VUs (fanout: 'subscribers'),
 //   serverTimingEvery: server time from every Nth operation of each VU (common/recording.js;
 //     1 where server time is the study's question),
-//   hints (for `k6pack report`, kept in summary.json's run.hints) }
+//   hints (for `k6pack report`, kept in summary.json's run.hints),
+//   policy: the scenario whose block of thresholds.json applies (default: name; api's
+//     soak takes soak's), unrecorded: metrics of that block this scenario does not
+//     record, so k6 gets no gate on them (api's soak: server_rss_growth, which the CLI
+//     gates from your server's /proc: lib/api/server-cost.js) }
 import { deriveGates, droppedGates, expectationsOf, gateThresholds } from './gates.js';
 import { budget, cpuMsOf, K6_BYTE_MS, LOSS_SAMPLES, linkOf, setupOnly, setupPhases } from './model.js';
 import { cellKey } from './results.js';
@@ -210,9 +214,10 @@ export function buildScenario(decl, profile, env, policy) {
     serverParts: serverPartsOf(reported),
   });
   const recorded = (key) => recording.metrics !== 'lean' || !/^(server_duration|setup_duration)(\{|$)/.test(key);
+  const policyName = decl.policy || decl.name;
   const gates = deriveGates({
     policy,
-    scenario: decl.name,
+    scenario: policyName,
     profile,
     plan,
     lanes,
@@ -221,12 +226,15 @@ export function buildScenario(decl, profile, env, policy) {
     unit: decl.verdict?.unit,
     machine,
   }).filter((g) => recorded(g.key));
-  const thresholds = {
-    ...policyGates(policy, decl.name, profile.name),
-    ...gateThresholds(gates),
-    ...droppedGates(policy, plan),
-    ...stepGates(policy, decl.name, plan),
-  };
+  const unrecorded = new Set(decl.unrecorded || []);
+  const thresholds = Object.fromEntries(
+    Object.entries({
+      ...policyGates(policy, policyName, profile.name),
+      ...gateThresholds(gates),
+      ...droppedGates(policy, plan),
+      ...stepGates(policy, policyName, plan),
+    }).filter(([key]) => !unrecorded.has(key.replace(/\{.*$/, ''))),
+  );
   // Keys to report without gating them (a key with a gate is reported anyway).
   const observers = [...new Set([...reported, ...laneKeys(plan, latencyMetric)])].filter(
     (k) => !thresholds[k] && recorded(k),

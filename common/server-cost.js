@@ -2,7 +2,8 @@
 // memory taken through a run (lib/api/server-cost.js samples /proc; `run api
 // --server-pid`): each step's CPU time divided by its operations, and the lane cheapest
 // for the server beside the fastest for the client (common/results.js describeServerCost
-// renders it for the terminal and summary.md). Plain ES module with no k6 or Node imports.
+// renders it for the terminal and summary.md); and over a soak, each process's memory
+// growth after the warm-up. Plain ES module with no k6 or Node imports.
 
 // The sample at or just before t (the CPU used up to then), else null.
 function at(samples, t) {
@@ -53,19 +54,54 @@ function firstSteps(steps) {
 }
 
 // The server cost part of summary.json: per step, and the lane cheapest for the server
-// beside the one fastest for the client, each lane at its first step.
+// (each lane at its first step) beside the verdict's fastest for the client.
 export function serverCostOf(doc, samples, pids) {
   const rows = stepCosts(doc, samples);
-  const first = new Set(firstSteps(doc.steps).map((s) => s.scenario));
+  const firsts = firstSteps(doc.steps);
+  const first = new Set(firsts.map((s) => s.scenario));
   const firstRows = rows.filter((r) => first.has(r.scenario));
   const cheapest = firstRows.length ? firstRows.reduce((x, y) => (y.cpuUsPerOp < x.cpuUsPerOp ? y : x)) : null;
-  const timed = doc.steps.filter((s) => first.has(s.scenario) && s.latency && s.latency.count);
-  const fastest = timed.length ? timed.reduce((x, y) => (y.latency.p50 < x.latency.p50 ? y : x)) : null;
+  const top = doc.verdict && doc.verdict.ranking && doc.verdict.ranking[0];
+  const topStep = top && firsts.find((s) => s.lane === top.lanes[0]);
   return {
     pids,
     source: '/proc/<pid>/stat utime+stime over each step, VmRSS at its end',
     rows,
     cheapest: cheapest && { lane: cheapest.lane, step: cheapest.step, cpuUsPerOp: cheapest.cpuUsPerOp },
-    fastest: fastest && { lane: fastest.lane, step: fastest.step, p50: fastest.latency.p50 },
+    fastest: top ? { lane: top.lanes[0], step: topStep ? topStep.step : null, p50: top.p50 } : null,
   };
+}
+
+// How much of a soak is warm-up (the first 20 % of its steps): a server's memory is
+// judged against its first sample after it (scenarios/soak.js for the reference
+// servers, memoryGrowthOf below for yours).
+export const WARMUP_SHARE = 0.2;
+
+// Each process's resident memory over a soak: its first sample after the warm-up, the
+// most after that, and the growth between them as a fraction (what server_rss_growth
+// max gates). samples: [{ t, rssByPid: { pid: bytes } }]. -> [{ pid, baselineBytes,
+// maxBytes, lastBytes, growth, fromSeconds }], [] without enough samples.
+export function memoryGrowthOf(doc, samples) {
+  const from = doc.run.stepsFrom;
+  if (typeof from !== 'number' || !samples.length) return [];
+  const end = Date.parse(doc.run.endedAt) || samples[samples.length - 1].t;
+  const t0 = from + WARMUP_SHARE * (end - from);
+  const after = samples.filter((s) => s.t >= t0 && s.t <= end && s.rssByPid);
+  if (after.length < 2) return [];
+  return Object.keys(after[0].rssByPid).flatMap((pid) => {
+    const list = after.map((s) => s.rssByPid[pid]).filter((b) => b > 0);
+    if (list.length < 2) return [];
+    const base = list[0];
+    const max = Math.max(...list);
+    return [
+      {
+        pid: Number(pid),
+        baselineBytes: base,
+        maxBytes: max,
+        lastBytes: list.at(-1),
+        growth: Math.round(((max - base) / base) * 10000) / 10000,
+        fromSeconds: Math.round((t0 - from) / 100) / 10,
+      },
+    ];
+  });
 }

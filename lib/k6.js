@@ -3,6 +3,9 @@
 import { findK6, ToolError } from './tools.js';
 import { K6_VERSION } from '../common/defaults.js';
 
+// k6's exit code when a threshold failed (`k6 run`); the pack's own gates exit with it too.
+export const THRESHOLDS_FAILED = 99;
+
 export function requireK6() {
   const k6 = findK6();
   if (!k6) throw new ToolError(`k6 ${K6_VERSION} is not installed: run \`npx k6pack tools\``);

@@ -11,7 +11,7 @@ import { METRICS_MODES } from '../common/recording.js';
 import { measureMachine } from './calibrate.js';
 import { checkWorkload, UsageError } from './cli-support.js';
 import { takeHold } from './hold.js';
-import { k6RunArgs } from './k6.js';
+import { k6RunArgs, THRESHOLDS_FAILED } from './k6.js';
 import { diesWithParent } from './processes.js';
 import {
   describePlan,
@@ -28,7 +28,6 @@ import { Toxiproxy } from './toxiproxy.js';
 
 export { checkWorkload };
 
-const THRESHOLDS_FAILED = 99;
 // After a forwarded Ctrl-C, k6 stops its VUs (gracefulStop, 30 s by default) and
 // runs teardown (teardownTimeout, 60 s): past both it is killed.
 const K6_STOP_BOUND_MS = 95000;

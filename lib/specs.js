@@ -34,10 +34,17 @@ export async function buildSpec(scenario, { profile: spec, load, workload, file 
     );
   const decl = withUsage(() => declare(env, api));
   const profile = profileOrUsage(spec || decl.defaultProfile);
-  const policyFile = file || baseEnv.THRESHOLDS || join(ROOT, 'thresholds.json');
-  const policy = withUsage(() => parsePolicy(readFileSync(policyFile, 'utf8'), show(resolve(policyFile))));
+  const { policy, policyFile } = readPolicyFile(file || baseEnv.THRESHOLDS);
   const built = withUsage(() => buildScenario(decl, profile, env, policy));
-  return { built, profile, policy, policyFile: show(resolve(policyFile)) };
+  return { built, profile, policy, policyFile };
+}
+
+// The gate's policy: a thresholds file (THRESHOLDS, as k6 reads it) or the pack's own.
+// -> { policy, policyFile (as messages show it) }
+export function readPolicyFile(file = process.env.THRESHOLDS) {
+  const path = resolve(file || join(ROOT, 'thresholds.json'));
+  const policy = withUsage(() => parsePolicy(readFileSync(path, 'utf8'), show(path)));
+  return { policy, policyFile: show(path) };
 }
 
 // 'lte (R 70 ms, down 12000 / up 12000 kbit/s)', with its modifiers and faults.

@@ -11,6 +11,9 @@
  * as the studies', with your server's own time in it.
  * Look at: the verdict; op_duration p50 per lane and operation; op_failed and the first
  * error of each failing operation (a GraphQL `errors` answer or a gRPC status counts).
+ * At LOAD=soak it is your API's soak (`npx k6pack run soak --api …`): every lane at once
+ * at SOAK_RATE for SOAK_DURATION, rows split in the first and last quarters, op_drift
+ * and the soak's gates (scenarios/specs/api.js).
  *
  *   npx k6pack run api --graphql http://127.0.0.1:4100/graphql --operations ./ops.graphql --profile lan,3g
  *   npx k6pack up --api ./api.json && k6 run -e API=.run/api-plan.json -e PROFILE=3g scenarios/api.js
@@ -46,6 +49,7 @@ import { formatMs } from '../common/results.js';
 import declare, { apiHints, WS_OPEN_OPS } from './specs/api.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
+import { partNow, recordDrift } from './lib/drift.js';
 import { keepFirstErrors } from './lib/metrics.js';
 import { useToxiproxy } from './lib/network.js';
 import { defineScenario } from './lib/scenario.js';
@@ -131,18 +135,21 @@ const OPS =
   API && API.graphql
     ? API.graphql.operations.map((o) => ({ query: o.query, next: variableSource(o.variables), tags: { op: o.name } }))
     : [];
-const callOf = (op) => ({ query: op.query, variables: op.next(exec.vu.idInTest), tags: op.tags });
+// A soak (LOAD=soak) tags each operation with the quarter of the run it falls in and
+// adds its drift against the VU's own first quarter (scenarios/lib/drift.js).
+const SOAK = decl.soak;
+const tagsOf = (tags) => (SOAK ? { ...tags, part: partNow() } : tags);
+function drifted(tags, r) {
+  if (SOAK) recordDrift(`${exec.scenario.name} ${tags.op}`, tags, r);
+  return r;
+}
+const callOf = (op) => ({ query: op.query, variables: op.next(exec.vu.idInTest), tags: tagsOf(op.tags) });
 const GRAPHQL_URL = API && API.graphql ? API.graphql.url : null;
 const WS_URL = API && API.graphql ? API.graphql.wsUrl : null;
 
 function httpOp(transport, tls) {
-  graphqlHttp({
-    transport,
-    tls,
-    url: GRAPHQL_URL,
-    ...callOf(OPS[exec.vu.iterationInScenario % OPS.length]),
-    headers: HEADERS,
-  });
+  const call = callOf(OPS[exec.vu.iterationInScenario % OPS.length]);
+  drifted(call.tags, graphqlHttp({ transport, tls, url: GRAPHQL_URL, ...call, headers: HEADERS }));
 }
 
 export function httpFresh() {
@@ -162,8 +169,8 @@ export function http2() {
 }
 
 // One socket per VU for the whole step, operations one after another; under an open
-// workload one socket per arrival, for WS_OPEN_OPS operations.
-const maxOps = s.plan.workload === 'open' ? WS_OPEN_OPS : undefined;
+// workload (a soak's mix too) one socket per arrival, for WS_OPEN_OPS operations.
+const maxOps = s.plan.workload === 'closed' ? undefined : WS_OPEN_OPS;
 function wsLane(tls) {
   return wsSession({
     tls,
@@ -172,7 +179,10 @@ function wsLane(tls) {
     maxOps,
     headers: HEADERS,
     initPayload: INIT_PAYLOAD,
-    op: (socket, i) => socket.execute(callOf(OPS[i % OPS.length])),
+    op: async (socket, i) => {
+      const call = callOf(OPS[i % OPS.length]);
+      return drifted(call.tags, await socket.execute(call));
+    },
   });
 }
 export function ws() {
@@ -199,13 +209,16 @@ const turnOf = (calls) => calls[exec.vu.iterationInScenario % calls.length];
 
 export function grpcWarm() {
   const c = turnOf(UNARY);
-  warm.call(c.method, c.next(exec.vu.idInTest), { tags: c.tags });
+  const tags = tagsOf(c.tags);
+  drifted(tags, warm.call(c.method, c.next(exec.vu.idInTest), { tags }));
 }
 export function grpcFresh() {
   const c = turnOf(UNARY);
-  fresh.call(c.method, c.next(exec.vu.idInTest), { tags: c.tags, fresh: true });
+  const tags = tagsOf(c.tags);
+  drifted(tags, fresh.call(c.method, c.next(exec.vu.idInTest), { tags, fresh: true }));
 }
 export async function grpcStream() {
   const c = turnOf(STREAMS);
-  await warm.stream(c.method, c.next(exec.vu.idInTest), { tags: c.tags });
+  const tags = tagsOf(c.tags);
+  drifted(tags, await warm.stream(c.method, c.next(exec.vu.idInTest), { tags }));
 }

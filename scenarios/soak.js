@@ -44,44 +44,24 @@ import declare from './specs/soak.js';
 import { graphqlOrigin } from './lib/config.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
+import { WARMUP_SHARE } from '../common/server-cost.js';
+import { partNow, recordDrift } from './lib/drift.js';
 import { progress } from './lib/load.js';
-import { opDrift, recordOp, serverHeap, serverRss, serverRssGrowth } from './lib/metrics.js';
+import { recordOp, serverHeap, serverRss, serverRssGrowth } from './lib/metrics.js';
 import { bookId, bookOperation } from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';
 import { wsSession } from './lib/sessions.js';
 
-const WARMUP = 0.2;
 const plan = declare(__ENV);
 const { WS_OPS } = plan;
 const s = defineScenario(plan, { notes: memoryNotes });
 export const { options, setup, teardown, handleSummary } = s;
 
-const partNow = () => {
-  const p = progress();
-  return p < 0.25 ? 'first' : p >= 0.75 ? 'last' : 'middle';
-};
-
-// Per VU and lane: first-quarter durations (bounded), then each late operation's drift.
-const firstPart = {};
-function drift(lane, part, r) {
-  if (!r.ok || !r.ms) return;
-  const list = (firstPart[lane] = firstPart[lane] || []);
-  if (part === 'first' && list.length < 500) list.push(r.ms);
-  if (part === 'last' && list.length >= 3) {
-    if (!list.sorted) {
-      list.sort((a, b) => a - b);
-      list.sorted = true;
-    }
-    const median = list[Math.floor(list.length / 2)];
-    if (median > 0) opDrift.add(r.ms / median, { part });
-  }
-}
-
 function httpLane(transport, tls) {
   const part = partNow();
   const op = bookOperation(exec.vu.idInTest, exec.scenario.iterationInTest);
   const r = graphqlHttp({ transport, tls, ...op, tags: { ...op.tags, part } });
-  drift(transport, part, r);
+  recordDrift(transport, { part }, r);
 }
 
 export const httpKeepalive = () => httpLane('http-keepalive', false);
@@ -96,7 +76,7 @@ export function ws() {
       const part = partNow();
       const op = bookOperation(exec.vu.idInTest, exec.scenario.iterationInTest * WS_OPS + i);
       const r = await socket.execute({ ...op, tags: { ...op.tags, part } });
-      drift('ws', part, r);
+      recordDrift('ws', { part }, r);
       return r;
     },
   });
@@ -112,7 +92,7 @@ export function grpc() {
     { id },
     { validate: (b) => (b && b.id === id ? null : `GetBook answered ${b && b.id}`), tags: { part } },
   );
-  drift('grpc', part, r);
+  recordDrift('grpc', { part }, r);
 }
 
 // ---- memory ----
@@ -123,7 +103,7 @@ const baseline = {};
 function sample(server, rss, heap) {
   serverRss.add(rss, { server });
   serverHeap.add(heap, { server });
-  if (progress() < WARMUP) return;
+  if (progress() < WARMUP_SHARE) return;
   if (baseline[server] === undefined) baseline[server] = rss;
   serverRssGrowth.add((rss - baseline[server]) / baseline[server], { server });
 }

@@ -211,6 +211,11 @@ describe('bad input: one line naming what is at fault, exit 2, nothing left runn
         /^k6pack: --init-payload \{token: 1\}: not valid JSON .*: give an object/,
       ],
       [
+        'your API soak at another load level',
+        ['run', 'soak', '--graphql', servers.yoga.url, '--operations', OPS],
+        /^k6pack: run soak --api runs at load soak \(every lane at SOAK_RATE for SOAK_DURATION\): drop --load smoke and set its length with SOAK_DURATION/,
+      ],
+      [
         'API flags on another scenario',
         ['run', 'ws-vs-http', '--graphql', servers.yoga.url],
         /^k6pack: --graphql belongs to `run api` \(your own API\), not to ws-vs-http$/,

@@ -64,6 +64,7 @@ export const UNIT = [
   'lint.test.js',
   'plan-headers.test.js',
   'profiles-catalogue.test.js',
+  'server-cost-gate.test.js',
   'settings.test.js',
   'tally.test.js',
 ];

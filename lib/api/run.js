@@ -19,7 +19,9 @@ import { StackError, startStack } from '../stack.js';
 import { ensureTools, ROOT } from '../tools.js';
 import { Toxiproxy } from '../toxiproxy.js';
 import { apiConfig } from './config.js';
-import { recordServerCost, startCostSampler } from './server-cost.js';
+import { THRESHOLDS_FAILED } from '../k6.js';
+import { readPolicyFile } from '../specs.js';
+import { memoryGateOf, recordServerCost, startCostSampler } from './server-cost.js';
 import { checkApiInput, describeApi, discoverApi } from './discover.js';
 import { apiRoutes, checkApiPorts, endpointsGone, hostsOf, installApiProxies, resolveApiPorts } from './proxies.js';
 
@@ -92,12 +94,22 @@ export async function runApiProfiles(stack, prepared, profiles, runOpts, ctx) {
       },
       ctx,
     );
-    // Each run's cost to your server, into its summary.json and summary.md.
+    // Each run's cost to your server, into its summary.json and summary.md; a soak's
+    // memory gate with it (a failed one fails the run, as k6's thresholds do).
+    const soak = runOpts.load === SOAK_LEVEL;
     if (sampler) {
       const samples = sampler.stop();
-      for (const run of result.runs.filter((r) => r.dir))
-        for (const line of recordServerCost(run.dir, samples, cfg.serverPids)) ctx.out(line);
-    }
+      const { policy } = soak ? readPolicyFile() : {};
+      for (const run of result.runs.filter((r) => r.dir)) {
+        const gate = soak ? memoryGateOf(policy, run.profile) : null;
+        const { lines, failed } = recordServerCost(run.dir, samples, cfg.serverPids, gate);
+        for (const line of lines) ctx.out(line);
+        if (failed && result.code === 0) result.code = THRESHOLDS_FAILED;
+      }
+    } else if (soak)
+      ctx.out(
+        "server memory: not gated (give --server-pid PID, your server's process on this machine, to gate its growth)",
+      );
     return result;
   } finally {
     rmSync(planFile, { force: true });
@@ -105,9 +117,28 @@ export async function runApiProfiles(stack, prepared, profiles, runOpts, ctx) {
   }
 }
 
-// `k6pack run api`: one k6 run per profile against the team's endpoints.
+// The load level of your API's soak (scenarios/specs/api.js): `run soak --api`, or
+// `run api --load soak`.
+export const SOAK_LEVEL = 'soak';
+
+// `run soak --api` runs LOAD=soak; its length is SOAK_DURATION's, not another level's.
+function soakLoad(load) {
+  if (load !== undefined && load !== SOAK_LEVEL)
+    throw new UsageError(
+      `run soak --api runs at load soak (every lane at SOAK_RATE for SOAK_DURATION): drop --load ${load} and set its length with SOAK_DURATION (e.g. SOAK_DURATION=2m)`,
+    );
+  return SOAK_LEVEL;
+}
+
+// `k6pack run api` (and `run soak --api`: opts.soak): one k6 run per profile against the
+// team's endpoints.
 export async function runApi(opts, ctx) {
-  const { k6Args = [], load, workload, metrics, results, samples = true, dashboard = false, wait = false } = opts;
+  const { k6Args = [], workload, metrics, results, samples = true, dashboard = false, wait = false } = opts;
+  const load = opts.soak ? soakLoad(opts.load) : opts.load;
+  if (load === SOAK_LEVEL && workload !== undefined)
+    throw new UsageError(
+      `--workload ${workload}: a soak runs every lane at a constant arrival rate already: drop --workload`,
+    );
   checkWorkload(workload);
   checkMetrics(metrics);
   const profiles = opts.profile === undefined ? [null] : profileList(opts.profile);
@@ -119,7 +150,12 @@ export async function runApi(opts, ctx) {
   const prepared = await prepareApi(opts, ctx);
   const { k6 } = ensureTools({ log: ctx.out });
   const root = resultsRoot(results);
-  const hold = { kind: 'k6pack run', what: 'api', profile: opts.profile ?? null, wait };
+  const hold = {
+    kind: 'k6pack run',
+    what: load === SOAK_LEVEL ? 'soak --api' : 'api',
+    profile: opts.profile ?? null,
+    wait,
+  };
   const { code } = await withRunStack(
     (stack, held) =>
       runApiProfiles(

@@ -5,10 +5,15 @@
 // bench/server-cost.js measures the reference servers, but per lane and step of a real
 // run. CPU time, not wall time: little affected by what else runs. Its resolution is a
 // clock tick (10 ms), a few percent of a step of a few hundred operations.
+// A soak (`run soak --api`) also gates each process's memory growth after the warm-up
+// (common/server-cost.js memoryGrowthOf) by thresholds.json's soak block
+// (server_rss_growth), here rather than in k6, which cannot read your server's /proc:
+// the gate joins the run's thresholds in summary.json, summary.md and junit.xml.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeServerCost, FILES, toMarkdown } from '../../common/results.js';
-import { serverCostOf } from '../../common/server-cost.js';
+import { describeServerCost, FILES, toJunit, toMarkdown } from '../../common/results.js';
+import { memoryGrowthOf, serverCostOf } from '../../common/server-cost.js';
+import { expressionOf, parseThreshold, policyGates, thresholdHolds } from '../../common/thresholds.js';
 import { processCpuMs, processRssBytes } from '../process-cpu.js';
 import { UsageError } from '../cli-support.js';
 
@@ -32,22 +37,25 @@ export function parseServerPids(text) {
   return [...new Set(pids.map(Number))];
 }
 
-// CPU (ms) and RSS (bytes) of the processes together now; null once one has gone.
+// CPU (ms) and RSS (bytes) of the processes together now, and each one's RSS; null
+// once one has gone.
 function read(pids) {
   try {
     let cpuMs = 0;
     let rssBytes = 0;
+    const rssByPid = {};
     for (const pid of pids) {
       cpuMs += processCpuMs(pid);
-      rssBytes += processRssBytes(pid) || 0;
+      rssByPid[pid] = processRssBytes(pid) || 0;
+      rssBytes += rssByPid[pid];
     }
-    return { t: Date.now(), cpuMs, rssBytes };
+    return { t: Date.now(), cpuMs, rssBytes, rssByPid };
   } catch {
     return null;
   }
 }
 
-// Samples every SAMPLE_MS until stop(). -> { stop() -> samples [{ t, cpuMs, rssBytes }] }
+// Samples every SAMPLE_MS until stop(). -> { stop() -> samples [{ t, cpuMs, rssBytes, rssByPid }] }
 export function startCostSampler(pids) {
   const samples = [];
   const take = () => {
@@ -66,14 +74,52 @@ export function startCostSampler(pids) {
   };
 }
 
-// Adds the cost to a run folder's summary.json and summary.md. -> the lines, or [] when
-// the run wrote no summary.
-export function recordServerCost(dir, samples, pids) {
+// The memory gate of a soak under a profile: thresholds.json's (or THRESHOLDS') soak
+// block, server_rss_growth. -> ['max<0.5', ...]
+export const memoryGateOf = (policy, profile) =>
+  (policyGates(policy, 'soak', profile).server_rss_growth || []).map(expressionOf);
+
+// Each process's growth judged by the gate: the run's thresholds gain one per process
+// and expression (server_rss_growth{pid:N}).
+function memoryThresholds(growth, gate) {
+  return growth.flatMap((g) =>
+    gate.map((expr) => {
+      const t = parseThreshold(expr);
+      return {
+        key: `server_rss_growth{pid:${g.pid}}`,
+        threshold: expr,
+        ok: Boolean(t) && thresholdHolds(t.op, g.growth, t.limit),
+        stat: t ? t.stat : null,
+        observed: g.growth,
+      };
+    }),
+  );
+}
+
+// Adds the cost (and, given a memory gate, the memory growth and its gate) to a run
+// folder's summary.json, summary.md and junit.xml. -> { lines, failed (memory gates
+// that failed) }; no lines when the run wrote no summary.
+export function recordServerCost(dir, samples, pids, memoryGate = null) {
   const file = join(dir, FILES.summary);
-  if (!existsSync(file)) return [];
+  if (!existsSync(file)) return { lines: [], failed: 0 };
   const doc = JSON.parse(readFileSync(file, 'utf8'));
   doc.serverCost = serverCostOf(doc, samples, pids);
+  let failed = 0;
+  if (memoryGate) {
+    const growth = memoryGrowthOf(doc, samples);
+    const added = memoryThresholds(growth, memoryGate);
+    const rows = growth.map((g) => ({
+      ...g,
+      ok: added.every((t) => t.ok || t.key !== `server_rss_growth{pid:${g.pid}}`),
+    }));
+    doc.serverCost.memory = { gate: memoryGate, rows };
+    failed = added.filter((t) => !t.ok).length;
+    doc.thresholds = [...doc.thresholds, ...added].sort((a, b) =>
+      (a.key + a.threshold).localeCompare(b.key + b.threshold),
+    );
+    writeFileSync(join(dir, FILES.junit), toJunit(doc));
+  }
   writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
   writeFileSync(join(dir, FILES.markdown), toMarkdown(doc));
-  return describeServerCost(doc.serverCost);
+  return { lines: describeServerCost(doc.serverCost), failed };
 }

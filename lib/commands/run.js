@@ -65,12 +65,15 @@ under lan at one VU, and runs every lane that applies through proxies in front o
 them (Toxiproxy alone is started when no stack runs). Bad input: one line, exit 2.
   $ npx k6pack run api --graphql http://127.0.0.1:4100/graphql --operations ./ops.graphql --profile lan,3g
   $ npx k6pack run api --grpc 127.0.0.1:9090 --proto ./svc.proto --call pkg.Service/Method --request '{"id": 1}'
-  $ npx k6pack run api --api ./api.json --profile lan,3g --load ci`,
+  $ npx k6pack run api --api ./api.json --profile lan,3g --load ci
+  $ SOAK_DURATION=2m npx k6pack run soak --api ./api.json --server-pid $(pgrep -f my-server)`,
     )
     .action(
       action((scenario, k6Args, opts) => {
         const given = apiFlagsIn(opts);
         if (scenario === 'api') return runApi({ ...opts, k6Args }, ctx);
+        // Your API's soak: every lane at once at a constant arrival rate (docs/your-api.md).
+        if (scenario === 'soak' && given.length) return runApi({ ...opts, k6Args, soak: true }, ctx);
         if (given.length)
           throw new Usage(
             `${given.join(', ')} belong${given.length === 1 ? 's' : ''} to \`run api\` (your own API), not to ${scenario}`,

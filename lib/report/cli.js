@@ -7,12 +7,13 @@ import { writeReport } from './html.js';
 import { describeMethod, mergeRuns, METHODS, writeRunFiles } from './merge.js';
 import { showPath } from './run-folder.js';
 import { UsageError } from '../cli-support.js';
+import { THRESHOLDS_FAILED } from '../k6.js';
 import { loadRun, ResultsError } from './runs.js';
 
 // compare exits 3 on a regression (1 is an error, 2 bad usage); merge exits 99,
 // as k6 does, when a threshold fails on the pooled data.
 export const REGRESSION_EXIT = 3;
-export const THRESHOLDS_FAILED = 99;
+export { THRESHOLDS_FAILED };
 
 const checkMethod = (method) => {
   if (method !== undefined && !METHODS.includes(method))

@@ -10,6 +10,7 @@
 import { describeCredentials } from '../../common/credentials.js';
 import { API_LANES, nominalPlan } from '../../common/api.js';
 import { linkOf, operation } from '../../common/model.js';
+import { levelName } from '../../common/schedule.js';
 import { DEFAULT_COLUMNS, lane, setupColumn } from '../../common/scenario.js';
 import { WS_OPEN_OPS } from './ws-vs-http.js';
 
@@ -23,8 +24,18 @@ const EXEC = { grpc: 'grpcWarm' };
 // The model of one operation: its bodies and the API's server time.
 const bytesOf = (o) => ({ reqBytes: o.reqBytes, resBytes: o.resBytes, serverMs: o.serverMs });
 
+// A soak's rows: each operation in the first and the last quarter of the run.
+const PARTS = ['first', 'last'];
+
 export default function declare(env, api = null) {
   const plan = api || nominalPlan();
+  const soak = levelName(env, 'ci') === 'soak';
+  // The rows of each lane: one per operation (and, in a soak, per part).
+  const dimsOf = (names) => names.flatMap((op) => (soak ? PARTS.map((part) => ({ op, part })) : [{ op }]));
+  const per = soak ? PARTS.length : 1;
+  // At a soak's arrival rates a kept connection sits idle longer than TCP's
+  // retransmission timeout between operations: each starts on a restarted window.
+  const idle = soak ? { idle: true } : {};
   const ops = plan.graphql ? plan.graphql.operations : [];
   const byName = Object.fromEntries(ops.map((o) => [o.name, o]));
   const calls = plan.grpc ? plan.grpc.calls : [];
@@ -38,11 +49,11 @@ export default function declare(env, api = null) {
       const mine = calls.filter((c) => Boolean(c.stream) === stream);
       return lane(l.name, l.transport, l.tls, {
         ...more,
-        dims: mine.map((c) => ({ op: c.name })),
-        opsPerIteration: 1 / mine.length,
+        dims: dimsOf(mine.map((c) => c.name)),
+        opsPerIteration: 1 / (mine.length * per),
         model: (dims) => {
           const c = callByName[dims.op];
-          return { ...bytesOf(c), ...(stream ? { messages: Math.max(1, c.messages) } : {}) };
+          return { ...bytesOf(c), ...idle, ...(stream ? { messages: Math.max(1, c.messages) } : {}) };
         },
         setups: l.name === 'grpc_fresh' ? [] : ['grpc_connect'],
       });
@@ -51,10 +62,10 @@ export default function declare(env, api = null) {
     const ws = kind === 'ws';
     return lane(l.name, l.transport, l.tls, {
       ...more,
-      dims: ops.map((o) => ({ op: o.name })),
+      dims: dimsOf(ops.map((o) => o.name)),
       // An iteration runs one of the operations: they take turns.
-      opsPerIteration: 1 / ops.length,
-      model: (dims) => ({ ...bytesOf(byName[dims.op]), ...(ws ? { conn: 'warm' } : {}) }),
+      opsPerIteration: 1 / (ops.length * per),
+      model: (dims) => ({ ...bytesOf(byName[dims.op]), ...idle, ...(ws ? { conn: 'warm' } : {}) }),
       ...(ws ? { setups: ['ws_upgrade', 'ws_init'], session: { ops: WS_OPEN_OPS } } : {}),
     });
   });
@@ -66,11 +77,21 @@ export default function declare(env, api = null) {
     const worst = Math.max(
       ...l.dims.map((d) => operation(link, { transport: l.tags.transport, tls, ...l.model(d), conn: 'cold' }).ms),
     );
-    return worst / 1000 + 0.1;
+    // A soak's WebSocket arrival opens a socket for WS_OPEN_OPS operations.
+    const ops = soak && kindOf(name) === 'ws' ? WS_OPEN_OPS + 2 : 1;
+    return (ops * worst) / 1000 + 0.1;
   };
   return {
     name: 'api',
-    defaultProfile: 'lan',
+    soak,
+    defaultProfile: soak ? 'lte' : 'lan',
+    ...(soak
+      ? {
+          policy: 'soak',
+          unrecorded: ['server_rss_growth'],
+          verdict: { where: { part: 'first' } },
+        }
+      : {}),
     api: plan,
     lanes,
     laneSeconds,
@@ -84,6 +105,7 @@ export default function declare(env, api = null) {
     ),
     columns: [
       ...DEFAULT_COLUMNS,
+      ...(soak ? [{ title: 'drift p50', metric: 'op_drift', stat: 'med', unit: 'x' }] : []),
       setupColumn('ws upgrade p50', 'ws_upgrade'),
       setupColumn('ws init p50', 'ws_init'),
       setupColumn('grpc connect p50', 'grpc_connect'),
