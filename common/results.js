@@ -424,7 +424,11 @@ export function describeServerCost(cost) {
         `  ${r.lane.padEnd(18)}${r.step.padEnd(6)}${String(r.ops).padStart(7)}${`${r.cpuUsPerOp} us`.padStart(10)}${mbOf(r.rssBytes).padStart(11)}`,
     ),
   ];
-  if (cost.cheapest)
+  if (cost.rows.some((r) => r.lanes))
+    lines.push(
+      'The lanes ran at once (a soak): the server spends its CPU on all of them together, so no lane is cheaper than another here; `run api` compares them one at a time.',
+    );
+  else if (cost.cheapest)
     lines.push(
       `Cheapest for the server: ${laneName(cost.cheapest.lane)} (${cost.cheapest.cpuUsPerOp} us of CPU an operation at ${cost.cheapest.step})${cost.fastest ? `; fastest for the client: ${laneName(cost.fastest.lane)} (p50 ${formatMs(cost.fastest.p50)} at ${cost.fastest.step})` : ''}.`,
     );

@@ -17,29 +17,38 @@ function at(samples, t) {
 
 // Each step's cost from a run's summary.json and the samples. A step's window runs from
 // its start to the next step's (the last: the run's end), so what a step's graceful stop
-// finishes counts where it began. -> [{ scenario, lane, step, ops, cpuMs, cpuUsPerOp, rssBytes }]
+// finishes counts where it began. Steps that start together run at once (a soak's mix):
+// the server's CPU cannot be told apart between them, so they make one row, its `lanes`
+// listed. -> [{ scenario, lane, step, ops, cpuMs, cpuUsPerOp, rssBytes, lanes? }]
 export function stepCosts(doc, samples) {
   const from = doc.run.stepsFrom;
   if (typeof from !== 'number' || samples.length < 2) return [];
-  const steps = [...doc.steps].sort((a, b) => a.startSeconds - b.startSeconds);
+  const groups = [];
+  for (const s of [...doc.steps].sort((a, b) => a.startSeconds - b.startSeconds)) {
+    const g = groups.at(-1);
+    if (g && g[0].startSeconds === s.startSeconds) g.push(s);
+    else groups.push([s]);
+  }
   const end = Date.parse(doc.run.endedAt) || samples[samples.length - 1].t;
-  return steps.flatMap((s, i) => {
-    const t0 = from + s.startSeconds * 1000;
-    const t1 = i + 1 < steps.length ? from + steps[i + 1].startSeconds * 1000 : end;
+  return groups.flatMap((g, i) => {
+    const t0 = from + g[0].startSeconds * 1000;
+    const t1 = i + 1 < groups.length ? from + groups[i + 1][0].startSeconds * 1000 : end;
     const a = at(samples, t0);
     const b = at(samples, t1);
-    const ops = (s.latency && s.latency.count) || 0;
+    const ops = g.reduce((n, s) => n + ((s.latency && s.latency.count) || 0), 0);
     if (!a || !b || b === a || !ops) return [];
     const cpuMs = b.cpuMs - a.cpuMs;
+    const together = g.length > 1;
     return [
       {
-        scenario: s.scenario,
-        lane: s.lane,
-        step: s.step,
+        scenario: g.map((s) => s.scenario).join('+'),
+        lane: together ? 'all lanes at once' : g[0].lane,
+        step: g[0].step,
         ops,
         cpuMs: Math.round(cpuMs * 10) / 10,
         cpuUsPerOp: Math.round((cpuMs * 1000) / ops),
         rssBytes: b.rssBytes,
+        ...(together ? { lanes: g.map((s) => s.lane) } : {}),
       },
     ];
   });

@@ -98,3 +98,26 @@ test("memoryGrowthOf: each process's growth from its first sample after the warm
   assert.equal(lines.at(-2), '  pid 7: 50.0 MB -> most 80.0 MB, last 75.0 MB: +60.0 % FAILED');
   assert.equal(lines.at(-1), '  pid 8: 30.0 MB -> most 30.0 MB, last 30.0 MB: +0.0 % ok');
 });
+
+test('stepCosts: steps that run at once (a soak) make one row of all their operations', () => {
+  const doc = {
+    run: { stepsFrom: FROM, endedAt: new Date(FROM + 4000).toISOString() },
+    steps: [step('ws_mix', 'ws', 'mix', 0, 100, 70), step('grpc_mix', 'grpc', 'mix', 0, 300, 71)],
+    verdict: { ranking: [{ lanes: ['ws'], p50: 70 }] },
+  };
+  const cost = serverCostOf(doc, SAMPLES, [42]);
+  assert.deepEqual(cost.rows, [
+    {
+      scenario: 'ws_mix+grpc_mix',
+      lane: 'all lanes at once',
+      step: 'mix',
+      ops: 400,
+      cpuMs: 410,
+      cpuUsPerOp: 1025,
+      rssBytes: 53e6,
+      lanes: ['ws', 'grpc'],
+    },
+  ]);
+  assert.equal(cost.cheapest, null);
+  assert.match(describeServerCost(cost).at(-1), /^The lanes ran at once \(a soak\): /);
+});
