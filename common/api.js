@@ -12,7 +12,9 @@
 //                                                   URLs, Host headers, TLS names stay the user's
 //   insecure: false,                                accept an untrusted certificate (--insecure)
 //   graphql: { url, wsUrl, operations: [{ name, kind, query, variables,
-//              reqBytes, resBytes, serverMs, serverFrom }] } | null,
+//              reqBytes, resBytes, serverMs, serverFrom,
+//              and a subscription (kind 'subscription', ws and wss only): events (it runs
+//              for, then completes), firstEventMs, eventsPerSecond (measured under lan) }] } | null,
 //   grpc: { addr, tls, importPaths, file, calls: [{ method ('pkg.Service/Method'), service,
 //           name, stream (server streaming), request (a set or sets: common/variables.js),
 //           reqBytes, resBytes, messages, serverMs, serverFrom }] } | null,

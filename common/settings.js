@@ -249,6 +249,14 @@ const LIST = [
     "soak: seconds between the servers' memory samples",
   ],
   ['API', 'path', '(none)', {}, [K6, CLI], 'api: the plan file `k6pack up --api` wrote'],
+  [
+    'SUB_EVENTS',
+    'int',
+    5,
+    { min: 1, max: 10000 },
+    [CLI],
+    'api: the events a GraphQL subscription runs for (then it is completed); discovery writes it in the plan',
+  ],
   // Set by the CLI for the k6 runs it starts
   ['K6PACK_HOLD', 'text', '(set by the CLI)', {}, [K6], "the CLI's hold token: the run proceeds under its hold"],
   ['K6PACK_RUN_DIR', 'path', '.run', {}, [K6, CLI], "the stack's logs and pid files"],

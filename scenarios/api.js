@@ -46,7 +46,7 @@ import { variableSource } from '../common/variables.js';
 import { configError } from '../common/env.js';
 import { resolveFrom } from '../common/paths.js';
 import { formatMs } from '../common/results.js';
-import declare, { apiHints, WS_OPEN_OPS } from './specs/api.js';
+import declare, { apiHints, isSubscription, WS_OPEN_OPS } from './specs/api.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { partNow, recordDrift } from './lib/drift.js';
@@ -106,6 +106,12 @@ function notes() {
   return [
     ...(h.credentials ? [`credentials: ${h.credentials}`] : []),
     `server time measured before the run (lan, 1 VU, ${(API.measured && API.measured.calls) || '?'} calls each): ${h.serverTime.map((t) => `${t.op} ${formatMs(t.ms)} (${t.from})`).join(', ')}`,
+    // Events come when your server sends them: nothing here publishes one and knows when.
+    ...(h.streams
+      ? [
+          `streams (${h.streams.join(', ')}): time to the first event and events/s are measured; delivery latency is not, as it needs a trigger the pack controls (\`k6pack run fanout\` measures it on the reference servers)`,
+        ]
+      : []),
     // Lanes not run, grouped by reason.
     ...[...new Set(h.skipped.map((sk) => sk.reason))].map(
       (reason) =>
@@ -131,10 +137,17 @@ export function handleSummary(data) {
 // ---- GraphQL: the operations take turns, the same on every lane ----
 // Each operation's variables: one set, or sets cycled per call from the VU's own offset,
 // templates filled per call (common/variables.js; each VU counts its own calls).
+// A subscription runs on the WebSocket lanes only, for its events.
 const OPS =
   API && API.graphql
-    ? API.graphql.operations.map((o) => ({ query: o.query, next: variableSource(o.variables), tags: { op: o.name } }))
+    ? API.graphql.operations.map((o) => ({
+        query: o.query,
+        next: variableSource(o.variables),
+        tags: { op: o.name },
+        events: isSubscription(o) ? o.events : 0,
+      }))
     : [];
+const HTTP_OPS = OPS.filter((o) => !o.events);
 // A soak (LOAD=soak) tags each operation with the quarter of the run it falls in and
 // adds its drift against the VU's own first quarter (scenarios/lib/drift.js).
 const SOAK = decl.soak;
@@ -148,7 +161,7 @@ const GRAPHQL_URL = API && API.graphql ? API.graphql.url : null;
 const WS_URL = API && API.graphql ? API.graphql.wsUrl : null;
 
 function httpOp(transport, tls) {
-  const call = callOf(OPS[exec.vu.iterationInScenario % OPS.length]);
+  const call = callOf(HTTP_OPS[exec.vu.iterationInScenario % HTTP_OPS.length]);
   drifted(call.tags, graphqlHttp({ transport, tls, url: GRAPHQL_URL, ...call, headers: HEADERS }));
 }
 
@@ -180,8 +193,10 @@ function wsLane(tls) {
     headers: HEADERS,
     initPayload: INIT_PAYLOAD,
     op: async (socket, i) => {
-      const call = callOf(OPS[i % OPS.length]);
-      return drifted(call.tags, await socket.execute(call));
+      const op = OPS[i % OPS.length];
+      const call = callOf(op);
+      const r = op.events ? await socket.takeEvents({ ...call, events: op.events }) : await socket.execute(call);
+      return drifted(call.tags, r);
     },
   });
 }
@@ -220,5 +235,5 @@ export function grpcFresh() {
 export async function grpcStream() {
   const c = turnOf(STREAMS);
   const tags = tagsOf(c.tags);
-  drifted(tags, await warm.stream(c.method, c.next(exec.vu.idInTest), { tags }));
+  drifted(tags, await warm.stream(c.method, c.next(exec.vu.idInTest), { tags, events: true }));
 }

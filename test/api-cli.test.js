@@ -211,6 +211,18 @@ describe('bad input: one line naming what is at fault, exit 2, nothing left runn
         /^k6pack: --init-payload \{token: 1\}: not valid JSON .*: give an object/,
       ],
       [
+        'only subscriptions, and an endpoint without graphql-ws',
+        [
+          'run',
+          'api',
+          '--graphql',
+          servers.yogaNoWs.url,
+          '--operations',
+          file('subscriptions.graphql', 'subscription Ticks { ticks(count: 3, everyMs: 10) { n } }\n'),
+        ],
+        /^k6pack: every operation in .*subscriptions\.graphql is a subscription, which runs on graphql-transport-ws only, and the WebSocket endpoint does not: the endpoint /,
+      ],
+      [
         'your API soak at another load level',
         ['run', 'soak', '--graphql', servers.yoga.url, '--operations', OPS],
         /^k6pack: run soak --api runs at load soak \(every lane at SOAK_RATE for SOAK_DURATION\): drop --load smoke and set its length with SOAK_DURATION/,

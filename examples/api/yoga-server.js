@@ -1,6 +1,7 @@
 // "Your server" for the example of docs/your-api.md and the api tests: a small
-// GraphQL API of its own (a bookshelf), served by graphql-yoga (a third-party server
-// from npm), with graphql-ws on the same port for graphql-transport-ws unless WS=off.
+// GraphQL API of its own (a bookshelf, and a subscription, ticks), served by graphql-yoga
+// (a third-party server from npm), with graphql-ws on the same port for
+// graphql-transport-ws unless WS=off.
 //
 //   node examples/api/yoga-server.js                  http://127.0.0.1:4100/graphql (+ ws://)
 //   PORT=4200 WS=off node examples/api/yoga-server.js  HTTP only: the pack skips the ws lane
@@ -54,8 +55,29 @@ const schema = createSchema({
     type Mutation {
       review(id: ID!, bookId: ID!, stars: Int!, text: String): Review!
     }
+    type Tick {
+      n: Int!
+      book: Book!
+    }
+    type Subscription {
+      ticks(count: Int!, everyMs: Int!): Tick!
+    }
   `,
   resolvers: {
+    Subscription: {
+      // A live feed: \`count\` events (at most 100000), the first at once, then one every
+      // \`everyMs\` (1 ms to 60 s); the server completes it after the last.
+      ticks: {
+        subscribe: async function* ticks(_, { count, everyMs }) {
+          const n = Math.max(0, Math.min(count, 100000));
+          const every = Math.max(1, Math.min(everyMs, 60000));
+          for (let i = 0; i < n; i++) {
+            if (i) await new Promise((resolve) => setTimeout(resolve, every));
+            yield { ticks: { n: i + 1, book: books[i % books.length] } };
+          }
+        },
+      },
+    },
     Query: {
       book: (_, { id }) => books.find((b) => b.id === id) || null,
       books: (_, { first }) => books.slice(0, Math.max(0, Math.min(first, books.length))),

@@ -6,7 +6,7 @@ import { API_LANES } from '../../common/api.js';
 import { describeCredentials } from '../../common/credentials.js';
 import { fill, SAMPLE, setsOf } from '../../common/variables.js';
 import { formatMs } from '../../common/results.js';
-import { show } from '../cli-support.js';
+import { show, UsageError } from '../cli-support.js';
 import { discoverGraphql } from './graphql.js';
 import { discoverGrpc } from './grpc.js';
 import { checkVariables, readOperations, readVariables, validateOperations } from './operations.js';
@@ -39,8 +39,9 @@ export function checkApiInput(cfg) {
   return out;
 }
 
-// Which lanes run, and why the others do not. -> { lanes: [{ name, transport, tls }], skipped: [{ lane, reason }] }
-export function lanesFor(cfg, g, r, methods) {
+// Which lanes run, and why the others do not. ops: the GraphQL operations (a
+// subscription runs on ws and wss only). -> { lanes: [{ name, transport, tls }], skipped: [{ lane, reason }] }
+export function lanesFor(cfg, g, r, methods, ops = []) {
   const run = new Map();
   const skipped = [];
   const skip = (name, reason) => skipped.push({ lane: name, reason });
@@ -49,7 +50,10 @@ export function lanesFor(cfg, g, r, methods) {
   else {
     const cleartext = ['http_fresh', 'http_keepalive'];
     const tls = ['https_fresh', 'https_keepalive', 'http2'];
-    if (!g.tls) {
+    const onlySubscriptions = ops.length > 0 && ops.every((o) => o.kind === 'subscription');
+    if (onlySubscriptions)
+      for (const n of [...cleartext, ...tls]) skip(n, 'every operation is a subscription: they run on ws and wss only');
+    else if (!g.tls) {
       for (const n of cleartext) run.set(n, false);
       for (const n of tls) skip(n, `the GraphQL endpoint is cleartext (${g.url}): the TLS lanes need an https:// URL`);
     } else {
@@ -111,14 +115,25 @@ export async function discoverApi(cfg, input, { signal }) {
     });
   }
   const r = cfg.grpc ? await discoverGrpc(cfg, input.methods, { signal }) : null;
-  const { lanes, skipped } = lanesFor(cfg, g, r, input.methods);
   const warnings = [];
+  // A subscription with no WebSocket lane to run on is left out, and said so.
+  const ops = g ? input.ops.filter((op) => g.measured[op.name] !== null) : [];
+  if (g) {
+    const left = input.ops.filter((op) => g.measured[op.name] === null);
+    if (left.length && !ops.length)
+      throw new UsageError(
+        `every operation in ${show(cfg.operations)} is a subscription, which runs on graphql-transport-ws only, and the WebSocket endpoint does not: ${g.ws.reason}`,
+      );
+    for (const op of left)
+      warnings.push(`${op.name} is a subscription, which runs on ws and wss only, and ws does not run: it is left out`);
+  }
+  const { lanes, skipped } = lanesFor(cfg, g, r, input.methods, ops);
   const graphql = g && {
     url: g.url,
     wsUrl: g.ws.ok ? g.wsUrl : null,
     introspection: Boolean(g.schema),
     alpn: g.alpn,
-    operations: input.ops.map((op) => {
+    operations: ops.map((op) => {
       const m = g.measured[op.name];
       if (m.error) warnings.push(`${op.name} failed before the run (${m.error}): it will count in op_failed`);
       return {
@@ -131,6 +146,10 @@ export async function discoverApi(cfg, input, { signal }) {
         serverMs: m.serverMs,
         serverFrom: m.serverFrom,
         calls: m.calls,
+        // A subscription: the events it runs for, and what they took under lan.
+        ...(op.kind === 'subscription'
+          ? { events: m.events, firstEventMs: m.firstEventMs, eventsPerSecond: m.eventsPerSecond }
+          : {}),
       };
     }),
   };
@@ -157,7 +176,10 @@ export async function discoverApi(cfg, input, { signal }) {
       };
     }),
   };
-  const calls = Math.min(...[...(graphql ? graphql.operations : []), ...(grpc ? grpc.calls : [])].map((o) => o.calls));
+  // The calls each measure took (a subscription's, fewer and longer, are said apart).
+  const measures = [...(graphql ? graphql.operations : []), ...(grpc ? grpc.calls : [])];
+  const single = measures.filter((o) => !o.events);
+  const calls = Math.min(...(single.length ? single : measures).map((o) => o.calls));
   return {
     graphql,
     grpc,
@@ -195,7 +217,10 @@ export function describeApi(api) {
   const all = [...(api.graphql ? api.graphql.operations : []), ...(api.grpc ? api.grpc.calls : [])];
   lines.push(
     `== server time under lan at 1 VU (median of ${api.measured.calls} calls each; the budgets add it to the model): ${all
-      .map((o) => `${o.name} ${formatMs(o.serverMs)} (${o.serverFrom}; ${o.reqBytes} B up, ${o.resBytes} B down)`)
+      .map(
+        (o) =>
+          `${o.name} ${formatMs(o.serverMs)} (${o.serverFrom}${o.events ? `, median of ${o.calls} subscriptions; first event ${formatMs(o.firstEventMs)}, ${o.eventsPerSecond ?? '-'} events/s` : ''}; ${o.reqBytes} B up, ${o.resBytes} B down)`,
+      )
       .join(', ')}`,
   );
   return lines;

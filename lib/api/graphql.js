@@ -3,7 +3,9 @@
 // its schema), does its TLS offer h2, does it accept graphql-transport-ws; then every
 // operation's bytes and server time under lan at one VU: the median of CALLS calls on
 // one kept-alive connection, from the Server-Timing header when the server sends one,
-// else from the round trip.
+// else from the round trip. A subscription is measured on one graphql-transport-ws
+// socket instead: SUB_CALLS subscriptions, each for SUB_EVENTS events (then completed),
+// timed to its last event, with the time to its first event and its events per second.
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { buildClientSchema, getIntrospectionQuery } from 'graphql';
@@ -11,6 +13,7 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { hostPort } from '../../common/api.js';
 import { DISCOVERY_VU, variableSource } from '../../common/variables.js';
+import { setting } from '../../common/settings.js';
 import { parseServerTiming, serverTotal } from '../../common/server-timing.js';
 import { UsageError } from '../cli-support.js';
 import {
@@ -26,6 +29,8 @@ import {
 } from './probe.js';
 
 export const CALLS = 20;
+// Subscriptions measured before the run (each lasts SUB_EVENTS events, so fewer).
+export const SUB_CALLS = 5;
 const MEASURE_BOUND_MS = 15000; // per operation: a slow API gets fewer calls, never a long wait
 const SUBPROTOCOL = 'graphql-transport-ws';
 
@@ -162,6 +167,7 @@ async function measure(url, op, next, http) {
 // Does the endpoint accept graphql-transport-ws? -> { ok } or { reason }. The upgrade
 // with `ws` (so a refusal shows its HTTP status), then connection_init/ack and the
 // first operation with graphql-ws's own client.
+// A subscription (op.kind) has answered once it sends its first event.
 async function probeWs(url, op, variables, { insecure, headers, initPayload }) {
   const options = { rejectUnauthorized: !insecure, handshakeTimeout: PROBE_TIMEOUT_MS, headers };
   const upgrade = await new Promise((resolve) => {
@@ -195,24 +201,16 @@ async function probeWs(url, op, variables, { insecure, headers, initPayload }) {
   });
   if (upgrade.refused) throw authRefused('WebSocket endpoint', url, upgrade.refused, { given: Object.keys(headers) });
   if (!upgrade.ok) return upgrade;
-  const Impl = class extends WebSocket {
-    constructor(u, protocols) {
-      super(u, protocols, { rejectUnauthorized: !insecure, headers });
-    }
-  };
-  const client = createClient({
-    url,
-    webSocketImpl: Impl,
-    retryAttempts: 0,
-    lazy: true,
-    connectionAckWaitTimeout: PROBE_TIMEOUT_MS,
-    ...(initPayload ? { connectionParams: initPayload } : {}),
-  });
+  const client = wsClient(url, { insecure, headers, initPayload });
   let timer;
   try {
+    const subscription = op.kind === 'subscription';
     await Promise.race([
       new Promise((resolve, reject) => {
-        client.subscribe({ query: op.query, variables }, { next: () => {}, error: reject, complete: resolve });
+        client.subscribe(
+          { query: op.query, variables },
+          { next: () => subscription && resolve(), error: reject, complete: resolve },
+        );
       }),
       new Promise((_, reject) => {
         timer = setTimeout(
@@ -225,20 +223,124 @@ async function probeWs(url, op, variables, { insecure, headers, initPayload }) {
   } catch (err) {
     // GraphQL errors come back as a list: the endpoint speaks the protocol (they count at run time).
     if (Array.isArray(err)) return { ok: true };
-    if (err && AUTH_CLOSE.has(err.code))
-      throw authRefused('WebSocket endpoint', url, `closed ${err.code}${err.reason ? ` ${err.reason}` : ''}`, {
-        given: initPayload ? Object.keys(initPayload).map((k) => `the init payload's ${k}`) : [],
-        supply: 'initPayload',
-      });
-    const why =
-      err && err.code !== undefined && err.reason !== undefined
-        ? `closed ${err.code}${err.reason ? ` ${err.reason}` : ''}`
-        : String((err && err.message) || err);
-    return { reason: `the endpoint upgraded with ${SUBPROTOCOL} but did not run ${op.name} (${why})` };
+    checkWsAllowed(err, url, initPayload);
+    return { reason: `the endpoint upgraded with ${SUBPROTOCOL} but did not run ${op.name} (${closeText(err)})` };
   } finally {
     clearTimeout(timer);
     await client.dispose();
   }
+}
+
+// graphql-ws's own client on `ws`, with the credentials; no retries, connecting lazily.
+function wsClient(url, { insecure, headers, initPayload }) {
+  const Impl = class extends WebSocket {
+    constructor(u, protocols) {
+      super(u, protocols, { rejectUnauthorized: !insecure, headers });
+    }
+  };
+  return createClient({
+    url,
+    webSocketImpl: Impl,
+    retryAttempts: 0,
+    lazy: true,
+    connectionAckWaitTimeout: PROBE_TIMEOUT_MS,
+    ...(initPayload ? { connectionParams: initPayload } : {}),
+  });
+}
+
+// What a failed graphql-ws operation said: a close (code, reason) or an error.
+const closeText = (err) =>
+  err && err.code !== undefined && err.reason !== undefined
+    ? `closed ${err.code}${err.reason ? ` ${err.reason}` : ''}`
+    : String((err && err.message) || err);
+
+// A close 4401/4403: one line saying which flag supplies credentials (exit 2).
+function checkWsAllowed(err, url, initPayload) {
+  if (err && AUTH_CLOSE.has(err.code))
+    throw authRefused('WebSocket endpoint', url, `closed ${err.code}${err.reason ? ` ${err.reason}` : ''}`, {
+      given: initPayload ? Object.keys(initPayload).map((k) => `the init payload's ${k}`) : [],
+      supply: 'initPayload',
+    });
+}
+
+// One subscription, taken for `events` events and then completed (or until the server
+// completes it). -> { ms (to its last event), firstMs, count, resBytes, error }
+function takeEvents(client, payload, events) {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    let first = null;
+    let last = null;
+    let count = 0;
+    let resBytes = 0;
+    let stop = () => {};
+    let timer = null;
+    let settled = false;
+    const done = (error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      stop();
+      const end = last ?? performance.now();
+      resolve({ ms: end - t0, firstMs: first === null ? null : first - t0, count, resBytes, error });
+    };
+    timer = setTimeout(() => done(`no ${events} events within ${MEASURE_BOUND_MS / 1000} s`), MEASURE_BOUND_MS);
+    stop = client.subscribe(payload, {
+      next: (value) => {
+        last = performance.now();
+        if (first === null) first = last;
+        count++;
+        // Each event as graphql-transport-ws frames it: {"id":"1","type":"next","payload":…}.
+        resBytes += Buffer.byteLength(JSON.stringify(value)) + 30;
+        if (value && value.errors) done(errorText(value.errors));
+        else if (count >= events) done(null);
+      },
+      error: (err) => done(Array.isArray(err) ? errorText(err) : { close: err }),
+      complete: () => done(count ? null : 'the subscription completed with no event'),
+    });
+  });
+}
+
+// A subscription SUB_CALLS times on one socket (the first, which opens it, not
+// measured). -> measure()'s, with firstEventMs, eventsPerSecond and events.
+async function measureSubscription(url, op, next, options) {
+  const events = setting(process.env, 'SUB_EVENTS');
+  const client = wsClient(url, options);
+  const runs = [];
+  let error = null;
+  let reqBytes = 0;
+  let resBytes = 0;
+  const deadline = Date.now() + MEASURE_BOUND_MS;
+  try {
+    for (let i = 0; i <= SUB_CALLS && Date.now() < deadline; i++) {
+      const payload = { query: op.query, variables: next(DISCOVERY_VU) };
+      reqBytes = Buffer.byteLength(JSON.stringify({ id: '1', type: 'subscribe', payload }));
+      const r = await takeEvents(client, payload, events);
+      if (r.error && r.error.close) {
+        checkWsAllowed(r.error.close, url, options.initPayload);
+        error = closeText(r.error.close);
+        break;
+      }
+      if (!error && r.error) error = r.error;
+      if (i === 0) continue;
+      resBytes = r.resBytes;
+      if (!r.error) runs.push(r);
+    }
+  } finally {
+    await client.dispose();
+  }
+  const rate = (r) => (r.count > 1 && r.ms > r.firstMs ? ((r.count - 1) * 1000) / (r.ms - r.firstMs) : null);
+  const rates = runs.map(rate).filter((x) => x !== null);
+  return {
+    reqBytes,
+    resBytes,
+    serverMs: runs.length ? round3(median(runs.map((r) => r.ms))) : 0,
+    serverFrom: `${events} events`,
+    calls: runs.length,
+    events,
+    firstEventMs: runs.length ? round3(median(runs.map((r) => r.firstMs))) : null,
+    eventsPerSecond: rates.length ? round3(median(rates)) : null,
+    error: error || (runs.length ? null : 'no subscription delivered its events'),
+  };
 }
 
 // -> { url, tls, alpn, h2, schema, wsUrl, ws: { ok } | { reason }, measured: { op: measure() } }
@@ -266,18 +368,20 @@ export async function discoverGraphql(cfg, ops, variables, { signal, checkOperat
     checkOperations(schema);
     const measured = {};
     const next = Object.fromEntries(ops.map((op) => [op.name, variableSource(variables[op.name])]));
-    for (const op of ops) measured[op.name] = await measure(url, op, next[op.name], http);
+    const subscriptions = ops.filter((op) => op.kind === 'subscription');
+    for (const op of ops.filter((o) => o.kind !== 'subscription'))
+      measured[op.name] = await measure(url, op, next[op.name], http);
     const wsUrl = cfg.ws || url.replace(/^http/, 'ws');
     if (cfg.ws && !cfg.ws.startsWith(tls ? 'wss:' : 'ws:') && hostPort(cfg.ws) === hostPort(url)) {
       throw new UsageError(
         `--ws ${cfg.ws}: the same host:port as --graphql ${url} but ${tls ? 'cleartext' : 'TLS'}: one port speaks one of them`,
       );
     }
-    const ws = await probeWs(wsUrl, ops[0], next[ops[0].name](DISCOVERY_VU), {
-      insecure: cfg.insecure,
-      headers,
-      initPayload,
-    });
+    const wsOptions = { insecure: cfg.insecure, headers, initPayload };
+    const ws = await probeWs(wsUrl, ops[0], next[ops[0].name](DISCOVERY_VU), wsOptions);
+    // Subscriptions run on ws and wss only: measured there, or not run at all.
+    for (const op of subscriptions)
+      measured[op.name] = ws.ok ? await measureSubscription(wsUrl, op, next[op.name], wsOptions) : null;
     return { url, tls, alpn, h2: alpn === 'h2', schema, wsUrl, ws, measured };
   } finally {
     agent.destroy();

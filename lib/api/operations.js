@@ -36,7 +36,8 @@ function fragmentsOf(node, byName, seen = new Set()) {
   return seen;
 }
 
-// -> [{ name, kind, query (a document of this operation and its fragments), node, where }]
+// -> [{ name, kind (query, mutation or subscription: a subscription runs on ws and wss
+//      only), query (a document of this operation and its fragments), node, where }]
 export function readOperations(file, show = file) {
   let text;
   try {
@@ -70,10 +71,6 @@ export function readOperations(file, show = file) {
     if (seen.has(name))
       throw new UsageError(`${at(show, node)}: a second operation named ${name}: give each its own name`);
     seen.add(name);
-    if (node.operation === 'subscription')
-      throw new UsageError(
-        `${at(show, node)}: ${name} is a subscription: the api scenario runs queries and mutations (one answer each)`,
-      );
     const used = [...fragmentsOf(node, fragments)].map((f) => fragments[f]);
     return {
       name,

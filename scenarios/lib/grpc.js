@@ -16,6 +16,8 @@
 import grpc from 'k6/net/grpc';
 import { ENV, TARGETS } from './config.js';
 import {
+  eventRate,
+  firstEvent,
   reconnects,
   recordFailedCheck,
   recordOp,
@@ -200,15 +202,25 @@ export class Channel {
 
   // One server-streaming call, recorded as one operation: from the request to the
   // stream's end (every message received); a status other than OK fails it. The call
-  // that opens the channel is tagged conn:cold. Returns a promise of { ok, ms, count, reason }.
-  async stream(method, request, { tags = NO_TAGS, timeout = GRPC_TIMEOUT } = {}) {
+  // that opens the channel is tagged conn:cold. events: also record first_event (to the
+  // first message) and event_rate (messages a second from the first to the last).
+  // Returns a promise of { ok, ms, count, reason }.
+  async stream(method, request, { tags = NO_TAGS, timeout = GRPC_TIMEOUT, events = false } = {}) {
     const t0 = Date.now();
     const opTags = withTag(
       tags === NO_TAGS ? this.tags : { ...this.tags, ...tags },
       'conn',
       this.connected ? 'warm' : 'cold',
     );
-    const r = await serverStream(this, method, request, { timeout });
+    let first = null;
+    let last = null;
+    const onData = events
+      ? (_message, at) => {
+          last = at;
+          if (first === null) first = at;
+        }
+      : undefined;
+    const r = await serverStream(this, method, request, { timeout, onData });
     const reason = r.error;
     const ok = recordOp({
       ok: !reason,
@@ -217,6 +229,10 @@ export class Channel {
       reason,
       failedCheck: reason ? 'gRPC status OK' : null,
     });
+    if (ok && first !== null) {
+      firstEvent.add(first - t0, opTags);
+      if (r.count > 1 && last > first) eventRate.add(((r.count - 1) * 1000) / (last - first), opTags);
+    }
     if (!ok) this.reset();
     return { ok, ms: r.endedAt - t0, count: r.count, reason };
   }

@@ -62,6 +62,11 @@ export const serverRss = new Gauge('server_rss_bytes');
 export const serverHeap = new Gauge('server_heap_bytes');
 export const serverRssGrowth = new Trend('server_rss_growth');
 export const opDrift = new Trend('op_drift');
+// A stream (your API's subscription on ws/wss, its server stream on grpc_stream): the
+// time from the request to the first event, and events per second from the first to
+// the last (scenarios/api.js).
+export const firstEvent = new Trend('first_event', true);
+export const eventRate = new Trend('event_rate');
 
 // What this run records per operation (common/recording.js): full or lean, and
 // which server-timing parts from every how many operations. defineScenario()

@@ -27,6 +27,7 @@ function fmt(v, unit) {
   if (unit === '%') return `${(v * 100).toFixed(1)}%`;
   if (unit === 'x') return `${v.toFixed(2)}x`;
   if (unit === 'ms') return v >= 100 ? `${v.toFixed(0)}ms` : `${v.toFixed(1)}ms`;
+  if (unit === '/s') return `${v.toFixed(1)}/s`;
   return String(Math.round(v));
 }
 

@@ -40,6 +40,8 @@ const METRIC_TYPES = {
   recovery_duration: 'trend',
   server_rss_growth: 'trend',
   op_drift: 'trend',
+  first_event: 'trend',
+  event_rate: 'trend',
   op_failed: 'rate',
   checks: 'rate',
   push_events: 'counter',

@@ -13,6 +13,7 @@
 //   await ws.open();                       // resolves on connection_ack
 //   const r = await ws.execute({ query, variables, validate }); // one op, recorded
 //   await ws.subscribe({ query, variables, onNext });           // until complete
+//   const s = await ws.takeEvents({ query, variables, events }); // N events, recorded
 //   await ws.close();
 //
 // Protocol handling: ping -> pong; next/error/complete per operation id; any
@@ -34,7 +35,15 @@
 import { WebSocket } from 'k6/websockets';
 import { ENV, TARGETS } from './config.js';
 import { graphqlErrorText, requestJson } from './http.js';
-import { recordAbandoned, recordOutcome, recordServerTimingNow, recordSetup, serverTimingDue } from './metrics.js';
+import {
+  eventRate,
+  firstEvent,
+  recordAbandoned,
+  recordOutcome,
+  recordServerTimingNow,
+  recordSetup,
+  serverTimingDue,
+} from './metrics.js';
 import { setting } from '../../common/settings.js';
 
 export const SUBPROTOCOL = 'graphql-transport-ws';
@@ -169,6 +178,11 @@ export class GraphqlWs {
         if (op.count === 1) op.first = msg.payload;
         if (op.keep) op.results.push(msg.payload);
         if (op.onNext) op.onNext(msg.payload, ev.timestamp);
+        // Enough events: complete it from this side, as a client that leaves does.
+        if (op.stopAfter && op.count >= op.stopAfter && this.pending[msg.id]) {
+          this.send({ id: msg.id, type: 'complete' });
+          this.settle(msg.id, null, ev.timestamp);
+        }
         return;
       case 'error':
         if (!op) return;
@@ -225,8 +239,9 @@ export class GraphqlWs {
   }
 
   // Starts an operation; resolves { results, endedAt } on complete, rejects on error.
-  // keep: false keeps no results (a long subscription handled in onNext).
-  start({ query, variables = {}, onNext, timeoutMs = this.timeoutMs, keep = true }) {
+  // keep: false keeps no results (a long subscription handled in onNext); stopAfter: N
+  // completes it after its Nth event.
+  start({ query, variables = {}, onNext, timeoutMs = this.timeoutMs, keep = true, stopAfter = 0 }) {
     if (!this.isOpen) return Promise.reject(new WsError('socket is not open'));
     const { ms, byDeadline } = this.budget(timeoutMs);
     if (ms <= 0) return Promise.reject(new WsError('the step ended before the operation started', true));
@@ -239,6 +254,7 @@ export class GraphqlWs {
           reject,
           results: [],
           keep,
+          stopAfter,
           count: 0,
           first: null,
           deadline: 0,
@@ -340,6 +356,42 @@ export class GraphqlWs {
   // (receivedAt: when k6's reader received the frame, fractional ms).
   subscribe({ query, variables, onNext, timeoutMs, keep }) {
     return this.start({ query, variables, onNext, timeoutMs, keep });
+  }
+
+  // A subscription for `events` events (then completed; sooner if the server completes
+  // it), recorded as one operation: op_duration from subscribe to its last event, beside
+  // it first_event (to the first) and event_rate (events a second from the first to the
+  // last). An event with errors, no event, a timeout or a broken socket fail it.
+  // Resolves { ok, ms, count, abandoned }; never rejects.
+  async takeEvents({ query, variables = EMPTY, events, tags = this.tags, timeoutMs = this.timeoutMs }) {
+    const t0 = Date.now();
+    let first = null;
+    let last = null;
+    let errors = null;
+    let count = 0;
+    const onNext = (payload, at) => {
+      last = at || Date.now();
+      if (first === null) first = last;
+      count++;
+      if (payload && payload.errors && !errors) errors = payload.errors;
+    };
+    let reason = null;
+    try {
+      await this.start({ query, variables, onNext, timeoutMs, keep: false, stopAfter: events });
+    } catch (err) {
+      if (err && err.abandoned) {
+        recordAbandoned(tags);
+        return { ok: false, ms: null, count, abandoned: true };
+      }
+      reason = String(err.message || err);
+    }
+    if (!reason && errors) reason = graphqlErrorText(errors);
+    if (!reason && !count) reason = 'the subscription completed with no event';
+    const ms = last === null ? null : last - t0;
+    const ok = recordOutcome(!reason, ms, tags, reason, reason ? 'subscription events' : null);
+    if (first !== null) firstEvent.add(first - t0, tags);
+    if (count > 1 && last > first) eventRate.add(((count - 1) * 1000) / (last - first), tags);
+    return { ok, ms, count, abandoned: false };
   }
 
   abort(code, reason) {

@@ -19,6 +19,8 @@ import { WS_OPEN_OPS } from './ws-vs-http.js';
 export { WS_OPEN_OPS };
 
 const kindOf = (name) => API_LANES.find((l) => l.name === name).kind;
+// A subscription runs for its events on ws and wss (scenarios/api.js).
+export const isSubscription = (op) => op.kind === 'subscription';
 const EXEC = { grpc: 'grpcWarm' };
 
 // The model of one operation: its bodies and the API's server time.
@@ -40,6 +42,8 @@ export default function declare(env, api = null) {
   const byName = Object.fromEntries(ops.map((o) => [o.name, o]));
   const calls = plan.grpc ? plan.grpc.calls : [];
   const callByName = Object.fromEntries(calls.map((c) => [c.name, c]));
+  // Does anything stream: a subscription that runs, or the gRPC stream lane?
+  const streams = Boolean(streamsOf(plan));
   const lanes = plan.lanes.map((l) => {
     const kind = kindOf(l.name);
     const more = EXEC[l.name] ? { exec: EXEC[l.name] } : {};
@@ -59,12 +63,14 @@ export default function declare(env, api = null) {
       });
     }
     // An operation on an open socket: its set-up is measured apart (setup_duration).
+    // Subscriptions run on the WebSocket lanes only.
     const ws = kind === 'ws';
+    const mine = ws ? ops : ops.filter((o) => !isSubscription(o));
     return lane(l.name, l.transport, l.tls, {
       ...more,
-      dims: dimsOf(ops.map((o) => o.name)),
+      dims: dimsOf(mine.map((o) => o.name)),
       // An iteration runs one of the operations: they take turns.
-      opsPerIteration: 1 / (ops.length * per),
+      opsPerIteration: 1 / (mine.length * per),
       model: (dims) => ({ ...bytesOf(byName[dims.op]), ...idle, ...(ws ? { conn: 'warm' } : {}) }),
       ...(ws ? { setups: ['ws_upgrade', 'ws_init'], session: { ops: WS_OPEN_OPS } } : {}),
     });
@@ -106,6 +112,13 @@ export default function declare(env, api = null) {
     columns: [
       ...DEFAULT_COLUMNS,
       ...(soak ? [{ title: 'drift p50', metric: 'op_drift', stat: 'med', unit: 'x' }] : []),
+      // Subscriptions and server streams: the time to their first event, events a second.
+      ...(streams
+        ? [
+            { title: 'first event p50', metric: 'first_event', stat: 'med', unit: 'ms' },
+            { title: 'events/s p50', metric: 'event_rate', stat: 'med', unit: '/s' },
+          ]
+        : []),
       setupColumn('ws upgrade p50', 'ws_upgrade'),
       setupColumn('ws init p50', 'ws_init'),
       setupColumn('grpc connect p50', 'grpc_connect'),
@@ -116,6 +129,16 @@ export default function declare(env, api = null) {
     options: { hosts: { ...plan.hosts }, insecureSkipTLSVerify: Boolean(plan.insecure) },
     hints: { api: apiHints(plan) },
   };
+}
+
+// The names of the operations that stream and run, or null.
+function streamsOf(plan) {
+  const names = plan.lanes.map((l) => l.name);
+  const subs =
+    names.some((n) => kindOf(n) === 'ws') && plan.graphql ? plan.graphql.operations.filter(isSubscription) : [];
+  const streams = names.includes('grpc_stream') && plan.grpc ? plan.grpc.calls.filter((c) => c.stream) : [];
+  const all = [...subs, ...streams].map((o) => o.name);
+  return all.length ? all : null;
 }
 
 // What summary.json keeps about the API (run.hints.api): endpoints, lanes run and
@@ -151,6 +174,8 @@ export function apiHints(plan) {
           }))
         : []),
     ],
+    // What streams and runs: subscriptions on ws/wss, server-streaming calls on grpc_stream.
+    streams: streamsOf(plan),
     nominal: Boolean(plan.nominal),
     // Names only: a value is never written anywhere.
     credentials: plan.credentials ? describeCredentials(plan.credentials) : null,
