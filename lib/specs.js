@@ -41,7 +41,7 @@ export async function buildSpec(scenario, { profile: spec, load, workload, file 
 
 // The gate's policy: a thresholds file (THRESHOLDS, as k6 reads it) or the pack's own.
 // -> { policy, policyFile (as messages show it) }
-export function readPolicyFile(file = process.env.THRESHOLDS) {
+export function readPolicyFile(file = rawSetting(process.env, 'THRESHOLDS')) {
   const path = resolve(file || join(ROOT, 'thresholds.json'));
   const policy = withUsage(() => parsePolicy(readFileSync(path, 'utf8'), show(path)));
   return { policy, policyFile: show(path) };
