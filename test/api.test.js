@@ -260,7 +260,7 @@ describe('discovery, lanes and the verdict', () => {
       }
       assert.match(
         r.stdout,
-        /server memory \(VmRSS from the first sample after the warm-up, \d+(\.\d)? s in; gate server_rss_growth max<0\.5\):\n {2}pid \d+: .* ok\n {2}pid \d+: .* ok\n/,
+        /server memory \(VmRSS from the first sample after the warm-up, \d+(\.\d)? s in; gate server_rss_growth max<0\.5\):\n {2}pid \d+: .* ok\n {2}pid \d+: .* ok(\n|$)/,
       );
       assert.match(readFileSync(join(doc.dir, 'summary.md'), 'utf8'), /server_rss_growth\{pid:\d+\}/);
       // The lanes ran at once: the server's CPU is one row over all their operations, each of
@@ -273,7 +273,8 @@ describe('discovery, lanes and the verdict', () => {
       assert.match(doc.verdict.lines[0], /^lte \(R 70 ms\) p50 at mix: /);
       // The subscription on ws only; it and the server stream report the time to their
       // first event (a round trip: R, the server sends the first at once) and events a
-      // second (Ticks sends one every 20 ms: 50/s; lte's jitter may bunch a few).
+      // second (Ticks sends one every 20 ms: 50/s; lte's jitter may bunch a few). Measured
+      // (2026-11-27, two runs): first event p50 71.6-71.7 ms, 48.2-48.9 events/s.
       assert.ok(
         doc.rows.every((x) => x.dims.op !== 'Ticks' || x.lane === 'ws'),
         'a subscription runs on ws only',
@@ -284,19 +285,19 @@ describe('discovery, lanes and the verdict', () => {
       const ticks = streamRow('ws', 'Ticks');
       assert.ok(ticks.latency.count > 10, JSON.stringify(ticks.latency));
       assert.ok(
-        ticks.metrics.first_event.med >= 0.97 * R && ticks.metrics.first_event.med < R + 60,
-        `Ticks: first event ${ticks.metrics.first_event.med} ms`,
+        ticks.metrics.first_event.p50 >= 0.97 * R && ticks.metrics.first_event.p50 < R + 60,
+        `Ticks: first event ${ticks.metrics.first_event.p50} ms`,
       );
       assert.ok(
-        ticks.metrics.event_rate.med > 20 && ticks.metrics.event_rate.med < 100,
-        `Ticks: ${ticks.metrics.event_rate.med} events/s`,
+        ticks.metrics.event_rate.p50 > 20 && ticks.metrics.event_rate.p50 < 100,
+        `Ticks: ${ticks.metrics.event_rate.p50} events/s`,
       );
       const features = streamRow('grpc_stream', 'ListFeatures');
       assert.ok(
-        features.metrics.first_event.med >= 0.97 * R,
-        `ListFeatures: first event ${features.metrics.first_event.med} ms`,
+        features.metrics.first_event.p50 >= 0.97 * R,
+        `ListFeatures: first event ${features.metrics.first_event.p50} ms`,
       );
-      assert.ok(features.metrics.event_rate.med > 0, JSON.stringify(features.metrics.event_rate));
+      assert.ok(features.metrics.event_rate.p50 > 0, JSON.stringify(features.metrics.event_rate));
       assert.match(
         r.stdout,
         /Ticks [\d.]+ ms \(5 events, median of \d+ subscriptions; first event [\d.]+ ms, [\d.]+ events\/s; \d+ B up, \d+ B down\)/,

@@ -63,7 +63,8 @@ function freeLoopbackPort() {
 
 // The options k6 would run with (profile tag, steps, total duration), or null.
 export async function inspectPlan(k6, script, envFlags) {
-  const r = await execa(k6, ['inspect', '--execution-requirements', ...envFlags, script], {
+  // k6 run sees the environment (SOAK_DURATION=2m npx k6pack run soak …); k6 inspect only when told.
+  const r = await execa(k6, ['inspect', '--execution-requirements', '--include-system-env-vars', ...envFlags, script], {
     reject: false,
     timeout: 30000,
     stdin: 'ignore',

@@ -231,7 +231,9 @@ export class Channel {
     });
     if (ok && first !== null) {
       firstEvent.add(first - t0, opTags);
-      if (r.count > 1 && last > first) eventRate.add(((r.count - 1) * 1000) / (last - first), opTags);
+      // k6 stamps messages here in whole milliseconds: a stream that arrives within one
+      // counts as spread over one (its rate then a lower bound).
+      if (r.count > 1) eventRate.add(((r.count - 1) * 1000) / Math.max(1, last - first), opTags);
     }
     if (!ok) this.reset();
     return { ok, ms: r.endedAt - t0, count: r.count, reason };

@@ -110,7 +110,9 @@ export default function declare(env, api = null) {
       3 * Math.max(ops.length, ...[true, false].map((s) => calls.filter((c) => Boolean(c.stream) === s).length)),
     ),
     columns: [
-      ...DEFAULT_COLUMNS,
+      // A soak's rows are split by part (first/last), the tag server time uses for its
+      // parts (ser, exec, total): its column goes, as in scenarios/soak.js.
+      ...DEFAULT_COLUMNS.filter((c) => !soak || c.metric !== 'server_duration'),
       ...(soak ? [{ title: 'drift p50', metric: 'op_drift', stat: 'med', unit: 'x' }] : []),
       // Subscriptions and server streams: the time to their first event, events a second.
       ...(streams
