@@ -56,6 +56,7 @@ export const TIMED = [
 ];
 
 export const UNIT = [
+  'compare-noise.test.js',
   'compose.test.js',
   'cross-transport.test.js',
   'docs.test.js',

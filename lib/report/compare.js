@@ -3,7 +3,13 @@
 //
 //   regression   latency up by more than `tolerance` (relative) AND more than
 //                `minMs` (absolute: sub-millisecond noise on lan is not a
-//                regression); failure rate up by more than `failurePoints`
+//                regression); a p95 also by more than the base row's own tail
+//                (its p95 - p50) and P95_MIN_MS: the p95 of one run's short step
+//                moves that much on unchanged code (two `gate --api` runs back to
+//                back under lan, 2026-11-27: 22 p95s moved -50 % to +100 %, by at
+//                most 3.0 ms: gRPC's whole milliseconds, 3 -> 6 at a p50 of 2 both
+//                times), and a real slow-down shows in the p50 too;
+//                failure rate up by more than `failurePoints`
 //                (absolute, in rate units: 0.01 = 1 percentage point)
 //   improvement  the same, downwards
 //   new/missing  a row only in the current / only in the base run (shown, never failing)
@@ -11,10 +17,18 @@ import { formatMs, formatRate, rowLabel } from '../../common/results.js';
 import { ResultsError } from './runs.js';
 
 export const DEFAULTS = { tolerance: 0.1, minMs: 1, failurePoints: 0.005 };
+// A p95 change no larger is never a regression (see above: 3 ms seen on unchanged code).
+export const P95_MIN_MS = 5;
 
 const MEASURES = [
   { name: 'p50', get: (row) => row.latency?.p50, kind: 'latency' },
-  { name: 'p95', get: (row) => row.latency?.p95, kind: 'latency' },
+  // The tail's noise: the base row's p95 over its p50, and at least P95_MIN_MS.
+  {
+    name: 'p95',
+    get: (row) => row.latency?.p95,
+    kind: 'latency',
+    noise: (row) => Math.max(P95_MIN_MS, row.latency.p95 - row.latency.p50),
+  },
   { name: 'failed', get: (row) => row.failures?.rate, kind: 'rate' },
 ];
 
@@ -26,7 +40,8 @@ export function parseShare(text) {
   return n / 100;
 }
 
-function verdictOf(kind, base, cur, opts) {
+// noiseMs: a change no larger is noise (a p95's: its base row's tail).
+function verdictOf(kind, base, cur, opts, noiseMs = 0) {
   if (base === null || base === undefined || cur === null || cur === undefined) return 'n/a';
   const delta = cur - base;
   if (kind === 'rate') {
@@ -34,7 +49,7 @@ function verdictOf(kind, base, cur, opts) {
     if (delta < -opts.failurePoints) return 'improvement';
     return 'same';
   }
-  const beyond = Math.abs(delta) > opts.minMs && Math.abs(delta) > opts.tolerance * base;
+  const beyond = Math.abs(delta) > Math.max(opts.minMs, noiseMs || 0) && Math.abs(delta) > opts.tolerance * base;
   if (!beyond) return 'same';
   return delta > 0 ? 'regression' : 'improvement';
 }
@@ -58,7 +73,9 @@ export function compareDocs(base, current, options = {}) {
       const bv = b ? m.get(b) : null;
       const cv = m.get(cur);
       if (b && (bv === null || bv === undefined) && (cv === null || cv === undefined)) continue;
-      const verdict = b ? verdictOf(m.kind, bv, cv, opts) : 'new';
+      const verdict = b
+        ? verdictOf(m.kind, bv, cv, opts, m.noise && bv !== null && bv !== undefined ? m.noise(b) : 0)
+        : 'new';
       lines.push({
         id,
         label: rowLabel(cur),
@@ -116,7 +133,7 @@ const MARK = {
 export function renderComparison(result, { markdown = false, all = true } = {}) {
   const o = result.options;
   const head = `${result.current.scenario}: ${result.base.profile} (base, ${result.base.startedAt || '?'}) -> ${result.current.profile} (current, ${result.current.startedAt || '?'})`;
-  const rules = `tolerance: latency +-${(o.tolerance * 100).toFixed(0)}% and > ${o.minMs} ms, failure rate +-${(o.failurePoints * 100).toFixed(2)} pt`;
+  const rules = `tolerance: latency +-${(o.tolerance * 100).toFixed(0)}% and > ${o.minMs} ms (a p95 also > the base's p95 - p50 and ${P95_MIN_MS} ms), failure rate +-${(o.failurePoints * 100).toFixed(2)} pt`;
   const shown = result.lines.filter((l) => all || l.verdict !== 'same');
   const verdict = result.regressions
     ? `${result.regressions} regression${result.regressions === 1 ? '' : 's'}`
