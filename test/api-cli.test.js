@@ -1,13 +1,19 @@
 // Your own API through the CLI, where the assertions are not timings (so this file runs
 // beside another in the suite; test/api.test.js has the timed ones):
 //   - bad input: one line naming what is at fault, exit 2, nothing left running;
-//   - Ctrl-C, a profile change during the run, a server that dies mid-run.
+//   - Ctrl-C, a profile change during the run, a server that dies mid-run;
+//   - what a run counts: GraphQL `errors` and gRPC statuses as failures, the first error
+//     kept; a threshold override failing the run with exit 99.
 // Real servers this project did not write (graphql-yoga, grpc-node's route guide), real
 // Toxiproxy and real k6.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { PORT_WAIT_MS } from '../lib/ports.js';
+import { ROOT } from '../lib/tools.js';
+import { startTestStack } from '../dev/stack.js';
 import { cliEnv, runCli, waitFor } from './helpers/cli.js';
 import { OPS, PROTO, startYoga, VARS } from './helpers/api-servers.js';
 import { apiArgs, apiServers, GET_FEATURE, nothingLeft, scratch, summaries, TOKEN } from './helpers/api-run.js';
@@ -333,6 +339,108 @@ describe('while it runs', () => {
       );
       assert.ok(Date.now() - started < 100000, 'ended long before the full plan');
       await nothingLeft(env, ports);
+    },
+  );
+});
+
+describe('what a run counts', () => {
+  test(
+    "GraphQL errors and gRPC statuses count as failures, each operation's first error kept (the reference servers: Server-Timing)",
+    { timeout: 180000 },
+    async (t) => {
+      const stack = await startTestStack();
+      t.after(() => stack.stop());
+      const { env, runDir, cleanup } = await cliEnv({ api: true });
+      t.after(cleanup);
+      const ops = file(
+        'ref.graphql',
+        'query Book($id: ID!) { book(id: $id) { id name } }\nquery TooMany { allBooks(nrOfBooks: 600000) { id } }\n',
+      );
+      // op_failed without abortOnFail, so every lane runs to the end despite the failures.
+      const policy = JSON.parse(readFileSync(join(ROOT, 'thresholds.json'), 'utf8'));
+      policy.gates.op_failed = ['rate<0.01'];
+      const r = await runCli(
+        [
+          'run',
+          'api',
+          '--graphql',
+          `http://127.0.0.1:${stack.ports.GRAPHQL_PORT}/graphql`,
+          '--operations',
+          ops,
+          '--variables',
+          file('ref.json', { Book: { id: 'book-3' } }),
+          '--grpc',
+          `127.0.0.1:${stack.ports.GRPC_PORT}`,
+          '--proto',
+          join(ROOT, 'servers', 'proto', 'books.proto'),
+          '--call',
+          'books.v1.Books/GetBook',
+          '--request',
+          '{"id": "book-999999999"}',
+          '--profile',
+          'lan',
+          '--load',
+          'smoke',
+        ],
+        { env: { ...env, THRESHOLDS: file('no-abort.json', policy) }, timeoutMs: 150000 },
+      );
+      assert.equal(r.exitCode, 99, r.stdout + r.stderr);
+      assert.match(
+        r.stderr,
+        /TooMany failed before the run \(GraphQL error: nrOfBooks must be an integer from 0 to 500000/,
+      );
+      assert.match(r.stderr, /books\.v1\.Books\/GetBook failed before the run \(gRPC status NOT_FOUND \(5\)/);
+      assert.match(r.stdout, /Book [\d.]+ ms \(Server-Timing;/, 'the reference server sends Server-Timing');
+      const doc = summaries(runDir).lan;
+      const failed = (lane, op) => doc.rows.find((x) => x.lane === lane && x.dims.op === op).failures;
+      assert.equal(failed('http_keepalive', 'TooMany').rate, 1);
+      assert.equal(failed('http_keepalive', 'Book').rate, 0);
+      assert.equal(failed('grpc', 'GetBook').rate, 1);
+      const errors = Object.fromEntries(doc.errors.map((e) => [e.op, e.message]));
+      assert.match(errors.TooMany, /^GraphQL error: nrOfBooks must be an integer from 0 to 500000/);
+      assert.match(errors.GetBook, /^gRPC status NOT_FOUND \(5\): no book with id/);
+      assert.equal(errors.Book, undefined);
+      assert.match(
+        readFileSync(join(doc.dir, 'summary.md'), 'utf8'),
+        /> First error of TooMany: GraphQL error: nrOfBooks/,
+      );
+      assert.match(r.stdout, /First error of GetBook: gRPC status NOT_FOUND \(5\)/);
+    },
+  );
+
+  test(
+    'a threshold override for api in a thresholds file fails the run: exit 99, junit names the gate',
+    { timeout: 150000 },
+    async (t) => {
+      const { env, runDir, cleanup } = await cliEnv({ api: true });
+      t.after(cleanup);
+      const policy = JSON.parse(readFileSync(join(ROOT, 'thresholds.json'), 'utf8'));
+      policy.scenarios.api = {
+        overrides: [
+          {
+            where: { lane: 'http_keepalive', op: 'GetBook' },
+            p50Ms: 0.01,
+            reason: 'a budget no server meets: the test sees the gate fail',
+          },
+        ],
+      };
+      const thresholds = file('thresholds.json', policy);
+      const r = await runCli(apiArgs(servers.yogaNoWs.url, '--profile', 'lan', '--load', 'smoke'), {
+        env: { ...env, THRESHOLDS: thresholds },
+        timeoutMs: 120000,
+      });
+      assert.equal(r.exitCode, 99, r.stdout + r.stderr);
+      assert.match(r.stdout, /FAIL op_duration\{scenario:http_keepalive_c1,op:GetBook\} p\(50\)<0\.01/);
+      // The other operations keep the model's budgets (whether they hold is test/api.test.js's).
+      assert.match(
+        r.stdout,
+        /(ok {3}|FAIL )op_duration\{scenario:http_keepalive_c1,op:FirstBooks\} p\(50\)<(?!0\.01\b)/,
+      );
+      const doc = summaries(runDir).lan;
+      assert.match(
+        readFileSync(join(doc.dir, 'junit.xml'), 'utf8'),
+        /<failure message="op_duration\{scenario:http_keepalive_c1,op:GetBook\}: p\(50\)=/,
+      );
     },
   );
 });

@@ -4,18 +4,16 @@
 // as a user runs it.
 //   - discovery runs every lane that applies and says why the others do not;
 //   - every lane goes through the proxies: under a shaped profile each pays the model's round trips;
-//   - GraphQL `errors` and gRPC statuses count as failures, the first error kept;
-//   - a threshold override fails the run with exit 99;
 //   - `run soak --api`: two minutes, every lane at once, drift and the server's memory gated;
 //   - `up --api`, then plain `k6 run -e API=… scenarios/api.js`, then `down`.
-// Bad input and what happens while a run holds the stack: test/api-cli.test.js (no timings).
+// Bad input, what happens while a run holds the stack, errors counted as failures and a
+// threshold override: test/api-cli.test.js (no timings).
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ROOT } from '../lib/tools.js';
 import { runK6 } from '../dev/k6.js';
-import { startTestStack } from '../dev/stack.js';
 import { cliEnv, portsInUse, runCli } from './helpers/cli.js';
 import { OPS, PROTO, startRouteGuide, startYoga, VARS } from './helpers/api-servers.js';
 import {
@@ -342,102 +340,6 @@ describe('discovery, lanes and the verdict', () => {
       const doc = summaries(runDir).lan;
       assert.deepEqual(lanesOf(doc).sort(), ['grpc', 'grpc_fresh', 'https_fresh', 'https_keepalive', 'wss']);
       assert.ok(doc.steps.every((s) => s.tls === true));
-    },
-  );
-
-  test(
-    "GraphQL errors and gRPC statuses count as failures, each operation's first error kept (the reference servers: Server-Timing)",
-    { timeout: 180000 },
-    async (t) => {
-      const stack = await startTestStack();
-      t.after(() => stack.stop());
-      const { env, runDir, cleanup } = await cliEnv({ api: true });
-      t.after(cleanup);
-      const ops = file(
-        'ref.graphql',
-        'query Book($id: ID!) { book(id: $id) { id name } }\nquery TooMany { allBooks(nrOfBooks: 600000) { id } }\n',
-      );
-      // op_failed without abortOnFail, so every lane runs to the end despite the failures.
-      const policy = JSON.parse(readFileSync(join(ROOT, 'thresholds.json'), 'utf8'));
-      policy.gates.op_failed = ['rate<0.01'];
-      const r = await runCli(
-        [
-          'run',
-          'api',
-          '--graphql',
-          `http://127.0.0.1:${stack.ports.GRAPHQL_PORT}/graphql`,
-          '--operations',
-          ops,
-          '--variables',
-          file('ref.json', { Book: { id: 'book-3' } }),
-          '--grpc',
-          `127.0.0.1:${stack.ports.GRPC_PORT}`,
-          '--proto',
-          join(ROOT, 'servers', 'proto', 'books.proto'),
-          '--call',
-          'books.v1.Books/GetBook',
-          '--request',
-          '{"id": "book-999999999"}',
-          '--profile',
-          'lan',
-          '--load',
-          'smoke',
-        ],
-        { env: { ...env, THRESHOLDS: file('no-abort.json', policy) }, timeoutMs: 150000 },
-      );
-      assert.equal(r.exitCode, 99, r.stdout + r.stderr);
-      assert.match(
-        r.stderr,
-        /TooMany failed before the run \(GraphQL error: nrOfBooks must be an integer from 0 to 500000/,
-      );
-      assert.match(r.stderr, /books\.v1\.Books\/GetBook failed before the run \(gRPC status NOT_FOUND \(5\)/);
-      assert.match(r.stdout, /Book [\d.]+ ms \(Server-Timing;/, 'the reference server sends Server-Timing');
-      const doc = summaries(runDir).lan;
-      const failed = (lane, op) => doc.rows.find((x) => x.lane === lane && x.dims.op === op).failures;
-      assert.equal(failed('http_keepalive', 'TooMany').rate, 1);
-      assert.equal(failed('http_keepalive', 'Book').rate, 0);
-      assert.equal(failed('grpc', 'GetBook').rate, 1);
-      const errors = Object.fromEntries(doc.errors.map((e) => [e.op, e.message]));
-      assert.match(errors.TooMany, /^GraphQL error: nrOfBooks must be an integer from 0 to 500000/);
-      assert.match(errors.GetBook, /^gRPC status NOT_FOUND \(5\): no book with id/);
-      assert.equal(errors.Book, undefined);
-      assert.match(
-        readFileSync(join(doc.dir, 'summary.md'), 'utf8'),
-        /> First error of TooMany: GraphQL error: nrOfBooks/,
-      );
-      assert.match(r.stdout, /First error of GetBook: gRPC status NOT_FOUND \(5\)/);
-    },
-  );
-
-  test(
-    'a threshold override for api in a thresholds file fails the run: exit 99, junit names the gate',
-    { timeout: 150000 },
-    async (t) => {
-      const { env, runDir, cleanup } = await cliEnv({ api: true });
-      t.after(cleanup);
-      const policy = JSON.parse(readFileSync(join(ROOT, 'thresholds.json'), 'utf8'));
-      policy.scenarios.api = {
-        overrides: [
-          {
-            where: { lane: 'http_keepalive', op: 'GetBook' },
-            p50Ms: 0.01,
-            reason: 'a budget no server meets: the test sees the gate fail',
-          },
-        ],
-      };
-      const thresholds = file('thresholds.json', policy);
-      const r = await runCli(apiArgs(servers.yogaNoWs.url, '--profile', 'lan', '--load', 'smoke'), {
-        env: { ...env, THRESHOLDS: thresholds },
-        timeoutMs: 120000,
-      });
-      assert.equal(r.exitCode, 99, r.stdout + r.stderr);
-      assert.match(r.stdout, /FAIL op_duration\{scenario:http_keepalive_c1,op:GetBook\} p\(50\)<0\.01/);
-      assert.match(r.stdout, /ok {3}op_duration\{scenario:http_keepalive_c1,op:FirstBooks\}/);
-      const doc = summaries(runDir).lan;
-      assert.match(
-        readFileSync(join(doc.dir, 'junit.xml'), 'utf8'),
-        /<failure message="op_duration\{scenario:http_keepalive_c1,op:GetBook\}: p\(50\)=/,
-      );
     },
   );
 });

@@ -1,7 +1,9 @@
 // No profile runs without latency gates: ws-vs-http under profiles that had none
-// before the model derived them (5g, dsl, edge) and under a network file of the
-// user's own, through `k6pack run` on a real stack: every lane is gated on p50 and
-// p95, every gate passes on this machine, and the answer opens the summary.
+// before the model derived them (dsl, edge) and under a network file of the user's
+// own, through `k6pack run` on a real stack: every lane is gated on p50 and p95, every
+// gate passes on this machine, and the answer opens the summary. 5g (R 31 ms) is not
+// run: it lies between lan and dsl (R 50 ms), which are; test/thresholds.test.js derives
+// its gates with every other profile's.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,7 +37,6 @@ describe('latency gates under every kind of profile', () => {
   };
 
   for (const [label, spec] of [
-    ['5g', () => '5g'],
     ['dsl', () => 'dsl'],
     ['edge', () => 'edge'],
     ['a network file of your own', mine],

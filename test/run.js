@@ -17,7 +17,13 @@
 // timed test beside another. With more files since, phase 2 took 435 s three at a time
 // and the suite 1500 s (2026-11-27, 93994d3): four at a time now. The suite run with one
 // core kept busy throughout (phase 2 three at a time beside it: 506 s) failed nothing, a
-// heavier load than a fourth file of phase 2 on a quiet machine.
+// heavier load than a fourth file of phase 2 on a quiet machine. Five at a time took 371 s
+// (2026-11-27): no faster, the machine already full (the CLI's calibration measured its CPU
+// at x9.5 of the reference), and graphql-studies.test.js's serial-sleep timing failed
+// there (460 ms for 300 ms + 150): it is in phase 1 since.
+// Phase 1 lost the assertions that are not timings (2026-11-27: the api errors and
+// threshold override tests to api-cli.test.js, the fan-out cut and impossible budget to
+// fanout-faults.test.js) and the 5g run of profiles-gates.test.js: the suite was 1596 s.
 // `unit` runs only the files that start no stack, k6 or CLI (UNIT below; servers in
 // the test's own process at most) and every common/*.test.js, one at a time, in one
 // phase under c8: seconds, for the model, profiles, verdict, gates and results. It
@@ -42,6 +48,7 @@ const COMMON = join(root, 'common');
 export const TIMED = [
   'api.test.js',
   'fanout.test.js',
+  'graphql-studies.test.js',
   'grpc-streams.test.js',
   'hold.test.js',
   'profile-churn.test.js',

@@ -35,12 +35,18 @@ export async function cliEnv({ api = false } = {}) {
 
 // Starts the CLI; the returned execa child (await it, or signal it with .kill())
 // resolves { exitCode, stdout, stderr } and never rejects; killed at timeoutMs.
+// A signal (.kill(), or the timeout's SIGTERM) becomes SIGKILL only after
+// FORCE_KILL_MS: the CLI stops k6 gracefully and then its stack, which took over the
+// 2 s execa allows by default on a loaded machine (phase 2 five at a time, 2026-11-27:
+// a SIGTERM test saw the CLI SIGKILLed mid-cleanup, exit code undefined, not 143).
+const FORCE_KILL_MS = 30000;
+
 export function runCli(args, { env, timeoutMs = 60000 } = {}) {
   return execa(process.execPath, [CLI, ...args], {
     env,
     reject: false,
     timeout: timeoutMs,
-    forceKillAfterDelay: 2000,
+    forceKillAfterDelay: FORCE_KILL_MS,
     stdin: 'ignore',
   });
 }
