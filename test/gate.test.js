@@ -161,7 +161,7 @@ describe('gate: two scenarios, one with a threshold that cannot hold', () => {
         md,
         /^### k6pack compare grpc-vs-graphql: lan \(base, .*\) -> lan \(current, .*\) — \d+ regressions?$/m,
       );
-      assert.match(md, /\| ❌ regression \|$/m);
+      assert.match(md, /\| ❌ regression \| fixed \|$/m);
       assert.match(md, /^- push-lan: no baseline yet/m);
       assert.equal(JSON.parse(readFileSync(join(out, 'gate.json'), 'utf8')).exitCode, 3);
       await noneLeft(ports, runDir);

@@ -289,16 +289,16 @@ describe('k6pack compare', () => {
     writeFileSync(file, JSON.stringify(doc));
     const r = await compare(b.dir, file);
     assert.equal(r.exitCode, 3, r.stdout + r.stderr);
-    assert.match(r.stdout, /^ws tls=false\s+c1\s+p95\s.*\+\d+\.\d%\s+❌ regression$/m);
-    assert.match(r.stdout, /^ws tls=true\s+c1\s+failed\s.*\+2\.00 pt\s+❌ regression$/m);
-    assert.match(r.stdout, /^http2 tls=true\s+c1\s+p50\s.*-50\.0%\s+✅ improvement$/m);
+    assert.match(r.stdout, /^ws tls=false\s+c1\s+p95\s.*\+\d+\.\d%\s+❌ regression\s+fixed$/m);
+    assert.match(r.stdout, /^ws tls=true\s+c1\s+failed\s.*\+2\.00 pt\s+❌ regression\s+fixed$/m);
+    assert.match(r.stdout, /^http2 tls=true\s+c1\s+p50\s.*-50\.0%\s+✅ improvement\s+fixed$/m);
     assert.match(r.stdout, /^http3 tls=true\s+c1\s+p50\s.*new$/m);
     assert.match(r.stdout, /^http-fresh tls=true\s+c1\s+-.*missing$/m);
     assert.match(r.stdout, /^2 regressions$/m);
     const md = await compare(b.dir, file, '--markdown', '--changes-only');
     assert.equal(md.exitCode, 3);
     assert.match(md.stdout, /^### k6pack compare ws-vs-http: .* — 2 regressions$/m);
-    assert.match(md.stdout, /^\| ws tls=false \| c1 \| p95 \| .* \| ❌ regression \|$/m);
+    assert.match(md.stdout, /^\| ws tls=false \| c1 \| p95 \| .* \| ❌ regression \| fixed \|$/m);
     assert.doesNotMatch(md.stdout, /\| same \|/);
   });
 

@@ -14,6 +14,7 @@ import { describeToxic } from '../stack-profile.js';
 import { takeHold } from '../hold.js';
 import { resultsRoot } from '../report/run-folder.js';
 import { checkMetrics, checkWorkload, runProfiles, withRunStack } from '../runner.js';
+import { recordRuns } from '../history/record.js';
 import { clearState, deadLine, deadOf, readState, writeState } from '../runstate.js';
 import { StackError, startStack } from '../stack.js';
 import { ensureTools, ROOT } from '../tools.js';
@@ -156,7 +157,7 @@ export async function runApi(opts, ctx) {
     profile: opts.profile ?? null,
     wait,
   };
-  const { code } = await withRunStack(
+  const { code, runs } = await withRunStack(
     (stack, held) =>
       runApiProfiles(
         stack,
@@ -169,7 +170,8 @@ export async function runApi(opts, ctx) {
     hold,
     API_STACK,
   );
-  return ctx.trap.received ? ctx.trap.exitCode() : code;
+  if (ctx.trap.received) return ctx.trap.exitCode();
+  return opts.history === undefined ? code : recordRuns(opts.history, runs, code, ctx);
 }
 
 // `k6pack up --api …`: the proxies in front of the team's endpoints on the running stack

@@ -6,10 +6,14 @@
 //   report.html                   `k6pack report` over all of them
 //   junit.xml                     every run's test suite (a test case per threshold)
 //   gate.md                       every run's Markdown table (and the comparison)
+//   comment.md                    the verdict, the runs and what changed (the PR comment)
 //   gate.json                     per scenario and run: seconds and exit codes
 // With --baseline each run is compared with its scenario and profile's
 // baseline run, as `k6pack compare` does. With --api (or --graphql/--grpc, as `run api`
 // takes them) the gate runs your API alone, the api scenario, under the same profiles.
+// With --history DIR every run's digest is appended to that history folder as the gate
+// ends, after the comparison, which with --baseline judges latency against the
+// folder's last comparable runs (lib/report/compare.js).
 //
 // Exit code: a broken run's (k6's or 1; the gate stops there), else 99 if a
 // threshold failed, else 3 on a regression, else 0.
@@ -17,6 +21,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { clock, FILES, junitDocument, junitSuite, junitSuiteOf, toMarkdown } from '../../common/results.js';
 import { action, profileList, scenarioNames, UsageError } from '../cli-support.js';
+import { HISTORY_RULE } from '../../common/history.js';
+import { recordRuns } from '../history/record.js';
+import { historyFor } from '../history/store.js';
 import { compareWithBaselines, loadBaselines } from '../report/baseline.js';
 import { compareOptions, REGRESSION_EXIT, THRESHOLDS_FAILED } from '../report/cli.js';
 import { renderComparison } from '../report/compare.js';
@@ -29,7 +36,13 @@ import { API_STACK, prepareApi, runApiProfiles } from '../api/run.js';
 import { ensureTools, ROOT } from '../tools.js';
 
 export const GATE_DEFAULTS = { profile: 'lan,lte', load: 'ci' };
-export const GATE_FILES = { report: FILES.report, junit: FILES.junit, markdown: 'gate.md', record: 'gate.json' };
+export const GATE_FILES = {
+  report: FILES.report,
+  junit: FILES.junit,
+  markdown: 'gate.md',
+  comment: 'comment.md',
+  record: 'gate.json',
+};
 
 // The gate's scenarios: all but the soak and api (which runs a team's own API, given
 // with `k6pack run api`), or the --scenarios list (checked).
@@ -71,7 +84,9 @@ function planGate(opts) {
   }
   if (opts.tolerance !== undefined && opts.baseline === undefined)
     throw new UsageError('--tolerance applies to the comparison: give --baseline too');
-  const compare = compareOptions({ tolerance: opts.tolerance });
+  if (opts.historyRuns !== undefined && opts.baseline === undefined)
+    throw new UsageError('--history-runs applies to the comparison: give --baseline and --history too');
+  const compare = compareOptions({ tolerance: opts.tolerance, history: opts.history, historyRuns: opts.historyRuns });
   const baselines = opts.baseline === undefined ? null : loadBaselines(opts.baseline);
   const dir = resolve(opts.results ?? join(resultsRoot(), `gate-${stamp(new Date())}`));
   checkWorkload(opts.workload);
@@ -86,6 +101,7 @@ function planGate(opts) {
     k6Args,
     compare,
     baselines,
+    history: opts.history,
     dir,
     dashboard: Boolean(opts.dashboard),
     wait: Boolean(opts.wait),
@@ -116,7 +132,9 @@ function junitOf(runs) {
   );
 }
 
-function markdownOf(gate, runs, comparisons) {
+// brief: the pull request's comment (comment.md): the verdict, the runs, and of the
+// comparison only what changed; gate.md has every run's table too.
+function markdownOf(gate, runs, comparisons, { brief = false } = {}) {
   const lines = [
     `## k6pack gate — ${gate.verdict}`,
     '',
@@ -134,17 +152,18 @@ function markdownOf(gate, runs, comparisons) {
     lines.push(`| ${r.scenario} | ${r.profile || 'default'} | ${r.exitCode} | ${clock(r.seconds)} | ${verdict} |`);
   }
   lines.push('');
-  for (const r of runs) if (r.loaded) lines.push(toMarkdown(r.loaded.doc));
+  if (!brief) for (const r of runs) if (r.loaded) lines.push(toMarkdown(r.loaded.doc));
   if (comparisons) {
     lines.push('## Compared with the baseline', '');
     for (const c of comparisons) {
       lines.push(
         c.result
-          ? renderComparison(c.result, { markdown: true })
+          ? renderComparison(c.result, { markdown: true, all: !brief })
           : `- ${c.key}: no baseline yet, gated on its thresholds only\n`,
       );
     }
-  }
+  } else if (brief) lines.push('No baseline: gated on thresholds only.');
+  if (brief) lines.push('', `Every run's table: ${GATE_FILES.markdown} in the job summary and the artifact.`);
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
@@ -228,9 +247,13 @@ export async function runGate(opts, ctx) {
       done.map((r) => r.loaded),
       plan.baselines,
       plan.compare,
+      (run) => plan.history !== undefined && historyFor(plan.history, run, plan.compare.historyRuns, warn),
     );
   const regressions = comparisons ? comparisons.reduce((n, c) => n + (c.result?.regressions || 0), 0) : null;
-  const { code, verdict } = verdictOf(scenarios, runs, regressions);
+  const verdicted = verdictOf(scenarios, runs, regressions);
+  const { verdict } = verdicted;
+  // Judged first, then added: a run is never part of its own history.
+  const code = plan.history === undefined ? verdicted.code : recordRuns(plan.history, runs, verdicted.code, ctx);
   const gate = { scenarios: plan.scenarios, profiles: names, load: plan.load, seconds: elapsed(), verdict };
 
   const file = (name) => join(plan.dir, name);
@@ -241,6 +264,7 @@ export async function runGate(opts, ctx) {
     );
   writeFileSync(file(GATE_FILES.junit), junitOf(runs));
   writeFileSync(file(GATE_FILES.markdown), markdownOf(gate, runs, comparisons));
+  writeFileSync(file(GATE_FILES.comment), markdownOf(gate, runs, comparisons, { brief: true }));
   const record = {
     ...gate,
     startedAt: startedAt.toISOString(),
@@ -261,6 +285,7 @@ export async function runGate(opts, ctx) {
         key: c.key,
         base: c.base?.file ?? null,
         regressions: c.result?.regressions ?? null,
+        history: c.result?.history ?? null,
       })) ?? null,
   };
   writeFileSync(file(GATE_FILES.record), `${JSON.stringify(record, null, 2)}\n`);
@@ -280,6 +305,7 @@ export async function runGate(opts, ctx) {
     `   ${GATE_FILES.junit}    ${plural(runs.length, 'test suite')}, ${plural(cases, 'test case')}, ${plural(failures, 'failure')}`,
   );
   out(`   ${GATE_FILES.markdown}      the Markdown tables (cat it >> "$GITHUB_STEP_SUMMARY")`);
+  out(`   ${GATE_FILES.comment}   the verdict and what changed, for a pull request's comment`);
   out(`   ${GATE_FILES.record}    seconds and exit codes per scenario and run; the run folders beside them`);
   if (code !== 0) warn(`gate failed: ${verdict}`);
   return code;
@@ -304,6 +330,14 @@ export function register(program, ctx) {
       'compare each run with the baseline run of its scenario and profile: a gate folder, a folder of run folders, or a summary.json',
     )
     .option('-t, --tolerance <pct>', 'with --baseline: latency p50/p95 change allowed, relative (default 10%)')
+    .option(
+      '--history <dir>',
+      "append each run's digest to this history folder; with --baseline, judge latency against its last comparable runs",
+    )
+    .option(
+      '--history-runs <n>',
+      `with --baseline and --history: the comparable runs the rule needs (default ${HISTORY_RULE.runs})`,
+    )
     .option('--dashboard', "k6's web dashboard per run, saved as k6-dashboard.html in its run folder")
     .option('--wait', 'when another run holds the stack, wait for it to end (default: refuse, exit 4)')
     .option(
@@ -320,6 +354,7 @@ then writes into the gate folder, beside the run folders:
   ${GATE_FILES.report}  the HTML report of every run (\`k6pack report\`)
   ${GATE_FILES.junit}    one test suite per run, one test case per threshold
   ${GATE_FILES.markdown}      every run's Markdown table, and the comparison (for $GITHUB_STEP_SUMMARY)
+  ${GATE_FILES.comment}   the verdict, the runs and what changed (a pull request's comment)
   ${GATE_FILES.record}    seconds and exit codes per scenario and run
 Exit code: 0 all passed; 99 a threshold failed (the other runs still run);
 3 a regression against --baseline; another code when a run broke (k6's, or 1
@@ -330,6 +365,7 @@ Examples:
   $ npx k6pack gate
   $ npx k6pack gate --scenarios ws-vs-http,push --profile lan --load smoke
   $ npx k6pack gate --results results/pr --baseline results/main --tolerance 5%
+  $ npx k6pack gate --baseline results/main --history k6pack-history   # judged against the nights' spread
   $ npx k6pack gate --api api.json --baseline results/main-api   # your API (docs/your-api.md)`,
     );
   addApiOptions(command).action(action((k6Args, opts) => runGate({ ...opts, k6Args }, ctx)));

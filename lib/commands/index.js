@@ -10,8 +10,24 @@ import { register as gate } from './gate.js';
 import { register as report } from './report.js';
 import { register as compare } from './compare.js';
 import { register as merge } from './merge.js';
+import { register as history } from './history.js';
 import { register as thresholds } from './thresholds.js';
 import { register as plan } from './plan.js';
 import { register as list } from './list.js';
 
-export const COMMANDS = [tools, up, down, status, profile, run, gate, report, compare, merge, thresholds, plan, list];
+export const COMMANDS = [
+  tools,
+  up,
+  down,
+  status,
+  profile,
+  run,
+  gate,
+  report,
+  compare,
+  merge,
+  history,
+  thresholds,
+  plan,
+  list,
+];

@@ -4,6 +4,7 @@
 import { addApiOptions, apiFlagsIn } from '../api/config.js';
 import { runApi } from '../api/run.js';
 import { action, profileList, resolveScenario, UsageError, UsageError as Usage } from '../cli-support.js';
+import { recordRuns } from '../history/record.js';
 import { resultsRoot } from '../report/run-folder.js';
 import { checkMetrics, checkWorkload, runProfiles, withRunStack } from '../runner.js';
 import { ensureTools } from '../tools.js';
@@ -21,6 +22,7 @@ export function register(program, ctx) {
       .option('-l, --load <level>', 'load level, passed to k6 as -e LOAD=<level>')
       .option('--results <dir>', 'where run folders go (default: ./results, or K6PACK_RESULTS_DIR)')
       .option('--no-samples', 'keep no raw samples (samples.json.gz); the histograms (histograms.json.gz) still merge')
+      .option('--history <dir>', "append each run's digest to this history folder (`k6pack history`)")
       .option(
         '--dashboard',
         "k6's web dashboard on a free 127.0.0.1 port, saved as k6-dashboard.html in the run folder",
@@ -91,7 +93,7 @@ them (Toxiproxy alone is started when no stack runs). Bad input: one line, exit 
 // exported into the run folder.
 export async function runScenario(
   scenario,
-  { profile, load, workload, metrics, k6Args = [], results, samples = true, dashboard = false, wait = false },
+  { profile, load, workload, metrics, k6Args = [], results, samples = true, dashboard = false, wait = false, history },
   ctx,
 ) {
   if (scenario === 'api')
@@ -105,7 +107,7 @@ export async function runScenario(
   const { k6 } = ensureTools({ log: ctx.out });
   const root = resultsRoot(results);
   const hold = { kind: 'k6pack run', what: scenario, profile: profile ?? null, wait };
-  const { code } = await withRunStack(
+  const { code, runs } = await withRunStack(
     (stack, held) =>
       runProfiles(
         stack,
@@ -118,5 +120,6 @@ export async function runScenario(
     ctx,
     hold,
   );
-  return ctx.trap.received ? ctx.trap.exitCode() : code;
+  if (ctx.trap.received) return ctx.trap.exitCode();
+  return history === undefined ? code : recordRuns(history, runs, code, ctx);
 }

@@ -36,10 +36,12 @@ export function loadBaselines(arg) {
 }
 
 // Each current run against its baseline: [{ key, run, base (null: none yet), result (compareDocs', or null) }].
-export function compareWithBaselines(runs, baselines, options) {
+// historyOf(run): compareDocs' history option for that run (--history), or nothing.
+export function compareWithBaselines(runs, baselines, options, historyOf = () => undefined) {
   return runs.map((run) => {
     const key = baselineKey(run.doc);
     const base = baselines.get(key) || null;
-    return { key, run, base, result: base ? compareDocs(base.doc, run.doc, options) : null };
+    const result = base ? compareDocs(base.doc, run.doc, { ...options, history: historyOf(run) }) : null;
+    return { key, run, base, result };
   });
 }

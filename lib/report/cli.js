@@ -2,6 +2,8 @@
 // the process exit code; errors are thrown as one-line ResultsErrors (exit 1).
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { HISTORY_RULE, MIN_HISTORY_RUNS } from '../../common/history.js';
+import { historyFor } from '../history/store.js';
 import { compareDocs, DEFAULTS, parseShare, renderComparison } from './compare.js';
 import { writeReport } from './html.js';
 import { describeMethod, mergeRuns, METHODS, writeRunFiles } from './merge.js';
@@ -48,12 +50,21 @@ export function compareOptions(opts) {
   };
   if (!Number.isFinite(options.minMs) || options.minMs < 0)
     throw new UsageError(`--min-ms ${opts.minMs} is not a number of milliseconds`);
+  if (opts.historyRuns !== undefined) {
+    const n = Number(opts.historyRuns);
+    if (opts.history === undefined) throw new UsageError('--history-runs applies to a history: give --history DIR too');
+    if (!Number.isInteger(n) || n < MIN_HISTORY_RUNS || n > 1000)
+      throw new UsageError(`--history-runs ${opts.historyRuns}: a whole number from ${MIN_HISTORY_RUNS} to 1000`);
+    options.historyRuns = n;
+  } else options.historyRuns = HISTORY_RULE.runs;
   return options;
 }
 
-export async function compare(baseArg, currentArg, opts, { out }) {
+export async function compare(baseArg, currentArg, opts, { out, warn }) {
   const options = compareOptions(opts);
-  const result = compareDocs(loadRun(baseArg).doc, loadRun(currentArg).doc, options);
+  const current = loadRun(currentArg);
+  if (opts.history !== undefined) options.history = historyFor(opts.history, current, options.historyRuns, warn);
+  const result = compareDocs(loadRun(baseArg).doc, current.doc, options);
   out(renderComparison(result, { markdown: Boolean(opts.markdown), all: !opts.changesOnly }).trimEnd());
   return result.regressions ? REGRESSION_EXIT : 0;
 }

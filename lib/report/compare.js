@@ -13,6 +13,13 @@
 //                (absolute, in rate units: 0.01 = 1 percentage point)
 //   improvement  the same, downwards
 //   new/missing  a row only in the current / only in the base run (shown, never failing)
+//
+// With a history (options.history: the comparable runs before the current one, from
+// `--history DIR`), a latency figure with HISTORY_RULE.runs values in it is judged
+// against their spread instead (common/history.js judgeByHistory); the line says which
+// rule judged it, and a regression by how much it passed the limit. With fewer runs the
+// fixed rule above applies, and the comparison says so.
+import { HISTORY_RULE, judgeByHistory } from '../../common/history.js';
 import { formatMs, formatRate, rowLabel } from '../../common/results.js';
 import { ResultsError } from './runs.js';
 
@@ -28,6 +35,8 @@ const MEASURES = [
     get: (row) => row.latency?.p95,
     kind: 'latency',
     noise: (row) => Math.max(P95_MIN_MS, row.latency.p95 - row.latency.p50),
+    // Judged by a history: never below this either.
+    floorMs: P95_MIN_MS,
   },
   { name: 'failed', get: (row) => row.failures?.rate, kind: 'rate' },
 ];
@@ -56,6 +65,12 @@ function verdictOf(kind, base, cur, opts, noiseMs = 0) {
 
 const hasData = (row) => Boolean(row.latency?.count || row.failures?.total);
 
+// A row's figure over the history's digests (those that have it).
+const historyValues = (history, id, measure) =>
+  history.before
+    .map((d) => d.rows.find((r) => r.id === id)?.[measure])
+    .filter((v) => typeof v === 'number' && Number.isFinite(v));
+
 // -> { base, current, lines: [{ id, label, step, measure, base, current, change, verdict }], regressions }
 export function compareDocs(base, current, options = {}) {
   const opts = { ...DEFAULTS, ...options };
@@ -64,6 +79,7 @@ export function compareDocs(base, current, options = {}) {
       `the base is a ${base.run.scenario} run, the current one ${current.run.scenario}: compare runs of one scenario`,
     );
   }
+  const history = opts.history ? { runs: HISTORY_RULE.runs, ...opts.history } : null;
   const baseRows = new Map(base.rows.filter(hasData).map((r) => [r.id, r]));
   const curRows = new Map(current.rows.filter(hasData).map((r) => [r.id, r]));
   const lines = [];
@@ -73,9 +89,16 @@ export function compareDocs(base, current, options = {}) {
       const bv = b ? m.get(b) : null;
       const cv = m.get(cur);
       if (b && (bv === null || bv === undefined) && (cv === null || cv === undefined)) continue;
-      const verdict = b
-        ? verdictOf(m.kind, bv, cv, opts, m.noise && bv !== null && bv !== undefined ? m.noise(b) : 0)
-        : 'new';
+      const past = history && m.kind === 'latency' && typeof cv === 'number' ? historyValues(history, id, m.name) : [];
+      const judged =
+        past.length >= history?.runs
+          ? judgeByHistory(past.slice(-history.runs), cv, { minMs: Math.max(opts.minMs, m.floorMs || 0) })
+          : null;
+      const verdict = judged
+        ? judged.verdict
+        : b
+          ? verdictOf(m.kind, bv, cv, opts, m.noise && bv !== null && bv !== undefined ? m.noise(b) : 0)
+          : 'new';
       lines.push({
         id,
         label: rowLabel(cur),
@@ -85,6 +108,8 @@ export function compareDocs(base, current, options = {}) {
         base: bv ?? null,
         current: cv ?? null,
         verdict,
+        rule: judged ? 'history' : 'fixed',
+        ...(judged ? { history: judged } : {}),
       });
     }
   }
@@ -107,6 +132,11 @@ export function compareDocs(base, current, options = {}) {
     options: opts,
     lines,
     regressions: lines.filter((l) => l.verdict === 'regression').length,
+    history: history && {
+      runs: history.before.length,
+      needed: history.runs,
+      applied: lines.some((l) => l.rule === 'history'),
+    },
   };
 }
 
@@ -129,11 +159,37 @@ const MARK = {
   'n/a': 'n/a',
 };
 
+// The history's part of the rules: which rule judged, or why the fixed one did.
+function historyLine(h) {
+  if (!h) return '';
+  const { k, floorShare } = HISTORY_RULE;
+  if (!h.applied)
+    return `history: ${h.runs} comparable run${h.runs === 1 ? '' : 's'}, ${h.needed} needed: the fixed rule above applies`;
+  return `history: latency judged against the last ${h.needed} comparable runs: above their median by more than ${k} robust sd (1.4826 x MAD), ${floorShare * 100} % of it and the ms floor`;
+}
+
+// Which rule judged a line; for the history's, its limit, and by how much a change passed it.
+function ruleText(l) {
+  if (l.verdict === 'new' || l.verdict === 'missing' || l.verdict === 'n/a') return '';
+  if (l.rule !== 'history') return 'fixed';
+  const h = l.history;
+  const limit = `median ${formatMs(h.median)} + ${formatMs(h.margin)}`;
+  if (l.verdict === 'regression') return `history: ${formatMs(h.by)} over ${limit}`;
+  if (l.verdict === 'improvement')
+    return `history: ${formatMs(-(l.current - h.median) - h.margin)} under ${formatMs(h.median)} - ${formatMs(h.margin)}`;
+  return `history: within ${limit}`;
+}
+
 // A text table (or Markdown with markdown: true); `all: false` leaves out unchanged lines.
 export function renderComparison(result, { markdown = false, all = true } = {}) {
   const o = result.options;
   const head = `${result.current.scenario}: ${result.base.profile} (base, ${result.base.startedAt || '?'}) -> ${result.current.profile} (current, ${result.current.startedAt || '?'})`;
-  const rules = `tolerance: latency +-${(o.tolerance * 100).toFixed(0)}% and > ${o.minMs} ms (a p95 also > the base's p95 - p50 and ${P95_MIN_MS} ms), failure rate +-${(o.failurePoints * 100).toFixed(2)} pt`;
+  const rules = [
+    `tolerance: latency +-${(o.tolerance * 100).toFixed(0)}% and > ${o.minMs} ms (a p95 also > the base's p95 - p50 and ${P95_MIN_MS} ms), failure rate +-${(o.failurePoints * 100).toFixed(2)} pt`,
+    historyLine(result.history),
+  ]
+    .filter(Boolean)
+    .join(markdown ? '  \n' : '\n');
   const shown = result.lines.filter((l) => all || l.verdict !== 'same');
   const verdict = result.regressions
     ? `${result.regressions} regression${result.regressions === 1 ? '' : 's'}`
@@ -146,8 +202,9 @@ export function renderComparison(result, { markdown = false, all = true } = {}) 
     fmt(l, l.current),
     changeText(l),
     MARK[l.verdict],
+    ruleText(l),
   ]);
-  const header = ['lane', 'step', 'measure', 'base', 'current', 'change', 'verdict'];
+  const header = ['lane', 'step', 'measure', 'base', 'current', 'change', 'verdict', 'rule'];
   if (markdown) {
     const esc = (s) => String(s).replace(/\|/g, '\\|');
     return [
@@ -156,7 +213,7 @@ export function renderComparison(result, { markdown = false, all = true } = {}) 
       rules,
       '',
       `| ${header.join(' | ')} |`,
-      '|---|---|---|--:|--:|--:|---|',
+      '|---|---|---|--:|--:|--:|---|---|',
       ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
       '',
     ].join('\n');

@@ -95,7 +95,7 @@ function section(group, index) {
   };
 }
 
-const CSS = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}
+export const CSS = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ccc}h3{font-size:15px}
 .facts{color:#555}.verdict{font-size:15px;margin:4px 0}.answer{background:#f4f8ff;border:1px solid #cde;padding:4px 16px 12px}.grid{display:flex;flex-wrap:wrap;gap:16px}figure{margin:0;border:1px solid #ddd;padding:8px}
 figcaption{font-weight:600;max-width:560px}small{display:block;color:#666;max-width:560px}
@@ -116,29 +116,35 @@ export function renderReport(groups, runs, now = new Date()) {
     })),
     sections: groups.map(section),
   };
+  const title = `k6pack report: ${[...new Set(groups.map((g) => g.doc.run.scenario))].join(', ')}`;
+  return htmlPage({ title, data, script: PAGE_JS, css: CSS });
+}
+
+const escapeHtml = (s) => String(s).replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+// A self-contained page: the data as JSON, Chart.js (with its licence) and the page's
+// own script (script: a file URL) inlined, so it opens offline. The script draws into
+// <main id="report"> from the data block #k6pack-data.
+export function htmlPage({ title, data, script, css }) {
   // </script> inside JSON would end the block: escape '<'.
   const json = JSON.stringify(data).replace(/</g, '\\u003c');
   const inline = (file) => readFileSync(file, 'utf8').replace(/<\/script/gi, '<\\/script');
-  const title = `k6pack report: ${[...new Set(groups.map((g) => g.doc.run.scenario))].join(', ')}`.replace(
-    /[<>&"]/g,
-    (c) => `&#${c.charCodeAt(0)};`,
-  );
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>${title}</title>
-<style>${CSS}</style>
+<title>${escapeHtml(title)}</title>
+<style>${css}</style>
 </head>
 <body>
-<h1>${title}</h1>
+<h1>${escapeHtml(title)}</h1>
 <main id="report"></main>
 <script type="application/json" id="k6pack-data">${json}</script>
 <script>/*! Chart.js licence (chart.js/LICENSE.md):
 ${chartJsLicence()}
 */
 ${inline(chartJsFile())}</script>
-<script>${inline(PAGE_JS)}</script>
+<script>${inline(script)}</script>
 </body>
 </html>
 `;

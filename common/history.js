@@ -1,0 +1,125 @@
+// A run history: each run's digest (one JSON line), and regressions judged against the
+// spread of the runs before it. Plain ES module, no I/O: lib/history/ reads and writes
+// the files, lib/report/compare.js applies the rule.
+//
+// A digest holds, per row (lane x step x dims), the p50, p95 and p99, the operations,
+// the failed share, the server's time and the row's gate; and, for the run, what makes
+// runs comparable (scenario, profile, load, workload, machine class) and what tells
+// them apart (commit, date, k6's and the pack's versions).
+export const HISTORY_VERSION = 1;
+
+// The rule with a history (`compare --history`, `gate --baseline … --history`):
+//   - the last RUNS comparable runs (same scenario, profile, load, workload and machine
+//     class); with fewer, the fixed rule applies and the comparison says so;
+//   - a latency figure regresses when it is above their median by more than K robust
+//     standard deviations (1.4826 x the median absolute deviation, which is the standard
+//     deviation for normal noise and ignores one wild run) and by more than the floor:
+//     FLOOR_SHARE of the median and --min-ms (a p95: P95_MIN_MS too, lib/report/compare.js).
+//   K: a clean run's figure beyond 3.5 deviations is one in ~4000 for normal noise, and
+//   a gate judges a few hundred figures. The floor is below the fixed rule's 10 %: the
+//   fixed rule guesses the noise from one pair of runs, the history measures it; 3 % of a
+//   p50 is under one whole millisecond below R 30 ms, and 2 ms under lte.
+export const HISTORY_RULE = { runs: 10, k: 3.5, floorShare: 0.03 };
+export const MAD_TO_SD = 1.4826;
+// Fewer runs cannot tell a spread (`--history-runs`' least).
+export const MIN_HISTORY_RUNS = 5;
+
+const median = (values) => {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+};
+
+// values: the history's figures (oldest first); current: this run's.
+// -> { median, sd (robust), limit, verdict: 'regression' | 'improvement' | 'same', by (over the limit, ms) }
+export function judgeByHistory(
+  values,
+  current,
+  { k = HISTORY_RULE.k, floorShare = HISTORY_RULE.floorShare, minMs = 0 } = {},
+) {
+  const m = median(values);
+  const sd = MAD_TO_SD * median(values.map((v) => Math.abs(v - m)));
+  const margin = Math.max(k * sd, floorShare * m, minMs);
+  const delta = current - m;
+  const verdict = delta > margin ? 'regression' : delta < -margin ? 'improvement' : 'same';
+  return { median: m, sd, margin, limit: m + margin, verdict, by: delta - margin };
+}
+
+// What makes two runs comparable: the key of a history file's line.
+export const comparableKey = (d) =>
+  [d.scenario, d.profile, d.load, d.workload || 'closed', machineClass(d.machine)].join(' | ');
+export const machineClass = (m) => (m ? `${m.cores} cores, ${m.cpu || 'unknown CPU'}` : 'unknown machine');
+
+const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const round = (v) => (v === null ? null : Math.round(v * 1000) / 1000);
+
+// doc: a summary.json document; meta: { cpu (model name), cores, pack (version), addedAt }.
+export function digestOf(doc, meta = {}) {
+  const r = doc.run;
+  const rows = doc.rows
+    .filter((row) => row.latency?.count || row.failures?.total)
+    .map((row) => {
+      const server = row.metrics?.['server_duration{part:total}'];
+      return {
+        id: row.id,
+        lane: row.lane,
+        step: row.step,
+        ...(row.dims && Object.keys(row.dims).length ? { dims: row.dims } : {}),
+        p50: round(num(row.latency?.p50)),
+        p95: round(num(row.latency?.p95)),
+        p99: round(num(row.latency?.p99)),
+        ops: row.failures?.total ?? row.latency?.count ?? 0,
+        failed: num(row.failures?.rate),
+        serverMs: server && !server.empty ? round(num(server.p50)) : null,
+        ok: row.gate ? Boolean(row.gate.ok) : null,
+      };
+    });
+  const failedThresholds = doc.thresholds.filter((t) => !t.ok).length;
+  return {
+    v: HISTORY_VERSION,
+    scenario: r.scenario,
+    profile: r.profile,
+    load: r.load,
+    workload: r.workload || 'closed',
+    startedAt: r.startedAt,
+    commit: r.gitCommit || null,
+    machine: { cores: meta.cores ?? r.machine?.cores ?? null, cpu: meta.cpu || null },
+    k6: r.k6Version || null,
+    pack: meta.pack || null,
+    passed: failedThresholds === 0,
+    thresholds: { total: doc.thresholds.length, failed: failedThresholds },
+    answer: doc.verdict?.lines?.[0] || null,
+    rows,
+  };
+}
+
+// A history file's text -> { digests, bad: [{ line, message }] }: a line that is not a
+// digest (a merge gone wrong, a hand edit) is reported, not fatal.
+export function parseHistory(text) {
+  const digests = [];
+  const bad = [];
+  String(text)
+    .split('\n')
+    .forEach((line, i) => {
+      if (!line.trim()) return;
+      try {
+        const d = JSON.parse(line);
+        if (d?.v !== HISTORY_VERSION || !d.scenario || !Array.isArray(d.rows)) throw new Error('not a digest');
+        digests.push(d);
+      } catch (err) {
+        bad.push({ line: i + 1, message: err.message.split('\n')[0] });
+      }
+    });
+  // Lines from two branches merged by union come in any order: by date.
+  digests.sort((a, b) => String(a.startedAt).localeCompare(String(b.startedAt)));
+  return { digests, bad };
+}
+
+// The history a digest is judged against: the last `runs` comparable ones before it
+// (the same run added twice is itself once: skipped).
+export function comparableBefore(digests, current, runs = HISTORY_RULE.runs) {
+  const key = comparableKey(current);
+  return digests
+    .filter((d) => comparableKey(d) === key && String(d.startedAt) < String(current.startedAt))
+    .slice(-runs);
+}
