@@ -86,10 +86,13 @@ function helpCommands() {
   );
 }
 const optionsSeen = new Map();
-function helpOptions(cmd) {
-  if (!optionsSeen.has(cmd))
-    optionsSeen.set(cmd, new Set(k6packHelp([cmd]).match(/(?<=^|[\s,])--?[a-z][\w-]*/gm) || []));
-  return optionsSeen.get(cmd);
+// A command with subcommands (history add|report): the subcommand's options.
+function helpOptions(cmd, sub) {
+  const words = /\nCommands:\n/.test(k6packHelp([cmd])) ? [cmd, sub] : [cmd];
+  const key = words.join(' ');
+  if (!optionsSeen.has(key))
+    optionsSeen.set(key, new Set(k6packHelp(words).match(/(?<=^|[\s,])--?[a-z][\w-]*/gm) || []));
+  return optionsSeen.get(key);
 }
 
 // Load level names (common/schedule.js).
@@ -170,12 +173,12 @@ describe('CI workflows for users of the pack', () => {
     for (const [file, { data }] of Object.entries(workflows)) {
       const calls = k6packCalls(scriptsOf(data));
       assert.ok(calls.length >= 4, `${file} runs k6pack`);
-      for (const { cmd, options } of calls) {
+      for (const { cmd, args, options } of calls) {
         if (!commands.has(cmd)) {
           missing.push(`${file}: npx k6pack ${cmd} (not a command: ${[...commands].join(', ')})`);
           continue;
         }
-        const known = helpOptions(cmd);
+        const known = helpOptions(cmd, args[0]);
         for (const o of options)
           if (!known.has(o)) missing.push(`${file}: npx k6pack ${cmd} ${o} (not an option of ${cmd})`);
       }
@@ -254,8 +257,19 @@ describe('CI workflows for users of the pack', () => {
     );
     assert.match(
       prRuns,
-      /npx k6pack gate --profile "\$GATE_PROFILES" --load "\$GATE_LOAD" --results "\$RESULTS_DIR" --dashboard "\$\{baseline\[@\]\}"/,
+      /npx k6pack gate --profile "\$GATE_PROFILES" --load "\$GATE_LOAD" --results "\$RESULTS_DIR" --dashboard --history "\$HISTORY_DIR" "\$\{baseline\[@\]\}"/,
     );
+    // The history branch: checked out before the gate, pushed on a push only.
+    const at = (re) => steps(pr).findIndex((s) => re.test(s.run || ''));
+    assert.ok(at(/history-branch\.sh checkout "\$HISTORY_DIR"/) >= 0);
+    assert.ok(at(/history-branch\.sh checkout/) < at(/npx k6pack gate/), 'the history is there before the gate');
+    const push = steps(pr)[at(/history-branch\.sh push "\$HISTORY_DIR"/)];
+    assert.match(push.if, /github\.event_name == 'push'/);
+    // The comment: a pull request from this repository only (a fork's token is read-only).
+    const comment = steps(pr)[at(/pr-comment\.js "\$RESULTS_DIR\/comment\.md"/)];
+    assert.match(comment.if, /github\.event_name == 'pull_request'/);
+    assert.match(comment.if, /github\.event\.pull_request\.head\.repo\.full_name == github\.repository/);
+    assert.equal(pr.jobs.gate.permissions['pull-requests'], 'write');
     assert.match(prRuns, /baseline=\(--baseline baseline --tolerance "\$COMPARE_TOLERANCE"\)/);
     for (const o of ['--baseline', '--tolerance']) assert.ok(helpOptions('gate').has(o), `gate ${o}`);
     assert.match(
@@ -283,6 +297,11 @@ describe('CI workflows for users of the pack', () => {
       'an HTML report in the artifact',
     );
     assert.match(soakRuns, /baseline\.sh compare baseline "\$RESULTS_DIR" "\$COMPARE_TOLERANCE"/);
+    // Every night goes into the history branch, and its trend page into the artifact.
+    assert.match(soakRuns, /npx k6pack history add --history "\$HISTORY_DIR" "\$RESULTS_DIR"/);
+    assert.match(soakRuns, /npx k6pack history report "\$HISTORY_DIR" --out "\$RESULTS_DIR\/trends\.html"/);
+    assert.match(soakRuns, /history-branch\.sh push "\$HISTORY_DIR"/);
+    assert.equal(soak.permissions.contents, 'write');
   });
 
   // The gate step's script in bash, with an `npx` on PATH that records its arguments.
@@ -318,7 +337,7 @@ describe('CI workflows for users of the pack', () => {
           summary: readFileSync(summary, 'utf8'),
         };
       };
-      const plain = 'k6pack gate --profile lan,lte --load ci --results results --dashboard';
+      const plain = 'k6pack gate --profile lan,lte --load ci --results results --dashboard --history k6pack-history';
       const pr = await step(
         { GITHUB_EVENT_NAME: 'pull_request', BASELINE_KEY: 'k6pack-baseline-main-abc' },
         { baselineDir: true },

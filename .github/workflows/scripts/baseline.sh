@@ -48,7 +48,8 @@ case "${1:-}" in
         continue
       fi
       code=0
-      npx k6pack compare "$2/$key/summary.json" "$summary" --tolerance "$4" --markdown || code=$?
+      # HISTORY (a history folder, `k6pack history`): latency judged against its spread.
+      npx k6pack compare "$2/$key/summary.json" "$summary" --tolerance "$4" ${HISTORY:+--history "$HISTORY"} --markdown || code=$?
       if [ "$code" -ne 0 ] && [ "$status" -eq 0 ]; then status=$code; fi
     done <<<"$list"
     exit "$status"
