@@ -13,6 +13,7 @@ import { checkWorkload, UsageError } from './cli-support.js';
 import { takeHold } from './hold.js';
 import { k6RunArgs, THRESHOLDS_FAILED } from './k6.js';
 import { diesWithParent } from './processes.js';
+import { prometheusRun } from './prometheus.js';
 import {
   describePlan,
   envFlagsOf,
@@ -173,6 +174,7 @@ export async function runProfiles(
     env: more = {},
     processEnv = {},
     endpointsGone,
+    prometheus = null,
   },
   { out, warn, trap },
 ) {
@@ -217,13 +219,15 @@ export async function runProfiles(
     if (res.dir) out(`== results: ${showPath(res.dir)}/${plan?.steps ? ` (${describePlan(plan)})` : ''}`);
     if (res.dashboardUrl)
       out(`== dashboard: ${res.dashboardUrl} while k6 runs; saved as ${showPath(join(res.dir, 'k6-dashboard.html'))}`);
+    const prom = prometheusRun(prometheus, scenario, prof?.name || plan?.profile);
+    if (prometheus) out(`== metrics: also to Prometheus at ${prometheus} (native histograms)`);
     let c;
     try {
       c = await runK6Forwarding(
         k6,
-        k6RunArgs(script, { env: { ...env, ...res.env }, args: [...res.args, ...k6Args] }),
+        k6RunArgs(script, { env: { ...env, ...res.env }, args: [...res.args, ...prom.args, ...k6Args] }),
         trap,
-        { ...processEnv, ...res.processEnv },
+        { ...processEnv, ...res.processEnv, ...prom.processEnv },
         (pid) => hold?.child(pid),
       );
     } finally {

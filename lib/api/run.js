@@ -15,6 +15,7 @@ import { takeHold } from '../hold.js';
 import { resultsRoot } from '../report/run-folder.js';
 import { checkMetrics, checkWorkload, runProfiles, withRunStack } from '../runner.js';
 import { recordRuns } from '../history/record.js';
+import { checkPrometheus, parsePrometheusOut } from '../prometheus.js';
 import { clearState, deadLine, deadOf, readState, writeState } from '../runstate.js';
 import { StackError, startStack } from '../stack.js';
 import { ensureTools, ROOT } from '../tools.js';
@@ -148,6 +149,8 @@ export async function runApi(opts, ctx) {
   } catch (err) {
     throw new UsageError(String(err.message || err));
   }
+  const prometheus = parsePrometheusOut(opts.out);
+  await checkPrometheus(prometheus);
   const prepared = await prepareApi(opts, ctx);
   const { k6 } = ensureTools({ log: ctx.out });
   const root = resultsRoot(results);
@@ -163,7 +166,7 @@ export async function runApi(opts, ctx) {
         stack,
         prepared,
         profiles,
-        { k6, root, load, workload, metrics, k6Args, samples, dashboard, hold: held },
+        { k6, root, load, workload, metrics, k6Args, samples, dashboard, hold: held, prometheus },
         ctx,
       ),
     ctx,

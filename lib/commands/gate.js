@@ -23,6 +23,7 @@ import { clock, FILES, junitDocument, junitSuite, junitSuiteOf, toMarkdown } fro
 import { action, profileList, scenarioNames, UsageError } from '../cli-support.js';
 import { HISTORY_RULE } from '../../common/history.js';
 import { recordRuns } from '../history/record.js';
+import { checkPrometheus, parsePrometheusOut } from '../prometheus.js';
 import { historyFor } from '../history/store.js';
 import { compareWithBaselines, loadBaselines } from '../report/baseline.js';
 import { compareOptions, REGRESSION_EXIT, THRESHOLDS_FAILED } from '../report/cli.js';
@@ -105,6 +106,7 @@ function planGate(opts) {
     dir,
     dashboard: Boolean(opts.dashboard),
     wait: Boolean(opts.wait),
+    prometheus: parsePrometheusOut(opts.out),
   };
 }
 
@@ -191,6 +193,7 @@ export async function runGate(opts, ctx) {
   const { out, warn, trap } = ctx;
   const plan = planGate(opts);
   // Your API: checked and discovered before anything starts (lib/api/run.js).
+  await checkPrometheus(plan.prometheus);
   const prepared = plan.api ? await prepareApi(opts, ctx) : null;
   const { k6 } = ensureTools({ log: out });
   mkdirSync(plan.dir, { recursive: true });
@@ -219,6 +222,7 @@ export async function runGate(opts, ctx) {
           samples: true,
           dashboard: plan.dashboard,
           hold: held,
+          prometheus: plan.prometheus,
         };
         const { code, runs } = prepared
           ? await runApiProfiles(stack, prepared, plan.profiles, opts, ctx)
@@ -339,6 +343,10 @@ export function register(program, ctx) {
       `with --baseline and --history: the comparable runs the rule needs (default ${HISTORY_RULE.runs})`,
     )
     .option('--dashboard', "k6's web dashboard per run, saved as k6-dashboard.html in its run folder")
+    .option(
+      '--out <prometheus=URL>',
+      "also write every run's metrics to a Prometheus remote-write endpoint, trends as native histograms",
+    )
     .option('--wait', 'when another run holds the stack, wait for it to end (default: refuse, exit 4)')
     .option(
       '-w, --workload <kind>',

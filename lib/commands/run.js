@@ -5,6 +5,7 @@ import { addApiOptions, apiFlagsIn } from '../api/config.js';
 import { runApi } from '../api/run.js';
 import { action, profileList, resolveScenario, UsageError, UsageError as Usage } from '../cli-support.js';
 import { recordRuns } from '../history/record.js';
+import { checkPrometheus, parsePrometheusOut } from '../prometheus.js';
 import { resultsRoot } from '../report/run-folder.js';
 import { checkMetrics, checkWorkload, runProfiles, withRunStack } from '../runner.js';
 import { ensureTools } from '../tools.js';
@@ -23,6 +24,10 @@ export function register(program, ctx) {
       .option('--results <dir>', 'where run folders go (default: ./results, or K6PACK_RESULTS_DIR)')
       .option('--no-samples', 'keep no raw samples (samples.json.gz); the histograms (histograms.json.gz) still merge')
       .option('--history <dir>', "append each run's digest to this history folder (`k6pack history`)")
+      .option(
+        '--out <prometheus=URL>',
+        "also write k6's metrics to a Prometheus remote-write endpoint, trends as native histograms (docs/history.md)",
+      )
       .option(
         '--dashboard',
         "k6's web dashboard on a free 127.0.0.1 port, saved as k6-dashboard.html in the run folder",
@@ -93,7 +98,19 @@ them (Toxiproxy alone is started when no stack runs). Bad input: one line, exit 
 // exported into the run folder.
 export async function runScenario(
   scenario,
-  { profile, load, workload, metrics, k6Args = [], results, samples = true, dashboard = false, wait = false, history },
+  {
+    profile,
+    load,
+    workload,
+    metrics,
+    k6Args = [],
+    results,
+    samples = true,
+    dashboard = false,
+    wait = false,
+    history,
+    out: prometheusOut,
+  },
   ctx,
 ) {
   if (scenario === 'api')
@@ -104,6 +121,8 @@ export async function runScenario(
   checkWorkload(workload);
   checkMetrics(metrics);
   const profiles = profile === undefined ? [null] : profileList(profile);
+  const prometheus = parsePrometheusOut(prometheusOut);
+  await checkPrometheus(prometheus);
   const { k6 } = ensureTools({ log: ctx.out });
   const root = resultsRoot(results);
   const hold = { kind: 'k6pack run', what: scenario, profile: profile ?? null, wait };
@@ -114,7 +133,7 @@ export async function runScenario(
         scenario,
         script,
         profiles,
-        { k6, root, load, workload, metrics, k6Args, samples, dashboard, hold: held },
+        { k6, root, load, workload, metrics, k6Args, samples, dashboard, hold: held, prometheus },
         ctx,
       ),
     ctx,
