@@ -150,6 +150,17 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
       // The drifted servers are 14 ms slower a request: the comparison must see it.
       assert.equal(entry.detected, 1, output);
     }),
+    t.test('history-trust: gates appended to a history, then judged by it', async () => {
+      const { entry, output } = await bench('history-trust');
+      assert.deepEqual(
+        entry.rows.map((r) => r.part),
+        ['history', 'history', 'history', 'history', 'history', 'clean', 'slowed'],
+        output,
+      );
+      // Five runs in the history: the rule that judged is the history's, not the fixed one.
+      for (const r of entry.rows.filter((x) => x.part !== 'history')) assert.equal(r.rule, 'history', output);
+      assert.ok(entry.bytesPerRun > 100 && entry.trendRuns === 100 && entry.trendBytes > 0, output);
+    }),
     t.test('server-cost: CPU per operation on every transport, and where it goes', async () => {
       const { entry, output } = await bench('server-cost');
       assert.equal(entry.load, 'k6');

@@ -13,8 +13,20 @@ export const CLI = join(ROOT, 'bin', 'k6pack.js');
 // The PR gate's wall-time target (issue: room for the next lane under 5 minutes).
 export const GATE_TARGET_SECONDS = 240;
 
-// opts: { profiles, load, scenarios, folder (the gate folder), baseline, tolerance, env, k6Args }
-export async function runGate({ profiles, load, scenarios, folder, baseline, tolerance, env, k6Args = [] }) {
+// opts: { profiles, load, scenarios, folder (the gate folder), baseline, tolerance, history
+// (a history folder: appended, and with a baseline the judge), historyRuns, env, k6Args }
+export async function runGate({
+  profiles,
+  load,
+  scenarios,
+  folder,
+  baseline,
+  tolerance,
+  history,
+  historyRuns,
+  env,
+  k6Args = [],
+}) {
   const args = [
     'gate',
     '--profile',
@@ -25,6 +37,8 @@ export async function runGate({ profiles, load, scenarios, folder, baseline, tol
     folder,
     ...(scenarios ? ['--scenarios', scenarios] : []),
     ...(baseline ? ['--baseline', baseline, '--tolerance', tolerance || '10%'] : []),
+    ...(history ? ['--history', history] : []),
+    ...(history && baseline && historyRuns ? ['--history-runs', String(historyRuns)] : []),
     ...(k6Args.length ? ['--', ...k6Args] : []),
   ];
   const child = execa(process.execPath, [CLI, ...args], {
