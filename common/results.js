@@ -164,6 +164,9 @@ function gateOf(gate, metrics) {
 //        (common/recording.js),
 //        failureLimit, thresholdsFile, hints, meta: { k6Version, gitCommit, samples, histograms,
 //        executionSegment, executionSegmentSequence, startedAt, stepsFrom } }
+// The order of a document's thresholds: by key, then expression.
+export const byThreshold = (a, b) => (a.key + a.threshold).localeCompare(b.key + b.threshold);
+
 export function buildSummary(data, ctx, now = Date.now()) {
   const metrics = data.metrics;
   const gates = new Map((ctx.gates || []).map((g) => [g.key, g]));
@@ -242,7 +245,7 @@ export function buildSummary(data, ctx, now = Date.now()) {
       });
     }
   }
-  thresholds.sort((a, b) => (a.key + a.threshold).localeCompare(b.key + b.threshold));
+  thresholds.sort(byThreshold);
 
   const checks = metrics.checks
     ? { passes: metrics.checks.values.passes, fails: metrics.checks.values.fails, rate: metrics.checks.values.rate }

@@ -9,11 +9,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync, appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { execa } from 'execa';
 import { ROOT } from '../lib/tools.js';
-import { chromium, launch } from './helpers/browser.js';
+import { chromium, launch, openPage } from './helpers/browser.js';
 import { cliEnv, runCli } from './helpers/cli.js';
 
 const GATE = ['gate', '--scenarios', 'push', '--profile', 'lan', '--load', 'smoke'];
@@ -105,14 +104,7 @@ describe('history: gates appended, trends drawn, the comment posted, the branch 
       assert.match(r.stdout, /^trends: .*trends\.html \(1 series, 3 runs; opens offline\)$/m);
       const browser = await launch(await chromium());
       try {
-        const page = await browser.context.newPage();
-        const errors = [];
-        const requests = [];
-        page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-        page.on('pageerror', (e) => errors.push(String(e)));
-        page.on('request', (req) => requests.push(req.url()));
-        await page.goto(pathToFileURL(out).href);
-        await page.waitForFunction(() => window.k6packReportReady === true, null, { timeout: 30000 });
+        const { page, errors, requests } = await openPage(browser, out);
         const shot = join(cli.runDir, 'trends.png');
         await page.screenshot({ path: shot, fullPage: true });
         t.diagnostic(`screenshot: ${shot}`);

@@ -8,9 +8,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
-import { chromium, launch } from './helpers/browser.js';
+import { chromium, launch, openPage } from './helpers/browser.js';
 import { runCli } from './helpers/cli.js';
 import { runInto } from './helpers/results.js';
 import { startTestStack } from '../dev/stack.js';
@@ -87,14 +86,7 @@ test('the report of five runs draws every chart and series offline, without erro
   assert.ok(existsSync(file), `no ${file}: ${r.stdout}`);
   assert.match(r.stdout, /report: .*report\.html \(5 runs; opens offline\)/);
 
-  const page = await browser.context.newPage();
-  const errors = [];
-  const requests = [];
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('request', (req) => requests.push(req.url()));
-  await page.goto(pathToFileURL(file).href);
-  await page.waitForFunction(() => window.k6packReportReady === true, null, { timeout: 30000 });
+  const { page, errors, requests } = await openPage(browser, file);
 
   const shot = join(tmp, 'report.png');
   await page.screenshot({ path: shot, fullPage: true });

@@ -6,6 +6,7 @@
 // else from the round trip. A subscription is measured on one graphql-transport-ws
 // socket instead: SUB_CALLS subscriptions, each for SUB_EVENTS events (then completed),
 // timed to its last event, with the time to its first event and its events per second.
+import { eventsPerSecond } from '../../common/streams.js';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { buildClientSchema, getIntrospectionQuery } from 'graphql';
@@ -257,7 +258,7 @@ const closeText = (err) =>
 // A close 4401/4403: one line saying which flag supplies credentials (exit 2).
 function checkWsAllowed(err, url, initPayload) {
   if (err && AUTH_CLOSE.has(err.code))
-    throw authRefused('WebSocket endpoint', url, `closed ${err.code}${err.reason ? ` ${err.reason}` : ''}`, {
+    throw authRefused('WebSocket endpoint', url, closeText(err), {
       given: initPayload ? Object.keys(initPayload).map((k) => `the init payload's ${k}`) : [],
       supply: 'initPayload',
     });
@@ -328,8 +329,7 @@ async function measureSubscription(url, op, next, options) {
   } finally {
     await client.dispose();
   }
-  const rate = (r) => (r.count > 1 && r.ms > r.firstMs ? ((r.count - 1) * 1000) / (r.ms - r.firstMs) : null);
-  const rates = runs.map(rate).filter((x) => x !== null);
+  const rates = runs.map((r) => eventsPerSecond(r.count, r.firstMs, r.ms)).filter((x) => x !== null);
   return {
     reqBytes,
     resBytes,

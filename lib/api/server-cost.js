@@ -11,7 +11,7 @@
 // the gate joins the run's thresholds in summary.json, summary.md and junit.xml.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeServerCost, FILES, toJunit, toMarkdown } from '../../common/results.js';
+import { byThreshold, describeServerCost, FILES, toJunit, toMarkdown } from '../../common/results.js';
 import { memoryGrowthOf, serverCostOf } from '../../common/server-cost.js';
 import { expressionOf, parseThreshold, policyGates, thresholdHolds } from '../../common/thresholds.js';
 import { processCpuMs, processRssBytes } from '../process-cpu.js';
@@ -79,11 +79,12 @@ export function startCostSampler(pids) {
 export const memoryGateOf = (policy, profile) =>
   (policyGates(policy, 'soak', profile).server_rss_growth || []).map(expressionOf);
 
-// Each process's growth judged by the gate: the run's thresholds gain one per process
-// and expression (server_rss_growth{pid:N}).
-function memoryThresholds(growth, gate) {
-  return growth.flatMap((g) =>
-    gate.map((expr) => {
+// Each process's growth judged by the gate: one threshold per process and expression
+// (server_rss_growth{pid:N}) for the run's thresholds, and the process's row with ok
+// when all of its hold.
+function judgeMemory(growth, gate) {
+  const judged = growth.map((g) => {
+    const thresholds = gate.map((expr) => {
       const t = parseThreshold(expr);
       return {
         key: `server_rss_growth{pid:${g.pid}}`,
@@ -92,8 +93,10 @@ function memoryThresholds(growth, gate) {
         stat: t ? t.stat : null,
         observed: g.growth,
       };
-    }),
-  );
+    });
+    return { row: { ...g, ok: thresholds.every((t) => t.ok) }, thresholds };
+  });
+  return { rows: judged.map((j) => j.row), thresholds: judged.flatMap((j) => j.thresholds) };
 }
 
 // Adds the cost (and, given a memory gate, the memory growth and its gate) to a run
@@ -106,17 +109,10 @@ export function recordServerCost(dir, samples, pids, memoryGate = null) {
   doc.serverCost = serverCostOf(doc, samples, pids);
   let failed = 0;
   if (memoryGate) {
-    const growth = memoryGrowthOf(doc, samples);
-    const added = memoryThresholds(growth, memoryGate);
-    const rows = growth.map((g) => ({
-      ...g,
-      ok: added.every((t) => t.ok || t.key !== `server_rss_growth{pid:${g.pid}}`),
-    }));
+    const { rows, thresholds: added } = judgeMemory(memoryGrowthOf(doc, samples), memoryGate);
     doc.serverCost.memory = { gate: memoryGate, rows };
     failed = added.filter((t) => !t.ok).length;
-    doc.thresholds = [...doc.thresholds, ...added].sort((a, b) =>
-      (a.key + a.threshold).localeCompare(b.key + b.threshold),
-    );
+    doc.thresholds = [...doc.thresholds, ...added].sort(byThreshold);
     writeFileSync(join(dir, FILES.junit), toJunit(doc));
   }
   writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);

@@ -13,6 +13,7 @@
 // k6's connect() blocks until the channel is ready (TCP, TLS, HTTP/2
 // preface), so setup_duration{phase:grpc_connect} is the whole channel set-up.
 // TLS uses k6's TLS config: insecureSkipTLSVerify covers the self-signed cert.
+import { eventsPerSecond } from '../../common/streams.js';
 import grpc from 'k6/net/grpc';
 import { ENV, TARGETS } from './config.js';
 import {
@@ -233,7 +234,8 @@ export class Channel {
       firstEvent.add(first - t0, opTags);
       // k6 stamps messages here in whole milliseconds: a stream that arrives within one
       // counts as spread over one (its rate then a lower bound).
-      if (r.count > 1) eventRate.add(((r.count - 1) * 1000) / Math.max(1, last - first), opTags);
+      const rate = eventsPerSecond(r.count, first, last, 1);
+      if (rate !== null) eventRate.add(rate, opTags);
     }
     if (!ok) this.reset();
     return { ok, ms: r.endedAt - t0, count: r.count, reason };

@@ -32,6 +32,7 @@
 // connecting socket (its handshake timeout is a fixed 60 s), so open() gives up
 // on it and the caller moves on; the iteration then ends when the socket does
 // (or k6 cuts it with nothing else pending).
+import { eventsPerSecond } from '../../common/streams.js';
 import { WebSocket } from 'k6/websockets';
 import { ENV, TARGETS } from './config.js';
 import { graphqlErrorText, requestJson } from './http.js';
@@ -390,7 +391,8 @@ export class GraphqlWs {
     const ms = last === null ? null : last - t0;
     const ok = recordOutcome(!reason, ms, tags, reason, reason ? 'subscription events' : null);
     if (first !== null) firstEvent.add(first - t0, tags);
-    if (count > 1 && last > first) eventRate.add(((count - 1) * 1000) / (last - first), tags);
+    const rate = first === null ? null : eventsPerSecond(count, first, last);
+    if (rate !== null) eventRate.add(rate, tags);
     return { ok, ms, count, abandoned: false };
   }
 

@@ -4,8 +4,9 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
+import { pathToFileURL } from 'node:url';
 import { chromium as playwright } from 'playwright-core';
+import { aptInstall } from './apt.js';
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean);
 export const CHROMIUM_FLAGS = [
@@ -20,29 +21,26 @@ export const CHROMIUM_FLAGS = [
 
 const found = () => CANDIDATES.find((p) => existsSync(p));
 
-// The chromium binary, installed from Debian's packages if missing.
+// The chromium binary, installed from Debian's packages if missing (CHROMIUM_PATH: another).
 export async function chromium() {
   if (found()) return found();
-  if (process.getuid?.() !== 0) {
-    throw new Error(
-      'chromium is not installed and this user cannot install it: run `sudo apt-get install -y chromium` (or set CHROMIUM_PATH) and test again',
-    );
-  }
-  const apt = (args) =>
-    execa('apt-get', args, {
-      env: { DEBIAN_FRONTEND: 'noninteractive' },
-      reject: false,
-      timeout: 600000,
-      stdin: 'ignore',
-    });
-  let r = await apt(['install', '-y', '--no-install-recommends', 'chromium']);
-  if (r.exitCode !== 0) {
-    await apt(['update']);
-    r = await apt(['install', '-y', '--no-install-recommends', 'chromium']);
-  }
-  if (!found())
-    throw new Error(`apt-get install chromium failed (${r.exitCode}): ${r.stderr.split('\n').slice(-3).join(' ')}`);
+  const why = await aptInstall('chromium');
+  if (!found()) throw new Error(why || 'apt-get installed chromium, yet no chromium binary is there');
   return found();
+}
+
+// One page of the browser, opened on a file: { page, errors (console errors and page
+// exceptions), requests (every URL it asked for) }, once `readyFlag` is true on window.
+export async function openPage(browser, file, readyFlag = 'k6packReportReady') {
+  const page = await browser.context.newPage();
+  const errors = [];
+  const requests = [];
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('request', (req) => requests.push(req.url()));
+  await page.goto(pathToFileURL(file).href);
+  await page.waitForFunction((flag) => globalThis[flag] === true, readyFlag, { timeout: 30000 });
+  return { page, errors, requests };
 }
 
 // A headless browser with a fresh profile; close() removes it.

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { freePortMap } from '../../dev/stack.js';
+import { aptInstall } from './apt.js';
 
 const BIN = '/usr/bin/prometheus';
 export const PROMTOOL = '/usr/bin/promtool';
@@ -14,25 +15,8 @@ export const PROMTOOL = '/usr/bin/promtool';
 // -> { bin } or { skip: why } when it cannot be installed (not root, no package).
 export async function prometheusBinary() {
   if (existsSync(BIN)) return { bin: BIN };
-  if (process.getuid?.() !== 0)
-    return {
-      skip: 'prometheus is not installed and this user cannot install it: `sudo apt-get install -y prometheus`',
-    };
-  const apt = (args) =>
-    execa('apt-get', args, {
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-      reject: false,
-      timeout: 600000,
-      stdin: 'ignore',
-    });
-  let r = await apt(['install', '-y', '--no-install-recommends', 'prometheus']);
-  if (r.exitCode !== 0) {
-    await apt(['update']);
-    r = await apt(['install', '-y', '--no-install-recommends', 'prometheus']);
-  }
-  return existsSync(BIN)
-    ? { bin: BIN }
-    : { skip: `apt-get install prometheus failed (${r.exitCode}): ${r.stderr.split('\n').slice(-2).join(' ')}` };
+  const why = await aptInstall('prometheus');
+  return existsSync(BIN) ? { bin: BIN } : { skip: why || 'apt-get installed prometheus, yet no /usr/bin/prometheus' };
 }
 
 const ready = (url) =>
