@@ -81,6 +81,7 @@ describe('history: gates appended, trends drawn, the comment posted, the branch 
     assert.ok(timed.length >= 2, JSON.stringify(d.rows));
     for (const row of timed) for (const k of ['p95', 'p99']) assert.equal(typeof row[k], 'number', `${row.id} ${k}`);
     assert.match(readFileSync(join(history, '.gitattributes'), 'utf8'), /^\*\.jsonl merge=union$/m);
+    assert.match(readFileSync(join(history, '.gitignore'), 'utf8'), /^trends\.html$/m);
     // The third gate was compared with the first, the history too short for its rule: it says so.
     assert.match(
       readFileSync(join(gates[2].dir, 'gate.md'), 'utf8'),

@@ -9,9 +9,10 @@ import { join, resolve } from 'node:path';
 import { comparableKey, machineClass } from '../../common/history.js';
 import { CSS, htmlPage } from '../report/html.js';
 import { ResultsError } from '../report/runs.js';
-import { readHistory } from './store.js';
+import { readHistory, TRENDS_FILE } from './store.js';
 
-export const TRENDS_FILE = 'trends.html';
+export { TRENDS_FILE };
+
 const PAGE_JS = new URL('./page.js', import.meta.url);
 
 const rowName = (r) => `${r.lane}${r.dims ? ` ${Object.values(r.dims).join(',')}` : ''}`;

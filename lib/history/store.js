@@ -13,7 +13,12 @@ import { loadRun, ResultsError } from '../report/runs.js';
 import { ROOT } from '../tools.js';
 
 export const HISTORY_EXT = '.jsonl';
-const GITATTRIBUTES = `# k6pack history: every line is one run; branches that added runs merge by union.\n*${HISTORY_EXT} merge=union\n`;
+// `history report`'s page, drawn into the folder by default: not a part of the history.
+export const TRENDS_FILE = 'trends.html';
+const KEPT = {
+  '.gitattributes': `# k6pack history: every line is one run; branches that added runs merge by union.\n*${HISTORY_EXT} merge=union\n`,
+  '.gitignore': `# drawn from the history by \`k6pack history report\`\n${TRENDS_FILE}\n`,
+};
 const safe = (s) => String(s).replace(/[^A-Za-z0-9_.+-]/g, '_');
 export const historyFile = (dir, scenario, profile) => join(dir, safe(scenario), `${safe(profile)}${HISTORY_EXT}`);
 
@@ -91,8 +96,8 @@ export function addRuns(dir, runs) {
   const root = resolve(dir);
   try {
     mkdirSync(root, { recursive: true });
-    const attributes = join(root, '.gitattributes');
-    if (!existsSync(attributes)) writeFileSync(attributes, GITATTRIBUTES);
+    for (const [name, text] of Object.entries(KEPT))
+      if (!existsSync(join(root, name))) writeFileSync(join(root, name), text);
   } catch (err) {
     throw new ResultsError(`cannot write the history folder ${dir}: ${err.message}`);
   }
