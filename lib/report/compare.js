@@ -212,9 +212,13 @@ export function renderComparison(result, { markdown = false, all = true } = {}) 
       '',
       rules,
       '',
-      `| ${header.join(' | ')} |`,
-      '|---|---|---|--:|--:|--:|---|---|',
-      ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
+      ...(rows.length
+        ? [
+            `| ${header.join(' | ')} |`,
+            '|---|---|---|--:|--:|--:|---|---|',
+            ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
+          ]
+        : [`No figure moved beyond its rule (${result.lines.length} lines compared).`]),
       '',
     ].join('\n');
   }
