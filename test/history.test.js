@@ -85,7 +85,7 @@ describe('history: gates appended, trends drawn, the comment posted, the branch 
     // The third gate was compared with the first, the history too short for its rule: it says so.
     assert.match(
       readFileSync(join(gates[2].dir, 'gate.md'), 'utf8'),
-      /history: 2 comparable runs, 10 needed: the fixed rule above applies/,
+      /history: 1 comparable run, 10 needed: the fixed rule above applies/,
     );
     // The same gate folder again: nothing new.
     const again = await runCli(['history', 'add', '--history', history, gates[0].dir], { env: cli.env });

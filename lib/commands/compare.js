@@ -30,10 +30,11 @@ are shown and never fail. Exit 0: no regression; 3: at least one; 1: a file
 could not be read.
 
 With --history DIR (\`k6pack history add\`, \`gate --history\`), each latency figure
-is judged against the last ${HISTORY_RULE.runs} comparable runs (same scenario, profile, load,
-workload and machine class): a regression is above their median by more than
-${HISTORY_RULE.k} robust standard deviations, ${HISTORY_RULE.floorShare * 100} % and the ms floor. With fewer runs the fixed
-rule applies and the output says so. Each line names the rule that judged it.
+is judged against the last ${HISTORY_RULE.runs} comparable runs that passed (same scenario, profile,
+load, workload and machine class): a regression is above their median by more than
+${HISTORY_RULE.k} robust standard deviations, ${HISTORY_RULE.floorShare * 100} % and the ms floors, and above every one of
+them. With fewer runs the fixed rule applies and the output says so. Each line
+names the rule that judged it (docs/history.md).
 
 Examples:
   $ npx k6pack compare results/base results/ws-vs-http-3g-20250101T120000Z

@@ -65,11 +65,22 @@ function verdictOf(kind, base, cur, opts, noiseMs = 0) {
 
 const hasData = (row) => Boolean(row.latency?.count || row.failures?.total);
 
-// A row's figure over the history's digests (those that have it).
+// A row's figure over the history's digests (those that have it): [{ value, row }].
 const historyValues = (history, id, measure) =>
   history.before
-    .map((d) => d.rows.find((r) => r.id === id)?.[measure])
-    .filter((v) => typeof v === 'number' && Number.isFinite(v));
+    .map((d) => d.rows.find((r) => r.id === id))
+    .filter((r) => r && typeof r[measure] === 'number' && Number.isFinite(r[measure]))
+    .map((row) => ({ value: row[measure], row }));
+
+// A row's usual tail over the history: the median of its p95 - p50 (a p95 moves that
+// much from one run to the next, as the fixed rule's noise says of one base run).
+function usualTail(past) {
+  const tails = past
+    .map((p) => p.row.p95 - p.row.p50)
+    .filter(Number.isFinite)
+    .sort((a, b) => a - b);
+  return tails.length ? tails[Math.floor(tails.length / 2)] : 0;
+}
 
 // -> { base, current, lines: [{ id, label, step, measure, base, current, change, verdict }], regressions }
 export function compareDocs(base, current, options = {}) {
@@ -90,9 +101,14 @@ export function compareDocs(base, current, options = {}) {
       const cv = m.get(cur);
       if (b && (bv === null || bv === undefined) && (cv === null || cv === undefined)) continue;
       const past = history && m.kind === 'latency' && typeof cv === 'number' ? historyValues(history, id, m.name) : [];
+      const window = past.slice(-history?.runs);
       const judged =
         past.length >= history?.runs
-          ? judgeByHistory(past.slice(-history.runs), cv, { minMs: Math.max(opts.minMs, m.floorMs || 0) })
+          ? judgeByHistory(
+              window.map((p) => p.value),
+              cv,
+              { minMs: Math.max(opts.minMs, m.floorMs || 0, m.name === 'p95' ? usualTail(window) : 0) },
+            )
           : null;
       const verdict = judged
         ? judged.verdict
@@ -165,7 +181,7 @@ function historyLine(h) {
   const { k, floorShare } = HISTORY_RULE;
   if (!h.applied)
     return `history: ${h.runs} comparable run${h.runs === 1 ? '' : 's'}, ${h.needed} needed: the fixed rule above applies`;
-  return `history: latency judged against the last ${h.needed} comparable runs: above their median by more than ${k} robust sd (1.4826 x MAD), ${floorShare * 100} % of it and the ms floor`;
+  return `history: latency judged against the last ${h.needed} comparable runs that passed: a regression is above their median by more than ${k} robust sd (1.4826 x MAD), ${floorShare * 100} % of it and the ms floors (a p95: its usual p95 - p50 too), and above every one of them`;
 }
 
 // Which rule judged a line; for the history's, its limit, and by how much a change passed it.
@@ -173,11 +189,11 @@ function ruleText(l) {
   if (l.verdict === 'new' || l.verdict === 'missing' || l.verdict === 'n/a') return '';
   if (l.rule !== 'history') return 'fixed';
   const h = l.history;
-  const limit = `median ${formatMs(h.median)} + ${formatMs(h.margin)}`;
-  if (l.verdict === 'regression') return `history: ${formatMs(h.by)} over ${limit}`;
+  if (l.verdict === 'regression')
+    return `history: ${formatMs(h.by)} over ${formatMs(h.limit)} (median ${formatMs(h.median)} + ${formatMs(h.margin)}; highest run ${formatMs(h.highest)})`;
   if (l.verdict === 'improvement')
-    return `history: ${formatMs(-(l.current - h.median) - h.margin)} under ${formatMs(h.median)} - ${formatMs(h.margin)}`;
-  return `history: within ${limit}`;
+    return `history: ${formatMs(h.by)} under ${formatMs(Math.min(h.median - h.margin, h.lowest))} (median - margin; lowest run ${formatMs(h.lowest)})`;
+  return `history: within ${formatMs(h.limit)}`;
 }
 
 // A text table (or Markdown with markdown: true); `all: false` leaves out unchanged lines.
