@@ -16,8 +16,9 @@ export const HISTORY_VERSION = 1;
 //     standard deviations (1.4826 x the median absolute deviation, which is the standard
 //     deviation for normal noise and ignores one wild run) and by more than the floor:
 //     FLOOR_SHARE of the median and --min-ms (a p95: P95_MIN_MS and the row's usual tail,
-//     p95 - p50, too: lib/report/compare.js); and when it is above every one of those
-//     runs: a figure within what clean runs have shown is not a regression.
+//     p95 - p50, too; a p50: that tail over the root of the row's operations, how far the
+//     median of a few moves: lib/report/compare.js); and when it is above every one of
+//     those runs: a figure within what clean runs have shown is not a regression.
 //   K: a clean run's figure beyond 3.5 deviations is one in ~4000 for normal noise, and
 //   a gate judges a few hundred figures. The noise is not normal, though: 10 clean gates
 //   under lte (bench/history-trust.js, 2026-11-27) held rows whose p50 or p95 jumped 5 to

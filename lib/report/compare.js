@@ -72,15 +72,21 @@ const historyValues = (history, id, measure) =>
     .filter((r) => r && typeof r[measure] === 'number' && Number.isFinite(r[measure]))
     .map((row) => ({ value: row[measure], row }));
 
+const middle = (values) => {
+  const s = values.filter(Number.isFinite).sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : 0;
+};
+
 // A row's usual tail over the history: the median of its p95 - p50 (a p95 moves that
 // much from one run to the next, as the fixed rule's noise says of one base run).
-function usualTail(past) {
-  const tails = past
-    .map((p) => p.row.p95 - p.row.p50)
-    .filter(Number.isFinite)
-    .sort((a, b) => a - b);
-  return tails.length ? tails[Math.floor(tails.length / 2)] : 0;
-}
+const usualTail = (past) => middle(past.map((p) => p.row.p95 - p.row.p50));
+
+// How far a row's p50 moves from one run to the next by its own few operations: its
+// usual tail over the square root of its usual count (the median of n samples spreads
+// as their spread over root n). A row of 3 big client-stream uploads under lte (p95 55
+// ms above the p50) moved its p50 from 168 to 190 ms on unchanged code (2026-11-27); a
+// row of hundreds of operations is not touched.
+const medianSpread = (past) => usualTail(past) / Math.sqrt(Math.max(1, middle(past.map((p) => p.row.ops))));
 
 // -> { base, current, lines: [{ id, label, step, measure, base, current, change, verdict }], regressions }
 export function compareDocs(base, current, options = {}) {
@@ -107,7 +113,13 @@ export function compareDocs(base, current, options = {}) {
           ? judgeByHistory(
               window.map((p) => p.value),
               cv,
-              { minMs: Math.max(opts.minMs, m.floorMs || 0, m.name === 'p95' ? usualTail(window) : 0) },
+              {
+                minMs: Math.max(
+                  opts.minMs,
+                  m.floorMs || 0,
+                  m.name === 'p95' ? usualTail(window) : medianSpread(window),
+                ),
+              },
             )
           : null;
       const verdict = judged
@@ -181,7 +193,7 @@ function historyLine(h) {
   const { k, floorShare } = HISTORY_RULE;
   if (!h.applied)
     return `history: ${h.runs} comparable run${h.runs === 1 ? '' : 's'}, ${h.needed} needed: the fixed rule above applies`;
-  return `history: latency judged against the last ${h.needed} comparable runs that passed: a regression is above their median by more than ${k} robust sd (1.4826 x MAD), ${floorShare * 100} % of it and the ms floors (a p95: its usual p95 - p50 too), and above every one of them`;
+  return `history: latency judged against the last ${h.needed} comparable runs that passed: a regression is above their median by more than ${k} robust sd (1.4826 x MAD), ${floorShare * 100} % of it and the ms floors (a p95: its usual p95 - p50 too; a p50: that over the root of its operations), and above every one of them`;
 }
 
 // Which rule judged a line; for the history's, its limit, and by how much a change passed it.
