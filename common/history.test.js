@@ -80,15 +80,17 @@ test('twelve runs with noise only: no regression, every latency figure judged by
   assert.ok(result.lines.filter((l) => l.kind === 'rate').every((l) => l.rule === 'fixed'));
 });
 
-// The step: 3A on one lane, against a margin of K x 1.4826 x A/2 = 2.6A. A run whose own
+// The step: 3A on one lane, against a margin of K x 1.4826 x A/2 = 2.6A (and 5 % of 71 ms,
+// 3.6 ms = 1.8A). A run whose own
 // noise pulled the stepped lane down by A would show only 2A and pass: the rule gives
 // that up for no false flag among a gate's few hundred figures (K in common/history.js).
-test('a step of three times the noise on one lane: that lane flagged at every step and percentile, and only it', () => {
+test('a step of three times the noise on one lane: that lane flagged at every step, and only it', () => {
   const result = judge(docOf(11, { step: { ws: 3 * A } }));
   const flagged = result.lines.filter((l) => l.verdict === 'regression');
   assert.deepEqual(
     flagged.map((l) => `${l.id} ${l.measure}`),
-    ['ws_c1 p50', 'ws_c1 p95', 'ws_c10 p50', 'ws_c10 p95'],
+    // Its p95s (6 ms on 74) stay under the fixed rule's 10 %, which a p95 keeps as its floor.
+    ['ws_c1 p50', 'ws_c10 p50'],
   );
   for (const l of flagged) {
     assert.equal(l.rule, 'history');
@@ -124,8 +126,8 @@ test('judgeByHistory: the robust spread, the floor, and which way', () => {
   assert.equal(wild.limit, 200);
   assert.equal(judgeByHistory([...values.slice(1), 104], 106).verdict, 'regression');
   // No spread at all: the floor, 3 % of the median and minMs.
-  assert.equal(judgeByHistory([50, 50, 50], 51.4).verdict, 'same');
-  assert.equal(judgeByHistory([50, 50, 50], 51.6).verdict, 'regression');
+  assert.equal(judgeByHistory([50, 50, 50], 52.4).verdict, 'same');
+  assert.equal(judgeByHistory([50, 50, 50], 52.6).verdict, 'regression');
   assert.equal(judgeByHistory([1, 1, 1], 1.9, { minMs: 1 }).verdict, 'same');
 });
 

@@ -119,6 +119,9 @@ export function compareDocs(base, current, options = {}) {
                   m.floorMs || 0,
                   m.name === 'p95' ? usualTail(window) : medianSpread(window),
                 ),
+                // A p95 (a short step's is one slow operation) keeps the fixed rule's tolerance.
+                floorShare:
+                  m.name === 'p95' ? Math.max(HISTORY_RULE.floorShare, opts.tolerance) : HISTORY_RULE.floorShare,
               },
             )
           : null;
@@ -193,7 +196,7 @@ function historyLine(h) {
   const { k, floorShare } = HISTORY_RULE;
   if (!h.applied)
     return `history: ${h.runs} comparable run${h.runs === 1 ? '' : 's'}, ${h.needed} needed: the fixed rule above applies`;
-  return `history: latency judged against the last ${h.needed} comparable runs that passed: a regression is above their median by more than ${k} robust sd (1.4826 x MAD), ${floorShare * 100} % of it and the ms floors (a p95: its usual p95 - p50 too; a p50: that over the root of its operations), and above every one of them`;
+  return `history: latency judged against the last ${h.needed} comparable runs that passed: a regression is above their median by more than ${k} robust sd (1.4826 x MAD), ${floorShare * 100} % of it (a p95: the tolerance) and the ms floors (a p95: its usual p95 - p50 too; a p50: that over the root of its operations), and above every one of them`;
 }
 
 // Which rule judged a line; for the history's, its limit, and by how much a change passed it.
