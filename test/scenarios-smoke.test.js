@@ -305,15 +305,14 @@ describe('faults', () => {
     sub(m, 'reconnects');
   });
 
-  test('4g+flaky', async (t) => {
-    const m = await run(t, 'faults', '4g+flaky', {}, { allowFailedChecks: true });
-    assertLanes(m, lanes);
-  });
+  // Every fault on every lane: test/faults-matrix.test.js (under lan). A fault under a
+  // shaped link ran here as 4g+flaky (33 s) until 2026-11-27: the suite's 25 minutes.
 });
 
 describe('soak', () => {
   const lanes = ['http_keepalive', 'http2', 'ws', 'grpc'];
-  for (const profile of ['lan', 'lte']) {
+  // Under lte the soak runs for a minute in test/soak.test.js; here lan only.
+  for (const profile of ['lan']) {
     test(profile, async (t) => {
       const m = await run(t, 'soak', profile);
       assertLanes(m, lanes, 'mix', 'op_duration');
