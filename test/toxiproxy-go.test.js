@@ -39,6 +39,14 @@ const GO_TESTS = [
   'TestHandshakeInterruptNeverDropsAChunk',
   'TestHandshakeAddedToALiveConnection',
   'TestProfileChangesUnderConnectionChurn',
+  // events.go: blackouts, moves, dips and traces (issue 26)
+  'TestBlackoutHoldsBytesUntilTheBackedOffRetransmission',
+  'TestBlackoutsRepeatAndCollapseTheWindow',
+  'TestHandshakeInTheDarkWaitsForTheSYNRetransmission',
+  'TestDipLowersTheRateWhileItLasts',
+  'TestTraceDeliversAtItsOpportunities',
+  'TestLinkAttributesMakeTheSchedule',
+  'TestMoveKillsEveryConnection',
 ];
 
 // go test -v in a prepared build directory; the directory is removed afterwards.

@@ -62,6 +62,16 @@ var churnProfiles = [][]string{
 		`{"name":"link_down","type":"link","stream":"downstream","attributes":{"handshake":3,"latency":1,"rtt":2,"bitrate":8000000,"iw":14600,"loss":10000,"shared":1}}`,
 		`{"name":"reset","type":"reset_peer","stream":"downstream","toxicity":0.3,"attributes":{"timeout":0}}`,
 	},
+	{
+		// Events (events.go): moves that reset every 50 ms, a trace downstream.
+		`{"name":"link_up","type":"link","stream":"upstream","attributes":{"latency":1,"rtt":2,"epoch":1,"event":3,"event_period":50,"event_length":5}}`,
+		`{"name":"link_down","type":"link","stream":"downstream","attributes":{"latency":1,"rtt":2,"epoch":1,"event":3,"event_period":50,"event_length":5,"trace":[1,1,2,3]}}`,
+	},
+	{
+		// Silent moves upstream, dips downstream.
+		`{"name":"link_up","type":"link","stream":"upstream","attributes":{"latency":1,"rtt":2,"epoch":1,"event":2,"event_period":40,"event_length":5}}`,
+		`{"name":"link_down","type":"link","stream":"downstream","attributes":{"latency":1,"rtt":2,"epoch":1,"event":4,"event_period":30,"event_length":10,"dip_share":100000,"bitrate":8000000}}`,
+	},
 	{}, // lan: no toxics
 }
 

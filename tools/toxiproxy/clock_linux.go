@@ -57,6 +57,7 @@ func (t *preciseTimer) Reset(at time.Time) {
 }
 
 func (t *preciseTimer) Stop() {
+	clock.once.Do(startClock) // clock.ok is read only after the Once (a Stop before any Reset raced with it)
 	if !clock.ok {
 		t.stopStd()
 		return

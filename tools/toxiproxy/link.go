@@ -17,6 +17,9 @@ package main
 //	loss       parts per million of segments lost (in the good state)
 //	burst_p, burst_r, burst_loss  Gilbert-Elliott bursts (ppm): good -> bad, bad ->
 //	           good, and the loss in the bad state (netem gemodel p, r, 1-h)
+//	epoch, event, event_offset, event_period, event_length, dip_share, trace
+//	           blackouts, moves, dips and a Mahimahi trace, timed from epoch
+//	           (Unix ms): events.go
 //
 // What TCP does with these is tcp.go's model. Replacing the handshake + latency
 // + bandwidth chain of earlier versions, it also costs less: one channel hop and
@@ -39,19 +42,26 @@ import (
 )
 
 type LinkToxic struct {
-	Handshake int64 `json:"handshake"`
-	Latency   int64 `json:"latency"`
-	Jitter    int64 `json:"jitter"`
-	RTT       int64 `json:"rtt"`
-	Bitrate   int64 `json:"bitrate"`
-	Shared    int64 `json:"shared"`
-	IW        int64 `json:"iw"`
-	MSS       int64 `json:"mss"`
-	RTOMin    int64 `json:"rto_min"`
-	Loss      int64 `json:"loss"`
-	BurstP    int64 `json:"burst_p"`
-	BurstR    int64 `json:"burst_r"`
-	BurstLoss int64 `json:"burst_loss"`
+	Handshake int64   `json:"handshake"`
+	Latency   int64   `json:"latency"`
+	Jitter    int64   `json:"jitter"`
+	RTT       int64   `json:"rtt"`
+	Bitrate   int64   `json:"bitrate"`
+	Shared    int64   `json:"shared"`
+	IW        int64   `json:"iw"`
+	MSS       int64   `json:"mss"`
+	RTOMin    int64   `json:"rto_min"`
+	Loss      int64   `json:"loss"`
+	BurstP    int64   `json:"burst_p"`
+	BurstR    int64   `json:"burst_r"`
+	BurstLoss int64   `json:"burst_loss"`
+	Epoch     int64   `json:"epoch"`
+	Event     int64   `json:"event"`
+	EventOff  int64   `json:"event_offset"`
+	EventPer  int64   `json:"event_period"`
+	EventLen  int64   `json:"event_length"`
+	DipShare  int64   `json:"dip_share"`
+	Trace     []int64 `json:"trace"`
 
 	mu     sync.Mutex  // guards shared
 	shared *sharedLink // the proxy's one link in this direction, when Shared is 1
@@ -66,6 +76,7 @@ type linkState struct {
 	sender *tcpSender
 	timer  *preciseTimer
 	closed bool // the input has ended: let the rest out, then close
+	dead   bool // a move killed the connection silently: nothing passes again
 	slept  bool // the timer was set short of a long wait: the rest is spun
 }
 
@@ -120,6 +131,20 @@ func (t *LinkToxic) config() linkConfig {
 	if c.iw < 0 {
 		c.iw = 0
 	}
+	if t.Epoch > 0 {
+		epoch := time.UnixMilli(t.Epoch)
+		if t.Event > 0 && t.EventLen > 0 {
+			c.events = &linkEvents{
+				epoch:  epoch,
+				kind:   eventKind(t.Event),
+				offset: ms(t.EventOff),
+				period: ms(t.EventPer),
+				length: ms(t.EventLen),
+				share:  prob(t.DipShare),
+			}
+		}
+		c.trace = newLinkTrace(epoch, t.Trace)
+	}
 	return c
 }
 
@@ -142,8 +167,13 @@ func (t *LinkToxic) Pipe(stub *toxics.ToxicStub) {
 	link := t.link()
 	s := st.sender
 	defer st.timer.Stop()
+	death := c.events.deathAt(s.opened)
 	for {
 		now := time.Now()
+		if st.dead || (!death.IsZero() && !now.Before(death)) {
+			t.die(stub, st, c.events.kind)
+			return
+		}
 		nextSend := s.advance(now, &c, link)
 		if due := s.due(now); len(due) > 0 {
 			for i, p := range due {
@@ -163,6 +193,9 @@ func (t *LinkToxic) Pipe(stub *toxics.ToxicStub) {
 		wake := s.next()
 		if !nextSend.IsZero() && (wake.IsZero() || nextSend.Before(wake)) {
 			wake = nextSend
+		}
+		if !death.IsZero() && (wake.IsZero() || death.Before(wake)) {
+			wake = death
 		}
 		var fired <-chan time.Time
 		if !wake.IsZero() {
@@ -197,6 +230,36 @@ func (t *LinkToxic) Pipe(stub *toxics.ToxicStub) {
 			}
 			s.push(chunk.Data, arrival(chunk, time.Now()))
 		case <-fired:
+		}
+	}
+}
+
+// die: a move killed the connection. Announced, the proxy resets it (patch
+// 0003); silent, everything held is dropped and everything that comes is too,
+// until the input ends (the client gave up) or the toxic is interrupted (the
+// next run of Pipe lands here again: the death outlives a profile update).
+func (t *LinkToxic) die(stub *toxics.ToxicStub, st *linkState, kind eventKind) {
+	st.sender.drain()
+	if kind == eventMoveReset && !st.dead {
+		// Asserted, not called, so the toxic still builds on an unpatched
+		// module (the churn test's control build), where the close is a FIN.
+		if r, ok := interface{}(stub).(interface{ CloseWithReset() }); ok {
+			r.CloseWithReset()
+		} else {
+			stub.Close()
+		}
+		return
+	}
+	st.dead = true
+	for {
+		select {
+		case <-stub.Interrupt:
+			return
+		case chunk := <-stub.Input:
+			if chunk == nil {
+				stub.Close()
+				return
+			}
 		}
 	}
 }

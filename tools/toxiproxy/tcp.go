@@ -74,6 +74,8 @@ type linkConfig struct {
 	mss       int           // bytes per segment
 	rtoMin    time.Duration // the RTO is rtt + rtoMin
 	loss      lossModel
+	events    *linkEvents // blackouts, moves and dips (events.go); nil: none
+	trace     *linkTrace  // delivery opportunities instead of rate (events.go); nil: none
 }
 
 const (
@@ -103,20 +105,44 @@ func (c *linkConfig) rto(samples int) time.Duration {
 }
 
 // serialize is how long n bytes take on the link.
-func (c *linkConfig) serialize(n int) time.Duration {
-	if c.rate <= 0 {
+func (c *linkConfig) serialize(n int) time.Duration { return c.serializeAt(time.Time{}, n) }
+
+// serializeAt is how long n bytes take on the link when they leave at t (a dip
+// lowers the rate while it lasts).
+func (c *linkConfig) serializeAt(t time.Time, n int) time.Duration {
+	rate := c.events.rateAt(t, c.rate)
+	if rate <= 0 {
 		return 0
 	}
-	return time.Duration(float64(n) / c.rate * float64(time.Second))
+	return time.Duration(float64(n) / rate * float64(time.Second))
+}
+
+// meanRate: the link's rate in bytes per second, a trace's mean (a packet of
+// up to 1500 bytes per opportunity) when it has one.
+func (c *linkConfig) meanRate() float64 {
+	if c.trace != nil {
+		return float64(len(c.trace.ms)) * 1500 / c.trace.period.Seconds()
+	}
+	return c.rate
+}
+
+// opensAt: when a connection opened at `opened` may send (its handshake done);
+// a handshake that meets a blackout waits for the SYN's retransmission (events.go).
+func (c *linkConfig) opensAt(opened time.Time) time.Time {
+	if c.events.dark() {
+		opened = c.events.openAt(opened, c.rtt)
+	}
+	return opened.Add(c.handshake)
 }
 
 // windowCap is where the window stops growing: one bandwidth-delay product and a
 // segment keep the link busy (no cap without a rate).
 func (c *linkConfig) windowCap() int64 {
-	if c.rate <= 0 {
+	rate := c.meanRate()
+	if rate <= 0 {
 		return unlimitedWindow
 	}
-	bdp := int64(c.rate*c.rtt.Seconds()) + int64(c.mss)
+	bdp := int64(rate*c.rtt.Seconds()) + int64(c.mss)
 	if bdp < int64(c.iw) {
 		return int64(c.iw)
 	}
@@ -165,8 +191,22 @@ func (m lossModel) lost(st *lossState, rng *rand.Rand) bool {
 // sharedLink is the FIFO of one link direction: a private one per connection,
 // or one the link toxic shares between every connection of its proxy.
 type sharedLink struct {
-	mu   sync.Mutex
-	free time.Time
+	mu     sync.Mutex
+	free   time.Time
+	cursor traceCursor // a trace's next unused opportunity
+}
+
+// slot: when a segment of n bytes handed to the link at `at` has left it, and
+// its time on the link: by the trace's opportunities when there is one, else by
+// the rate.
+func (l *sharedLink) slot(at time.Time, n int, c *linkConfig) (time.Time, time.Duration) {
+	if c.trace != nil {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.cursor.take(c.trace, at), 0
+	}
+	ser := c.serializeAt(at, n)
+	return l.reserve(at, ser).Add(ser), ser
 }
 
 // reserve takes d of the link's time from at or when the link is free, whichever
@@ -235,6 +275,9 @@ type tcpSender struct {
 	lastRelease time.Time
 	private     sharedLink
 
+	darkEnd  time.Time // the blackout the bytes lost in it wait out (events.go)
+	darkBack time.Time // when they arrive: its first retransmission after it
+
 	drop func() bool // tests: scripted losses instead of the loss model
 }
 
@@ -262,7 +305,7 @@ func (s *tcpSender) advance(now time.Time, c *linkConfig, link *sharedLink) time
 	for len(s.queue) > 0 {
 		head := &s.queue[0]
 		t := head.arrived
-		if open := s.opened.Add(c.handshake); open.After(t) {
+		if open := c.opensAt(s.opened); open.After(t) {
 			t = open
 		}
 		n := int64(len(head.data))
@@ -374,14 +417,17 @@ func (s *tcpSender) send(t time.Time, data []byte, c *linkConfig, link *sharedLi
 		}
 		seg := data[:n]
 		data = data[n:]
-		ser := c.serialize(n)
-		end := link.reserve(t, ser).Add(ser)
+		end, ser := link.slot(t, n, c)
 		seq := s.seq
 		s.seq += int64(n)
 		s.roundSent += int64(n)
 		s.lastSendEnd = end
+		if blackout, dark := c.events.during(end.Add(c.latency)); dark && c.events.dark() {
+			s.out = append(s.out, s.darkPiece(seg, end, ser, blackout, c))
+			continue
+		}
 		if s.lost(c) {
-			link.reserve(end, ser) // the retransmission's time on the link
+			link.slot(end, n, c) // the retransmission's time on the link
 			retries := 0
 			for retries < maxRetransmissions && s.lostAgain(c) {
 				retries++
@@ -404,6 +450,34 @@ func (s *tcpSender) send(t time.Time, data []byte, c *linkConfig, link *sharedLi
 		jit := s.jitter(c)
 		s.out = append(s.out, &piece{data: seg, deliver: arrive.Add(jit), first: arrive, jitter: jit})
 	}
+}
+
+// darkPiece: a segment that would arrive in a blackout (ending at `blackout`)
+// is lost, and so is every retransmission that would; the first that would
+// not, after timeouts doubling from the connection's RTO, brings it. Later
+// segments lost in the same blackout arrive with it (they follow its
+// acknowledgement), and the window falls to one segment from then on.
+func (s *tcpSender) darkPiece(seg []byte, end time.Time, ser time.Duration, blackout time.Time, c *linkConfig) *piece {
+	if !blackout.Equal(s.darkEnd) {
+		rto := c.rto(s.samples)
+		at := end
+		for i := 0; i < 16; i++ {
+			at = at.Add(rto)
+			if i < maxBackoffShift {
+				rto *= 2
+			}
+			if !c.events.darkAt(at.Add(ser).Add(c.latency)) {
+				break
+			}
+		}
+		s.darkEnd, s.darkBack = blackout, at.Add(ser).Add(c.latency)
+		s.scheduleCut(at, true)
+		if at.After(s.lastSendEnd) {
+			s.lastSendEnd = at // a retransmission is a send: the connection was not idle
+		}
+	}
+	// A resolved loss: never merged with the pieces after it.
+	return &piece{data: seg, deliver: s.darkBack, first: s.darkBack, loss: &lostSegment{resolved: true}}
 }
 
 // lastPiece: the last piece not yet let out, if it was not lost and its bytes
