@@ -1,10 +1,11 @@
 // Network profiles -> Toxiproxy toxics.
 //
-// Plain ES module with no imports and no I/O, so k6 (scenarios/lib/network.js, which
-// reads the files with open()) and Node (lib/profiles.js, which reads them with fs)
-// share the parsing, validation and toxic arithmetic. A profile spec is a network
-// profile plus any modifiers and fault profiles: '3g', '3g+flaky', 'lte+loss1+flaky',
-// '3g+ideal'.
+// Plain ES module with no I/O (its imports are pure modules of this folder), so k6
+// (scenarios/lib/network.js, which reads the files with open()) and Node
+// (lib/profiles.js, which reads them with fs) share the parsing, validation and toxic
+// arithmetic. A profile spec is a network profile plus any modifiers and fault
+// profiles, and at most one trace: '3g', '3g+flaky', 'lte+loss1+flaky', '3g+ideal',
+// 'lte+handover', 'lte+trace=walk-lte', 'lte+trace=./down.trace:./up.trace'.
 //
 // Three kinds of profile file:
 //   network   (profiles/network/)   a link: rttMs, jitterMs, downKbps, upKbps, and
@@ -12,8 +13,11 @@
 //             initialWindow (bytes, default 14600), loss ({ rate, burst }), sharedBandwidth
 //   modifiers (profiles/modifiers/) change the network's own fields: +ideal (no slow
 //             start), +loss1, +loss3, +burst (segment loss TCP repairs), +shared
-//             (one bandwidth for every connection of a proxy)
+//             (one bandwidth for every connection of a proxy), and the events of an
+//             unstable link: +handover, +move, +move-reset, +dip (`events`, below)
 //   faults    (profiles/faults/)    toxics of their own: resets, stalls, jitter, ...
+// and a trace (profiles/traces/, or a file of the user's own: common/trace.js), which
+// replaces the bandwidth with Mahimahi's delivery opportunities.
 //
 // A network profile with a round trip or a bandwidth gets one `link` toxic per
 // direction (tools/toxiproxy/link.go; what TCP does there: tools/toxiproxy/tcp.go),
@@ -28,7 +32,18 @@
 //   iw, mss    TCP's initial window (0: slow start off) and segment size
 //   rto_min    200 ms (Linux's TCP_RTO_MIN)
 //   loss, burst_p, burst_r, burst_loss  in parts per million (Gilbert-Elliott as netem)
-// Fault toxics follow the link toxic in each direction.
+//   epoch      Unix ms the events and the trace are timed from: 0 in a resolved
+//              profile; set when the profile is applied (withEpoch), for a profile with
+//              events or a trace only, so an untimed profile's toxics never change
+//   event      0 none, 1 blackout, 2 move with a silent death, 3 move announced by a
+//              reset, 4 dip; event_offset, event_period, event_length in ms;
+//              dip_share in parts per million of the bitrate
+//   trace      the direction's Mahimahi trace (ms), [] for none
+// A network with events or a trace gets its link toxics even when it is otherwise
+// lan-like (no round trip, no rate). Fault toxics follow the link toxic in each direction.
+
+import { ProfileError } from './profile-error.js';
+import { MAX_TRACE_BYTES, parseTrace } from './trace.js';
 
 export const PROFILE_DIR = 'profiles';
 export const INDEX_FILE = `${PROFILE_DIR}/index.json`;
@@ -50,12 +65,7 @@ const STREAMS = ['upstream', 'downstream'];
 const NAME_RE = /^[a-z0-9][a-z0-9-]*$/;
 const TOXIC_NAME_RE = /^[A-Za-z0-9_.-]+$/;
 
-export class ProfileError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = 'ProfileError';
-  }
-}
+export { ProfileError };
 
 export const profileFile = (kind, name) => `${PROFILE_DIR}/${kind}/${name}.json`;
 
@@ -65,7 +75,14 @@ export const isProfileFile = (part) => /[/\\]/.test(part) || /\.json$/i.test(par
 
 // '3g+loss1+flaky' -> { network: '3g', file: false, extras: ['loss1', 'flaky'] } (each
 // extra a modifier or a fault, which resolveProfile tells apart by the catalogue);
-// './my-network.json+flaky' -> { network: './my-network.json', file: true, extras: ['flaky'] }
+// './my-network.json+flaky' -> { network: './my-network.json', file: true, extras: ['flaky'] };
+// 'lte+trace=walk-lte' -> { network: 'lte', file: false, extras: [], trace: { down: 'walk-lte',
+// up: 'walk-lte' } } (trace= is the only extra with an =: a shipped trace's name or a file
+// of the user's own for both directions, or DOWN:UP, one for each).
+export const TRACE_EXTRA = 'trace=';
+const TRACE_HELP =
+  'give +trace=FILE (a Mahimahi trace for both directions), +trace=DOWN:UP (one file each) or +trace=NAME (a shipped trace: `npx k6pack list`)';
+
 export function parseSpec(spec) {
   if (typeof spec !== 'string' || spec.trim() === '') {
     throw new ProfileError(
@@ -76,18 +93,28 @@ export function parseSpec(spec) {
     .trim()
     .split('+')
     .map((p) => p.trim());
+  let trace;
   parts.forEach((p, i) => {
     if (i === 0 && isProfileFile(p)) return;
+    if (i > 0 && p.startsWith(TRACE_EXTRA)) {
+      if (trace) throw new ProfileError(`profile spec "${spec}" names a trace twice: give one +trace=`);
+      const refs = p.slice(TRACE_EXTRA.length).split(':');
+      if (refs.length > 2 || refs.some((r) => r.trim() === ''))
+        throw new ProfileError(`profile spec "${spec}": "${p}" is not a trace: ${TRACE_HELP}`);
+      const [down, up = down] = refs.map((r) => r.trim());
+      trace = { down, up };
+      return;
+    }
     if (!NAME_RE.test(p)) {
       throw new ProfileError(
-        `profile spec "${spec}" is malformed: expected NETWORK[+MODIFIER or FAULT...] of lower-case names (or a file of your own, ./my-network.json), e.g. "3g+flaky"`,
+        `profile spec "${spec}" is malformed: expected NETWORK[+MODIFIER or FAULT...][+trace=FILE] of lower-case names (or a file of your own, ./my-network.json), e.g. "3g+flaky"`,
       );
     }
   });
-  const extras = parts.slice(1);
+  const extras = parts.slice(1).filter((p) => !p.startsWith(TRACE_EXTRA));
   const dup = extras.find((f, i) => extras.indexOf(f) !== i);
   if (dup) throw new ProfileError(`profile spec "${spec}" names "${dup}" twice`);
-  return { network: parts[0], file: isProfileFile(parts[0]), extras };
+  return { network: parts[0], file: isProfileFile(parts[0]), extras, ...(trace ? { trace } : {}) };
 }
 
 const isNumber = (v) => typeof v === 'number' && Number.isFinite(v);
@@ -110,10 +137,11 @@ function checkHeader(obj, file, name) {
 
 // A network of the user's own (user: true) has the same fields; it needs the numbers
 // and where they come from, and its name is the file's (my-network.json -> my-network)
-// unless it gives one. TCP_FIELDS are optional in any network file and are what a
-// modifier sets.
+// unless it gives one. SHAPE_FIELDS (how TCP behaves, and the link's events) are
+// optional in any network file and are what a modifier sets.
 const TCP_FIELDS = ['slowStart', 'initialWindow', 'loss', 'sharedBandwidth'];
-const NETWORK_FIELDS = ['name', 'description', 'source', 'rttMs', 'jitterMs', 'downKbps', 'upKbps', ...TCP_FIELDS];
+const SHAPE_FIELDS = [...TCP_FIELDS, 'events'];
+const NETWORK_FIELDS = ['name', 'description', 'source', 'rttMs', 'jitterMs', 'downKbps', 'upKbps', ...SHAPE_FIELDS];
 // Toxiproxy's bandwidth rate is a whole number of KB/s, so 8 kbit/s is the least it can express.
 const MIN_KBPS = 8;
 // A segment's size, and so the least initial window (RFC 6928 allows 10 of them).
@@ -121,9 +149,11 @@ export const MSS = 1460;
 // More loss than this and TCP barely moves: a profile's loss is a stress, not an outage.
 const MAX_LOSS = 0.5;
 
+const PPM = 1e6;
+const ppm = (x) => Math.round((x || 0) * PPM);
 const isProb = (v, max = 1) => isNumber(v) && v >= 0 && v <= max;
 
-// Checks the TCP fields present in obj (a network file, or a modifier's `network`).
+// Checks the TCP fields and the events present in obj (a network file, or a modifier's `network`).
 function checkTcpFields(obj, file) {
   if ('slowStart' in obj && typeof obj.slowStart !== 'boolean')
     throw new ProfileError(`${file}: slowStart must be true or false`);
@@ -174,6 +204,93 @@ function checkTcpFields(obj, file) {
         );
     }
   }
+  if ('events' in obj) checkEvents(obj.events, file);
+}
+
+// ---- events: an unstable link (issue 26) ----
+//
+// `events` (a network field, set by +handover, +move, +move-reset and +dip, or by a
+// network file of the user's own): one kind of event, repeated.
+//   kind      "blackout": nothing passes either way for lengthMs; connections stay
+//             open and their bytes wait for TCP's backed-off retransmission.
+//             "move": the same blackout, then every connection opened before the
+//             event's end is dead; with death "silent" nothing ever passes on it
+//             again, with death "reset" the proxy resets it at the event's end.
+//             "dip": the bandwidth falls to `share` of the network's for lengthMs.
+//   lengthMs  how long each event lasts (whole ms, 1 .. 600000)
+//   periodS   seconds from one event's start to the next (0 or absent: only one),
+//             longer than lengthMs
+//   offsetS   seconds from the moment the profile is applied (the epoch) to the first
+//             event's start (absent: 0)
+//   death     "silent" or "reset" (move only)
+//   share     above 0 and below 1 (dip only)
+export const EVENT_KINDS = {
+  blackout: ['kind', 'lengthMs', 'periodS', 'offsetS'],
+  move: ['kind', 'death', 'lengthMs', 'periodS', 'offsetS'],
+  dip: ['kind', 'share', 'lengthMs', 'periodS', 'offsetS'],
+};
+// The link toxic's `event` codes (tools/toxiproxy/link.go).
+export const EVENT_CODES = { blackout: 1, 'move-silent': 2, 'move-reset': 3, dip: 4 };
+const MAX_EVENT_MS = 600000;
+const MAX_EVENT_S = 86400;
+const EVENTS_SHAPE =
+  'an object { kind, lengthMs, periodS?, offsetS? } (kind: blackout, move with death, or dip with share), e.g. { "kind": "blackout", "lengthMs": 1500, "periodS": 20, "offsetS": 8 }';
+
+function checkEvents(e, file) {
+  const where = `${file}: events`;
+  if (e === null || typeof e !== 'object' || Array.isArray(e))
+    throw new ProfileError(`${where} must be ${EVENTS_SHAPE}`);
+  if (!Object.keys(EVENT_KINDS).includes(e.kind))
+    throw new ProfileError(
+      `${where}.kind must be "blackout" (nothing passes for lengthMs), "move" (a blackout, then the connections are dead) or "dip" (the bandwidth falls to share)`,
+    );
+  const allowed = EVENT_KINDS[e.kind];
+  const extra = Object.keys(e).find((k) => !allowed.includes(k));
+  if (extra !== undefined)
+    throw new ProfileError(`${where}: unknown field "${extra}" for a ${e.kind} (allowed: ${allowed.join(', ')})`);
+  if (!(Number.isInteger(e.lengthMs) && e.lengthMs >= 1 && e.lengthMs <= MAX_EVENT_MS))
+    throw new ProfileError(
+      `${where}.lengthMs must be whole milliseconds from 1 to ${MAX_EVENT_MS} (how long each event lasts, e.g. 1500)`,
+    );
+  if (
+    e.periodS !== undefined &&
+    !(
+      isNumber(e.periodS) &&
+      e.periodS >= 0 &&
+      e.periodS <= MAX_EVENT_S &&
+      (e.periodS === 0 || secondsMs(e.periodS) > e.lengthMs)
+    )
+  )
+    throw new ProfileError(
+      `${where}.periodS must be 0 (one event) or the seconds from one event's start to the next, up to ${MAX_EVENT_S} and longer than lengthMs (${e.lengthMs} ms)`,
+    );
+  if (e.offsetS !== undefined && !(isNumber(e.offsetS) && e.offsetS >= 0 && e.offsetS <= MAX_EVENT_S))
+    throw new ProfileError(
+      `${where}.offsetS must be seconds from 0 to ${MAX_EVENT_S} (when the first event starts, counted from the moment the profile is applied)`,
+    );
+  if (e.kind === 'move' && !['silent', 'reset'].includes(e.death))
+    throw new ProfileError(
+      `${where}.death must be "silent" (the connections never pass anything again) or "reset" (the proxy resets them at the event's end)`,
+    );
+  if (e.kind === 'dip' && !(isNumber(e.share) && e.share > 0 && e.share < 1 && ppm(e.share) >= 1))
+    throw new ProfileError(
+      `${where}.share must be a number above 0 and below 1 (the share of the bandwidth left during a dip, e.g. 0.1)`,
+    );
+}
+
+const secondsMs = (s) => Math.round((s || 0) * 1000);
+
+// The link toxic's event attributes for a network's events (all 0 without).
+export function eventAttributes(events) {
+  if (!events) return { event: 0, event_offset: 0, event_period: 0, event_length: 0, dip_share: 0 };
+  const code = events.kind === 'move' ? EVENT_CODES[`move-${events.death}`] : EVENT_CODES[events.kind];
+  return {
+    event: code,
+    event_offset: secondsMs(events.offsetS),
+    event_period: secondsMs(events.periodS),
+    event_length: events.lengthMs,
+    dip_share: events.kind === 'dip' ? ppm(events.share) : 0,
+  };
 }
 
 // The share of segments a loss setting loses in the long run: Gilbert-Elliott's
@@ -215,7 +332,7 @@ export function validateNetworkProfile(obj, name, file = profileFile(KINDS.netwo
   return obj;
 }
 
-// A modifier: { name, description, source, network: { TCP fields } }.
+// A modifier: { name, description, source, network: { SHAPE_FIELDS } }.
 const MODIFIER_FIELDS = ['name', 'description', 'source', 'network'];
 
 export function validateModifier(obj, name, file = profileFile(KINDS.modifiers, name)) {
@@ -224,9 +341,9 @@ export function validateModifier(obj, name, file = profileFile(KINDS.modifiers, 
   if (!isText(obj.source))
     throw new ProfileError(`${file}: source must be a non-empty string saying where the numbers come from`);
   const at = `${file}: network`;
-  checkFields(obj.network, at, TCP_FIELDS);
+  checkFields(obj.network, at, SHAPE_FIELDS);
   if (!Object.keys(obj.network).length)
-    throw new ProfileError(`${at} must set at least one of ${TCP_FIELDS.join(', ')}`);
+    throw new ProfileError(`${at} must set at least one of ${SHAPE_FIELDS.join(', ')}`);
   checkTcpFields(obj.network, at);
   return obj;
 }
@@ -286,20 +403,22 @@ function split(ms) {
 }
 
 const toxic = (name, type, stream, attributes) => ({ name, type, stream, toxicity: 1, attributes });
-const PPM = 1e6;
-const ppm = (x) => Math.round((x || 0) * PPM);
 // TCP as link.go takes it: Linux's minimum retransmission timeout.
 export const RTO_MIN_MS = 200;
 export const INITIAL_WINDOW = 14600; // RFC 6928: 10 segments of 1460 bytes
 
 // The two link toxics that make a proxy behave like the network profile (pure;
 // none for lan). Every attribute is set, so an update in place sets them all.
-export function networkToxics(profile) {
+// epochMs: when the events and the trace start (Unix ms; withEpoch sets it at apply
+// time); it is set only for a network with events or a trace, 0 otherwise.
+export function networkToxics(profile, { epochMs = 0 } = {}) {
   const [upMs, downMs] = split(profile.rttMs);
   const [upJitter, downJitter] = split(profile.jitterMs);
   const rtt = upMs + downMs;
   const loss = profile.loss || {};
-  if (rtt === 0 && profile.upKbps === null && profile.downKbps === null && !lossRate(loss)) return [];
+  const trace = profile.trace || null;
+  const timed = Boolean(profile.events || trace);
+  if (rtt === 0 && profile.upKbps === null && profile.downKbps === null && !lossRate(loss) && !timed) return [];
   const common = {
     rtt,
     shared: profile.sharedBandwidth ? 1 : 0,
@@ -310,6 +429,8 @@ export function networkToxics(profile) {
     burst_p: ppm(loss.burst && loss.burst.p),
     burst_r: ppm(loss.burst && loss.burst.r),
     burst_loss: ppm(loss.burst && loss.burst.rate),
+    epoch: timed ? Math.round(epochMs) : 0,
+    ...eventAttributes(profile.events),
   };
   const bitrate = (kbps) => (kbps === null ? 0 : Math.round(kbps * 1000));
   return [
@@ -319,6 +440,7 @@ export function networkToxics(profile) {
       jitter: upJitter,
       bitrate: bitrate(profile.upKbps),
       ...common,
+      trace: trace ? [...trace.up] : [],
     }),
     toxic('link_downstream', 'link', 'downstream', {
       handshake: rtt + upMs,
@@ -326,16 +448,37 @@ export function networkToxics(profile) {
       jitter: downJitter,
       bitrate: bitrate(profile.downKbps),
       ...common,
+      trace: trace ? [...trace.down] : [],
     }),
   ];
+}
+
+// Does a toxic run on the clock of an epoch (a link toxic with an event or a trace)?
+export const isTimedToxic = (t) =>
+  t.type === 'link' &&
+  Boolean(t.attributes) &&
+  (t.attributes.event > 0 || (Array.isArray(t.attributes.trace) && t.attributes.trace.length > 0));
+
+// Does a profile (resolveProfile's result) have events or a trace?
+export const isTimed = (profile) => (profile.toxics || []).some(isTimedToxic);
+
+// The toxics with the epoch set to epochMs on every timed link toxic (copies; the
+// others as they are): what the CLI and k6's setup() apply, with epochMs = Date.now().
+export const withEpoch = (toxics, epochMs) =>
+  toxics.map((t) => (isTimedToxic(t) ? { ...t, attributes: { ...t.attributes, epoch: Math.round(epochMs) } } : t));
+
+// The epoch the toxics carry (0: none timed).
+export function epochOf(toxics) {
+  const t = (toxics || []).find(isTimedToxic);
+  return t ? t.attributes.epoch || 0 : 0;
 }
 
 const RANK = { link: 0, handshake: 0, latency: 1, bandwidth: 2 };
 const rank = (t) => RANK[t.type] ?? 3;
 
 // Every toxic of a network profile and its faults, in the order they must be added.
-export function profileToxics(network, faults = []) {
-  const all = [...networkToxics(network)];
+export function profileToxics(network, faults = [], { epochMs = 0 } = {}) {
+  const all = [...networkToxics(network, { epochMs })];
   for (const f of faults) {
     for (const t of f.toxics) {
       const clash = all.find((o) => o.name === t.name);
@@ -361,6 +504,11 @@ export function validateIndex(obj, file = INDEX_FILE) {
   }
   const both = obj.modifiers.find((n) => obj.faults.includes(n));
   if (both) throw new ProfileError(`${file}: "${both}" is both a modifier and a fault: a name may be only one`);
+  if (
+    obj.traces !== undefined &&
+    !(Array.isArray(obj.traces) && obj.traces.every((n) => typeof n === 'string' && NAME_RE.test(n)))
+  )
+    throw new ProfileError(`${file}: traces must be an array of trace names (profiles/traces/NAME.down and NAME.up)`);
   return obj;
 }
 
@@ -383,10 +531,64 @@ function parseJson(text, file) {
 // The catalogue of known names, profiles/index.json (k6 cannot list a directory).
 export const readIndex = (readText) => validateIndex(parseJson(readText(INDEX_FILE), INDEX_FILE));
 
-// Resolves a spec to { name, spec, network (with its modifiers applied), modifiers,
-// faults, toxics }. readUser(path) reads a network file of the user's own (k6: open()
-// from where k6 was started; Node: fs from the working directory) and returns
-// { text, path (absolute) }.
+// ---- traces (profiles/traces/NAME.down and NAME.up, or files of the user's own) ----
+
+export const TRACE_DIR = `${PROFILE_DIR}/traces`;
+export const traceFile = (name, direction) => `${TRACE_DIR}/${name}.${direction}`;
+// What a reader of the user's files says when it cannot read one.
+export const NETWORK_FILE_HINT = 'give the path of a JSON file with rttMs, jitterMs, downKbps, upKbps and source';
+export const TRACE_FILE_HINT =
+  'give the path of a Mahimahi trace (one whole number of milliseconds a line), or a shipped trace';
+
+// One direction's trace: a shipped trace's name (a plain name) or a file of the user's
+// own (anything else). -> { label, path (absolute, or the shipped name), trace: [ms] }
+function loadTrace(ref, direction, index, readText, readUser) {
+  const shipped = index.traces || [];
+  if (NAME_RE.test(ref)) {
+    if (!shipped.includes(ref))
+      throw new ProfileError(
+        `unknown trace "${ref}": the shipped traces are ${shipped.join(', ') || 'none'}; for a file of your own give its path (./${ref}.trace)`,
+      );
+    const file = traceFile(ref, direction);
+    return { label: ref, path: ref, trace: parseTrace(readText(file), file) };
+  }
+  if (!readUser) throw new ProfileError(`trace file ${ref}: files of your own are read by k6 and the CLI, not here`);
+  const { text, path } = readUser(ref, { what: 'trace file', hint: TRACE_FILE_HINT, maxBytes: MAX_TRACE_BYTES });
+  return { label: labelOf(path, /\.(trace|down|up|txt)$/i, 'trace'), path, trace: parseTrace(text, ref) };
+}
+
+// A file's name as a profile name: './My Net.json' -> 'my-net'.
+const labelOf = (path, ext, fallback) =>
+  String(path)
+    .split(/[/\\]/)
+    .pop()
+    .replace(ext, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '') || fallback;
+
+// A spec's trace= -> { label, spec (the paths absolute: k6 may run from another
+// directory), down, up } with the two directions' timestamps. One file of the user's
+// own serves both directions; a shipped name gives its .down and its .up.
+function loadTraces(ref, index, readText, readUser) {
+  const down = loadTrace(ref.down, 'down', index, readText, readUser);
+  const same = ref.up === ref.down;
+  const up = same && down.path !== ref.down ? down : loadTrace(ref.up, 'up', index, readText, readUser);
+  return {
+    label: same ? down.label : `${down.label}:${up.label}`,
+    spec: same ? down.path : `${down.path}:${up.path}`,
+    down: down.trace,
+    up: up.trace,
+  };
+}
+
+// Resolves a spec to { name, spec, network (with its modifiers applied, and its trace),
+// modifiers, faults, toxics }. readUser(path, { what, hint, maxBytes }) reads a file of
+// the user's own, a network file or a trace (k6: open() from where k6 was started;
+// Node: fs from the working directory), and returns { text, path (absolute) }; what
+// and hint make its one line when it cannot (default: a network file's), and it may
+// refuse a file over maxBytes without reading it.
+// The toxics' epoch is 0: withEpoch sets it when they are applied.
 export function resolveProfile(spec, readText, readUser) {
   const index = readIndex(readText);
   const parsed = parseSpec(spec);
@@ -396,19 +598,13 @@ export function resolveProfile(spec, readText, readUser) {
   };
   let network;
   let specOut = spec.trim();
+  let networkPart = parsed.network;
   if (parsed.file) {
     if (!readUser)
       throw new ProfileError(`profile file ${parsed.network}: files of your own are read by k6 and the CLI, not here`);
     const { text, path } = readUser(parsed.network);
     const obj = validateNetworkProfile(parseJson(text, parsed.network), null, parsed.network, { user: true });
-    const base =
-      String(path)
-        .split(/[/\\]/)
-        .pop()
-        .replace(/\.json$/i, '')
-        .toLowerCase()
-        .replace(/[^a-z0-9-]+/g, '-')
-        .replace(/^-+|-+$/g, '') || 'custom';
+    const base = labelOf(path, /\.json$/i, 'custom');
     network = {
       ...obj,
       name: obj.name || base,
@@ -416,6 +612,7 @@ export function resolveProfile(spec, readText, readUser) {
       file: path,
     };
     // k6 gets the absolute path: it may run from another directory than the CLI.
+    networkPart = path;
     specOut = [path, ...parsed.extras].join('+');
   } else {
     if (!index.network.includes(parsed.network))
@@ -430,8 +627,15 @@ export function resolveProfile(spec, readText, readUser) {
     else throw new ProfileError(unknownMessage(KINDS.faults, name, index));
   }
   const shaped = applyModifiers(network, modifiers);
+  let name = [network.name, ...parsed.extras].join('+');
+  if (parsed.trace) {
+    const t = loadTraces(parsed.trace, index, readText, readUser);
+    shaped.trace = { label: t.label, down: t.down, up: t.up };
+    name += `+${TRACE_EXTRA}${t.label}`;
+    specOut = [networkPart, ...parsed.extras, `${TRACE_EXTRA}${t.spec}`].join('+');
+  }
   return {
-    name: [network.name, ...parsed.extras].join('+'),
+    name,
     spec: specOut,
     network: shaped,
     modifiers,

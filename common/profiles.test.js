@@ -5,7 +5,16 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadProfile, ProfileError } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { networkToxics, parseSpec, profileToxics, resolveProfile, validateNetworkProfile } from './profiles.js';
+import {
+  epochOf,
+  isTimed,
+  networkToxics,
+  parseSpec,
+  profileToxics,
+  resolveProfile,
+  validateNetworkProfile,
+  withEpoch,
+} from './profiles.js';
 
 const byName = (toxics) => Object.fromEntries(toxics.map((t) => [t.name, t]));
 
@@ -21,20 +30,27 @@ test('3g: one link toxic per direction with every attribute: handshake R up and 
     burst_p: 0,
     burst_r: 0,
     burst_loss: 0,
+    // No events, no trace: every one of them set, to 0 and [] (an update in place resets them).
+    epoch: 0,
+    event: 0,
+    event_offset: 0,
+    event_period: 0,
+    event_length: 0,
+    dip_share: 0,
   };
   assert.deepEqual(t.link_upstream, {
     name: 'link_upstream',
     type: 'link',
     stream: 'upstream',
     toxicity: 1,
-    attributes: { handshake: 300, latency: 150, jitter: 0, bitrate: 768000, ...tcp },
+    attributes: { handshake: 300, latency: 150, jitter: 0, bitrate: 768000, ...tcp, trace: [] },
   });
   assert.deepEqual(t.link_downstream, {
     name: 'link_downstream',
     type: 'link',
     stream: 'downstream',
     toxicity: 1,
-    attributes: { handshake: 450, latency: 150, jitter: 0, bitrate: 1600000, ...tcp },
+    attributes: { handshake: 450, latency: 150, jitter: 0, bitrate: 1600000, ...tcp, trace: [] },
   });
   assert.equal(Object.keys(t).length, 2);
 });
@@ -164,7 +180,7 @@ test('unknown profiles: one line naming the known ones', () => {
         assert.ok(e.message.startsWith(what), e.message);
         assert.match(
           e.message,
-          /network profiles are lan, .*3g.*; modifiers .* are ideal, loss1, loss3, burst, shared; fault profiles .* are flaky, /,
+          /network profiles are lan, .*3g.*; modifiers .* are ideal, loss1, loss3, burst, shared, handover, move, move-reset, dip; fault profiles .* are flaky, /,
         );
         assert.doesNotMatch(e.message, /\n/);
         return true;
@@ -193,7 +209,7 @@ test('a malformed network profile file: the message names the file and the field
     ],
     [
       { ...real3g, rtt: 300 },
-      'profiles/network/3g.json: unknown field "rtt" (allowed: name, description, source, rttMs, jitterMs, downKbps, upKbps, slowStart, initialWindow, loss, sharedBandwidth)',
+      'profiles/network/3g.json: unknown field "rtt" (allowed: name, description, source, rttMs, jitterMs, downKbps, upKbps, slowStart, initialWindow, loss, sharedBandwidth, events)',
     ],
     [[1], 'profiles/network/3g.json: must be a JSON object'],
   ];
@@ -244,11 +260,11 @@ test('a malformed modifier file: the message names the file and the field', () =
   const cases = [
     [
       { ...realLoss1, network: {} },
-      /^profiles\/modifiers\/loss1\.json: network must set at least one of slowStart, initialWindow, loss, sharedBandwidth$/,
+      /^profiles\/modifiers\/loss1\.json: network must set at least one of slowStart, initialWindow, loss, sharedBandwidth, events$/,
     ],
     [
       { ...realLoss1, network: { rttMs: 10 } },
-      /^profiles\/modifiers\/loss1\.json: network: unknown field "rttMs" \(allowed: slowStart, initialWindow, loss, sharedBandwidth\)$/,
+      /^profiles\/modifiers\/loss1\.json: network: unknown field "rttMs" \(allowed: slowStart, initialWindow, loss, sharedBandwidth, events\)$/,
     ],
     [
       { ...realLoss1, network: { loss: { rate: 2 } } },
@@ -273,4 +289,172 @@ test('profileToxics copies: changing the result never changes the profile', () =
   const out = profileToxics({ rttMs: 0, jitterMs: 0, downKbps: null, upKbps: null }, [fault]);
   out[0].attributes.timeout = 99;
   assert.equal(fault.toxics[0].attributes.timeout, 1);
+});
+
+// ---- unstable links (issue 26): events, the epoch ----
+
+const eventsOf = (toxic) => {
+  const { epoch, event, event_offset, event_period, event_length, dip_share } = toxic.attributes;
+  return { epoch, event, event_offset, event_period, event_length, dip_share };
+};
+
+test('+handover, +move, +move-reset, +dip: the same event attributes on both link toxics, the rest the network own', () => {
+  const cases = [
+    ['lte+handover', { event: 1, event_offset: 8000, event_period: 20000, event_length: 1500, dip_share: 0 }],
+    ['lte+move', { event: 2, event_offset: 8000, event_period: 30000, event_length: 1500, dip_share: 0 }],
+    ['lte+move-reset', { event: 3, event_offset: 8000, event_period: 30000, event_length: 1500, dip_share: 0 }],
+    ['3g+dip', { event: 4, event_offset: 8000, event_period: 30000, event_length: 5000, dip_share: 100000 }],
+  ];
+  for (const [spec, want] of cases) {
+    const p = loadProfile(spec);
+    const base = loadProfile(spec.split('+')[0]);
+    assert.deepEqual(
+      p.toxics.map((t) => t.name),
+      base.toxics.map((t) => t.name),
+      `${spec}: the same two toxics, so a switch is an update in place`,
+    );
+    for (const [i, t] of p.toxics.entries()) {
+      assert.deepEqual(eventsOf(t), { epoch: 0, ...want }, `${spec} ${t.name}`);
+      assert.deepEqual(t.attributes.trace, []);
+      const { epoch, event, event_offset, event_period, event_length, dip_share, ...rest } = t.attributes;
+      const {
+        epoch: _e,
+        event: _1,
+        event_offset: _2,
+        event_period: _3,
+        event_length: _4,
+        dip_share: _5,
+        ...own
+      } = base.toxics[i].attributes;
+      assert.deepEqual(rest, own, `${spec}: ${t.name} otherwise the network's`);
+    }
+    assert.ok(isTimed(p));
+    assert.equal(isTimed(base), false);
+  }
+  // On lan: link toxics, where lan alone has none.
+  const lan = loadProfile('lan+handover');
+  assert.deepEqual(
+    lan.toxics.map((t) => [t.name, t.attributes.rtt, t.attributes.bitrate, t.attributes.iw, t.attributes.event]),
+    [
+      ['link_upstream', 0, 0, 0, 1],
+      ['link_downstream', 0, 0, 0, 1],
+    ],
+  );
+  // Two event modifiers clash: one events field.
+  assert.throws(() => loadProfile('lte+handover+dip'), {
+    name: 'ProfileError',
+    message: 'modifiers "handover" and "dip" both set events: use one of them',
+  });
+  // With other modifiers and faults they combine.
+  assert.equal(byName(loadProfile('lte+loss1+handover+flaky').toxics).link_upstream.attributes.loss, 10000);
+});
+
+test('withEpoch: the epoch on the timed link toxics only, as copies; epochOf reads it back', () => {
+  const p = loadProfile('lte+handover+flaky');
+  const at = withEpoch(p.toxics, 1767225600000.4);
+  assert.deepEqual(
+    at.filter((t) => t.type === 'link').map((t) => t.attributes.epoch),
+    [1767225600000, 1767225600000],
+  );
+  assert.equal(epochOf(at), 1767225600000);
+  assert.equal(epochOf(p.toxics), 0);
+  assert.equal(p.toxics[0].attributes.epoch, 0, 'the profile itself unchanged');
+  assert.ok(at.filter((t) => t.type !== 'link').every((t, i) => t === p.toxics.filter((x) => x.type !== 'link')[i]));
+  // An untimed profile never carries an epoch, so re-applying it changes nothing.
+  const lte = loadProfile('lte').toxics;
+  assert.deepEqual(withEpoch(lte, 5), lte);
+  assert.equal(epochOf(lte), 0);
+  // networkToxics takes it directly too.
+  const direct = networkToxics({ ...loadProfile('lte+dip').network }, { epochMs: 42 });
+  assert.deepEqual(
+    direct.map((t) => t.attributes.epoch),
+    [42, 42],
+  );
+  assert.deepEqual(
+    networkToxics(loadProfile('lte').network, { epochMs: 42 }).map((t) => t.attributes.epoch),
+    [0, 0],
+  );
+});
+
+test('events in a network file of your own: every field checked, one line saying what to give', () => {
+  const net = { rttMs: 70, jitterMs: 0, downKbps: 12000, upKbps: 12000, source: 'ours' };
+  const ok = [
+    [
+      { kind: 'blackout', lengthMs: 500 },
+      { event: 1, event_offset: 0, event_period: 0, event_length: 500 },
+    ],
+    [
+      { kind: 'blackout', lengthMs: 2000, periodS: 12.5, offsetS: 0.25 },
+      { event: 1, event_offset: 250, event_period: 12500, event_length: 2000 },
+    ],
+    [
+      { kind: 'move', death: 'silent', lengthMs: 1, periodS: 0 },
+      { event: 2, event_period: 0, event_length: 1 },
+    ],
+    [
+      { kind: 'move', death: 'reset', lengthMs: 3000, offsetS: 5 },
+      { event: 3, event_offset: 5000 },
+    ],
+    [
+      { kind: 'dip', share: 0.25, lengthMs: 10000, periodS: 60, offsetS: 10 },
+      { event: 4, dip_share: 250000 },
+    ],
+  ];
+  for (const [events, want] of ok) {
+    const obj = validateNetworkProfile({ ...net, events }, null, 'mine.json', { user: true });
+    const attrs = networkToxics(obj)[1].attributes;
+    for (const [k, v] of Object.entries(want)) assert.equal(attrs[k], v, `${JSON.stringify(events)} ${k}`);
+  }
+  const bad = [
+    [[], /events must be an object \{ kind, lengthMs, periodS\?, offsetS\? \}/],
+    ['blackout', /events must be an object/],
+    [{ kind: 'storm', lengthMs: 1 }, /events\.kind must be "blackout" .*, "move" .* or "dip"/],
+    [{ lengthMs: 1 }, /events\.kind must be/],
+    [
+      { kind: 'blackout', lengthMs: 1, share: 0.5 },
+      /events: unknown field "share" for a blackout \(allowed: kind, lengthMs, periodS, offsetS\)/,
+    ],
+    [{ kind: 'dip', lengthMs: 1, share: 0.5, death: 'reset' }, /unknown field "death" for a dip/],
+    [{ kind: 'blackout' }, /events\.lengthMs must be whole milliseconds from 1 to 600000/],
+    [{ kind: 'blackout', lengthMs: 1.5 }, /events\.lengthMs must be whole/],
+    [{ kind: 'blackout', lengthMs: 0 }, /events\.lengthMs must be whole/],
+    [{ kind: 'blackout', lengthMs: 700000 }, /events\.lengthMs must be whole/],
+    [
+      { kind: 'blackout', lengthMs: 1500, periodS: 1 },
+      /events\.periodS must be 0 \(one event\) or .*longer than lengthMs \(1500 ms\)/,
+    ],
+    [{ kind: 'blackout', lengthMs: 1500, periodS: -20 }, /events\.periodS must be/],
+    [{ kind: 'blackout', lengthMs: 1500, periodS: '20' }, /events\.periodS must be/],
+    [{ kind: 'blackout', lengthMs: 1500, offsetS: -1 }, /events\.offsetS must be seconds from 0 to 86400/],
+    [{ kind: 'blackout', lengthMs: 1500, offsetS: 1e6 }, /events\.offsetS must be/],
+    [{ kind: 'move', lengthMs: 1500 }, /events\.death must be "silent" .* or "reset"/],
+    [{ kind: 'move', death: 'loud', lengthMs: 1500 }, /events\.death must be/],
+    [{ kind: 'dip', lengthMs: 1500 }, /events\.share must be a number above 0 and below 1/],
+    [{ kind: 'dip', lengthMs: 1500, share: 0 }, /events\.share must be/],
+    [{ kind: 'dip', lengthMs: 1500, share: 1 }, /events\.share must be/],
+    [{ kind: 'dip', lengthMs: 1500, share: 1e-9 }, /events\.share must be/],
+  ];
+  for (const [events, message] of bad)
+    assert.throws(
+      () => validateNetworkProfile({ ...net, events }, null, 'mine.json', { user: true }),
+      (e) =>
+        e instanceof ProfileError &&
+        message.test(e.message) &&
+        e.message.startsWith('mine.json: events') &&
+        !e.message.includes('\n'),
+      `${JSON.stringify(events)}`,
+    );
+  // A modifier's events are checked the same way.
+  const handover = JSON.parse(readFileSync(join(ROOT, 'profiles/modifiers/handover.json'), 'utf8'));
+  assert.throws(
+    () =>
+      resolveProfile(
+        'lte+handover',
+        withFile(
+          'profiles/modifiers/handover.json',
+          JSON.stringify({ ...handover, network: { events: { ...handover.network.events, lengthMs: -1 } } }),
+        ),
+      ),
+    { message: /^profiles\/modifiers\/handover\.json: network: events\.lengthMs must be whole milliseconds/ },
+  );
 });

@@ -21,13 +21,24 @@ const STREAMS = ['upstream', 'downstream'];
 // for a wanted list given in add order.
 export const byStream = (toxics) => STREAMS.flatMap((s) => toxics.filter((t) => t.stream === s));
 
+// One attribute's wanted and reported values: numbers as they are; arrays (a link
+// toxic's trace) element by element, where Toxiproxy reports an empty Go slice as null.
+function sameValue(want, have) {
+  if (Array.isArray(want) || Array.isArray(have) || want === null || have === null) {
+    const a = want ?? [];
+    const b = have ?? [];
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => v === b[i]);
+  }
+  return want === have;
+}
+
 // Does a toxic Toxiproxy reports carry what the wanted one sets? (Toxiproxy fills in
 // every attribute of a type with its default, so only the wanted ones are compared.)
 export function sameSettings(want, have) {
   return (
     Boolean(have) &&
     want.toxicity === have.toxicity &&
-    Object.entries(want.attributes || {}).every(([k, v]) => have.attributes && have.attributes[k] === v)
+    Object.entries(want.attributes || {}).every(([k, v]) => have.attributes && sameValue(v, have.attributes[k]))
   );
 }
 
@@ -77,5 +88,7 @@ const strip = (t) => ({
   type: t.type,
   stream: t.stream,
   toxicity: t.toxicity,
-  attributes: { ...t.attributes },
+  attributes: Object.fromEntries(
+    Object.entries(t.attributes || {}).map(([k, v]) => [k, Array.isArray(v) ? [...v] : v]),
+  ),
 });

@@ -5,7 +5,7 @@
 // change, and the snapshot that puts toxics back.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { networkToxics, profileToxics } from './profiles.js';
+import { networkToxics, profileToxics, withEpoch } from './profiles.js';
 import { byStream, carries, changeRequest, sameSettings, snapshotOf, toxicChanges } from './toxics.js';
 
 const net3g = { name: '3g', rttMs: 300, jitterMs: 0, downKbps: 1600, upKbps: 768 };
@@ -154,4 +154,65 @@ test('snapshotOf: the named proxies that exist, their toxics in add order and on
   snap.graphql[0].attributes.latency = 1;
   assert.equal(proxies.graphql.toxics[0].attributes.latency, 150);
   assert.equal(networkToxics(net3g)[0].attributes.latency, 150);
+});
+
+test('sameSettings: a trace compared element by element; null (an empty Go slice) and [] are the same', () => {
+  const want = (trace) => ({ toxicity: 1, attributes: { epoch: 5, trace } });
+  const have = (trace) => ({ toxicity: 1, attributes: { epoch: 5, trace, bitrate: 0 } });
+  assert.equal(sameSettings(want([1, 2, 3]), have([1, 2, 3])), true);
+  assert.equal(sameSettings(want([1, 2, 3]), have([1, 2, 4])), false);
+  assert.equal(sameSettings(want([1, 2, 3]), have([1, 2])), false);
+  assert.equal(sameSettings(want([]), have(null)), true);
+  assert.equal(sameSettings(want(null), have([])), true);
+  assert.equal(sameSettings(want([]), have([])), true);
+  assert.equal(sameSettings(want([1]), have(null)), false);
+  assert.equal(sameSettings(want([]), have(0)), false);
+  assert.equal(sameSettings(want([1]), have(1)), false);
+});
+
+test('lte+handover <-> lte: an update in place that sets (and resets) every event attribute and the trace', () => {
+  const timed = withEpoch(profileToxics({ ...lte, events: { kind: 'blackout', lengthMs: 1500, periodS: 20 } }), 1000);
+  // Toxiproxy lists an empty trace as null.
+  const listedNull = (toxics) =>
+    listed(toxics).map((t) => ({
+      ...t,
+      attributes: { ...t.attributes, trace: t.attributes.trace.length ? t.attributes.trace : null },
+    }));
+  const on = toxicChanges(listedNull(profileToxics(lte)), timed);
+  assert.deepEqual(
+    on.map((c) => [c.op, c.toxic.name, c.toxic.attributes.event, c.toxic.attributes.epoch]),
+    [
+      ['update', 'link_upstream', 1, 1000],
+      ['update', 'link_downstream', 1, 1000],
+    ],
+  );
+  const off = toxicChanges(listedNull(timed), profileToxics(lte));
+  assert.deepEqual(
+    off.map((c) => [c.op, c.toxic.attributes.event, c.toxic.attributes.epoch, c.toxic.attributes.event_length]),
+    [
+      ['update', 0, 0, 0],
+      ['update', 0, 0, 0],
+    ],
+  );
+  // Applied again at the same epoch: nothing to do, the null traces included.
+  assert.deepEqual(toxicChanges(listedNull(timed), timed), []);
+  // A trace on, then off.
+  const traced = profileToxics({ ...lte, trace: { label: 't', down: [1, 2, 9], up: [4, 8] } });
+  assert.deepEqual(
+    toxicChanges(listedNull(profileToxics(lte)), traced).map((c) => c.toxic.attributes.trace),
+    [
+      [4, 8],
+      [1, 2, 9],
+    ],
+  );
+  assert.deepEqual(toxicChanges(listed(traced), traced), []);
+  assert.deepEqual(
+    toxicChanges(listed(traced), profileToxics(lte)).map((c) => c.toxic.attributes.trace),
+    [[], []],
+  );
+  // A snapshot copies the trace: changing it never changes what Toxiproxy listed.
+  const proxies = { p: { toxics: listed(traced) } };
+  const snap = snapshotOf(proxies, ['p']);
+  snap.p[0].attributes.trace.push(99);
+  assert.deepEqual(proxies.p.toxics[0].attributes.trace, [4, 8]);
 });

@@ -1,9 +1,10 @@
 // Network and fault profiles for the Node side (CLI, tests): the same parsing and
 // toxic arithmetic as k6 uses (common/profiles.js), reading the files with fs.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT } from './tools.js';
-import { ProfileError, readIndex, resolveProfile } from '../common/profiles.js';
+import { NETWORK_FILE_HINT, ProfileError, readIndex, resolveProfile } from '../common/profiles.js';
+import { hugeMessage } from '../common/trace.js';
 
 export { ProfileError };
 
@@ -18,23 +19,31 @@ function readText(path) {
 // The known profile names, from the catalogue profiles/index.json.
 export function listProfiles() {
   const index = readIndex(readText);
-  return { network: [...index.network], modifiers: [...index.modifiers], faults: [...index.faults] };
+  return {
+    network: [...index.network],
+    modifiers: [...index.modifiers],
+    faults: [...index.faults],
+    traces: [...(index.traces || [])],
+  };
 }
 
-// A network file of the user's own, from the working directory.
-function readUser(path) {
+// A file of the user's own (a network file, a trace), from the working directory; one
+// over maxBytes is refused before it is read (a trace: common/trace.js's "huge").
+function readUser(path, { what = 'profile file', hint = NETWORK_FILE_HINT, maxBytes } = {}) {
   const abs = resolve(path);
+  let size = 0;
   try {
-    return { text: readFileSync(abs, 'utf8'), path: abs };
+    if (maxBytes !== undefined) size = statSync(abs).size;
+    if (!(size > maxBytes)) return { text: readFileSync(abs, 'utf8'), path: abs };
   } catch (err) {
-    throw new ProfileError(
-      `profile file ${path}: cannot read it (${err.code || err.message}): give the path of a JSON file with rttMs, jitterMs, downKbps, upKbps and source`,
-    );
+    throw new ProfileError(`${what} ${path}: cannot read it (${err.code || err.message}): ${hint}`);
   }
+  throw new ProfileError(hugeMessage(path, size));
 }
 
-// '3g+flaky' or './my-network.json+flaky' -> { name, spec, network, faults, toxics };
-// every toxic applies to every proxy. Throws ProfileError (an Error) with a one-line message.
+// '3g+flaky', './my-network.json+flaky' or 'lte+trace=./my.trace' -> { name, spec,
+// network, faults, toxics }; every toxic applies to every proxy, with the epoch 0
+// (Toxiproxy.applyToxics sets it). Throws ProfileError (an Error) with a one-line message.
 export function loadProfile(spec) {
   return resolveProfile(spec, readText, readUser);
 }

@@ -2,12 +2,14 @@
 // because it cannot list a directory), load cleanly, and cite their sources; the
 // proxy files agree with common/defaults.js.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { DEFAULT_PORTS, PROXY_ROUTES, proxiesFor } from '../common/defaults.js';
 import { listProfiles, loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
+import { longestGap, makeTraces } from '../dev/traces.js';
+import { parseTrace } from '../common/trace.js';
 
 const PROFILES = join(ROOT, 'profiles');
 const namesIn = (dir) =>
@@ -23,6 +25,26 @@ test('profiles/index.json lists exactly the profile files', () => {
   assert.deepEqual([...modifiers].sort(), namesIn('modifiers'));
   assert.deepEqual([...faults].sort(), namesIn('faults'));
   assert.equal(new Set(network).size, network.length, 'no network profile listed twice');
+  const traces = readdirSync(join(PROFILES, 'traces')).sort();
+  assert.deepEqual(
+    traces,
+    listProfiles()
+      .traces.flatMap((n) => [`${n}.down`, `${n}.up`])
+      .sort(),
+    'profiles/traces/ holds NAME.down and NAME.up for each trace index.json lists, and nothing else',
+  );
+});
+
+test('the shipped traces are what dev/traces.js makes, parse, stay small and each holds an outage', () => {
+  const made = makeTraces();
+  assert.deepEqual(Object.keys(made).sort(), readdirSync(join(PROFILES, 'traces')).sort());
+  for (const [file, text] of Object.entries(made)) {
+    const path = join(PROFILES, 'traces', file);
+    assert.equal(readFileSync(path, 'utf8'), text, `${file} is current: node dev/traces.js --write`);
+    assert.ok(statSync(path).size < 60 * 1024, `${file} under 60 KB`);
+    const trace = parseTrace(text, file);
+    assert.ok(longestGap(trace) > 500, `${file} holds an outage`);
+  }
 });
 
 test('the pack has the profiles its docs promise', () => {
@@ -49,7 +71,7 @@ test('the pack has the profiles its docs promise', () => {
   }
   for (const name of ['flaky', 'stall', 'slow-close', 'truncate', 'jitter'])
     assert.ok(faults.includes(name), `fault profile ${name}`);
-  for (const name of ['ideal', 'loss1', 'loss3', 'burst', 'shared'])
+  for (const name of ['ideal', 'loss1', 'loss3', 'burst', 'shared', 'handover', 'move', 'move-reset', 'dip'])
     assert.ok(listProfiles().modifiers.includes(name), `modifier ${name}`);
 });
 

@@ -3,6 +3,7 @@
 import { describeSettings } from '../../common/settings.js';
 import { action, scenarioDescription, scenarioNames } from '../cli-support.js';
 import { listProfiles, loadProfile } from '../profiles.js';
+import { traceStats } from '../../common/trace.js';
 
 export function register(program, ctx) {
   program
@@ -29,12 +30,24 @@ export function listEnv({ out }) {
   return 0;
 }
 
+// 'walk-lte' -> 'down 5.9 Mbit/s, up 6.1 Mbit/s on average, repeating every 15 s'
+function describeTrace(name) {
+  try {
+    const { network } = loadProfile(`lan+trace=${name}`);
+    const [down, up] = [network.trace.down, network.trace.up].map(traceStats);
+    const mbit = (s) => `${(s.meanKbps / 1000).toFixed(1)} Mbit/s`;
+    return `down ${mbit(down)}, up ${mbit(up)} on average, repeating every ${down.periodMs / 1000} s (down) and ${up.periodMs / 1000} s (up)`;
+  } catch (err) {
+    return err.message;
+  }
+}
+
 export async function list(_opts, { out }) {
   out('scenarios (npx k6pack run NAME):');
   const names = scenarioNames();
   if (!names.length) out('  (none yet in scenarios/)');
   for (const name of names) out(`  ${name.padEnd(24)} ${scenarioDescription(name)}`);
-  const { network, modifiers, faults } = listProfiles();
+  const { network, modifiers, faults, traces } = listProfiles();
   const describe = (name) => {
     // A modifier or a fault alone is not a profile: describe it through lan+name.
     for (const spec of [name, `lan+${name}`]) {
@@ -50,9 +63,11 @@ export async function list(_opts, { out }) {
   };
   out('network profiles (--profile NAME):');
   for (const name of network) out(`  ${name.padEnd(24)} ${describe(name)}`);
-  out("modifiers (change how the network's TCP behaves: --profile 3g+loss1, 3g+ideal):");
+  out("modifiers (change how the network's TCP behaves, or its events: --profile 3g+loss1, lte+handover):");
   for (const name of modifiers) out(`  ${name.padEnd(24)} ${describe(name)}`);
   out('fault profiles (combine with a network profile: --profile 3g+flaky):');
   for (const name of faults) out(`  ${name.padEnd(24)} ${describe(name)}`);
+  out('traces (the bandwidth as Mahimahi delivery opportunities: --profile lte+trace=NAME, or +trace=./my.trace):');
+  for (const name of traces) out(`  ${name.padEnd(24)} ${describeTrace(name)}`);
   return 0;
 }
