@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { targetsFor } from '../common/defaults.js';
 import { describeMachine } from '../common/machine.js';
+import { withEpoch } from '../common/profiles.js';
 import { METRICS_MODES } from '../common/recording.js';
 import { measureMachine } from './calibrate.js';
 import { checkWorkload, UsageError } from './cli-support.js';
@@ -203,8 +204,12 @@ export async function runProfiles(
     const plan = await inspectPlan(k6, script, [...k6RunArgs(script, { env }).slice(1, -1), ...envFlagsOf(k6Args)]);
     let toxics = '';
     if (prof && plan) {
-      await stack.toxiproxy.applyToxics(prof.toxics);
-      toxics = `: ${prof.toxics.map(describeToxic).join('; ') || 'no toxics'}`;
+      // A timed profile (events, a trace) starts its clock now; k6's setup() restarts it
+      // at its own apply (scenarios/lib/network.js), and that epoch is the run's.
+      const { epochMs } = await stack.toxiproxy.applyToxics(prof.toxics);
+      toxics = `: ${
+        withEpoch(prof.toxics, epochMs).map(describeToxic).join('; ') || 'no toxics'
+      }${epochMs ? " (k6's setup() sets the epoch again)" : ''}`;
     }
     out(
       `== ${scenario}, ${name}${load ? `, load ${load}` : ''}${workload ? `, ${workload} workload` : ''}${metrics ? `, metrics ${metrics}` : ''}${toxics}`,

@@ -3,9 +3,13 @@
 import { readState, writeState } from './runstate.js';
 import { takeHold } from './hold.js';
 
-// 'latency_up: latency upstream latency=150 jitter=0'
+// 'latency_up: latency upstream latency=150 jitter=0'; a trace as its size and
+// period ('trace=[4926 over 15000 ms]'), not its thousands of timestamps.
+const describeValue = (v) =>
+  Array.isArray(v) || v === null ? (v && v.length ? `[${v.length} over ${v[v.length - 1]} ms]` : '[]') : v;
+
 export function describeToxic(t) {
-  const attrs = Object.entries(t.attributes || {}).map(([k, v]) => `${k}=${v}`);
+  const attrs = Object.entries(t.attributes || {}).map(([k, v]) => `${k}=${describeValue(v)}`);
   const toxicity = t.toxicity !== undefined && t.toxicity < 1 ? [`toxicity=${t.toxicity}`] : [];
   return `${t.name}: ${t.type} ${t.stream} ${[...attrs, ...toxicity].join(' ')}`.trim();
 }
@@ -24,9 +28,17 @@ export function printTargets(out, targets) {
   for (const [k, v] of Object.entries(targets)) out(`  ${k}=${v}`);
 }
 
+// When a timed profile's events and trace start (Toxiproxy.applyToxics' epoch).
+export const epochLine = (profile, epochMs) =>
+  epochMs
+    ? `profile ${profile.name}: its ${[profile.network?.events ? 'events' : '', profile.network?.trace ? 'trace' : ''].filter(Boolean).join(' and ')} timed from ${new Date(epochMs).toISOString()} (epoch ${epochMs})`
+    : null;
+
 export async function applyProfile(toxiproxy, profile, runDir, out) {
-  await toxiproxy.applyToxics(profile.toxics);
+  const { epochMs } = await toxiproxy.applyToxics(profile.toxics);
   printProfile(out, profile);
+  const line = epochLine(profile, epochMs);
+  if (line) out(line);
   const state = readState(runDir);
   if (state) writeState(runDir, { ...state, profile: profile.spec });
 }

@@ -3,6 +3,7 @@
 // API shape {name, type, stream, toxicity, attributes} (STYLE.md item 8).
 import { ALL_PROXY_NAMES, TARGET_DEFAULTS } from '../common/defaults.js';
 import { HOLD_PROXY, holdProxy, holderOf } from '../common/hold.js';
+import { isTimedToxic, withEpoch } from '../common/profiles.js';
 import { changeRequest, snapshotOf, toxicChanges } from '../common/toxics.js';
 import { rawSetting } from '../common/settings.js';
 
@@ -110,9 +111,16 @@ export class Toxiproxy {
     return changed;
   }
 
-  // The toxics of one profile on every pack proxy, replacing whatever was there.
-  applyToxics(toxics) {
-    return this.setToxics(() => toxics);
+  // The toxics of one profile on every pack proxy, replacing whatever was there. A
+  // profile with events or a trace is timed from now: its link toxics get epoch =
+  // epochMs (Date.now() unless given; common/profiles.js withEpoch). Returns
+  // { proxyName: number of changes } and, as `epochMs`, the epoch set (0: untimed).
+  async applyToxics(toxics, { epochMs = Date.now() } = {}) {
+    const timed = toxics.some(isTimedToxic);
+    const wanted = withEpoch(toxics, epochMs);
+    const changed = await this.setToxics(() => wanted);
+    Object.defineProperty(changed, 'epochMs', { value: timed ? Math.round(epochMs) : 0 });
+    return changed;
   }
 
   // { proxy: [toxic...] } now, to put back with restore().

@@ -3,10 +3,17 @@
 // (lib/runner.js); `run api` runs your own API (lib/api/run.js).
 import { addApiOptions, apiFlagsIn } from '../api/config.js';
 import { runApi } from '../api/run.js';
-import { action, profileList, resolveScenario, UsageError, UsageError as Usage } from '../cli-support.js';
+import {
+  action,
+  profileList,
+  profileOrUsage,
+  resolveScenario,
+  UsageError,
+  UsageError as Usage,
+} from '../cli-support.js';
 import { recordRuns } from '../history/record.js';
 import { checkPrometheus, parsePrometheusOut } from '../prometheus.js';
-import { resultsRoot } from '../report/run-folder.js';
+import { envFlagsOf, resultsRoot } from '../report/run-folder.js';
 import { checkMetrics, checkWorkload, runProfiles, withRunStack } from '../runner.js';
 import { ensureTools } from '../tools.js';
 
@@ -121,6 +128,9 @@ export async function runScenario(
   checkWorkload(workload);
   checkMetrics(metrics);
   const profiles = profile === undefined ? [null] : profileList(profile);
+  // A profile given to k6 itself (`-- -e PROFILE=lte+trace=./my.trace`) is checked here
+  // too: a bad one is one line and exit 2 before the stack starts, not k6's error after.
+  for (const flag of envFlagsOf(k6Args)) if (flag.startsWith('PROFILE=')) profileOrUsage(flag.slice('PROFILE='.length));
   const prometheus = parsePrometheusOut(prometheusOut);
   await checkPrometheus(prometheus);
   const { k6 } = ensureTools({ log: ctx.out });

@@ -4,7 +4,7 @@
 //
 //   import { networkProfile, applyNetwork, restoreNetwork, profileTags } from './lib/network.js';
 //   const profile = networkProfile('3g');            // init: -e PROFILE=lte+flaky overrides
-//   export function setup() { return { network: applyNetwork(profile) }; }
+//   export function setup() { return { network: applyNetwork(profile) }; }   // .epochMs: when events start
 //   export function teardown(data) { restoreNetwork(data.network); }
 //   ... metric.add(ms, { ...profileTags(profile), transport: 'ws' });
 //
@@ -18,7 +18,7 @@ import http from 'k6/http';
 import { PROXY_NAMES, TARGET_DEFAULTS } from '../../common/defaults.js';
 import { deathLine } from '../../common/log-tail.js';
 import { resolveFrom } from '../../common/paths.js';
-import { ProfileError, resolveProfile } from '../../common/profiles.js';
+import { isTimed, NETWORK_FILE_HINT, ProfileError, resolveProfile, withEpoch } from '../../common/profiles.js';
 import { changeRequest, snapshotOf, toxicChanges } from '../../common/toxics.js';
 import { rawSetting } from '../../common/settings.js';
 
@@ -35,16 +35,15 @@ export function fatal(message) {
   throw message;
 }
 
-// A network file of the user's own (-e PROFILE=./my-network.json): relative to the
-// directory k6 was started in.
-function readUser(path) {
+// A file of the user's own (-e PROFILE=./my-network.json, or +trace=./my.trace): relative
+// to the directory k6 was started in. open() reads it whole: common/trace.js refuses a
+// trace over its limit after.
+function readUser(path, { what = 'profile file', hint = NETWORK_FILE_HINT } = {}) {
   const abs = resolveFrom(rawSetting(__ENV, 'PWD'), path);
   try {
     return { text: open(abs), path: abs };
   } catch (err) {
-    return fatal(
-      `profile file ${path}: cannot read it (${String(err.message || err).split('\n')[0]}): give the path of a JSON file with rttMs, jitterMs, downKbps, upKbps and source`,
-    );
+    return fatal(`${what} ${path}: cannot read it (${String(err.message || err).split('\n')[0]}): ${hint}`);
   }
 }
 
@@ -184,12 +183,25 @@ function setToxics(url, proxies, wantedFor, names = PROXY_NAMES) {
 }
 
 // For setup(): every proxy carries exactly the profile's toxics. Returns what the
-// proxies carried before (for restoreNetwork) and a small summary (setup data must be JSON).
+// proxies carried before (for restoreNetwork) and a small summary (setup data must be
+// JSON). A profile with events or a trace is timed from now: epochMs (Unix ms, 0 for
+// an untimed profile) is when they start, so a scenario can place the events in time
+// (the first at epochMs + the events' offsetS).
 export function applyNetwork(profile, url = toxiproxyUrl(), names = PROXY_NAMES) {
   const proxies = proxiesAt(url, names);
   const before = snapshotOf(proxies, names);
-  setToxics(url, proxies, () => profile.toxics, names);
-  return { profile: profile.name, toxics: profile.toxics.map((t) => t.name), toxiproxy: url, proxies: names, before };
+  const epochMs = isTimed(profile) ? Date.now() : 0;
+  const toxics = withEpoch(profile.toxics, epochMs);
+  setToxics(url, proxies, () => toxics, names);
+  return {
+    profile: profile.name,
+    toxics: profile.toxics.map((t) => t.name),
+    toxiproxy: url,
+    proxies: names,
+    epochMs,
+    ...(profile.network && profile.network.events ? { events: profile.network.events } : {}),
+    before,
+  };
 }
 
 // For teardown(): the toxics setup() found, back on every proxy (none when it found

@@ -17,6 +17,7 @@
 import exec from 'k6/execution';
 import http from 'k6/http';
 import { sleep } from 'k6';
+import { epochOf, withEpoch } from '../../common/profiles.js';
 import { carries } from '../../common/toxics.js';
 import { releaseHold, takeHold } from './hold.js';
 import { applyNetwork, PROXY_NAMES, restoreNetwork, toxiproxyUrl } from './network.js';
@@ -75,7 +76,14 @@ export function prepareNetwork(profile, holdInfo, fatal, names = PROXY_NAMES) {
     return { network: { ...applyNetwork(profile, url, names), segment: seg && seg.text }, hold };
   }
   const deadline = Date.now() + READY_WAIT_MS;
-  while (!carries(proxyNames(url), names, profile.toxics)) {
+  // A timed profile (events, a trace) carries the epoch the first segment set: compare with it.
+  let epochMs = 0;
+  const ready = () => {
+    const proxies = proxyNames(url);
+    epochMs = epochOf(names.flatMap((p) => (proxies[p] && proxies[p].toxics) || []));
+    return carries(proxies, names, withEpoch(profile.toxics, epochMs));
+  };
+  while (!ready()) {
     if (Date.now() > deadline) {
       throw `segment ${seg.text}: the proxies at ${url} did not get profile ${profile.name}'s toxics within ${READY_WAIT_MS / 1000} s: start the segment 0:... instance too, with the same PROFILE`;
     }
@@ -86,6 +94,7 @@ export function prepareNetwork(profile, holdInfo, fatal, names = PROXY_NAMES) {
       profile: profile.name,
       toxics: profile.toxics.map((t) => t.name),
       toxiproxy: url,
+      epochMs,
       segment: seg.text,
       appliedBy: 'the segment starting at 0',
     },

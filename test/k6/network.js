@@ -9,6 +9,8 @@ import http from 'k6/http';
 import { sleep } from 'k6';
 import { Counter, Trend } from 'k6/metrics';
 import { TARGET_DEFAULTS } from '../../common/defaults.js';
+import { withEpoch } from '../../common/profiles.js';
+import { sameSettings } from '../../common/toxics.js';
 import {
   applyNetwork,
   networkProfile,
@@ -36,20 +38,16 @@ export function setup() {
 }
 
 // Toxiproxy lists a proxy's toxics stream by stream, each in chain order, and fills in
-// every attribute of a type: compare what the profile sets, in the same grouping.
-function sameToxics(got) {
-  const want = ['upstream', 'downstream'].flatMap((s) => profile.toxics.filter((t) => t.stream === s));
+// every attribute of a type: compare what the profile sets (a timed profile's at the
+// epoch setup() gave it; a trace element by element), in the same grouping.
+function sameToxics(got, epochMs) {
+  const wanted = withEpoch(profile.toxics, epochMs || 0);
+  const want = ['upstream', 'downstream'].flatMap((s) => wanted.filter((t) => t.stream === s));
   return (
     got.length === want.length &&
     want.every((w, i) => {
       const g = got[i];
-      return (
-        g.name === w.name &&
-        g.type === w.type &&
-        g.stream === w.stream &&
-        g.toxicity === w.toxicity &&
-        Object.entries(w.attributes).every(([k, v]) => g.attributes[k] === v)
-      );
+      return g.name === w.name && g.type === w.type && g.stream === w.stream && sameSettings(w, g);
     })
   );
 }
@@ -57,7 +55,7 @@ function sameToxics(got) {
 export default function (data) {
   const proxies = http.get(`${toxiproxyUrl()}/proxies`).json();
   for (const name of PROXY_NAMES) {
-    if (sameToxics(proxies[name].toxics)) matches.add(1, { proxy: name });
+    if (sameToxics(proxies[name].toxics, data.epochMs)) matches.add(1, { proxy: name });
     else console.warn(`proxy ${name} has ${JSON.stringify(proxies[name].toxics)}`);
   }
   if (abort) {
