@@ -118,6 +118,15 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
       assert.ok([0, 99].includes(entry.rows[0]['k6pack exit']), output);
       assert.match(entry.rows[0]['k6 exits'], /^lan:(0|99)$/, output);
     }),
+    t.test('event-timing: blackouts seen by probes, against their schedule', async () => {
+      const { entry, output } = await bench('event-timing');
+      assert.equal(entry.events, 3, output);
+      // Beside other benches a probe may be sent too late to bracket an edge (the bench
+      // says so); every edge it did bracket is a real, bounded error.
+      assert.ok(entry.unseenEdges < 6, output);
+      for (const x of [...entry.startErrMs, ...entry.endErrMs].filter((v) => v !== null))
+        assert.ok(Math.abs(x) < 100, output);
+    }),
     t.test('profile-switch: switches under churn, a dead toxiproxy named', async () => {
       const { entry, output } = await bench('profile-switch');
       assert.ok(entry.switches > 5 && entry.perMinute > 0, output);
