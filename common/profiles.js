@@ -514,7 +514,10 @@ export function validateIndex(obj, file = INDEX_FILE) {
 
 function unknownMessage(kind, name, index) {
   const what = kind === KINDS.network ? 'network profile' : 'modifier or fault profile';
-  return `unknown ${what} "${name}": network profiles are ${index.network.join(', ')}; modifiers (add with +, e.g. 3g+loss1) are ${index.modifiers.join(', ')}; fault profiles (e.g. 3g+flaky) are ${index.faults.join(', ')}`;
+  const traces = (index.traces || []).length
+    ? `; traces (+trace=NAME, or a file: +trace=./my.trace) are ${index.traces.join(', ')}`
+    : '';
+  return `unknown ${what} "${name}": network profiles are ${index.network.join(', ')}; modifiers (add with +, e.g. 3g+loss1) are ${index.modifiers.join(', ')}; fault profiles (e.g. 3g+flaky) are ${index.faults.join(', ')}${traces}`;
 }
 
 function parseJson(text, file) {
