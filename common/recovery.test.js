@@ -228,3 +228,23 @@ test('every lane and event: terms sum to the median, each with a source; determi
   assert.throws(() => recoveryMs({ event: EVENTS.move, policy: 'carrier-pigeon', link: LTE, opMs: 1 }), /no policy/);
   assert.throws(() => recoveryMs({ event: { kind: 'quake' }, policy: 'ws', link: LTE, opMs: 1 }), /no event kind/);
 });
+
+// docs/model.md "Recovery from link events": its table is what recoveryByLane gives for
+// ws-vs-http's book operation (150 B up, 170 B down, 1 ms server), rounded to 10 ms.
+test("docs/model.md's recovery table is the model's", () => {
+  const doc = readFileSync(join(ROOT, 'docs', 'model.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## Recovery from link events'));
+  const op = { reqBytes: 150, resBytes: 170, serverMs: 1 };
+  const columns = [];
+  for (const net of ['lte', '3g'])
+    for (const m of Object.keys(EVENTS))
+      columns.push({ net, m, link: linkOf(readJson(`profiles/network/${net}.json`)) });
+  const header = `| lane | ${columns.map((c) => `${c.net}+${c.m}`).join(' | ')} |`;
+  assert.ok(section.includes(header), `the table's header: ${header}`);
+  const byColumn = columns.map((c) => recoveryByLane({ event: EVENTS[c.m], link: c.link, op }));
+  const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms / 10) * 10} ms`);
+  for (const lane of Object.keys(POLICIES)) {
+    const row = `| ${lane} | ${byColumn.map((rows) => fmt(rows.find((r) => r.lane === lane).p50)).join(' | ')} |`;
+    assert.ok(section.includes(row), `docs/model.md should have the row\n${row}`);
+  }
+});
