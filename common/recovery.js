@@ -301,7 +301,8 @@ function sourceOf(name, p) {
 }
 
 // What a lane's operation costs by the round-trip model: { transport, opMs, setupMs,
-// transferMs }. op: a model.js operation ({ reqBytes, resBytes, serverMs, tls, ... }).
+// transferMs }. lane: a lane of POLICIES or a model.js transport; op: a model.js
+// operation ({ reqBytes, resBytes, serverMs, tls, ... }).
 export function laneCosts(link, lane, op) {
   const transport = LANE_TRANSPORTS[lane] || lane;
   const transfer = (e) => e.terms.filter((t) => t.name === 'up' || t.name === 'down').reduce((s, t) => s + t.ms, 0);
@@ -319,11 +320,16 @@ export function laneCosts(link, lane, op) {
 }
 
 // The model's recovery for each lane of a list (default: every lane of POLICIES) from
-// one event on one link, for one operation (model.js's shape) on every lane.
+// one event on one link, for one operation (model.js's shape) on every lane. A lane is a
+// name of POLICIES, or { lane (or name), policy (a name of POLICIES or a policy; default:
+// the lane's), transport (default: the lane's, LANE_TRANSPORTS), op (merged over op) }:
+// e.g. { lane: 'wss', policy: 'ws', transport: 'ws', op: { tls: true } }.
 // -> [{ lane, transport, opMs, setupMs, transferMs, ...recoveryMs() }]
-export function recoveryByLane({ event, link, op, lanes = Object.keys(POLICIES) }) {
-  return lanes.map((lane) => {
-    const costs = laneCosts(link, lane, op);
-    return { lane, ...costs, ...recoveryMs({ event, policy: lane, link, ...costs }) };
+export function recoveryByLane({ event, link, op = {}, lanes = Object.keys(POLICIES) }) {
+  return lanes.map((l) => {
+    const entry = typeof l === 'string' ? { lane: l } : l;
+    const lane = entry.lane ?? entry.name;
+    const costs = laneCosts(link, entry.transport ?? lane, { ...op, ...entry.op });
+    return { lane, ...costs, ...recoveryMs({ event, policy: entry.policy ?? lane, link, ...costs }) };
   });
 }

@@ -225,6 +225,17 @@ test('every lane and event: terms sum to the median, each with a source; determi
     }
     assert.deepEqual(recoveryByLane({ event, link, op }), rows);
   }
+  // A lane of another name: the scenario's wss follows ws's policy over TLS (set-up 4R
+  // and TLS's bytes and CPU).
+  const [ws, wss] = recoveryByLane({
+    event: EVENTS['move-reset'],
+    link,
+    op,
+    lanes: ['ws', { lane: 'wss', policy: 'ws', transport: 'ws', op: { tls: true } }],
+  });
+  assert.deepEqual([wss.lane, wss.transport], ['wss', 'ws']);
+  assert.ok(wss.setupMs > ws.setupMs + link.R && wss.p50 > ws.p50 + link.R);
+  close(wss.p50, 2650 + wss.setupMs + wss.opMs, 'wss: retryWait(0) + set-up + operation');
   assert.throws(() => recoveryMs({ event: EVENTS.move, policy: 'carrier-pigeon', link: LTE, opMs: 1 }), /no policy/);
   assert.throws(() => recoveryMs({ event: { kind: 'quake' }, policy: 'ws', link: LTE, opMs: 1 }), /no event kind/);
 });
