@@ -47,6 +47,7 @@ const GO_TESTS = [
   'TestTraceDeliversAtItsOpportunities',
   'TestLinkAttributesMakeTheSchedule',
   'TestMoveKillsEveryConnection',
+  'TestSilentMoveLetsAWebSocketCloseGo',
 ];
 
 // go test -v in a prepared build directory; the directory is removed afterwards.

@@ -4,13 +4,20 @@ package main
 // (exact figures), then moves on a live proxy.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
 )
 
 // linkLTE: one direction of lte (70 ms round trip), no rate, slow start on.
@@ -264,5 +271,108 @@ func TestMoveKillsEveryConnection(t *testing.T) {
 		}
 		fresh.Close()
 		t.Logf("kind %d: the old connection's exchange after the move: %v after %v", kind, oldErr, took)
+	}
+}
+
+func webSocketClosesClient(data []byte) bool { c, _ := webSocketCloses(data); return c }
+
+// On a silently dead connection a WebSocket's closing handshake passes (k6 could
+// not end a VU otherwise); any other bytes vanish, and a close by one end is not
+// heard by the other.
+func TestSilentMoveLetsAWebSocketCloseGo(t *testing.T) {
+	// The upstream: answers a client's close frame with its own and closes, as a
+	// WebSocket server does; closes by itself after `quitAfter` otherwise.
+	upstream := func(quitAfter time.Duration) string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ln.Close() })
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				go func() {
+					defer c.Close()
+					c.SetDeadline(time.Now().Add(quitAfter))
+					buf := make([]byte, 64)
+					for {
+						n, err := c.Read(buf)
+						if err != nil {
+							return
+						}
+						if client, _ := webSocketCloses(buf[:n]); client {
+							c.Write([]byte{0x88, 0x02, 0x03, 0xe8}) //nolint:errcheck
+							return
+						}
+					}
+				}()
+			}
+		}()
+		return ln.Addr().String()
+	}
+	proxyTo := func(up string) string {
+		server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
+		proxy := toxiproxy.NewProxy(server, "ws", "127.0.0.1:0", up)
+		if err := proxy.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(proxy.Stop)
+		attrs := fmt.Sprintf(`"latency":1,"rtt":2,"epoch":%d,"event":2,"event_offset":100,"event_length":200`, time.Now().UnixMilli())
+		for _, stream := range []string{"upstream", "downstream"} {
+			j := `{"name":"link_` + stream + `","type":"link","stream":"` + stream + `","attributes":{` + attrs + `}}`
+			if _, err := proxy.Toxics.AddToxicJson(strings.NewReader(j)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return proxy.Listen
+	}
+
+	// The closing handshake passes the dead connection.
+	conn, err := net.Dial("tcp", proxyTo(upstream(10*time.Second)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	time.Sleep(400 * time.Millisecond) // the move: 100-300 ms
+	conn.SetDeadline(time.Now().Add(3 * time.Second))
+	message := []byte{0x81, 0x82, 1, 2, 3, 4, 'h' ^ 1, 'i' ^ 2}
+	if _, err := conn.Write(append(message, 0x88, 0x82, 1, 2, 3, 4, 0x03^1, 0xe8^2)); err != nil {
+		t.Fatal(err)
+	}
+	back, err := io.ReadAll(conn)
+	if err != nil || !bytes.Equal(back, []byte{0x88, 0x02, 0x03, 0xe8}) {
+		t.Fatalf("after the client's close frame: % x, %v; want the server's close frame, then the end", back, err)
+	}
+
+	// A server that closes the dead connection: the client hears nothing.
+	conn2, err := net.Dial("tcp", proxyTo(upstream(500*time.Millisecond)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn2.Close()
+	conn2.SetDeadline(time.Now().Add(1500 * time.Millisecond))
+	var ne net.Error
+	if _, err := conn2.Read(make([]byte, 8)); !errors.As(err, &ne) || !ne.Timeout() {
+		t.Fatalf("the server closed the dead connection at 500 ms: the client got %v, want nothing (a timeout)", err)
+	}
+
+	text := []byte{0x81, 0x83, 9, 9, 9, 9, 'a', 'b', 'c'} // a client's text frame, 3 bytes
+	for _, k := range []struct {
+		data []byte
+		want bool
+	}{
+		{[]byte{0x88, 0x80, 1, 2, 3, 4}, true},
+		{append(append([]byte{}, text...), 0x88, 0x80, 1, 2, 3, 4), true}, // after a message
+		{[]byte{0x88, 0x02, 3, 232}, false},                               // a server's (unmasked)
+		{text, false},
+		{[]byte("POST /graphql HTTP/1.1\r\n"), false},
+		{append([]byte{0x81, 0xfe, 0x01, 0x00}, make([]byte, 4+256)...), false}, // 16-bit length
+	} {
+		if got := webSocketClosesClient(k.data); got != k.want {
+			t.Errorf("webSocketCloses(% x...) = %v, want %v", k.data[:4], got, k.want)
+		}
 	}
 }

@@ -77,7 +77,9 @@ type linkState struct {
 	timer  *preciseTimer
 	closed bool // the input has ended: let the rest out, then close
 	dead   bool // a move killed the connection silently: nothing passes again
-	slept  bool // the timer was set short of a long wait: the rest is spun
+	// passedClose: a WebSocket close frame was let through the dead connection (die)
+	passedClose bool
+	slept       bool // the timer was set short of a long wait: the rest is spun
 }
 
 // A wait longer than spinAfter (an answer's latency, not the pace of a transfer)
@@ -235,9 +237,18 @@ func (t *LinkToxic) Pipe(stub *toxics.ToxicStub) {
 }
 
 // die: a move killed the connection. Announced, the proxy resets it (patch
-// 0003); silent, everything held is dropped and everything that comes is too,
-// until the input ends (the client gave up) or the toxic is interrupted (the
-// next run of Pipe lands here again: the death outlives a profile update).
+// 0003). Silent, everything held is dropped and everything that comes is too,
+// and an end that closes is not heard by the other either (its FIN is lost like
+// the rest): the proxy lets the connection's sockets go deadHold after an end
+// closed, or when the toxic is interrupted (the next run of Pipe lands here
+// again: the death outlives a profile update).
+//
+// One exception, for k6: its WebSocket close waits for the server's close frame
+// with no timeout (a real client's close() returns at once: its kernel sends the
+// FIN, which is lost, and gives up later), so a k6 VU could never end with a dead
+// socket. The closing handshake of a plain WebSocket passes: the client's close
+// frame reaches the server, the server's reaches the client, and the connection
+// closes. TLS hides it (wss: docs/known-limits.md).
 func (t *LinkToxic) die(stub *toxics.ToxicStub, st *linkState, kind eventKind) {
 	st.sender.drain()
 	if kind == eventMoveReset && !st.dead {
@@ -251,17 +262,91 @@ func (t *LinkToxic) die(stub *toxics.ToxicStub, st *linkState, kind eventKind) {
 		return
 	}
 	st.dead = true
+	var hold <-chan time.Time
+	input := stub.Input
 	for {
 		select {
 		case <-stub.Interrupt:
 			return
-		case chunk := <-stub.Input:
-			if chunk == nil {
-				stub.Close()
+		case <-hold:
+			stub.Close()
+			return
+		case chunk, open := <-input:
+			if !open || chunk == nil {
+				if st.passedClose {
+					stub.Close()
+					return
+				}
+				if hold == nil {
+					hold = time.After(deadHold)
+				}
+				input = nil // the end came: wait on the hold alone
+				continue
+			}
+			client, server := webSocketCloses(chunk.Data)
+			if !client && !server {
+				continue
+			}
+			select {
+			case stub.Output <- chunk:
+			case <-stub.Interrupt:
+				return
+			}
+			st.passedClose = true
+			if server {
+				stub.Close() // the handshake's last frame: the connection ends
 				return
 			}
 		}
 	}
+}
+
+// deadHold: how long a silently dead connection keeps its sockets after one end
+// closed (that end's FIN is lost; the other end's client or server gives up on
+// its own timeout before this, the pack's clients at 10 s: common/policies.js).
+const deadHold = 30 * time.Second
+
+// webSocketCloses: whether the chunk holds a WebSocket close frame from a client
+// (masked, as every client frame is; RFC 6455 5.2, 5.5.1) or from a server
+// (unmasked). It is read as whole frames from its first byte (a client's close
+// usually follows its last message, graphql-ws's complete, in the same read); a
+// chunk that does not parse so holds no close.
+func webSocketCloses(data []byte) (client, server bool) {
+	for len(data) >= 2 {
+		op, masked, n := data[0]&0x0f, data[1]&0x80 != 0, uint64(data[1]&0x7f)
+		if data[0]&0x70 != 0 {
+			return false, false // reserved bits: not a frame boundary
+		}
+		if op == 0x8 {
+			return masked, !masked
+		}
+		head := 2
+		switch n {
+		case 126:
+			if len(data) < 4 {
+				return false, false
+			}
+			n, head = uint64(data[2])<<8|uint64(data[3]), 4
+		case 127:
+			if len(data) < 10 {
+				return false, false
+			}
+			n = 0
+			for _, b := range data[2:10] {
+				n = n<<8 | uint64(b)
+			}
+			head = 10
+		}
+		if masked {
+			head += 4
+		}
+		size := uint64(head) + n
+		if size > uint64(len(data)) {
+			return false, false
+		}
+		data = data[size:]
+	}
+	return false, false
 }
 
 // arrival: when a chunk reached this toxic (its timestamp, unless a toxic before
