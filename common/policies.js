@@ -14,6 +14,9 @@
 //                 0 goes at once and attempt n >= 1 waits firstMs x multiplier^(n-1)
 //   keepalive     { intervalMs, timeoutMs }: an idle connection is probed every
 //                 intervalMs and dropped when no answer comes within timeoutMs; null: none
+//   keepsConnection  a timed-out request leaves its connection in the pool and the next
+//                 request takes it again (Go's HTTP/2: it resets the stream, not the
+//                 connection), so a silently dead connection is never left
 //   resumes       a subscription resumes where it stopped after a reconnection (no lost
 //                 events): none of the reference servers offers that, so false
 
@@ -66,8 +69,13 @@ export const POLICIES = {
     // Go's http2.Transport can PING an idle connection (ReadIdleTimeout) but k6 leaves it
     // at 0 (off) and offers no option: the platform has no liveness check here.
     keepalive: null,
+    // A timed-out request resets its stream; the connection stays in the pool, so every
+    // later request goes to it (measured: under a silent move no request succeeded
+    // again in the step; Go's fix is the PING check above).
+    keepsConnection: true,
     resumes: false,
-    source: "OkHttp's 10 s timeouts; k6's HTTP/2 (Go's http2.Transport) has ReadIdleTimeout 0: no PING liveness check",
+    source:
+      "OkHttp's 10 s timeouts; k6's HTTP/2 (Go's http2.Transport) has ReadIdleTimeout 0: no PING liveness check, and a timed-out request keeps its connection",
   },
   ws: {
     timeoutMs: HTTP_TIMEOUT_MS,

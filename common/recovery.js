@@ -203,6 +203,9 @@ function closedLoop(c, phase, probePhase) {
       failAt = Math.min(start + policy.timeoutMs, probe);
       why = probe < start + policy.timeoutMs ? 'keepalive' : 'timeout';
     }
+    // A client that keeps a connection its request timed out on (Go's HTTP/2) sends the
+    // next one to the same dead connection: it never recovers.
+    if (why === 'timeout' && conn.dead && policy.keepsConnection) return { ms: Infinity, terms: [] };
     // Its time, all of it, is what the failure costs.
     spans.length = first;
     cursor = start;

@@ -160,6 +160,14 @@ test('silent move, ws: graphql-ws waits retryWait(0); the keepalive finds the de
   assert.ok(none.min - ka.min > 4800);
 });
 
+test("silent move: a client that keeps its timed-out connection (Go's HTTP/2) never recovers", () => {
+  const r = recoveryMs({ event: EVENTS.move, policy: 'http2', link: LTE, opMs: 80, setupMs: 140 });
+  assert.equal(r.p50, Infinity);
+  assert.equal(r.min, Infinity);
+  // The same client under a reset or a handover recovers: the reset drops the connection.
+  assert.ok(recoveryMs({ event: EVENTS['move-reset'], policy: 'http2', link: LTE, opMs: 80, setupMs: 140 }).p50 < 1000);
+});
+
 test('move with reset: the operation fails at the return, then the policy reconnects', () => {
   const at = (policy, link, opMs, setupMs) => recoveryMs({ event: EVENTS['move-reset'], policy, link, opMs, setupMs });
   close(at('http-keepalive', LTE, 80, 70).p50, 150, 'lte http-keepalive');
@@ -219,6 +227,10 @@ test('every lane and event: terms sum to the median, each with a source; determi
       Object.keys(POLICIES),
     );
     for (const r of rows) {
+      if (r.p50 === Infinity) {
+        assert.ok(name === 'move' && POLICIES[r.lane].keepsConnection, `${name} ${r.lane}: never recovers`);
+        continue;
+      }
       close(sum(r), r.p50, `${name} ${r.lane}: terms`, 1e-6);
       assert.ok(r.min <= r.p50 && r.p50 <= r.p95 && r.p95 <= r.max, `${name} ${r.lane}: spread`);
       for (const t of r.terms) assert.ok(t.source && t.source.length > 20, `${name} ${r.lane} ${t.name}: source`);
@@ -253,7 +265,8 @@ test("docs/model.md's recovery table is the model's", () => {
   const header = `| lane | ${columns.map((c) => `${c.net}+${c.m}`).join(' | ')} |`;
   assert.ok(section.includes(header), `the table's header: ${header}`);
   const byColumn = columns.map((c) => recoveryByLane({ event: EVENTS[c.m], link: c.link, op }));
-  const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms / 10) * 10} ms`);
+  const fmt = (ms) =>
+    ms === Infinity ? 'never' : ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms / 10) * 10} ms`;
   for (const lane of Object.keys(POLICIES)) {
     const row = `| ${lane} | ${byColumn.map((rows) => fmt(rows.find((r) => r.lane === lane).p50)).join(' | ')} |`;
     assert.ok(section.includes(row), `docs/model.md should have the row\n${row}`);

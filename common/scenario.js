@@ -20,6 +20,9 @@
 //   serverTimingEvery: server time from every Nth operation of each VU (common/recording.js;
 //     1 where server time is the study's question),
 //   hints (for `k6pack report`, kept in summary.json's run.hints),
+//   lanesFor(profile) -> the lanes under this profile (default: lanes),
+//   slotSeconds(profile) -> every step's slot, graceful stop included (unstable: the
+//     events' period), gates(profile, plan, lanes) -> thresholds of the scenario's own,
 //   policy: the scenario whose block of thresholds.json applies (default: name; api's
 //     soak takes soak's), unrecorded: metrics of that block this scenario does not
 //     record, so k6 gets no gate on them (api's soak: server_rss_growth, which the CLI
@@ -165,9 +168,10 @@ export function buildScenario(decl, profile, env, policy) {
   const link = linkOf(profile);
   const machine = machineOf(env);
   // LANES=ws,http2 runs only those lanes (names as the scenario's summary shows them).
-  const names = decl.lanes.filter((l) => l.tags.transport).map((l) => l.name);
+  const declared = decl.lanesFor ? decl.lanesFor(profile) : decl.lanes;
+  const names = declared.filter((l) => l.tags.transport).map((l) => l.name);
   const only = settingNames(env, 'LANES', names, names);
-  const lanes = decl.lanes
+  const lanes = declared
     .filter((l) => !l.tags.transport || only.includes(l.name))
     .map((l) => ({
       ...l,
@@ -190,6 +194,7 @@ export function buildScenario(decl, profile, env, policy) {
       closeSeconds,
       minIterations,
       steps: decl.steps,
+      slotSeconds: decl.slotSeconds ? decl.slotSeconds(profile) : 0,
       mix: decl.mix,
       open: decl.open,
       machine,
@@ -233,6 +238,7 @@ export function buildScenario(decl, profile, env, policy) {
       ...gateThresholds(gates),
       ...droppedGates(policy, plan),
       ...stepGates(policy, policyName, plan),
+      ...(decl.gates ? decl.gates(profile, plan, lanes) : {}),
     }).filter(([key]) => !unrecorded.has(key.replace(/\{.*$/, ''))),
   );
   // Keys to report without gating them (a key with a gate is reported anyway).

@@ -201,16 +201,21 @@ function steppedPlan(lanes, level, hints, env, open, load) {
     // A scenario whose iterations are one operation each asks for more (hints.minIterations).
     const minIterations = Math.max(level.minIterations, hints.minIterations || 0);
     const forIterations = ceil1(iterationSeconds * minIterations);
-    stepSeconds = fixedStep || Math.max(levelStep, forIterations);
+    // A scenario timed by the link's events (unstable) gives every step one event
+    // period, its graceful stop included, so every step meets its event at the same point.
+    const slotStep = hints.slotSeconds ? round1(hints.slotSeconds - gracefulSeconds) : 0;
+    stepSeconds = fixedStep || slotStep || Math.max(levelStep, forIterations);
     const durationWhy = fixedStep
       ? 'STEP_SECONDS'
-      : forIterations > levelStep
-        ? `${minIterations} iteration${minIterations === 1 ? '' : 's'} of the model's ${iterationSeconds.toFixed(3)} s`
-        : !slot
-          ? `LOAD=${load}'s step`
-          : levelStep > round1(slot - gracefulSeconds)
-            ? `LOAD=${load}'s shortest step${minStepSeconds > levelMinStep ? ' for an open step with no delay' : ''} (its ${budgetSeconds} s / ${lanes.length * steps.length} steps, less the graceful stop, is shorter)`
-            : `LOAD=${load}'s ${budgetSeconds} s${noDelayFits(level, hints) ? ' (a link with no delay)' : ''} / (${lanes.length} lane${lanes.length === 1 ? '' : 's'} x ${steps.length} step${steps.length === 1 ? '' : 's'}), less the graceful stop`;
+      : slotStep
+        ? `one period of the link's events (${hints.slotSeconds} s), less the graceful stop`
+        : forIterations > levelStep
+          ? `${minIterations} iteration${minIterations === 1 ? '' : 's'} of the model's ${iterationSeconds.toFixed(3)} s`
+          : !slot
+            ? `LOAD=${load}'s step`
+            : levelStep > round1(slot - gracefulSeconds)
+              ? `LOAD=${load}'s shortest step${minStepSeconds > levelMinStep ? ' for an open step with no delay' : ''} (its ${budgetSeconds} s / ${lanes.length * steps.length} steps, less the graceful stop, is shorter)`
+              : `LOAD=${load}'s ${budgetSeconds} s${noDelayFits(level, hints) ? ' (a link with no delay)' : ''} / (${lanes.length} lane${lanes.length === 1 ? '' : 's'} x ${steps.length} step${steps.length === 1 ? '' : 's'}), less the graceful stop`;
     const gracefulWhy =
       ceil1(stopSeconds) <= level.gracefulSeconds
         ? `LOAD=${load}'s`

@@ -22,6 +22,10 @@
 //   delivery_missed  Counter fanout: events a subscriber never received, or received
 //                            out of order; delivery_duplicates: received twice
 //   recovery_duration Trend  first failure of a streak -> next successful operation
+//   event_recovery   Trend   unstable: the link's return after an event (a blackout's
+//                            or a dip's end) -> the end of the VU's first success after it
+//   event_slow       Rate    unstable: of the operations overlapping an event, those
+//                            slower than the lane's budget plus the event's length
 //   reconnects       Counter a socket or channel opened again after a failure
 //   op_abandoned     Counter a WebSocket operation (or connect) still in flight when
 //                            its step ended: neither completed nor failed (ws.js)
@@ -55,6 +59,8 @@ export const deliverySpread = new Trend('delivery_spread', true);
 export const deliveryMissed = new Counter('delivery_missed');
 export const deliveryDuplicates = new Counter('delivery_duplicates');
 export const recoveryDuration = new Trend('recovery_duration', true);
+export const eventRecovery = new Trend('event_recovery', true);
+export const eventSlow = new Rate('event_slow');
 export const reconnects = new Counter('reconnects');
 export const opAbandoned = new Counter('op_abandoned');
 // Soak: server memory, and latency drift against the run's own start.

@@ -38,7 +38,11 @@ const seen = { connectMs: 0, opMs: 0 };
 // when `recover` is set), at most `maxReconnects` times. op returns
 // { ok, ms, done, abandoned } (done: stop now; abandoned: cut by the deadline).
 // timeoutMs bounds the connect (open + ack) too; default WS_TIMEOUT_MS. The
-// socket's deadline (ws.deadline) caps every operation op starts on it. url:
+// socket's deadline (ws.deadline) caps every operation op starts on it.
+// reconnectWaitMs(n): the pause before reconnection n (from 0), a client's retry
+// policy (unstable: graphql-ws's retryWait); default RECONNECT_PAUSE_MS.
+// dropOnFailure: a failed operation's socket is closed and a new one opened (a
+// client that takes a timed-out operation for a dead connection). url:
 // the endpoint, when not the pack's GraphQL one (wsUrl(tls)); headers (on the upgrade) and
 // initPayload (connection_init's): your API's credentials.
 export async function wsSession({
@@ -49,6 +53,8 @@ export async function wsSession({
   recover = false,
   maxOps = MAX_OPS_PER_SESSION,
   timeoutMs,
+  reconnectWaitMs = () => RECONNECT_PAUSE_MS,
+  dropOnFailure = false,
   url = wsUrl(tls),
   headers,
   initPayload,
@@ -56,6 +62,7 @@ export async function wsSession({
   const stepEnd = Date.now() + remainingMs();
   let ws = null;
   let opened = 0;
+  let attempt = 0; // reconnections since the last connect that succeeded (graphql-ws's `retries`)
   // Each VU reports its first outcome and its first completed operation per step (silent-vus.js).
   let reported = false;
   let completed = false;
@@ -78,7 +85,7 @@ export async function wsSession({
       if (opened > maxReconnects) break;
       if (opened > 0) {
         reconnects.add(1, tags);
-        await pause(Math.min(RECONNECT_PAUSE_MS, Math.max(0, deadline - Date.now())));
+        await pause(Math.min(reconnectWaitMs(attempt), Math.max(0, deadline - Date.now())));
       }
       ws = new GraphqlWs(url, { tags, timeoutMs, headers, initPayload });
       ws.deadline = deadline;
@@ -87,6 +94,7 @@ export async function wsSession({
       try {
         await ws.open();
         seen.connectMs = Date.now() - t0;
+        attempt = 0;
       } catch (err) {
         const connect = { ...tags, op: 'connect' };
         if (err.abandoned) {
@@ -95,6 +103,7 @@ export async function wsSession({
           ws = null;
           break; // the step is over
         }
+        attempt++;
         // A failed connect is a failed operation: it is what the user waits on.
         recordOp({ ok: false, tags: connect, reason: String(err.message || err) });
         outcome(false);
@@ -109,6 +118,10 @@ export async function wsSession({
     if (r.done || r.abandoned) break;
     if (recover) trackRecovery(`ws:${tags.tls}`, r.ok, tags);
     if (r.ms) seen.opMs = r.ms;
+    if (!r.ok && dropOnFailure && ws.isOpen) {
+      await ws.close({ timeoutMs: Math.max(0, deadline - Date.now()) });
+      ws = null;
+    }
   }
   if (ws) await ws.close({ timeoutMs: stepEnd - Date.now() });
 }

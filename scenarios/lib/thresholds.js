@@ -38,6 +38,8 @@ const METRIC_TYPES = {
   server_duration: 'trend',
   push_latency: 'trend',
   recovery_duration: 'trend',
+  event_recovery: 'trend',
+  event_slow: 'rate',
   server_rss_growth: 'trend',
   op_drift: 'trend',
   first_event: 'trend',

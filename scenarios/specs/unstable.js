@@ -1,0 +1,111 @@
+// The unstable scenario's plan (scenarios/unstable.js runs it): study 000's transports
+// on a link that fails the way a phone's does (handovers, moves, dips, a trace: the
+// profile's events, docs/profiles.md#unstable-links). Plain ES module: k6 and Node read it.
+import { cellKey } from '../../common/results.js';
+import { linkOf } from '../../common/model.js';
+import { POLICIES } from '../../common/policies.js';
+import { recoveryByLane } from '../../common/recovery.js';
+import { DEFAULT_COLUMNS, lane, rttOf } from '../../common/scenario.js';
+import { BOOK_OP } from './ws-vs-http.js';
+
+// A stable link (no events) still runs, for the ranking beside: a slot of this long.
+const STABLE_SLOT_SECONDS = 10;
+
+const op =
+  (more = {}) =>
+  () => ({ ...BOOK_OP, ...more });
+
+// The policy a lane's client follows (common/policies.js), by lane name.
+export const LANE_POLICY = {
+  http_fresh: 'http-fresh',
+  http_keepalive: 'http-keepalive',
+  http2: 'http2',
+  ws: 'ws',
+  wss: 'ws',
+  grpc: 'grpc',
+};
+export const policyOf = (laneName) => POLICIES[LANE_POLICY[laneName]];
+
+// A lane's recovery gate: the model's slowest phase (common/recovery.js) x FACTOR +
+// PLUS_MS, plus half the random part of the policy's reconnect wait (the model takes its
+// middle): docs/thresholds.md#unstable.
+export const RECOVERY_MARGIN = { factor: 1.25, plusMs: 250 };
+
+const silentMove = (events) => Boolean(events) && events.kind === 'move' && events.death === 'silent';
+
+// The model's recovery for each lane of the plan: { laneName: recoveryMs() }.
+export function laneRecoveries(profile, lanes) {
+  const event = profile.network.events;
+  if (!event) return {};
+  const rows = recoveryByLane({
+    event,
+    link: linkOf(profile),
+    lanes: lanes
+      .filter((l) => l.tags.transport)
+      .map((l) => ({
+        lane: l.name,
+        policy: LANE_POLICY[l.name],
+        transport: l.tags.transport,
+        op: { ...(l.model ? l.model({}, linkOf(profile)) : {}), tls: l.tags.tls === 'true' },
+      })),
+  });
+  return Object.fromEntries(rows.map((r) => [r.lane, r]));
+}
+
+export function recoveryLimitMs(model, policy) {
+  if (!(model.max < Infinity)) return null; // never recovers: nothing to gate (docs/model.md)
+  const r = policy.reconnect;
+  const random = r ? ((r.randomMs[1] - r.randomMs[0]) / 2 || 0) + (r.jitter || 0) * r.firstMs : 0;
+  return Math.ceil(model.max * RECOVERY_MARGIN.factor + RECOVERY_MARGIN.plusMs + random);
+}
+
+export default function declare() {
+  return {
+    name: 'unstable',
+    defaultProfile: 'lte+handover',
+    lanes: [
+      lane('http_fresh', 'http-fresh', false, { model: op() }),
+      lane('http_keepalive', 'http-keepalive', false, { model: op() }),
+      lane('http2', 'http2', true, { model: op() }),
+      lane('ws', 'ws', false, { model: op({ conn: 'warm' }) }),
+      lane('wss', 'ws', true, { model: op({ conn: 'warm' }) }),
+      lane('grpc', 'grpc', false, { model: op({ reqBytes: 20, resBytes: 120 }) }),
+    ],
+    // One client per lane: what one user meets. STEPS=1,4 adds concurrency.
+    steps: [1],
+    // k6 v1.8.1 cannot abandon a WebSocket whose connection died silently (its close
+    // waits for the server's close frame, with no timeout): the link toxic lets a plain
+    // one go when its client starts the close handshake (tools/toxiproxy/link.go
+    // clientClosesWebSocket), but cannot see into TLS. wss is left out under a silent
+    // move; ws shows the same client (docs/known-limits.md).
+    lanesFor(profile) {
+      return silentMove(profile.network.events) ? this.lanes.filter((l) => l.name !== 'wss') : this.lanes;
+    },
+    // Each lane's recovery gated by the model (the link's return to the first success).
+    gates(profile, plan, lanes) {
+      const models = laneRecoveries(profile, lanes);
+      const out = {};
+      for (const [name, sc] of Object.entries(plan.scenarios)) {
+        const laneName = name.replace(/_[a-z]?\d+$/, '');
+        const model = models[laneName];
+        const limit = model && recoveryLimitMs(model, policyOf(laneName));
+        if (sc.tags.transport && limit !== null && limit !== undefined)
+          out[cellKey('event_recovery', { scenario: name })] = [`max<${limit}`];
+      }
+      return out;
+    },
+    // Every step is one period of the events, so each meets its event at the same point
+    // (the events count from setup, as the steps do: docs/profiles.md#unstable-links).
+    slotSeconds: (profile) => (profile.network.events ? profile.network.events.periodS : STABLE_SLOT_SECONDS),
+    closeSeconds: (profile) => (2 * rttOf(profile)) / 1000 + 0.5,
+    iterationSeconds: (profile) => (3 * rttOf(profile)) / 1000 + 0.1,
+    // HTTP/1.1 fresh closes its connection after each request (Connection: close).
+    columns: [
+      ...DEFAULT_COLUMNS.filter((c) => c.title !== 'server p50'),
+      { title: 'recovery p50', metric: 'event_recovery', stat: 'med', unit: 'ms' },
+      { title: 'recovery max', metric: 'event_recovery', stat: 'max', unit: 'ms' },
+      { title: 'slow in event', metric: 'event_slow', stat: 'rate', unit: '%' },
+      { title: 'reconnects', metric: 'reconnects', stat: 'count', unit: '' },
+    ],
+  };
+}

@@ -1,0 +1,164 @@
+/*
+ * Unstable links: study 000's transports on a link that fails as a phone's does, to
+ * re-measure its claim that "WebSocket connections typically have better fault
+ * tolerance". The profile's events (docs/profiles.md#unstable-links) happen on the
+ * link toxic's own schedule, timed from setup: +handover (a blackout: connections
+ * stay open, bytes wait for TCP's backed-off retransmission), +move (a blackout, then
+ * every connection is dead, silently) and +move-reset (the same, announced by a
+ * reset), +dip (the bandwidth falls to a share), +trace=NAME (a Mahimahi trace).
+ * Every lane runs alone for one period of the events, so each meets its event at
+ * the same point of its step.
+ * Clients follow a client people use (common/policies.js, each with its source):
+ *   http_fresh, http_keepalive, http2  OkHttp's 10 s timeout; a failed request's
+ *       connection is dropped and the next opens a new one; k6's HTTP/2 has no PING
+ *       liveness check (Go's ReadIdleTimeout is 0 and k6 offers no option)
+ *   ws, wss  graphql-ws 6's retryWait before each reconnection (2^n s + 300-3000 ms);
+ *       10 s for an operation's answer; no client ping (a busy socket's operations
+ *       time out first; the pings matter to idle subscriptions, not here)
+ *   grpc     a 10 s deadline per call; a lost channel reconnects at once (grpc-go)
+ * Look at: failed, recovery p50 (the link's return -> the first success after it),
+ * slow in event (operations over their budget plus the event's length).
+ *
+ *   npx k6pack up && k6 run -e PROFILE=lte+handover scenarios/unstable.js
+ *   npx k6pack run unstable --profile lte+handover,lte+move
+ *
+ * Its plan at LOAD=ci (`npx k6pack plan unstable --load ci`; dev/plan-headers.js writes it):
+ *   unstable under lte+handover (R 70 ms, down 12000 / up 12000 kbit/s, handover), load ci, closed workload: 6 k6 scenarios, 120.0 s in all
+ *     k6 scenario        executor      VUs or rate  start  duration  graceful stop
+ *     http_fresh_c1      constant-vus  1 VU         0s     19.3s     0.7s
+ *     http_keepalive_c1  constant-vus  1 VU         20s    19.3s     0.7s
+ *     http2_c1           constant-vus  1 VU         40s    19.3s     0.7s
+ *     ws_c1              constant-vus  1 VU         60s    19.3s     0.7s
+ *     wss_c1             constant-vus  1 VU         80s    19.3s     0.7s
+ *     grpc_c1            constant-vus  1 VU         100s   19.3s     0.7s
+ *   where the figures come from:
+ *     VUs or rate: each step's concurrency (the spec's steps: 1)
+ *     duration: one period of the link's events (20 s), less the graceful stop
+ *     graceful stop: the spec's time to close
+ *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
+ * (end of the plan)
+ */
+import exec from 'k6/execution';
+import declare, { laneRecoveries, policyOf, recoveryLimitMs } from './specs/unstable.js';
+import { trackEvents } from './lib/events.js';
+import { Channel, newClient } from './lib/grpc.js';
+import { graphqlHttp } from './lib/http.js';
+import { bookId, bookOperation } from './lib/queries.js';
+import { defineScenario } from './lib/scenario.js';
+import { wsSession } from './lib/sessions.js';
+import { expectationsOf } from '../common/gates.js';
+import { linkOf } from '../common/model.js';
+import { drawReconnectWaitMs } from '../common/policies.js';
+
+const decl = declare(__ENV);
+const s = defineScenario(decl, { notes: recoveryNotes });
+export const { options, setup, teardown, handleSummary } = s;
+
+// Each lane's budget for event_slow: the model's p95 for one operation.
+const link = linkOf(s.profile);
+const budgets = Object.fromEntries(s.lanes.map((l) => [l.name, expectationsOf(l, {}, link).p95.ms]));
+const laneOf = () => exec.scenario.name.replace(/_c\d+$/, '');
+
+const operation = (i) => bookOperation(exec.vu.idInTest, i);
+
+function timed(data, laneName, fn) {
+  const startMs = Date.now();
+  const r = fn();
+  trackEvents(data.network, {
+    ok: r.ok,
+    startMs,
+    endMs: Date.now(),
+    budgetMs: budgets[laneName],
+    sinceMs: exec.scenario.startTime,
+    tags: {},
+  });
+  return r;
+}
+
+function httpOp(data, transport, tls) {
+  const laneName = laneOf();
+  const policy = policyOf(laneName);
+  timed(data, laneName, () =>
+    graphqlHttp({ transport, tls, timeout: `${policy.timeoutMs}ms`, ...operation(exec.vu.iterationInScenario) }),
+  );
+}
+
+export const httpFresh = (data) => httpOp(data, 'http-fresh', false);
+export const httpKeepalive = (data) => httpOp(data, 'http-keepalive', false);
+export const http2 = (data) => httpOp(data, 'http2', true);
+
+function wsLane(data, tls) {
+  const laneName = laneOf();
+  const policy = policyOf(laneName);
+  return wsSession({
+    tls,
+    tags: {},
+    recover: true,
+    maxReconnects: 1000,
+    timeoutMs: policy.timeoutMs,
+    reconnectWaitMs: (n) => drawReconnectWaitMs(policy.reconnect, n),
+    dropOnFailure: true,
+    op: async (socket, i) => {
+      const startMs = Date.now();
+      const r = await socket.execute({ ...operation(i), timeoutMs: policy.timeoutMs });
+      if (!r.abandoned)
+        trackEvents(data.network, {
+          ok: r.ok,
+          startMs,
+          endMs: Date.now(),
+          budgetMs: budgets[laneName],
+          sinceMs: exec.scenario.startTime,
+          tags: {},
+        });
+      return r;
+    },
+  });
+}
+
+export const ws = (data) => wsLane(data, false);
+export const wss = (data) => wsLane(data, true);
+
+const channel = new Channel(newClient());
+
+export function grpc(data) {
+  const policy = policyOf('grpc');
+  const id = bookId(1 + ((exec.vu.idInTest * 7919 + exec.vu.iterationInScenario) % 1000));
+  timed(data, 'grpc', () =>
+    channel.call(
+      'GetBook',
+      { id },
+      {
+        validate: (b) => (b && b.id === id ? null : `GetBook answered ${b && b.id}`),
+        timeout: `${policy.timeoutMs}ms`,
+      },
+    ),
+  );
+}
+
+// Under the table: each lane's recovery beside the model's, fastest first (the
+// verdict above ranks the operations' latency; this ranks the recovery).
+function recoveryNotes(data) {
+  const events = s.profile.network.events;
+  if (!events) return ['', 'no link events in this profile: recovery is not measured (try +handover, +move, +dip)'];
+  const models = laneRecoveries(s.profile, s.lanes);
+  const ms = (x) => (x === Infinity ? 'never' : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${Math.round(x)} ms`);
+  const rows = Object.keys(s.plan.scenarios).map((name) => {
+    const laneName = name.replace(/_c\d+$/, '');
+    const m = data.metrics[`event_recovery{scenario:${name}}`];
+    const got = m && m.values.count ? m.values.max : null;
+    const model = models[laneName];
+    return { name, got, model, limit: model ? recoveryLimitMs(model, policyOf(laneName)) : null };
+  });
+  rows.sort((a, b) => (a.got ?? Infinity) - (b.got ?? Infinity));
+  const lines = [
+    '',
+    `recovery from the link's return (${events.kind}${events.death ? `, ${events.death}` : ''}), fastest first:`,
+  ];
+  for (const r of rows) {
+    const model = r.model ? `model p50 ${ms(r.model.p50)}, phases ${ms(r.model.min)}-${ms(r.model.max)}` : 'no model';
+    const gate = r.limit ? `, gate < ${ms(r.limit)}` : '';
+    const got = r.got === null ? 'no success after a return in its step' : ms(r.got);
+    lines.push(`  ${r.name}: ${got} (${model}${gate})`);
+  }
+  return lines;
+}
