@@ -12,9 +12,9 @@
  *   http_fresh, http_keepalive, http2  OkHttp's 10 s timeout; a failed request's
  *       connection is dropped and the next opens a new one; k6's HTTP/2 has no PING
  *       liveness check (Go's ReadIdleTimeout is 0 and k6 offers no option)
- *   ws, wss  graphql-ws 6's retryWait before each reconnection (2^n s + 300-3000 ms);
- *       10 s for an operation's answer; no client ping (a busy socket's operations
- *       time out first; the pings matter to idle subscriptions, not here)
+ *   ws, wss  graphql-ws 6's defaults: retryWait before each reconnection (2^n s +
+ *       300-3000 ms), keepAlive off (no client ping: a busy socket's operation times
+ *       out first); 10 s for an operation's answer, then a new socket
  *   grpc     a 10 s deadline per call; a lost channel reconnects at once (grpc-go)
  * Look at: failed, recovery p50 (the link's return -> the first success after it),
  * slow in event (operations over their budget plus the event's length).
