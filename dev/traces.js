@@ -37,6 +37,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { traceStats } from '../common/trace.js';
 import { ROOT } from '../lib/tools.js';
+import { mulberry32 } from './prng.js';
 
 const TRACE_DIR = join(ROOT, 'profiles', 'traces');
 
@@ -56,18 +57,6 @@ export const TRACES = {
   },
 };
 
-// mulberry32: a small seeded generator, the same numbers on every machine.
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const normal = (rand) => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
 
 // Knuth's method: fine for the small means here (at most 1 packet a ms).
@@ -84,7 +73,7 @@ function poisson(rand, mean) {
 
 // One direction: the opportunities' timestamps (ms), the last one the period.
 export function walkTrace({ topRate, periodMs, seed }) {
-  const rand = random(seed);
+  const rand = mulberry32(seed);
   const sigma = SPROUT.sigma * (topRate / SPROUT.topRate);
   const step = sigma * Math.sqrt(TICK_MS / 1000);
   const escape = 1 - Math.exp(-SPROUT.escapePerS * (TICK_MS / 1000));

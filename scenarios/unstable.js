@@ -61,9 +61,8 @@ const laneOf = () => exec.scenario.name.replace(/_c\d+$/, '');
 
 const operation = (i) => bookOperation(exec.vu.idInTest, i);
 
-function timed(data, laneName, fn) {
-  const startMs = Date.now();
-  const r = fn();
+// An operation's outcome against the link's events (scenarios/lib/events.js).
+const record = (data, laneName, startMs, r) =>
   trackEvents(data.network, {
     ok: r.ok,
     startMs,
@@ -72,6 +71,11 @@ function timed(data, laneName, fn) {
     sinceMs: exec.scenario.startTime,
     tags: {},
   });
+
+function timed(data, laneName, fn) {
+  const startMs = Date.now();
+  const r = fn();
+  record(data, laneName, startMs, r);
   return r;
 }
 
@@ -101,15 +105,7 @@ function wsLane(data, tls) {
     op: async (socket, i) => {
       const startMs = Date.now();
       const r = await socket.execute({ ...operation(i), timeoutMs: policy.timeoutMs });
-      if (!r.abandoned)
-        trackEvents(data.network, {
-          ok: r.ok,
-          startMs,
-          endMs: Date.now(),
-          budgetMs: budgets[laneName],
-          sinceMs: exec.scenario.startTime,
-          tags: {},
-        });
+      if (!r.abandoned) record(data, laneName, startMs, r);
       return r;
     },
   });

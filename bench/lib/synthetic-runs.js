@@ -16,6 +16,7 @@ import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { createGzip } from 'node:zlib';
+import { mulberry32 } from '../../dev/prng.js';
 
 export const LINES_PER_OP = 8;
 const LANES = [
@@ -54,18 +55,6 @@ export function plan() {
 
 export const rowKey = (row) => `op_duration{scenario:${row.scenario},payload:${row.payload}}`;
 export const stepKey = (scenario) => `op_duration{scenario:${scenario}}`;
-
-// mulberry32: a small seeded PRNG.
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // The summary.json of one runner (schema version 1, as scenarios/lib/summary.js writes it;
 // its statistics are the runner's own and are not what the merge reads).
@@ -150,7 +139,7 @@ export async function writeRunner({ dir, runner, runners, samples, seed = 1 }) {
   const folder = join(dir, `runner-${runner}`);
   mkdirSync(folder, { recursive: true });
   const rows = plan();
-  const random = prng(seed * 1000 + runner);
+  const random = mulberry32(seed * 1000 + runner);
   const gauss = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
   const ops = Math.floor(samples / LINES_PER_OP);
   const perRow = rows.map(() => []);
