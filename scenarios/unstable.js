@@ -39,7 +39,7 @@
  * (end of the plan)
  */
 import exec from 'k6/execution';
-import declare, { laneRecoveries, policyOf, recoveryLimitMs } from './specs/unstable.js';
+import declare, { policyOf, stepRecoveries } from './specs/unstable.js';
 import { trackEvents } from './lib/events.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
@@ -136,14 +136,13 @@ export function grpc(data) {
 function recoveryNotes(data) {
   const events = s.profile.network.events;
   if (!events) return ['', 'no link events in this profile: recovery is not measured (try +handover, +move, +dip)'];
-  const models = laneRecoveries(s.profile, s.lanes);
+  const steps = stepRecoveries(s.profile, s.plan, s.lanes);
   const ms = (x) => (x === Infinity ? 'never' : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${Math.round(x)} ms`);
   const rows = Object.keys(s.plan.scenarios).map((name) => {
-    const laneName = name.replace(/_c\d+$/, '');
     const m = data.metrics[`event_recovery{scenario:${name}}`];
     const got = m && m.values.count ? m.values.max : null;
-    const model = models[laneName];
-    return { name, got, model, limit: model ? recoveryLimitMs(model, policyOf(laneName)) : null };
+    const { model = null, limitMs = null } = steps[name] || {};
+    return { name, got, model, limit: limitMs };
   });
   rows.sort((a, b) => (a.got ?? Infinity) - (b.got ?? Infinity));
   const lines = [

@@ -37,22 +37,36 @@ export const RECOVERY_MARGIN = { factor: 1.25, plusMs: 250 };
 const silentMove = (events) => Boolean(events) && events.kind === 'move' && events.death === 'silent';
 
 // The model's recovery for each lane of the plan: { laneName: recoveryMs() }.
-export function laneRecoveries(profile, lanes) {
+function laneRecoveries(profile, lanes) {
   const event = profile.network.events;
   if (!event) return {};
+  const link = linkOf(profile);
   const rows = recoveryByLane({
     event,
-    link: linkOf(profile),
+    link,
     lanes: lanes
       .filter((l) => l.tags.transport)
       .map((l) => ({
         lane: l.name,
         policy: LANE_POLICY[l.name],
         transport: l.tags.transport,
-        op: { ...(l.model ? l.model({}, linkOf(profile)) : {}), tls: l.tags.tls === 'true' },
+        op: { ...(l.model ? l.model({}, link) : {}), tls: l.tags.tls === 'true' },
       })),
   });
   return Object.fromEntries(rows.map((r) => [r.lane, r]));
+}
+
+// Each k6 scenario of the plan with its lane's model and recovery gate (null: none):
+// { name: { model, limitMs } }, for the gates and the summary's notes alike.
+export function stepRecoveries(profile, plan, lanes) {
+  const models = laneRecoveries(profile, lanes);
+  const out = {};
+  for (const [name, sc] of Object.entries(plan.scenarios)) {
+    const lane = lanes.find((l) => l.exec === sc.exec && name.startsWith(`${l.name}_`));
+    const model = lane && models[lane.name];
+    if (model) out[name] = { model, limitMs: recoveryLimitMs(model, policyOf(lane.name)) };
+  }
+  return out;
 }
 
 export function recoveryLimitMs(model, policy) {
@@ -79,22 +93,16 @@ export default function declare() {
     // k6 v1.8.1 cannot abandon a WebSocket whose connection died silently (its close
     // waits for the server's close frame, with no timeout): the link toxic lets a plain
     // one go when its client starts the close handshake (tools/toxiproxy/link.go
-    // clientClosesWebSocket), but cannot see into TLS. wss is left out under a silent
+    // webSocketCloses), but cannot see into TLS. wss is left out under a silent
     // move; ws shows the same client (docs/known-limits.md).
     lanesFor(profile) {
       return silentMove(profile.network.events) ? this.lanes.filter((l) => l.name !== 'wss') : this.lanes;
     },
     // Each lane's recovery gated by the model (the link's return to the first success).
     gates(profile, plan, lanes) {
-      const models = laneRecoveries(profile, lanes);
       const out = {};
-      for (const [name, sc] of Object.entries(plan.scenarios)) {
-        const laneName = name.replace(/_[a-z]?\d+$/, '');
-        const model = models[laneName];
-        const limit = model && recoveryLimitMs(model, policyOf(laneName));
-        if (sc.tags.transport && limit !== null && limit !== undefined)
-          out[cellKey('event_recovery', { scenario: name })] = [`max<${limit}`];
-      }
+      for (const [name, { limitMs }] of Object.entries(stepRecoveries(profile, plan, lanes)))
+        if (limitMs !== null) out[cellKey('event_recovery', { scenario: name })] = [`max<${limitMs}`];
       return out;
     },
     // Every step is one period of the events, so each meets its event at the same point
@@ -102,7 +110,6 @@ export default function declare() {
     slotSeconds: (profile) => (profile.network.events ? profile.network.events.periodS : STABLE_SLOT_SECONDS),
     closeSeconds: (profile) => (2 * rttOf(profile)) / 1000 + 0.5,
     iterationSeconds: (profile) => (3 * rttOf(profile)) / 1000 + 0.1,
-    // HTTP/1.1 fresh closes its connection after each request (Connection: close).
     columns: [
       ...DEFAULT_COLUMNS.filter((c) => c.title !== 'server p50'),
       { title: 'recovery p50', metric: 'event_recovery', stat: 'med', unit: 'ms' },
