@@ -56,8 +56,9 @@ export function proxiesFor(ports = DEFAULT_PORTS, host = DEFAULT_HOST, upstreamH
 }
 
 // What k6 scenarios talk to (the proxies, so profiles apply), as the -e variables
-// scenarios/lib/config.js reads. The defaults are targetsFor(DEFAULT_PORTS).
-export function targetsFor(ports = DEFAULT_PORTS, host = DEFAULT_HOST) {
+// scenarios/lib/config.js reads. The defaults are targetsFor(DEFAULT_PORTS). serverHost:
+// where the GraphQL server itself is, when not on the proxies' host (docker compose).
+export function targetsFor(ports = DEFAULT_PORTS, host = DEFAULT_HOST, serverHost = host) {
   return {
     TOXIPROXY_URL: `http://${host}:${ports.TOXIPROXY_PORT}`,
     GRAPHQL_HTTP_URL: `http://${host}:${ports.PROXY_GRAPHQL_PORT}${GRAPHQL_PATH}`,
@@ -66,6 +67,9 @@ export function targetsFor(ports = DEFAULT_PORTS, host = DEFAULT_HOST) {
     GRAPHQL_WSS_URL: `wss://${host}:${ports.PROXY_GRAPHQL_TLS_PORT}${GRAPHQL_PATH}`,
     GRPC_ADDR: `${host}:${ports.PROXY_GRPC_PORT}`,
     GRPC_TLS_ADDR: `${host}:${ports.PROXY_GRPC_TLS_PORT}`,
+    // The GraphQL server itself, unshaped: the unstable scenario's publisher writes
+    // there, so a link event meets its subscribers and not its writes.
+    GRAPHQL_DIRECT_URL: `http://${serverHost}:${ports.GRAPHQL_PORT}${GRAPHQL_PATH}`,
   };
 }
 

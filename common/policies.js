@@ -17,8 +17,12 @@
 //   keepsConnection  a timed-out request leaves its connection in the pool and the next
 //                 request takes it again (Go's HTTP/2: it resets the stream, not the
 //                 connection), so a silently dead connection is never left
+//   subscription  the lane holds one subscription open instead of running operations:
+//                 it has no operation timeout; only a reset or its keepalive tells it
+//                 the connection died
 //   resumes       a subscription resumes where it stopped after a reconnection (no lost
-//                 events): none of the reference servers offers that, so false
+//                 events): the gRPC lane's Subscribe takes after_seq and the server
+//                 sends what it kept since; graphql-transport-ws has no such thing
 
 // OkHttp's defaults (OkHttpClient.Builder: connect, read and write timeouts 10 s), the
 // HTTP client of most Android apps; browsers' fetch has no timeout of its own.
@@ -101,6 +105,27 @@ export const POLICIES = {
     keepalive: null,
     resumes: false,
     source: "grpc-go's connection backoff (1 s x1.6, +-20 %, 120 s) and no client keepalive; a 10 s deadline per call",
+  },
+  // The subscription lanes: one subscription held open through the events.
+  'sub-ws': {
+    subscription: true,
+    timeoutMs: Infinity,
+    fresh: false,
+    reconnect: GRAPHQL_WS.reconnect,
+    keepalive: GRAPHQL_WS.keepalive,
+    resumes: false,
+    source:
+      "graphql-ws 6: keepAlive 10 s with a 5 s pong timeout (the library's recipe), retryWait before each reconnection; graphql-transport-ws has no resume: a new subscription gets events from then on",
+  },
+  'sub-grpc': {
+    subscription: true,
+    timeoutMs: Infinity,
+    fresh: false,
+    reconnect: GRPC.reconnect,
+    keepalive: null,
+    resumes: true,
+    source:
+      "grpc-go's defaults: no keepalive (a silent death is never noticed) and a broken stream's channel reconnects at once; the stream resumes after its last seq (Subscribe after_seq: the server sends the events it kept since)",
   },
 };
 

@@ -64,7 +64,13 @@ export const LANE_TRANSPORTS = {
   ws: 'ws',
   'ws-nokeepalive': 'ws',
   grpc: 'grpc',
+  'sub-ws': 'ws',
+  'sub-grpc': 'grpc',
 };
+
+// The unstable scenario's publisher sends its subscription lanes an event this often
+// (straight to the server: the events are the subscriber's link's).
+export const PUBLISH_MS = 100;
 
 // Where each term of a recovery comes from.
 export const SOURCES = {
@@ -82,6 +88,9 @@ export const SOURCES = {
     'the keepalive probe that meets the dead connection goes unanswered for its timeout (graphql-ws keepAlive with the ping/pong timeout recipe: common/policies.js keepalive)',
   'reconnect wait': 'the wait before a new connection (common/policies.js reconnect, reconnectWaitMs(reconnect, 0))',
   dip: "the rest of the operation in flight at the dip's end, its transfer at the dipped rate: bytes / (rate x share) (tcp.go serializeAt)",
+  'publish wait': `a subscription waits for the next event the server sends (one every ${PUBLISH_MS} ms: the unstable scenario's publisher)`,
+  subscribe:
+    "a new subscription's request reaches the server R/2 after the connection is ready; a lane that resumes is sent the events kept since its last one at once, another gets the next event published, R/2 later",
 };
 
 // The events' windows [start, end] in absolute ms that overlap [fromMs, toMs): the link
@@ -181,6 +190,7 @@ function closedLoop(c, phase, probePhase) {
     while (ping + R < 0) ping += cycle;
     return ping + ka.timeoutMs;
   };
+  if (policy.subscription) return subscription(c, phase, { span, flight, open, probeFailsAt, spans });
   // The operation in flight at the event's start: on its own new connection (fresh),
   // else on a warm one opened long before.
   let start = -phase;
@@ -217,6 +227,40 @@ function closedLoop(c, phase, probePhase) {
     conn = open(start);
   }
   throw new Error(`recovery: no operation succeeded in ${MAX_OPERATIONS}`);
+}
+
+// A subscription held open on a warm connection through the event (the loop's helpers
+// passed in): the server sends an event every publishMs, at -phase + k x publishMs; the
+// recovery is from the return to the first event that arrives after it.
+//   blackout  the first event that would arrive in the dark is lost and retried as any
+//             flight; TCP delivers in order, so the events behind it wait for it
+//   move      the connection dies: a reset is heard at the return, a silent death only
+//             by the keepalive (none: never); after the reconnection wait and a new
+//             connection's set-up the subscribe reaches the server R/2 later; a lane
+//             that resumes is sent the kept events at once, another waits for the next
+//             event published
+function subscription(c, phase, { span, flight, open, probeFailsAt, spans }) {
+  const { L, h, kind, death, policy, publishMs: P } = c;
+  const conn = { opened: -Infinity, warm: true, dead: kind === 'move', ready: -Infinity, samples: null };
+  let sent = -phase;
+  while (sent + h < 0) sent += P; // the first event that arrives at or after the dark's start
+  if (kind === 'blackout') {
+    const f = flight(conn, sent, 'down');
+    span(f.lost ? 'retransmission' : 'publish wait', f.arrival);
+    return { ms: f.arrival - L, terms: clip(spans, L) };
+  }
+  const reset = death === 'reset';
+  const failAt = reset ? L : probeFailsAt(conn);
+  if (failAt === Infinity) return { ms: Infinity, terms: [] };
+  span(reset ? 'reset' : 'keepalive', failAt);
+  const wait = reconnectWaitMs(policy.reconnect, 0);
+  if (wait > 0) span('reconnect wait', failAt + wait);
+  const next = open(failAt + wait);
+  const at = next.ready + h; // the subscribe at the server
+  let first = at + h;
+  if (!policy.resumes) first = -phase + Math.ceil((at + phase) / P) * P + h;
+  span('subscribe', first);
+  return { ms: first - L, terms: clip(spans, L) };
 }
 
 // The spans' parts after the return, by name in order of first appearance.
@@ -264,10 +308,11 @@ const policyOf = (policy) => {
 // -> { p50, p95, mean, min, max (over the phases), cycleMs (the loop's normal cycle),
 //      terms: [{ name, ms, source }] (the median's, summing to p50), timesOut (a dip:
 //      the dipped operation outlasts the timeout, which the model does not follow) }
-export function recoveryMs({ event, policy, link, opMs, setupMs = 0, transferMs = 0 }) {
+export function recoveryMs({ event, policy, link, opMs, setupMs = 0, transferMs = 0, publishMs = PUBLISH_MS }) {
   const p = policyOf(policy);
   const R = link.R || 0;
-  const cycleMs = (p.fresh ? setupMs : 0) + opMs;
+  // A subscription's cycle is the publisher's: its events are what it waits for.
+  const cycleMs = p.subscription ? publishMs : (p.fresh ? setupMs : 0) + opMs;
   const sourced = (r) => ({
     ...r,
     cycleMs,
@@ -281,7 +326,7 @@ export function recoveryMs({ event, policy, link, opMs, setupMs = 0, transferMs 
       samples.push({
         ms: rest,
         terms: [
-          { name: 'operation', ms: (rest * cycleMs) / dipped },
+          { name: p.subscription ? 'publish wait' : 'operation', ms: (rest * cycleMs) / dipped },
           { name: 'dip', ms: (rest * (dipped - cycleMs)) / dipped },
         ],
       });
@@ -289,7 +334,17 @@ export function recoveryMs({ event, policy, link, opMs, setupMs = 0, transferMs 
     return { ...sourced(median(samples)), timesOut: dipped > p.timeoutMs };
   }
   if (event.kind !== 'blackout' && event.kind !== 'move') throw new Error(`recovery: no event kind ${event.kind}`);
-  const c = { L: event.lengthMs, R, h: R / 2, kind: event.kind, death: event.death, policy: p, opMs, setupMs };
+  const c = {
+    L: event.lengthMs,
+    R,
+    h: R / 2,
+    kind: event.kind,
+    death: event.death,
+    policy: p,
+    opMs,
+    setupMs,
+    publishMs,
+  };
   const probes = p.keepalive && event.kind === 'move' && event.death === 'silent' ? PROBE_PHASES : 1;
   const samples = [];
   for (let i = 0; i < PHASES; i++)
@@ -299,7 +354,7 @@ export function recoveryMs({ event, policy, link, opMs, setupMs = 0, transferMs 
 
 function sourceOf(name, p) {
   if (name === 'timeout') return `${SOURCES.timeout}: ${p.timeoutMs} ms; ${p.source}`;
-  if (name === 'reconnect wait' || name === 'keepalive') return `${SOURCES[name]}; ${p.source}`;
+  if (name === 'reconnect wait' || name === 'keepalive' || name === 'subscribe') return `${SOURCES[name]}; ${p.source}`;
   return SOURCES[name] || name;
 }
 
@@ -328,11 +383,11 @@ export function laneCosts(link, lane, op) {
 // the lane's), transport (default: the lane's, LANE_TRANSPORTS), op (merged over op) }:
 // e.g. { lane: 'wss', policy: 'ws', transport: 'ws', op: { tls: true } }.
 // -> [{ lane, transport, opMs, setupMs, transferMs, ...recoveryMs() }]
-export function recoveryByLane({ event, link, op = {}, lanes = Object.keys(POLICIES) }) {
+export function recoveryByLane({ event, link, op = {}, lanes = Object.keys(POLICIES), publishMs = PUBLISH_MS }) {
   return lanes.map((l) => {
     const entry = typeof l === 'string' ? { lane: l } : l;
     const lane = entry.lane ?? entry.name;
     const costs = laneCosts(link, entry.transport ?? lane, { ...op, ...entry.op });
-    return { lane, ...costs, ...recoveryMs({ event, policy: entry.policy ?? lane, link, ...costs }) };
+    return { lane, ...costs, ...recoveryMs({ event, policy: entry.policy ?? lane, link, publishMs, ...costs }) };
   });
 }

@@ -228,7 +228,9 @@ test('every lane and event: terms sum to the median, each with a source; determi
     );
     for (const r of rows) {
       if (r.p50 === Infinity) {
-        assert.ok(name === 'move' && POLICIES[r.lane].keepsConnection, `${name} ${r.lane}: never recovers`);
+        const p = POLICIES[r.lane];
+        // k6's HTTP/2 keeps the dead connection; a subscription without keepalive waits for ever.
+        assert.ok(name === 'move' && (p.keepsConnection || (p.subscription && !p.keepalive)), `${name} ${r.lane}`);
         continue;
       }
       close(sum(r), r.p50, `${name} ${r.lane}: terms`, 1e-6);
@@ -250,6 +252,40 @@ test('every lane and event: terms sum to the median, each with a source; determi
   close(wss.p50, 2650 + wss.setupMs + wss.opMs, 'wss: retryWait(0) + set-up + operation');
   assert.throws(() => recoveryMs({ event: EVENTS.move, policy: 'carrier-pigeon', link: LTE, opMs: 1 }), /no policy/);
   assert.throws(() => recoveryMs({ event: { kind: 'quake' }, policy: 'ws', link: LTE, opMs: 1 }), /no event kind/);
+});
+
+// A subscription (sub-ws, sub-grpc): the server sends an event every 100 ms (PUBLISH_MS),
+// the first to arrive in the dark sent at t in [-35, 65) (h = R/2 = 35).
+test('a subscription: the handover retransmits its events, a reset costs its policy, a silent death its keepalive', () => {
+  const sub = (event, policy) =>
+    recoveryMs({ event, policy, link: LTE, opMs: 36, setupMs: policy === 'sub-ws' ? 210 : 140, publishMs: 100 });
+  // That event is lost and tried at t + 270 x (1, 3, 7): the third arrives at t + 1925,
+  // 425 + t after the return; in order, every later event waits for it. Median t = 15.
+  const handover = sub(EVENTS.handover, 'sub-grpc');
+  close(handover.p50, 440, 'handover', 0.5); // the middle phase's t is 15.2
+  close(handover.min, 390, 'handover, earliest phase', 0.5);
+  assert.deepEqual(Object.keys(termsOf(handover)), ['retransmission']);
+  // A reset at the return: gRPC reopens at once, set-up 2R, its Subscribe reaches the
+  // server R/2 later and, resuming with after_seq, the kept events come back R/2 after:
+  // the same in every phase.
+  const grpc = sub(EVENTS['move-reset'], 'sub-grpc');
+  assert.deepEqual([grpc.min, grpc.p50, grpc.max], [210, 210, 210]);
+  assert.deepEqual(termsOf(grpc), { 'set-up': 140, subscribe: 70 });
+  // graphql-ws waits retryWait(0) (2650 ms expected), set-up 3R, and without resume its
+  // first event is the next one published after the subscribe reaches the server
+  // (50 ms at the median) and R/2 on the way.
+  const ws = sub(EVENTS['move-reset'], 'sub-ws');
+  close(ws.p50, 2650 + 210 + 35 + 50 + 35, 'ws reset', 0.5);
+  // A silent death: gRPC has no keepalive and the stream no deadline: never. ws's ping
+  // (10 s after the last pong, its phase uniform over the 10.07 s cycle) goes unanswered
+  // for 5 s: the death is found 4.93 to 15 s after it started, at the median 9.965 s.
+  assert.equal(sub(EVENTS.move, 'sub-grpc').p50, Infinity);
+  const silent = sub(EVENTS.move, 'sub-ws');
+  assert.ok(Math.abs(silent.p50 - (9965 - 1500 + 2650 + 210 + 35 + 50 + 35)) <= 50, `silent ws: ${silent.p50}`);
+  assert.ok(silent.min >= 4930 - 1500 + 2930 && silent.max <= 15000 - 1500 + 2930 + 100, 'silent ws: spread');
+  assert.deepEqual(Object.keys(termsOf(silent)), ['keepalive', 'reconnect wait', 'set-up', 'subscribe']);
+  // A dip loses nothing: the next event comes as it would (half an interval at the median).
+  close(sub(EVENTS.dip, 'sub-ws').p50, 50, 'dip', 2);
 });
 
 // docs/model.md "Recovery from link events": its table is what recoveryByLane gives for

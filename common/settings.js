@@ -120,7 +120,9 @@ const LIST = [
     name === 'TOXIPROXY_URL' ? [K6, CLI] : [K6],
     name === 'TOXIPROXY_URL'
       ? "Toxiproxy's API"
-      : 'where the scenarios send this transport (loopback unless ALLOW_REMOTE_TARGET=1)',
+      : name === 'GRAPHQL_DIRECT_URL'
+        ? "the GraphQL server itself, not its proxy: unstable's subscription lanes publish there (loopback unless ALLOW_REMOTE_TARGET=1)"
+        : 'where the scenarios send this transport (loopback unless ALLOW_REMOTE_TARGET=1)',
   ]),
   ['ALLOW_REMOTE_TARGET', 'flag', '(unset)', {}, [K6, CLI], '1: allow a target that is not 127.0.0.1 or ::1'],
   // Clients (scenarios/lib/)

@@ -23,7 +23,7 @@
  *   npx k6pack run unstable --profile lte+handover,lte+move
  *
  * Its plan at LOAD=ci (`npx k6pack plan unstable --load ci`; dev/plan-headers.js writes it):
- *   unstable under lte+handover (R 70 ms, down 12000 / up 12000 kbit/s, handover), load ci, closed workload: 6 k6 scenarios, 120.0 s in all
+ *   unstable under lte+handover (R 70 ms, down 12000 / up 12000 kbit/s, handover), load ci, closed workload: 8 k6 scenarios, 160.0 s in all
  *     k6 scenario        executor      VUs or rate  start  duration  graceful stop
  *     http_fresh_c1      constant-vus  1 VU         0s     19.3s     0.7s
  *     http_keepalive_c1  constant-vus  1 VU         20s    19.3s     0.7s
@@ -31,6 +31,8 @@
  *     ws_c1              constant-vus  1 VU         60s    19.3s     0.7s
  *     wss_c1             constant-vus  1 VU         80s    19.3s     0.7s
  *     grpc_c1            constant-vus  1 VU         100s   19.3s     0.7s
+ *     sub_ws_c1          constant-vus  1 VU         120s   19.3s     0.7s
+ *     sub_grpc_c1        constant-vus  1 VU         140s   19.3s     0.7s
  *   where the figures come from:
  *     VUs or rate: each step's concurrency (the spec's steps: 1)
  *     duration: one period of the link's events (20 s), less the graceful stop
@@ -38,6 +40,7 @@
  *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
  * (end of the plan)
  */
+import { sleep } from 'k6';
 import exec from 'k6/execution';
 import declare, { policyOf, stepRecoveries } from './specs/unstable.js';
 import { trackEvents } from './lib/events.js';
@@ -49,6 +52,10 @@ import { wsSession } from './lib/sessions.js';
 import { expectationsOf } from '../common/gates.js';
 import { linkOf } from '../common/model.js';
 import { drawReconnectWaitMs } from '../common/policies.js';
+import { eventWindows, PUBLISH_MS } from '../common/recovery.js';
+import { holdSubscription } from './lib/held-subscription.js';
+import { remainingMs } from './lib/load.js';
+import { deliveryDuplicates, deliveryMissed, deliveryUndelivered, recordOp } from './lib/metrics.js';
 
 const decl = declare(__ENV);
 const s = defineScenario(decl, { notes: recoveryNotes });
@@ -62,11 +69,11 @@ const laneOf = () => exec.scenario.name.replace(/_c\d+$/, '');
 const operation = (i) => bookOperation(exec.vu.idInTest, i);
 
 // An operation's outcome against the link's events (scenarios/lib/events.js).
-const record = (data, laneName, startMs, r) =>
+const record = (data, laneName, startMs, r, endMs = Date.now()) =>
   trackEvents(data.network, {
     ok: r.ok,
     startMs,
-    endMs: Date.now(),
+    endMs,
     budgetMs: budgets[laneName],
     sinceMs: exec.scenario.startTime,
     tags: {},
@@ -131,18 +138,92 @@ export function grpc(data) {
   );
 }
 
-// Under the table: each lane's recovery beside the model's, fastest first (the
-// verdict above ranks the operations' latency; this ranks the recovery).
+// The subscription lanes (scenarios/lib/held-subscription.js): one subscription held
+// through the step, an event published to it every PUBLISH_MS; each event received is
+// an operation (publish -> receipt), each break a failed one.
+const subChannel = new Channel(newClient());
+const SUB_MIN_MS = 3000; // a step with less left starts no subscription
+
+async function subscriptionLane(data, transport) {
+  const laneName = laneOf();
+  const left = remainingMs();
+  if (left < SUB_MIN_MS) {
+    sleep(Math.max(0, left) / 1000 + 0.05);
+    return;
+  }
+  const until = Date.now() + left - (2 * link.R + 200); // room to close
+  const r = await holdSubscription({
+    transport,
+    policy: policyOf(laneName),
+    publishMs: PUBLISH_MS,
+    // What is published reaches the subscriber before it stops.
+    publishEnd: until - Math.max(1000, 3 * link.R),
+    until,
+    topic: `unstable.${exec.scenario.name}.${exec.vu.idInTest}.${exec.vu.iterationInScenario}.${Date.now()}`,
+    channel: subChannel,
+  });
+  for (const reason of r.failures) recordOp({ ok: false, reason });
+  const met = metByEvents(data.network, r.events);
+  for (const e of r.events) {
+    // op_duration counts the events the link's events did not hold up: those sent
+    // before the subscription had recovered wait for the link, and event_slow and
+    // event_recovery say what they cost (a request lane has one or two such
+    // operations a period; a subscription every event published meanwhile).
+    if (!met(e)) recordOp({ ok: true, ms: e.at - e.sentAt });
+    record(data, laneName, e.sentAt, { ok: true }, e.at);
+  }
+  deliveryMissed.add(r.missed);
+  deliveryDuplicates.add(r.duplicates);
+  deliveryUndelivered.add(r.undelivered);
+}
+
+// Whether an event received was held up by a link event: sent before the first receipt
+// after the event's end, and received after its start.
+function metByEvents(network, events) {
+  if (!network || !network.events || !network.epochMs || !events.length) return () => false;
+  const windows = eventWindows(network.events, network.epochMs, events[0].sentAt, events[events.length - 1].at).map(
+    ([from, to]) => {
+      const back = events.find((e) => e.at >= to);
+      return [from, back ? back.at : Infinity];
+    },
+  );
+  return (e) => windows.some(([from, recovered]) => e.sentAt < recovered && e.at > from);
+}
+
+export const subWs = (data) => subscriptionLane(data, 'ws');
+export const subGrpc = (data) => subscriptionLane(data, 'grpc');
+
+// Under the table: each lane's recovery beside the model's, fastest first, with what
+// the events cost it (failed, slow, and for a subscription what it missed); then the
+// lanes ranked by recovery beside their ranking on a stable link (this run's p50, most
+// of its operations met no event): the verdict above ranks the latency alone.
 function recoveryNotes(data) {
   const events = s.profile.network.events;
   if (!events) return ['', 'no link events in this profile: recovery is not measured (try +handover, +move, +dip)'];
   const steps = stepRecoveries(s.profile, s.plan, s.lanes);
   const ms = (x) => (x === Infinity ? 'never' : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${Math.round(x)} ms`);
+  const stat = (metric, name, key) => {
+    const m = data.metrics[`${metric}{scenario:${name}}`];
+    return m && m.values[key] !== undefined ? m.values[key] : null;
+  };
+  const pct = (x) => `${(100 * x).toFixed(1)} %`;
   const rows = Object.keys(s.plan.scenarios).map((name) => {
-    const m = data.metrics[`event_recovery{scenario:${name}}`];
-    const got = m && m.values.count ? m.values.max : null;
     const { model = null, limitMs = null } = steps[name] || {};
-    return { name, got, model, limit: limitMs };
+    const lane = s.lanes.find((l) => name.startsWith(`${l.name}_`));
+    return {
+      name,
+      lane: lane ? lane.name : name,
+      subscription: Boolean(lane && lane.subscription),
+      got: stat('event_recovery', name, 'count') ? stat('event_recovery', name, 'max') : null,
+      model,
+      limit: limitMs,
+      failed: stat('op_failed', name, 'rate'),
+      slow: stat('event_slow', name, 'rate'),
+      missed: stat('delivery_missed', name, 'count'),
+      duplicated: stat('delivery_duplicates', name, 'count'),
+      undelivered: stat('delivery_undelivered', name, 'count'),
+      p50: stat('op_duration', name, 'med'),
+    };
   });
   rows.sort((a, b) => (a.got ?? Infinity) - (b.got ?? Infinity));
   const lines = [
@@ -153,7 +234,27 @@ function recoveryNotes(data) {
     const model = r.model ? `model p50 ${ms(r.model.p50)}, phases ${ms(r.model.min)}-${ms(r.model.max)}` : 'no model';
     const gate = r.limit ? `, gate < ${ms(r.limit)}` : '';
     const got = r.got === null ? 'no success after a return in its step' : ms(r.got);
-    lines.push(`  ${r.name}: ${got} (${model}${gate})`);
+    const cost = [
+      r.failed !== null ? `failed ${pct(r.failed)}` : null,
+      r.slow !== null ? `slow in event ${pct(r.slow)}` : null,
+      r.subscription && r.missed !== null ? `missed ${r.missed}` : null,
+      r.subscription && r.duplicated !== null ? `duplicated ${r.duplicated}` : null,
+      r.subscription && r.undelivered ? `never came ${r.undelivered}` : null,
+    ].filter(Boolean);
+    lines.push(`  ${r.name}: ${got} (${model}${gate})${cost.length ? `; ${cost.join(', ')}` : ''}`);
+  }
+  const recovered = rows.filter((r) => r.got !== null).map((r) => r.lane);
+  const never = rows.filter((r) => r.got === null).map((r) => r.lane);
+  lines.push(
+    `ranked by recovery: ${recovered.join(', ') || 'none'}${never.length ? `; no recovery: ${never.join(', ')}` : ''}`,
+  );
+  for (const [what, sub] of [
+    ['operations', false],
+    ['subscriptions (publish to receipt)', true],
+  ]) {
+    const stable = rows.filter((r) => r.subscription === sub && r.p50 !== null).sort((a, b) => a.p50 - b.p50);
+    if (stable.length)
+      lines.push(`ranked on a stable link, ${what}: ${stable.map((r) => `${r.lane} ${ms(r.p50)}`).join(', ')}`);
   }
   return lines;
 }

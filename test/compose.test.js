@@ -189,12 +189,13 @@ describe('docker-compose.yml matches the embedded stack', () => {
     assert.equal(hostPathFor(services[TOXIPROXY_SERVICE], flag('-config')), 'profiles/proxies.compose.json');
   });
 
+  // The service whose server reads a port variable.
+  const serviceOf = (portVar) => Object.keys(services).find((s) => services[s].environment?.[portVar] !== undefined);
+
   test('profiles/proxies.compose.json: the PROXY_ROUTES on 0.0.0.0, upstreams by service name', () => {
     const file = 'profiles/proxies.compose.json';
     assert.ok(existsSync(join(ROOT, file)), `${file} is missing`);
     const proxies = JSON.parse(readRepo(file));
-    // The service whose server reads the upstream's port variable.
-    const serviceOf = (portVar) => Object.keys(services).find((s) => services[s].environment?.[portVar] !== undefined);
     const expected = PROXY_ROUTES.map(([name, listenVar, upstreamVar]) => ({
       name,
       listen: `0.0.0.0:${DEFAULT_PORTS[listenVar]}`,
@@ -206,7 +207,7 @@ describe('docker-compose.yml matches the embedded stack', () => {
 
   test('k6 targets are targetsFor() with the toxiproxy service as host', () => {
     const env = services.k6.environment;
-    for (const [name, value] of Object.entries(targetsFor(DEFAULT_PORTS, TOXIPROXY_SERVICE)))
+    for (const [name, value] of Object.entries(targetsFor(DEFAULT_PORTS, TOXIPROXY_SERVICE, serviceOf('GRAPHQL_PORT'))))
       assert.equal(env[name], value, name);
     assert.equal(env.ALLOW_REMOTE_TARGET, '1');
     assert.equal(raw.services.k6.environment.PROFILE, '${PROFILE:-3g}');

@@ -21,11 +21,15 @@
 //   delivery_spread  Trend   fanout: first to last subscriber for one event
 //   delivery_missed  Counter fanout: events a subscriber never received, or received
 //                            out of order; delivery_duplicates: received twice
+//                            (also unstable's subscription lanes: missed = the gaps)
+//   delivery_undelivered Counter unstable: events published that a subscription had
+//                            not received when it ended (it never came back)
 //   recovery_duration Trend  first failure of a streak -> next successful operation
 //   event_recovery   Trend   unstable: the link's return after an event (a blackout's
 //                            or a dip's end) -> the end of the VU's first success after it
 //   event_slow       Rate    unstable: of the operations overlapping an event, those
 //                            slower than the lane's budget plus the event's length
+//   event_recovered  Counter unstable: returns a success followed (0 at each step's start)
 //   reconnects       Counter a socket or channel opened again after a failure
 //   op_abandoned     Counter a WebSocket operation (or connect) still in flight when
 //                            its step ended: neither completed nor failed (ws.js)
@@ -61,6 +65,8 @@ export const deliveryDuplicates = new Counter('delivery_duplicates');
 export const recoveryDuration = new Trend('recovery_duration', true);
 export const eventRecovery = new Trend('event_recovery', true);
 export const eventSlow = new Rate('event_slow');
+export const eventRecovered = new Counter('event_recovered');
+export const deliveryUndelivered = new Counter('delivery_undelivered');
 export const reconnects = new Counter('reconnects');
 export const opAbandoned = new Counter('op_abandoned');
 // Soak: server memory, and latency drift against the run's own start.

@@ -40,6 +40,8 @@ const METRIC_TYPES = {
   recovery_duration: 'trend',
   event_recovery: 'trend',
   event_slow: 'rate',
+  event_recovered: 'counter',
+  delivery_undelivered: 'counter',
   server_rss_growth: 'trend',
   op_drift: 'trend',
   first_event: 'trend',

@@ -85,6 +85,7 @@ export class GraphqlWs {
     this.closeInfo = null;
     this.waiters = []; // { resolve, reject, timer } for open() and close()
     this.deadline = Infinity; // epoch ms no wait may outlast (see the header)
+    this.ka = null; // keepAlive()'s { intervalMs, timeoutMs, timer }
   }
 
   // A wait of `timeoutMs` cut to the deadline: { ms, byDeadline }.
@@ -147,6 +148,29 @@ export class GraphqlWs {
     });
   }
 
+  // graphql-ws's keepAlive with the library's ping/pong-timeout recipe: a ping
+  // intervalMs after this call and after each pong; no pong within timeoutMs fails
+  // every pending operation and closes the socket (4408, as the recipe does). Call once
+  // the socket is open; graphql-ws leaves it off by default (common/policies.js).
+  keepAlive({ intervalMs, timeoutMs }) {
+    this.ka = { intervalMs, timeoutMs, timer: null };
+    this.schedulePing();
+  }
+
+  schedulePing() {
+    const ka = this.ka;
+    clearTimeout(ka.timer);
+    if (this.closed) return;
+    ka.timer = setTimeout(() => {
+      if (!this.isOpen) return;
+      this.send({ type: 'ping' });
+      ka.timer = setTimeout(() => {
+        this.onBroken(`no pong within ${ka.timeoutMs} ms`);
+        this.abort(4408, 'Request Timeout');
+      }, ka.timeoutMs);
+    }, ka.intervalMs);
+  }
+
   get isOpen() {
     return !this.closed && this.socket !== null && this.socket.readyState === OPEN;
   }
@@ -172,6 +196,7 @@ export class GraphqlWs {
         this.send({ type: 'pong' });
         return;
       case 'pong':
+        if (this.ka) this.schedulePing();
         return;
       case 'next':
         if (!op) return; // a late message for an operation already settled
@@ -296,6 +321,7 @@ export class GraphqlWs {
   }
 
   disarm() {
+    if (this.ka) clearTimeout(this.ka.timer); // a pending timer would keep the iteration alive
     if (this.watchdog !== null) clearTimeout(this.watchdog);
     this.watchdog = null;
     this.watchdogAt = Infinity;

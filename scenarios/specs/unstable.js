@@ -4,7 +4,7 @@
 import { cellKey } from '../../common/results.js';
 import { linkOf } from '../../common/model.js';
 import { POLICIES } from '../../common/policies.js';
-import { recoveryByLane } from '../../common/recovery.js';
+import { LANE_TRANSPORTS, PUBLISH_MS, recoveryByLane } from '../../common/recovery.js';
 import { DEFAULT_COLUMNS, lane, rttOf } from '../../common/scenario.js';
 import { BOOK_OP } from './ws-vs-http.js';
 
@@ -14,11 +14,18 @@ const STABLE_SLOT_SECONDS = 10;
 const op =
   (more = {}) =>
   () => ({ ...BOOK_OP, ...more });
+// A subscription's event: one way, down, on a warm connection (push's model); its
+// budget is an event's (publish -> receipt).
+const EVENT_BYTES = 160;
+const pushed = () => ({ conn: 'warm', oneWay: true, resBytes: EVENT_BYTES });
 
 // The policy a lane's client follows (common/policies.js), by lane name. The ws lanes
 // follow graphql-ws's defaults, keepAlive off: they do not ping yet (a busy socket's
 // operation times out before a ping would find the death: the model gives 0.04 s at
 // p50 under lte+move for the ping, common/recovery.js).
+// The subscription lanes hold one subscription through the events: sub_ws with
+// graphql-ws's keepAlive (10 s, 5 s pong timeout) and no resume, sub_grpc with grpc-go's
+// defaults (no keepalive) and after_seq to resume.
 export const LANE_POLICY = {
   http_fresh: 'http-fresh',
   http_keepalive: 'http-keepalive',
@@ -26,6 +33,8 @@ export const LANE_POLICY = {
   ws: 'ws-nokeepalive',
   wss: 'ws-nokeepalive',
   grpc: 'grpc',
+  sub_ws: 'sub-ws',
+  sub_grpc: 'sub-grpc',
 };
 export const policyOf = (laneName) => POLICIES[LANE_POLICY[laneName]];
 
@@ -49,9 +58,10 @@ function laneRecoveries(profile, lanes) {
       .map((l) => ({
         lane: l.name,
         policy: LANE_POLICY[l.name],
-        transport: l.tags.transport,
+        transport: LANE_TRANSPORTS[LANE_POLICY[l.name]],
         op: { ...(l.model ? l.model({}, link) : {}), tls: l.tags.tls === 'true' },
       })),
+    publishMs: PUBLISH_MS,
   });
   return Object.fromEntries(rows.map((r) => [r.lane, r]));
 }
@@ -87,6 +97,8 @@ export default function declare() {
       lane('ws', 'ws', false, { model: op({ conn: 'warm' }) }),
       lane('wss', 'ws', true, { model: op({ conn: 'warm' }) }),
       lane('grpc', 'grpc', false, { model: op({ reqBytes: 20, resBytes: 120 }) }),
+      lane('sub_ws', 'ws', false, { model: pushed, subscription: true, tags: { variant: 'subscription' } }),
+      lane('sub_grpc', 'grpc-stream', false, { model: pushed, subscription: true, tags: { variant: 'subscription' } }),
     ],
     // One client per lane: what one user meets. STEPS=1,4 adds concurrency.
     steps: [1],
@@ -98,11 +110,21 @@ export default function declare() {
     lanesFor(profile) {
       return silentMove(profile.network.events) ? this.lanes.filter((l) => l.name !== 'wss') : this.lanes;
     },
-    // Each lane's recovery gated by the model (the link's return to the first success).
+    // Each lane's recovery gated by the model (the link's return to the first success):
+    // it recovers from each event (event_recovered counts them; a step that saw none
+    // fails), within the model's time; a lane that resumes loses nothing.
     gates(profile, plan, lanes) {
       const out = {};
-      for (const [name, { limitMs }] of Object.entries(stepRecoveries(profile, plan, lanes)))
-        if (limitMs !== null) out[cellKey('event_recovery', { scenario: name })] = [`max<${limitMs}`];
+      for (const [name, { limitMs }] of Object.entries(stepRecoveries(profile, plan, lanes))) {
+        if (limitMs === null) continue;
+        out[cellKey('event_recovery', { scenario: name })] = [`max<${limitMs}`];
+        out[cellKey('event_recovered', { scenario: name })] = ['count>0'];
+      }
+      for (const [name, sc] of Object.entries(plan.scenarios)) {
+        const l = lanes.find((x) => x.exec === sc.exec && name.startsWith(`${x.name}_`));
+        if (l && l.subscription && policyOf(l.name).resumes)
+          out[cellKey('delivery_missed', { scenario: name })] = ['count<1'];
+      }
       return out;
     },
     // Every step is one period of the events, so each meets its event at the same point
@@ -116,6 +138,9 @@ export default function declare() {
       { title: 'recovery max', metric: 'event_recovery', stat: 'max', unit: 'ms' },
       { title: 'slow in event', metric: 'event_slow', stat: 'rate', unit: '%' },
       { title: 'reconnects', metric: 'reconnects', stat: 'count', unit: '' },
+      { title: 'missed', metric: 'delivery_missed', stat: 'count', unit: '' },
+      { title: 'duplicated', metric: 'delivery_duplicates', stat: 'count', unit: '' },
+      { title: 'never came', metric: 'delivery_undelivered', stat: 'count', unit: '' },
     ],
   };
 }

@@ -1,0 +1,43 @@
+// The unstable scenario's tests (unstable.test.js, unstable-silent.test.js): a real
+// stack for the file, lte with events of the test's own in a network file, and k6 runs
+// of the scenario's chosen lanes.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after } from 'node:test';
+import { runK6 } from '../../dev/k6.js';
+import { useTestStack } from '../../dev/stack.js';
+import { ROOT } from '../../lib/tools.js';
+
+export function useUnstable() {
+  const stack = useTestStack();
+  const dir = mkdtempSync(join(tmpdir(), 'k6pack-unstable-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  // lte's link with events of its own (docs/profiles.md#unstable-links): a network file.
+  function network(name, events) {
+    const lte = JSON.parse(readFileSync(join(ROOT, 'profiles', 'network', 'lte.json'), 'utf8'));
+    const file = join(dir, `${name}.json`);
+    const { rttMs, jitterMs, downKbps, upKbps } = lte;
+    writeFileSync(
+      file,
+      JSON.stringify({ name, source: 'test/helpers/unstable.js', rttMs, jitterMs, downKbps, upKbps, events }),
+    );
+    return file;
+  }
+
+  async function run(profile, lanes) {
+    const r = await runK6(join(ROOT, 'scenarios', 'unstable.js'), {
+      env: { ...stack.env, LOAD: 'smoke', PROFILE: profile, LANES: lanes.join(',') },
+      timeoutMs: 150000,
+    });
+    const output = `${r.stdout.slice(-4000)}\n${r.stderr.slice(-3000)}`;
+    return { ...r, output, m: r.summary ? r.summary.metrics : {} };
+  }
+  return { network, run };
+}
+
+// A lane's sub-metric in k6's summary (its only step: c1).
+export const metric = (m, name, lane) => m[`${name}{scenario:${lane}_c1}`];
+export const recovery = (m, lane) => metric(m, 'event_recovery', lane);
+export const failed = (m, lane) => metric(m, 'op_failed', lane);
