@@ -187,6 +187,14 @@ const LIST = [
     "compound-vs-parallel: document sizes; study: the study's document",
   ],
   ['PAGE_SIZE', 'int', 20, { min: 1, max: 100 }, [K6], 'compound-vs-parallel: books a document'],
+  [
+    'UNSTABLE_EVENTS',
+    'int',
+    1,
+    { min: 1, max: 100 },
+    [K6],
+    "unstable: the link events each lane meets (its step lasts as many of the events' periods)",
+  ],
   ['PUSH_INTERVAL_MS', 'int', 100, { min: LIMITS.MIN_EVENT_INTERVAL_MS, max: 60000 }, [K6], 'push: ms between events'],
   ['PUSH_SIZE', 'int', 100, { min: 0, max: 1024 * 1024 }, [K6], "push: an event's bytes"],
   [

@@ -214,7 +214,9 @@ function recoveryNotes(data) {
       name,
       lane: lane ? lane.name : name,
       subscription: Boolean(lane && lane.subscription),
-      got: stat('event_recovery', name, 'count') ? stat('event_recovery', name, 'max') : null,
+      got: stat('event_recovery', name, 'count') ? stat('event_recovery', name, 'med') : null,
+      max: stat('event_recovery', name, 'max'),
+      returns: stat('event_recovery', name, 'count'),
       model,
       limit: limitMs,
       failed: stat('op_failed', name, 'rate'),
@@ -233,7 +235,8 @@ function recoveryNotes(data) {
   for (const r of rows) {
     const model = r.model ? `model p50 ${ms(r.model.p50)}, phases ${ms(r.model.min)}-${ms(r.model.max)}` : 'no model';
     const gate = r.limit ? `, gate < ${ms(r.limit)}` : '';
-    const got = r.got === null ? 'no success after a return in its step' : ms(r.got);
+    const many = r.returns > 1 ? ` (p50 of ${r.returns}, max ${ms(r.max)})` : '';
+    const got = r.got === null ? 'no success after a return in its step' : `${ms(r.got)}${many}`;
     const cost = [
       r.failed !== null ? `failed ${pct(r.failed)}` : null,
       r.slow !== null ? `slow in event ${pct(r.slow)}` : null,

@@ -127,6 +127,19 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
       for (const x of [...entry.startErrMs, ...entry.endErrMs].filter((v) => v !== null))
         assert.ok(Math.abs(x) < 100, output);
     }),
+    t.test('recovery: each lane meets its events and recovers; its p50 against the model', async () => {
+      const { entry, output } = await bench('recovery');
+      assert.deepEqual(
+        entry.rows.map((r) => [r.lane, r.events]),
+        [
+          ['http_keepalive', 1],
+          ['sub_grpc', 1],
+        ],
+        output,
+      );
+      // The ratio's target is the bench's own, on a quiet machine: here, a real recovery.
+      for (const r of entry.rows) assert.ok(r.p50Ms > 0 && r.ratio > 0, output);
+    }),
     t.test('profile-switch: switches under churn, a dead toxiproxy named', async () => {
       const { entry, output } = await bench('profile-switch');
       assert.ok(entry.switches > 5 && entry.perMinute > 0, output);

@@ -2,6 +2,7 @@
 // on a link that fails the way a phone's does (handovers, moves, dips, a trace: the
 // profile's events, docs/profiles.md#unstable-links). Plain ES module: k6 and Node read it.
 import { cellKey } from '../../common/results.js';
+import { setting } from '../../common/settings.js';
 import { linkOf } from '../../common/model.js';
 import { POLICIES } from '../../common/policies.js';
 import { LANE_TRANSPORTS, PUBLISH_MS, recoveryByLane } from '../../common/recovery.js';
@@ -46,7 +47,7 @@ export const RECOVERY_MARGIN = { factor: 1.25, plusMs: 250 };
 const silentMove = (events) => Boolean(events) && events.kind === 'move' && events.death === 'silent';
 
 // The model's recovery for each lane of the plan: { laneName: recoveryMs() }.
-function laneRecoveries(profile, lanes) {
+export function laneRecoveries(profile, lanes) {
   const event = profile.network.events;
   if (!event) return {};
   const link = linkOf(profile);
@@ -86,7 +87,9 @@ export function recoveryLimitMs(model, policy) {
   return Math.ceil(model.max * RECOVERY_MARGIN.factor + RECOVERY_MARGIN.plusMs + random);
 }
 
-export default function declare() {
+export default function declare(env = {}) {
+  // Each lane meets this many events (bench/recovery.js: a p50 over several).
+  const EVENTS = setting(env, 'UNSTABLE_EVENTS');
   return {
     name: 'unstable',
     defaultProfile: 'lte+handover',
@@ -127,9 +130,10 @@ export default function declare() {
       }
       return out;
     },
-    // Every step is one period of the events, so each meets its event at the same point
-    // (the events count from setup, as the steps do: docs/profiles.md#unstable-links).
-    slotSeconds: (profile) => (profile.network.events ? profile.network.events.periodS : STABLE_SLOT_SECONDS),
+    // Every step is one period of the events (UNSTABLE_EVENTS periods), so each meets its
+    // events at the same points (they count from setup, as the steps do:
+    // docs/profiles.md#unstable-links).
+    slotSeconds: (profile) => (profile.network.events ? profile.network.events.periodS * EVENTS : STABLE_SLOT_SECONDS),
     closeSeconds: (profile) => (2 * rttOf(profile)) / 1000 + 0.5,
     iterationSeconds: (profile) => (3 * rttOf(profile)) / 1000 + 0.1,
     columns: [
