@@ -288,6 +288,9 @@ function median(samples) {
     min: sorted[0].ms,
     max: sorted[n - 1].ms,
     terms: mid.terms,
+    // Every phase's recovery, in order (bench/recovery.js: how far a p50 of a few events
+    // can fall from the median when they land on phases at random).
+    phases: sorted.map((x) => x.ms),
   };
 }
 

@@ -16,8 +16,19 @@
  *       300-3000 ms), keepAlive off (no client ping: a busy socket's operation times
  *       out first); 10 s for an operation's answer, then a new socket
  *   grpc     a 10 s deadline per call; a lost channel reconnects at once (grpc-go)
+ *   sub_ws   a graphql-ws subscription held through the step: keepAlive 10 s with the
+ *       5 s pong timeout (the library's recipe), retryWait, no resume (a new
+ *       subscription gets events from then on: what came meanwhile is missed)
+ *   sub_grpc a Subscribe stream: grpc-go's defaults (no keepalive, so a silent death is
+ *       never noticed), a broken stream reopened at once with after_seq (resumes:
+ *       nothing missed, gated)
+ *   The subscription lanes' publisher writes an event every 100 ms straight to the
+ *   GraphQL server (GRAPHQL_DIRECT_URL), not through the link; an event received is an
+ *   operation (publish -> receipt), those the link's events held up aside.
  * Look at: failed, recovery p50 (the link's return -> the first success after it),
- * slow in event (operations over their budget plus the event's length).
+ * slow in event (operations over their budget plus the event's length), missed and
+ * duplicated (subscriptions); the notes rank recovery beside the stable-link ranking.
+ * UNSTABLE_EVENTS=n: each lane meets n events (bench/recovery.js).
  *
  *   npx k6pack up && k6 run -e PROFILE=lte+handover scenarios/unstable.js
  *   npx k6pack run unstable --profile lte+handover,lte+move
