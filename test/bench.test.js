@@ -179,8 +179,13 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
         ['history', 'history', 'history', 'history', 'history', 'clean', 'slowed'],
         output,
       );
-      // Five runs in the history: the rule that judged is the history's, not the fixed one.
-      for (const r of entry.rows.filter((x) => x.part !== 'history')) assert.equal(r.rule, 'history', output);
+      // Five passing runs in the history: the rule that judged is the history's, not the
+      // fixed one. Beside the other benches a history gate can fail its own budget (exit
+      // 99: one of five in a suite run on 2026-11-27); with four passing runs the judge
+      // falls back to the fixed rule, as it must.
+      const passing = entry.rows.filter((x) => x.part === 'history' && x.exit === 0).length;
+      for (const r of entry.rows.filter((x) => x.part !== 'history'))
+        assert.equal(r.rule, passing === 5 ? 'history' : 'fixed (history too short)', output);
       assert.ok(entry.bytesPerRun > 100 && entry.trendRuns === 100 && entry.trendBytes > 0, output);
     }),
     t.test('server-cost: CPU per operation on every transport, and where it goes', async () => {

@@ -202,7 +202,10 @@ describe('compose healthchecks and toxiproxy -config, run for real', { timeout: 
       }
       // Service names -> 127.0.0.1, container ports -> the stack's; quick settings for a test.
       const env = Object.fromEntries(
-        Object.entries(k6.environment).map(([name, value]) => [name, remap([value], stack.ports, 'toxiproxy')[0]]),
+        Object.entries(k6.environment).map(([name, value]) => [
+          name,
+          remap(remap([value], stack.ports, 'toxiproxy'), stack.ports, 'graphql')[0],
+        ]),
       );
       assert.deepEqual(
         Object.fromEntries(Object.keys(stack.env).map((n) => [n, env[n]])),

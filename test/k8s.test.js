@@ -184,7 +184,7 @@ describe('deploy/k8s in step with the pack', () => {
 
   test('TestRun: targets the toxiproxy Service as the compose k6 service does', () => {
     const env = Object.fromEntries([...testRun().spec.arguments.matchAll(/-e (\w+)=(\S+)/g)].map((m) => [m[1], m[2]]));
-    const targets = targetsFor(DEFAULT_PORTS, 'toxiproxy');
+    const targets = targetsFor(DEFAULT_PORTS, 'toxiproxy', 'graphql');
     assert.deepEqual(Object.fromEntries(Object.keys(targets).map((k) => [k, env[k]])), targets);
     assert.equal(env.ALLOW_REMOTE_TARGET, '1');
     const compose = YAML.parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')).services.k6.environment;
