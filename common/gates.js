@@ -6,6 +6,7 @@
 // with the model term behind each. Plain ES module (k6 and Node).
 import { budget, contentionMs, FRESH, linkOf, measuredPhases, operation, setupOnly } from './model.js';
 import { cellKey as keyOf } from './results.js';
+import { laneOfStep } from './schedule.js';
 import { overridesFor } from './thresholds.js';
 
 // What one row costs under the model: { p50, p95 }, each operation()'s result.
@@ -85,7 +86,7 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
   const link = linkOf(profile);
   const lat = policy.latency;
   const gates = [];
-  const laneOf = (name) => lanes.find((l) => name.startsWith(`${l.name}_`) && plan.scenarios[name].exec === l.exec);
+  const laneOf = (name) => laneOfStep(lanes, name, plan.scenarios[name]);
   const seenSetup = new Set();
   for (const row of rows) {
     const { scenario: name, ...dims } = row.tags;

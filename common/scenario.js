@@ -32,7 +32,7 @@ import { budget, cpuMsOf, K6_BYTE_MS, LOSS_SAMPLES, linkOf, setupOnly, setupPhas
 import { cellKey } from './results.js';
 import { settingNames } from './settings.js';
 import { machineOf } from './machine.js';
-import { levelName, schedule } from './schedule.js';
+import { laneOfStep, levelName, schedule } from './schedule.js';
 import { policyGates, stepGatesOf } from './thresholds.js';
 import { recordingOf, serverPartsOf } from './recording.js';
 
@@ -118,7 +118,7 @@ export function summaryRows(plan, lanes) {
   const rows = [];
   for (const [name, sc] of Object.entries(plan.scenarios)) {
     if (!sc.tags.transport) continue; // helpers such as soak's memory sampler
-    const lane = lanes.find((l) => l.exec === sc.exec && name.startsWith(`${l.name}_`));
+    const lane = laneOfStep(lanes, name, sc);
     const dims = (lane && lane.dims) || [{}];
     // What tells the lanes apart: transport, TLS, variant, and a lane's executor
     // (serialization) or resolution strategy (compound-vs-parallel).

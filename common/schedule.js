@@ -341,6 +341,10 @@ function mixPlan(lanes, level, name, env, levelWhy) {
 // ({ k6 scenario: VUs, or what an open step keeps in flight }) sizes the budgets.
 // hints.open: false for a scenario an open workload does not apply to (its lanes
 // stay open for their whole step: push's subscriptions); a mix is open already.
+// The lane a k6 scenario of a plan runs: its name is the lane's and its step's
+// (`${lane.name}_c4`, `_o90`, `_mix`, as schedule() names them), and it runs the lane's exec.
+export const laneOfStep = (lanes, name, sc) => lanes.find((l) => l.exec === sc.exec && name.startsWith(`${l.name}_`));
+
 export function schedule(lanes, hints, name, env) {
   const level = LEVELS[name];
   const workload = workloadOf(env);

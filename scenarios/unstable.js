@@ -219,8 +219,7 @@ function recoveryNotes(data) {
   };
   const pct = (x) => `${(100 * x).toFixed(1)} %`;
   const rows = Object.keys(s.plan.scenarios).map((name) => {
-    const { model = null, limitMs = null } = steps[name] || {};
-    const lane = s.lanes.find((l) => name.startsWith(`${l.name}_`));
+    const { lane = null, model = null, limitMs = null } = steps[name] || {};
     return {
       name,
       lane: lane ? lane.name : name,

@@ -28,13 +28,11 @@ const JSON_HEADERS = { 'Content-Type': 'application/json' };
 // -> { events: [{ sentAt, at }] (in order of receipt), failures: [reason], missed,
 //      duplicates, undelivered }
 export async function holdSubscription({ transport, policy, publishMs, publishEnd, until, topic, channel }) {
-  const state = { tally: new Tally(), events: [], failures: [], sentAt: new Map(), began: false };
+  const state = { tally: new Tally(), events: [], failures: [], sentAt: new Map() };
   const receive = (e, at) => {
-    // The first event names where this subscriber began: those before it are not its.
-    if (!state.began) {
-      state.tally.begin(e.seq - 1);
-      state.began = true;
-    }
+    // The first event names where this subscriber began: those before it are not its
+    // (begin() does nothing once an event is taken).
+    state.tally.begin(e.seq - 1);
     if (state.tally.take(e.seq) === 'duplicate') return;
     state.events.push({ n: Number(e.payload), at });
   };

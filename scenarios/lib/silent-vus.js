@@ -16,6 +16,7 @@
 import exec from 'k6/execution';
 import { Counter } from 'k6/metrics';
 import { seconds } from '../../common/results.js';
+import { laneOfStep } from '../../common/schedule.js';
 import { scenarioInfo } from './load.js';
 
 export const silentVus = new Counter('silent_vus');
@@ -26,7 +27,7 @@ const WATCHED = {}; // k6 scenario name -> { vus, offsetMs, tags }
 // Init context: the watched steps of a plan (load.js) of these lanes.
 export function watchVus(plan, lanes) {
   for (const [name, sc] of Object.entries(plan.scenarios)) {
-    const lane = lanes.find((l) => l.exec === sc.exec && name.startsWith(`${l.name}_`));
+    const lane = laneOfStep(lanes, name, sc);
     if (!lane || !lane.vuCheck || sc.executor !== 'constant-vus') continue;
     WATCHED[name] = {
       vus: sc.vus,

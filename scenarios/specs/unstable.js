@@ -2,6 +2,7 @@
 // on a link that fails the way a phone's does (handovers, moves, dips, a trace: the
 // profile's events, docs/profiles.md#unstable-links). Plain ES module: k6 and Node read it.
 import { cellKey } from '../../common/results.js';
+import { laneOfStep } from '../../common/schedule.js';
 import { setting } from '../../common/settings.js';
 import { linkOf } from '../../common/model.js';
 import { POLICIES } from '../../common/policies.js';
@@ -67,15 +68,17 @@ export function laneRecoveries(profile, lanes) {
   return Object.fromEntries(rows.map((r) => [r.lane, r]));
 }
 
-// Each k6 scenario of the plan with its lane's model and recovery gate (null: none):
-// { name: { model, limitMs } }, for the gates and the summary's notes alike.
+// Each k6 scenario of the plan with its lane, the lane's model and its recovery gate
+// (model and limitMs null: none): { name: { lane, model, limitMs } }, for the gates and
+// the summary's notes alike.
 export function stepRecoveries(profile, plan, lanes) {
   const models = laneRecoveries(profile, lanes);
   const out = {};
   for (const [name, sc] of Object.entries(plan.scenarios)) {
-    const lane = lanes.find((l) => l.exec === sc.exec && name.startsWith(`${l.name}_`));
-    const model = lane && models[lane.name];
-    if (model) out[name] = { model, limitMs: recoveryLimitMs(model, policyOf(lane.name)) };
+    const lane = laneOfStep(lanes, name, sc);
+    if (!lane) continue;
+    const model = models[lane.name] || null;
+    out[name] = { lane, model, limitMs: model ? recoveryLimitMs(model, policyOf(lane.name)) : null };
   }
   return out;
 }
@@ -118,14 +121,12 @@ export default function declare(env = {}) {
     // fails), within the model's time; a lane that resumes loses nothing.
     gates(profile, plan, lanes) {
       const out = {};
-      for (const [name, { limitMs }] of Object.entries(stepRecoveries(profile, plan, lanes))) {
-        if (limitMs === null) continue;
-        out[cellKey('event_recovery', { scenario: name })] = [`max<${limitMs}`];
-        out[cellKey('event_recovered', { scenario: name })] = ['count>0'];
-      }
-      for (const [name, sc] of Object.entries(plan.scenarios)) {
-        const l = lanes.find((x) => x.exec === sc.exec && name.startsWith(`${x.name}_`));
-        if (l && l.subscription && policyOf(l.name).resumes)
+      for (const [name, { lane: l, limitMs }] of Object.entries(stepRecoveries(profile, plan, lanes))) {
+        if (limitMs !== null) {
+          out[cellKey('event_recovery', { scenario: name })] = [`max<${limitMs}`];
+          out[cellKey('event_recovered', { scenario: name })] = ['count>0'];
+        }
+        if (l.subscription && policyOf(l.name).resumes)
           out[cellKey('delivery_missed', { scenario: name })] = ['count<1'];
       }
       return out;
