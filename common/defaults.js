@@ -14,6 +14,10 @@ export const SERVER_PORTS = {
   GRAPHQL_TLS_PORT: 4443, // GraphQL over TLS: HTTP/2 (ALPN h2) or HTTP/1.1, and wss://
   GRPC_PORT: 5051, // gRPC, plaintext
   GRPC_TLS_PORT: 5052, // gRPC over TLS
+  // The browser's RPC (servers/connect): Connect, gRPC-Web and gRPC from one handler.
+  CONNECT_PORT: 6080, // HTTP/1.1 cleartext: Connect and gRPC-Web
+  CONNECT_H2C_PORT: 6081, // HTTP/2 cleartext (prior knowledge): gRPC, Connect, gRPC-Web; reflection
+  CONNECT_TLS_PORT: 6443, // TLS: HTTP/2 (ALPN h2) or HTTP/1.1
 };
 
 // Toxiproxy's API and the proxies in front of each server endpoint.
@@ -24,6 +28,9 @@ export const TOXIPROXY_PORTS = {
   PROXY_GRAPHQL_TLS_PORT: 14443, // -> GRAPHQL_TLS_PORT
   PROXY_GRPC_PORT: 15051, // -> GRPC_PORT
   PROXY_GRPC_TLS_PORT: 15052, // -> GRPC_TLS_PORT
+  PROXY_CONNECT_PORT: 17080, // -> CONNECT_PORT
+  PROXY_CONNECT_H2C_PORT: 17081, // -> CONNECT_H2C_PORT
+  PROXY_CONNECT_TLS_PORT: 17443, // -> CONNECT_TLS_PORT
 };
 
 // Every port, by the environment variable that overrides it.
@@ -40,6 +47,9 @@ export const PROXY_ROUTES = [
   ['graphql_tls', 'PROXY_GRAPHQL_TLS_PORT', 'GRAPHQL_TLS_PORT'],
   ['grpc', 'PROXY_GRPC_PORT', 'GRPC_PORT'],
   ['grpc_tls', 'PROXY_GRPC_TLS_PORT', 'GRPC_TLS_PORT'],
+  ['connect', 'PROXY_CONNECT_PORT', 'CONNECT_PORT'],
+  ['connect_h2c', 'PROXY_CONNECT_H2C_PORT', 'CONNECT_H2C_PORT'],
+  ['connect_tls', 'PROXY_CONNECT_TLS_PORT', 'CONNECT_TLS_PORT'],
 ];
 
 // The pack's proxies by name (Toxiproxy may hold markers beside them: see hold.js).
@@ -67,6 +77,9 @@ export function targetsFor(ports = DEFAULT_PORTS, host = DEFAULT_HOST, serverHos
     GRAPHQL_WSS_URL: `wss://${host}:${ports.PROXY_GRAPHQL_TLS_PORT}${GRAPHQL_PATH}`,
     GRPC_ADDR: `${host}:${ports.PROXY_GRPC_PORT}`,
     GRPC_TLS_ADDR: `${host}:${ports.PROXY_GRPC_TLS_PORT}`,
+    // The Connect server: Connect and gRPC-Web over HTTP/1.1, or HTTP/2 over TLS.
+    CONNECT_URL: `http://${host}:${ports.PROXY_CONNECT_PORT}`,
+    CONNECT_TLS_URL: `https://${host}:${ports.PROXY_CONNECT_TLS_PORT}`,
     // The GraphQL server itself, unshaped: the unstable scenario's publisher writes
     // there, so a link event meets its subscribers and not its writes.
     GRAPHQL_DIRECT_URL: `http://${serverHost}:${ports.GRAPHQL_PORT}${GRAPHQL_PATH}`,

@@ -168,6 +168,16 @@ export function services(ports, { toxiproxyBin } = {}) {
       portVars: ['GRPC_PORT', 'GRPC_TLS_PORT'],
       ready: async () => (await grpcServing(ports.GRPC_PORT)) && tcpAccepts(ports.GRPC_TLS_PORT),
     }),
+    nodeServer(ports, {
+      name: 'connect',
+      label: 'Connect server',
+      dir: 'connect',
+      portVars: ['CONNECT_PORT', 'CONNECT_H2C_PORT', 'CONNECT_TLS_PORT'],
+      ready: async () =>
+        (await httpOk(`http://${HOST}:${ports.CONNECT_PORT}/healthz`)) &&
+        (await grpcServing(ports.CONNECT_H2C_PORT)) &&
+        httpOk(`https://${HOST}:${ports.CONNECT_TLS_PORT}/healthz`),
+    }),
     {
       name: 'toxiproxy',
       label: 'toxiproxy-server',
@@ -211,7 +221,7 @@ async function waitReady(started, timeoutMs, signal) {
 // stopReleasing), and rejects with one line naming a port still held.
 // `detached`: the processes get their own process group (a Ctrl-C in the
 // terminal does not reach them) and outlive this one; stop() still works.
-// `only`: start just these services (names: graphql, grpc, toxiproxy), e.g. the
+// `only`: start just these services (names: graphql, grpc, connect, toxiproxy), e.g. the
 // ones of a recorded stack that died. `reference: false` leaves the reference
 // servers' proxies out (the api scenario's stack: Toxiproxy for the team's own
 // endpoints, whose proxies it adds itself). Aborting `signal` stops what has

@@ -51,25 +51,38 @@ function quoted(text, max = 40) {
   return JSON.stringify(s.length > max ? `${s.slice(0, max)}...` : s);
 }
 
-function getBook({ id }) {
+// The book an id names (servers/shared/data.js's camelCase shape), or the answer
+// to an id that names none. The Connect server (servers/connect/) shares it.
+export function findBook(id) {
   const i = bookIndex(id);
-  if (i !== null) return toProtoBook(fullBookAt(i));
+  if (i !== null) return fullBookAt(i);
   if (/^book-\d+$/.test(id)) {
     throw new RpcError(status.NOT_FOUND, `no book with id ${quoted(id)}; ids run from book-1 to book-${BOOK_COUNT}`);
   }
   throw invalid(`id must look like "book-<n>" with n from 1 to ${BOOK_COUNT} (got ${quoted(id)})`);
 }
 
-function listBooks({ n }) {
+const getBook = ({ id }) => toProtoBook(findBook(id));
+
+export function listedCount(n) {
   check(checkCount('n', n, LIMITS.MAX_BOOKS));
+  return n;
+}
+
+function listBooks({ n }) {
+  listedCount(n);
   const books = new Array(n);
   for (let i = 0; i < n; i++) books[i] = toProtoBook(fullBookAt(i + 1));
   return { books };
 }
 
 export function payload({ size }) {
+  return { size, data: filler(payloadSize(size)) };
+}
+
+export function payloadSize(size) {
   check(checkCount('size', size, LIMITS.MAX_PAYLOAD_BYTES));
-  return { size, data: filler(size) };
+  return size;
 }
 
 // Metadata `gc: 1` collects garbage first when the server runs with --expose-gc

@@ -79,7 +79,10 @@ function withGoCompatibleDescriptors(definition) {
   );
 }
 
+// Every service either books server serves, as reflection describes it.
+export const describedDefinition = () =>
+  withGoCompatibleDescriptors({ ...booksDefinition, ...healthDefinition, ...reflectionDefinition });
+
 export function addReflection(server) {
-  const described = withGoCompatibleDescriptors({ ...booksDefinition, ...healthDefinition, ...reflectionDefinition });
-  new ReflectionService(described).addToServer(server);
+  new ReflectionService(describedDefinition()).addToServer(server);
 }
