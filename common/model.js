@@ -57,6 +57,14 @@ export const FRAMING = {
   http2: { req: 90, res: 140 }, // HPACK-compressed headers after the first request
   ws: { req: 40, res: 60 }, // frame headers, the graphql-transport-ws envelope
   grpc: { req: 70, res: 110 }, // HEADERS + DATA frames, 5-byte prefix, trailers
+  // Connect and gRPC-Web from k6's http (Connect-Protocol-Version or X-Grpc-Web) to
+  // servers/connect (connect-node's answer headers, Server-Timing; gRPC-Web's answer is
+  // chunked on HTTP/1.1), over HTTP/1.1 and HTTP/2 (TLS records apart): k6's
+  // data_sent/data_received over 201 calls of Payload(100) less the messages (2026-11-27).
+  connect: { req: 180, res: 210 },
+  'connect-h2': { req: 50, res: 60 },
+  'grpc-web': { req: 170, res: 240 },
+  'grpc-web-h2': { req: 50, res: 90 },
 };
 const TLS_RECORD = 30;
 // CPU a new TLS 1.3 connection costs k6 and the server together (key exchange,
@@ -99,14 +107,20 @@ const setupBytes = (link, phases) => {
   return { ms: transferMs(u, link.upKbps) + transferMs(d, link.downKbps), text: `set-up ${u}/${d} B/B` };
 };
 
-function framingOf(transport, tls) {
-  const f = transport.startsWith('grpc')
-    ? FRAMING.grpc
-    : transport === 'ws'
-      ? FRAMING.ws
-      : transport === 'http2'
-        ? FRAMING.http2
-        : FRAMING.http;
+// protocol: 'connect-json', 'connect-proto' or 'grpc-web' for the browser's RPC lanes,
+// whose headers are their own on the same HTTP transports.
+function framingOf(transport, tls, protocol) {
+  const rpc =
+    protocol && `${protocol.startsWith('connect') ? 'connect' : protocol}${transport === 'http2' ? '-h2' : ''}`;
+  const f = rpc
+    ? FRAMING[rpc]
+    : transport.startsWith('grpc')
+      ? FRAMING.grpc
+      : transport === 'ws'
+        ? FRAMING.ws
+        : transport === 'http2'
+          ? FRAMING.http2
+          : FRAMING.http;
   return tls ? { req: f.req + TLS_RECORD, res: f.res + TLS_RECORD } : f;
 }
 
@@ -414,7 +428,7 @@ const round1 = (x) => Math.round(x * 10) / 10;
 export function operation(link, op) {
   const cold = FRESH.has(op.transport) || op.conn === 'cold';
   const phases = op.phases || (cold ? setupPhases(op.transport, op.tls) : []);
-  const framing = framingOf(op.transport, op.tls);
+  const framing = framingOf(op.transport, op.tls, op.protocol);
   const rounds = op.oneWay ? 0.5 : (op.rounds ?? 1);
   const messages = op.messages ?? (op.oneWay ? 1 : (op.rounds ?? 1));
   const up = op.oneWay ? 0 : (op.reqBytes || 0) + framing.req * messages;
@@ -541,7 +555,7 @@ function tcpWindows(link, op, cold, up, down, exchanges) {
 // bigger and bigger answers chains them (scenarios/specs/compound-vs-parallel.js).
 export function windowAfter(link, op) {
   const cold = FRESH.has(op.transport) || op.conn === 'cold';
-  const framing = framingOf(op.transport, op.tls);
+  const framing = framingOf(op.transport, op.tls, op.protocol);
   const rounds = op.rounds ?? 1;
   const messages = op.messages ?? rounds;
   const up = (op.reqBytes || 0) + framing.req * messages;

@@ -9,6 +9,12 @@
  * gRPC's counterpart of many operations on one WebSocket), and grpc-client-stream
  * uploads 10 (small) or UPLOAD_BOOKS (default 1000, big) books in one client
  * stream (UploadBooks, timed from the first write to the summary).
+ * The browser's RPC beside them (servers/connect, k6's http): Payload over the
+ * Connect protocol in JSON (connect-json) and binary protobuf (connect-proto), each
+ * on HTTP/1.1 keep-alive, a fresh connection per call and HTTP/2 over TLS, and over
+ * gRPC-Web (a framed POST, the trailers read from the body). k6 reads an answer
+ * whole, so a Connect or gRPC-Web server stream could only be timed to its end: no
+ * streaming lane for them.
  * Servers: the GraphQL server and the gRPC server behind Toxiproxy; cleartext
  * (-e TLS=true: gRPC over TLS, HTTP/2 for keep-alive, HTTPS for fresh).
  * Default profile: lan, the studies' localhost; try -e PROFILE=4g to see set-up
@@ -26,23 +32,37 @@
  *   k6 run -e PROFILE=4g -e BIG_SIZE=200000 scenarios/grpc-vs-graphql.js
  *
  * Its plan at LOAD=ci (`npx k6pack plan grpc-vs-graphql --load ci`; dev/plan-headers.js writes it):
- *   grpc-vs-graphql under lan (R 0 ms, down ∞ / up ∞ kbit/s), load ci, closed workload: 12 k6 scenarios, 15.6 s in all
- *     k6 scenario            executor      VUs or rate  start  duration  graceful stop
- *     grpc_c1                constant-vus  1 VU         0s     1s        0.3s
- *     grpc_c4                constant-vus  4 VUs        1.3s   1s        0.3s
- *     grpc_fresh_c1          constant-vus  1 VU         2.6s   1s        0.3s
- *     grpc_fresh_c4          constant-vus  4 VUs        3.9s   1s        0.3s
- *     http_keepalive_c1      constant-vus  1 VU         5.2s   1s        0.3s
- *     http_keepalive_c4      constant-vus  4 VUs        6.5s   1s        0.3s
- *     http_fresh_c1          constant-vus  1 VU         7.8s   1s        0.3s
- *     http_fresh_c4          constant-vus  4 VUs        9.1s   1s        0.3s
- *     grpc_bidi_c1           constant-vus  1 VU         10.4s  1s        0.3s
- *     grpc_bidi_c4           constant-vus  4 VUs        11.7s  1s        0.3s
- *     grpc_client_stream_c1  constant-vus  1 VU         13s    1s        0.3s
- *     grpc_client_stream_c4  constant-vus  4 VUs        14.3s  1s        0.3s
+ *   grpc-vs-graphql under lan (R 0 ms, down ∞ / up ∞ kbit/s), load ci, closed workload: 26 k6 scenarios, 33.8 s in all
+ *     k6 scenario             executor      VUs or rate  start  duration  graceful stop
+ *     grpc_c1                 constant-vus  1 VU         0s     1s        0.3s
+ *     grpc_c4                 constant-vus  4 VUs        1.3s   1s        0.3s
+ *     grpc_fresh_c1           constant-vus  1 VU         2.6s   1s        0.3s
+ *     grpc_fresh_c4           constant-vus  4 VUs        3.9s   1s        0.3s
+ *     http_keepalive_c1       constant-vus  1 VU         5.2s   1s        0.3s
+ *     http_keepalive_c4       constant-vus  4 VUs        6.5s   1s        0.3s
+ *     http_fresh_c1           constant-vus  1 VU         7.8s   1s        0.3s
+ *     http_fresh_c4           constant-vus  4 VUs        9.1s   1s        0.3s
+ *     grpc_bidi_c1            constant-vus  1 VU         10.4s  1s        0.3s
+ *     grpc_bidi_c4            constant-vus  4 VUs        11.7s  1s        0.3s
+ *     grpc_client_stream_c1   constant-vus  1 VU         13s    1s        0.3s
+ *     grpc_client_stream_c4   constant-vus  4 VUs        14.3s  1s        0.3s
+ *     connect_json_c1         constant-vus  1 VU         15.6s  1s        0.3s
+ *     connect_json_c4         constant-vus  4 VUs        16.9s  1s        0.3s
+ *     connect_json_fresh_c1   constant-vus  1 VU         18.2s  1s        0.3s
+ *     connect_json_fresh_c4   constant-vus  4 VUs        19.5s  1s        0.3s
+ *     connect_json_h2_c1      constant-vus  1 VU         20.8s  1s        0.3s
+ *     connect_json_h2_c4      constant-vus  4 VUs        22.1s  1s        0.3s
+ *     connect_proto_c1        constant-vus  1 VU         23.4s  1s        0.3s
+ *     connect_proto_c4        constant-vus  4 VUs        24.7s  1s        0.3s
+ *     connect_proto_fresh_c1  constant-vus  1 VU         26s    1s        0.3s
+ *     connect_proto_fresh_c4  constant-vus  4 VUs        27.3s  1s        0.3s
+ *     connect_proto_h2_c1     constant-vus  1 VU         28.6s  1s        0.3s
+ *     connect_proto_h2_c4     constant-vus  4 VUs        29.9s  1s        0.3s
+ *     grpc_web_c1             constant-vus  1 VU         31.2s  1s        0.3s
+ *     grpc_web_c4             constant-vus  4 VUs        32.5s  1s        0.3s
  *   where the figures come from:
  *     VUs or rate: each step's concurrency (LOAD=ci's steps: 1, 4)
- *     duration: LOAD=ci's shortest step (its 10 s / 12 steps, less the graceful stop, is shorter)
+ *     duration: LOAD=ci's shortest step (its 10 s / 26 steps, less the graceful stop, is shorter)
  *     graceful stop: LOAD=ci's
  *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
  * (end of the plan)
@@ -52,6 +72,7 @@ import declare from './specs/grpc-vs-graphql.js';
 import { fitter, waitOutStep } from './lib/fit.js';
 import { BidiStream, Channel, clientStream, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
+import { dropKeptConnection, rpcCall, validateRpcPayload } from './lib/rpc-web.js';
 import { remainingMs } from './lib/load.js';
 import { recordOp, withTag } from './lib/metrics.js';
 import { PAYLOAD_QUERY, validateGrpcPayload, validatePayload } from './lib/queries.js';
@@ -113,6 +134,42 @@ export function httpKeepalive() {
 export function httpFresh() {
   graphqlCalls('http_fresh', 'http-fresh');
 }
+
+// The browser's RPC: Payload over Connect (JSON, protobuf) and gRPC-Web, with k6's http.
+// A kept connection is opened by the VU's first call.
+const rpcWarm = {};
+function rpcCalls(lane, protocol, transport, tls) {
+  const step = exec.scenario.name;
+  // Each step's first call opens the VU's connection (conn:cold).
+  if (transport !== 'http-fresh' && rpcWarm[step] === undefined) {
+    dropKeptConnection(tls || transport === 'http2');
+    rpcWarm[step] = false;
+  }
+  let ran = 0;
+  for (const [payload, size] of PAYLOADS) {
+    if (!fits(lane, { payload, conn: transport === 'http-fresh' || !rpcWarm[step] ? 'cold' : 'warm' })) continue;
+    const r = rpcCall({
+      protocol,
+      transport,
+      tls,
+      method: 'Payload',
+      request: { size },
+      validate: validateRpcPayload(size),
+      tags: { payload },
+    });
+    rpcWarm[step] = r.ok;
+    ran++;
+  }
+  if (!ran) waitOutStep(s);
+}
+const keptHttp = TLS ? 'http2' : 'http-keepalive';
+export const connectJson = () => rpcCalls('connect_json', 'connect-json', keptHttp, TLS);
+export const connectJsonFresh = () => rpcCalls('connect_json_fresh', 'connect-json', 'http-fresh', TLS);
+export const connectJsonH2 = () => rpcCalls('connect_json_h2', 'connect-json', 'http2', true);
+export const connectProto = () => rpcCalls('connect_proto', 'connect-proto', keptHttp, TLS);
+export const connectProtoFresh = () => rpcCalls('connect_proto_fresh', 'connect-proto', 'http-fresh', TLS);
+export const connectProtoH2 = () => rpcCalls('connect_proto_h2', 'connect-proto', 'http2', true);
+export const grpcWeb = () => rpcCalls('grpc_web', 'grpc-web', keptHttp, TLS);
 
 // grpc-bidi: under the closed workload a VU's first iteration in a step keeps one
 // PayloadStream for the whole step, sending small and big messages one after

@@ -5,7 +5,10 @@
  *   graphql-transport-ws socket per VU on cleartext; HTTPS with a fresh
  *   connection per request (TCP + TLS + h2 each time), HTTP/2 on one kept
  *   connection, and wss on TLS.
- * Servers: the GraphQL server (HTTP + ws, TLS h2/h1.1 + wss) behind Toxiproxy.
+ *   Beside them the browser's RPC (servers/connect): GetBook over Connect JSON,
+ *   Connect protobuf and gRPC-Web on HTTP/1.1 keep-alive, and Connect protobuf on
+ *   HTTP/2 over TLS (books.v1 has no rating call: the book query only).
+ * Servers: the GraphQL server (HTTP + ws, TLS h2/h1.1 + wss) and the Connect server behind Toxiproxy.
  * Default profile: 3g (RTT 300 ms), where the study saw ~600 ms saved per operation.
  * Look at: op_duration p50 per lane. Round-trip model (docs/model.md): ws, keep-alive
  * and http2 pay R; http-fresh pays 2R (TCP handshake); https fresh pays 3R (TCP + TLS 1.3).
@@ -15,7 +18,7 @@
  *   k6 run -e PROFILE=lte -e LOAD=full scenarios/ws-vs-http.js
  *
  * Its plan at LOAD=ci (`npx k6pack plan ws-vs-http --load ci`; dev/plan-headers.js writes it):
- *   ws-vs-http under 3g (R 300 ms, down 1600 / up 768 kbit/s), load ci, closed workload: 12 k6 scenarios, 54.0 s in all
+ *   ws-vs-http under 3g (R 300 ms, down 1600 / up 768 kbit/s), load ci, closed workload: 20 k6 scenarios, 90.0 s in all
  *     k6 scenario        executor      VUs or rate  start  duration  graceful stop
  *     http_fresh_c1      constant-vus  1 VU         0s     3s        1.5s
  *     http_fresh_c4      constant-vus  4 VUs        4.5s   3s        1.5s
@@ -29,6 +32,14 @@
  *     http2_c4           constant-vus  4 VUs        40.5s  3s        1.5s
  *     wss_c1             constant-vus  1 VU         45s    3s        1.5s
  *     wss_c4             constant-vus  4 VUs        49.5s  3s        1.5s
+ *     connect_json_c1    constant-vus  1 VU         54s    3s        1.5s
+ *     connect_json_c4    constant-vus  4 VUs        58.5s  3s        1.5s
+ *     connect_proto_c1   constant-vus  1 VU         63s    3s        1.5s
+ *     connect_proto_c4   constant-vus  4 VUs        67.5s  3s        1.5s
+ *     grpc_web_c1        constant-vus  1 VU         72s    3s        1.5s
+ *     grpc_web_c4        constant-vus  4 VUs        76.5s  3s        1.5s
+ *     connect_h2_c1      constant-vus  1 VU         81s    3s        1.5s
+ *     connect_h2_c4      constant-vus  4 VUs        85.5s  3s        1.5s
  *   where the figures come from:
  *     VUs or rate: each step's concurrency (LOAD=ci's steps: 1, 4)
  *     duration: 3 iterations of the model's 1.000 s
@@ -39,7 +50,8 @@
 import exec from 'k6/execution';
 import declare, { WS_OPEN_OPS } from './specs/ws-vs-http.js';
 import { graphqlHttp } from './lib/http.js';
-import { bookOperation } from './lib/queries.js';
+import { bookOfOperation, bookOperation, checkBook } from './lib/queries.js';
+import { dropKeptConnection, rpcCall } from './lib/rpc-web.js';
 import { defineScenario } from './lib/scenario.js';
 import { wsSession } from './lib/sessions.js';
 
@@ -65,6 +77,19 @@ export function httpsFresh() {
 export function http2() {
   httpOp('http2', true);
 }
+
+// The browser's RPC: GetBook over Connect (JSON, protobuf) and gRPC-Web.
+function rpcOp(protocol, transport, tls) {
+  const i = exec.vu.iterationInScenario;
+  // A step's first operation opens the VU's connection, not the lane before's.
+  if (i === 0) dropKeptConnection(tls);
+  const id = bookOfOperation(exec.vu.idInTest, i);
+  rpcCall({ protocol, transport, tls, method: 'GetBook', request: { id }, validate: (book) => checkBook(book, id) });
+}
+export const connectJson = () => rpcOp('connect-json', 'http-keepalive', false);
+export const connectProto = () => rpcOp('connect-proto', 'http-keepalive', false);
+export const grpcWeb = () => rpcOp('grpc-web', 'http-keepalive', false);
+export const connectH2 = () => rpcOp('connect-proto', 'http2', true);
 
 // One socket per VU for the whole step, operations one after another; under an open
 // workload one socket per arrival, for WS_OPEN_OPS operations.

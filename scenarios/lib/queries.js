@@ -43,8 +43,9 @@ export const bookId = (i) => `book-${i}`;
 
 // The i-th operation of a client (seed: e.g. the VU id): queries and mutations
 // alternate on varying books, the same on every transport (study 000).
+export const bookOfOperation = (seed, i) => bookId(1 + ((seed * 7919 + i) % 1000));
 export function bookOperation(seed, i) {
-  const id = bookId(1 + ((seed * 7919 + i) % 1000));
+  const id = bookOfOperation(seed, i);
   return i % 2 === 0
     ? { query: BOOK_QUERY, variables: { id }, validate: validateBook(id), tags: { op: 'query' } }
     : {
@@ -55,7 +56,7 @@ export function bookOperation(seed, i) {
       };
 }
 
-function checkBook(book, id, what = 'book') {
+export function checkBook(book, id, what = 'book') {
   if (!book) return `${what} is missing`;
   if (id !== undefined && book.id !== id) return `${what} has id ${book.id}, expected ${id}`;
   if (typeof book.name !== 'string' || !book.author || typeof book.author.lastName !== 'string')

@@ -13,6 +13,16 @@ export const BOOK_WIRE_BYTES = 80;
 export const K6_WRITE_MS = 0.03;
 export const SERVER_BOOK_MS = 0.005;
 
+// Payload's message bytes beyond its `size` of data, by protocol: the request
+// ({"size":1000000} or its 5 B of protobuf) and the answer ({"size":N,"data":""} is 20 B
+// of JSON; protobuf's field headers 8 B; gRPC-Web adds its two 5-byte frame prefixes
+// and the trailer frame's "grpc-status: 0" line).
+export const RPC_WEB_BYTES = {
+  'connect-json': { req: 16, res: 20 },
+  'connect-proto': { req: 5, res: 8 },
+  'grpc-web': { req: 10, res: 34 },
+};
+
 // -> { TLS, BIG, PAYLOADS, UPLOADS, ...declaration }
 export default function declare(env) {
   const TLS = setting(env, 'TLS');
@@ -73,6 +83,21 @@ export default function declare(env) {
       upWindow: true,
     };
   };
+  // The browser's RPC (servers/connect): Payload over Connect (JSON or binary protobuf)
+  // and gRPC-Web. The message around `size` bytes of data: {"size":N,"data":"..."} or
+  // its protobuf (a 5-byte prefix more, and the trailer frame, for gRPC-Web); the
+  // headers around it are the model's framing for the protocol (common/model.js).
+  const rpcWeb = (protocol) =>
+    firstBig(
+      (dims) => ({
+        conn: dims.conn,
+        protocol,
+        reqBytes: RPC_WEB_BYTES[protocol].req,
+        resBytes: bytes[dims.payload] + RPC_WEB_BYTES[protocol].res,
+        serverMs: 1,
+      }),
+      true,
+    );
   // A kept connection's first call opens it (conn:cold), the rest are warm; a fresh
   // lane's every call is cold.
   const kept = PAYLOADS.flatMap(([payload]) => [
@@ -91,6 +116,23 @@ export default function declare(env) {
     lane('grpc_bidi', 'grpc-bidi', TLS, { dims: kept, model: grpc, setups: ['grpc_connect'] }),
     // A client stream of books (UploadBooks), answered once it ends: 10 (small) or UPLOAD_BOOKS (big).
     lane('grpc_client_stream', 'grpc-client-stream', TLS, { dims: kept, model: upload }),
+    // Connect and gRPC-Web, as a browser's fetch sends them: HTTP/1.1 keep-alive
+    // (HTTP/2 with TLS=true: k6 takes h2 wherever TLS offers it), a fresh connection
+    // per call, and HTTP/2 over TLS.
+    ...['connect-json', 'connect-proto'].flatMap((protocol) => {
+      const base = protocol.replace('-', '_');
+      const tags = { variant: protocol };
+      return [
+        lane(base, TLS ? 'http2' : 'http-keepalive', TLS, { dims: kept, model: rpcWeb(protocol), tags }),
+        lane(`${base}_fresh`, 'http-fresh', TLS, { dims: fresh, model: rpcWeb(protocol), tags }),
+        lane(`${base}_h2`, 'http2', true, { dims: kept, model: rpcWeb(protocol), tags }),
+      ];
+    }),
+    lane('grpc_web', TLS ? 'http2' : 'http-keepalive', TLS, {
+      dims: kept,
+      model: rpcWeb('grpc-web'),
+      tags: { variant: 'grpc-web' },
+    }),
   ];
   return {
     TLS,
@@ -120,7 +162,10 @@ export default function declare(env) {
       const first = PAYLOADS.map(([payload], i) => ({ payload, conn: freshLane || i === 0 ? 'cold' : 'warm' }));
       const again = l.tags.transport === 'grpc' || l.tags.transport === 'grpc-bidi' ? PAYLOADS : PAYLOADS.slice(0, 1);
       const calls = freshLane ? first : [...first, ...again.map(([payload]) => ({ payload, conn: 'warm' }))];
-      return calls.reduce((sum, d) => sum + callMs(l, d, link), 0) / 1000;
+      // A browser-RPC lane's step opens with a request that closes the VU's kept
+      // connection (scenarios/lib/rpc-web.js dropKeptConnection): a cold small call's time.
+      const drop = !freshLane && l.tags.variant ? [{ payload: 'small', conn: 'cold' }] : [];
+      return [...drop, ...calls].reduce((sum, d) => sum + callMs(l, d, link), 0) / 1000;
     },
     closeSeconds: (profile) => (2 * rttOf(profile)) / 1000 + 0.3,
     verdict: { where: { payload: 'small', conn: 'warm' } },

@@ -12,6 +12,18 @@ export const BOOK_OP = { reqBytes: 150, resBytes: 170, serverMs: 1 };
 const op =
   (more = {}) =>
   () => ({ ...BOOK_OP, ...more });
+// GetBook over Connect or gRPC-Web (the browser's RPC lanes, scenarios/lib/rpc-web.js):
+// {"id":"book-123"} up and the book's JSON (~125 B) or protobuf (~60 B) down; gRPC-Web
+// adds its two frame prefixes and the trailer frame. books.v1 has no rating call, so
+// these lanes run the book query only where GraphQL alternates it with the mutation.
+export const GET_BOOK_BYTES = {
+  'connect-json': { reqBytes: 20, resBytes: 130 },
+  'connect-proto': { reqBytes: 12, resBytes: 65 },
+  'grpc-web': { reqBytes: 17, resBytes: 96 },
+};
+const rpc = (protocol) => () => ({ ...GET_BOOK_BYTES[protocol], protocol, serverMs: 1 });
+const rpcLane = (name, transport, tls, protocol) =>
+  lane(name, transport, tls, { model: rpc(protocol), tags: { variant: protocol } });
 
 export default function declare() {
   return {
@@ -33,6 +45,10 @@ export default function declare() {
         setups: ['ws_upgrade', 'ws_init'],
         session: { ops: WS_OPEN_OPS },
       }),
+      rpcLane('connect_json', 'http-keepalive', false, 'connect-json'),
+      rpcLane('connect_proto', 'http-keepalive', false, 'connect-proto'),
+      rpcLane('grpc_web', 'http-keepalive', false, 'grpc-web'),
+      rpcLane('connect_h2', 'http2', true, 'connect-proto'),
     ],
     // An HTTP iteration is one request and a lane's first one pays the
     // connection set-up: under slow profiles a short (ci) step must still hold
