@@ -6,8 +6,8 @@
  *   connection per request (TCP + TLS + h2 each time), HTTP/2 on one kept
  *   connection, and wss on TLS.
  *   Beside them the browser's RPC (servers/connect): GetBook over Connect JSON,
- *   Connect protobuf and gRPC-Web on HTTP/1.1 keep-alive, and Connect protobuf on
- *   HTTP/2 over TLS (books.v1 has no rating call: the book query only).
+ *   Connect protobuf and gRPC-Web on HTTP/1.1 keep-alive (books.v1 has no rating
+ *   call: the book query only; Connect on HTTP/2 is grpc-vs-graphql's).
  * Servers: the GraphQL server (HTTP + ws, TLS h2/h1.1 + wss) and the Connect server behind Toxiproxy.
  * Default profile: 3g (RTT 300 ms), where the study saw ~600 ms saved per operation.
  * Look at: op_duration p50 per lane. Round-trip model (docs/model.md): ws, keep-alive
@@ -18,7 +18,7 @@
  *   k6 run -e PROFILE=lte -e LOAD=full scenarios/ws-vs-http.js
  *
  * Its plan at LOAD=ci (`npx k6pack plan ws-vs-http --load ci`; dev/plan-headers.js writes it):
- *   ws-vs-http under 3g (R 300 ms, down 1600 / up 768 kbit/s), load ci, closed workload: 20 k6 scenarios, 90.0 s in all
+ *   ws-vs-http under 3g (R 300 ms, down 1600 / up 768 kbit/s), load ci, closed workload: 18 k6 scenarios, 81.0 s in all
  *     k6 scenario        executor      VUs or rate  start  duration  graceful stop
  *     http_fresh_c1      constant-vus  1 VU         0s     3s        1.5s
  *     http_fresh_c4      constant-vus  4 VUs        4.5s   3s        1.5s
@@ -38,8 +38,6 @@
  *     connect_proto_c4   constant-vus  4 VUs        67.5s  3s        1.5s
  *     grpc_web_c1        constant-vus  1 VU         72s    3s        1.5s
  *     grpc_web_c4        constant-vus  4 VUs        76.5s  3s        1.5s
- *     connect_h2_c1      constant-vus  1 VU         81s    3s        1.5s
- *     connect_h2_c4      constant-vus  4 VUs        85.5s  3s        1.5s
  *   where the figures come from:
  *     VUs or rate: each step's concurrency (LOAD=ci's steps: 1, 4)
  *     duration: 3 iterations of the model's 1.000 s
@@ -89,7 +87,6 @@ function rpcOp(protocol, transport, tls) {
 export const connectJson = () => rpcOp('connect-json', 'http-keepalive', false);
 export const connectProto = () => rpcOp('connect-proto', 'http-keepalive', false);
 export const grpcWeb = () => rpcOp('grpc-web', 'http-keepalive', false);
-export const connectH2 = () => rpcOp('connect-proto', 'http2', true);
 
 // One socket per VU for the whole step, operations one after another; under an open
 // workload one socket per arrival, for WS_OPEN_OPS operations.

@@ -48,7 +48,6 @@ export default function declare() {
       rpcLane('connect_json', 'http-keepalive', false, 'connect-json'),
       rpcLane('connect_proto', 'http-keepalive', false, 'connect-proto'),
       rpcLane('grpc_web', 'http-keepalive', false, 'grpc-web'),
-      rpcLane('connect_h2', 'http2', true, 'connect-proto'),
     ],
     // An HTTP iteration is one request and a lane's first one pays the
     // connection set-up: under slow profiles a short (ci) step must still hold
