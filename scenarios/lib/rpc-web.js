@@ -130,6 +130,9 @@ export function judgeRpc(res, { protocol, transport, method, validate }) {
     }
     return fail('status 200', `status ${res.status}: ${why}`);
   }
+  const type = String(res.headers['Content-Type'] || '');
+  if (!type.startsWith(p.contentType))
+    return fail('content type', `the answer's content type is ${type || 'missing'}, not ${p.contentType}`);
   let message;
   try {
     if (!p.binary) message = JSON.parse(body);
