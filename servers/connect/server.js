@@ -43,6 +43,34 @@ export const DRAIN_MS = 2000;
 export const KEEP_ALIVE_MS = 65_000;
 const MAX_H2_STREAMS = 250;
 
+// connect-node answers what it cannot route with a bare status and an empty body:
+// 404 (no such method), 405 (an HTTP method the call does not take), 415 (a
+// content type no protocol takes), 505 (a bidirectional stream over HTTP/1.1).
+// Those get one line saying why (text/plain), as every other refusal here has.
+const pathOf = (req) => (req.url ?? '').split('?', 1)[0];
+const BARE_STATUS = {
+  404: (req) => `no such method: ${pathOf(req)}; this server has books.v1.Books, grpc.health.v1.Health and reflection`,
+  405: (req) => `HTTP method ${req.method} is not allowed for ${pathOf(req)}: send POST`,
+  415: (req) =>
+    `content-type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted for ${pathOf(req)}: ` +
+    'Connect takes application/json or application/proto (streams: application/connect+json or +proto), ' +
+    'gRPC application/grpc, gRPC-Web application/grpc-web',
+  505: (req) => `${pathOf(req)} is a bidirectional stream: it needs HTTP/2 (the h2c or TLS port)`,
+};
+const explained = (req, status) => `${BARE_STATUS[status](req)}\n`;
+// Set as res.writeHead on a response connect-node writes: a bare status gets its line.
+function writeHeadExplained(status, headers) {
+  const writeHead = Object.getPrototypeOf(this).writeHead;
+  if (!BARE_STATUS[status] || headers?.['content-type']) return writeHead.call(this, status, headers);
+  writeHead.call(this, status, { ...headers, 'content-type': 'text/plain; charset=utf-8' });
+  this.write(explained(this.req, status));
+  return this;
+}
+function notFound(req, res) {
+  res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+  res.end(explained(req, 404));
+}
+
 function listen(server, { port, host, label, envVar }) {
   return new Promise((resolve, reject) => {
     const onError = (err) => reject(Object.assign(err, { endpoint: { label, port, envVar } }));
@@ -61,6 +89,7 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, h2cPort = 0,
   const connect = connectNodeAdapter({
     readMaxBytes: LIMITS.MAX_BODY_BYTES,
     shutdownSignal: (state.shutdown = new AbortController()).signal,
+    fallback: notFound,
     routes: (router) => {
       router.service(BooksService, booksImplementation);
       router.service(HealthService, healthImplementation(state));
@@ -72,6 +101,7 @@ export async function createServer({ host = DEFAULT_HOST, port = 0, h2cPort = 0,
       res.writeHead(state.serving ? 200 : 503, { 'content-type': 'text/plain' });
       return res.end(state.serving ? 'ok\n' : 'shutting down\n');
     }
+    res.writeHead = writeHeadExplained;
     return connect(req, res);
   };
   const h1 = http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, handler);

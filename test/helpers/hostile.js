@@ -21,16 +21,19 @@ import { freePorts } from '../../dev/stack.js';
 const SERVERS = {
   graphql: { script: 'servers/graphql/server.js', portVars: ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT'] },
   grpc: { script: 'servers/grpc/server.js', portVars: ['GRPC_PORT', 'GRPC_TLS_PORT'] },
+  // A third port: HTTP/2 cleartext (server.h2cPort).
+  connect: { script: 'servers/connect/server.js', portVars: ['CONNECT_PORT', 'CONNECT_TLS_PORT', 'CONNECT_H2C_PORT'] },
 };
 
-// `node --expose-gc servers/<kind>/server.js` on two free ports (so memory can be
+// `node --expose-gc servers/<kind>/server.js` on free ports (so memory can be
 // measured after a full GC); resolves once it printed its start line. Always
-// stop() it (t.after / after()). assertHealthy() fails if it exited or wrote
-// anything to stderr since the last call: both servers log only on internal errors.
+// stop() it (t.after / after()); `exited` resolves { code, signal } once it is
+// gone. assertHealthy() fails if it exited or wrote anything to stderr since the
+// last call: the servers log only on internal errors.
 export async function spawnServer(kind, { env = {}, nodeArgs = ['--expose-gc'] } = {}) {
   const { script, portVars } = SERVERS[kind];
   for (let attempt = 1; ; attempt++) {
-    const [port, tlsPort] = await freePorts(2);
+    const [port, tlsPort, h2cPort] = await freePorts(portVars.length);
     const child = spawn(process.execPath, [...nodeArgs, script], {
       cwd: ROOT,
       env: {
@@ -40,6 +43,7 @@ export async function spawnServer(kind, { env = {}, nodeArgs = ['--expose-gc'] }
         TLS_KEY_FILE: '',
         [portVars[0]]: String(port),
         [portVars[1]]: String(tlsPort),
+        ...(h2cPort && { [portVars[2]]: String(h2cPort) }),
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -60,7 +64,9 @@ export async function spawnServer(kind, { env = {}, nodeArgs = ['--expose-gc'] }
       kind,
       port,
       tlsPort,
+      h2cPort,
       child,
+      exited,
       output: () => ({ stdout: out.stdout, stderr: out.stderr }),
       assertHealthy() {
         assert.equal(child.exitCode ?? child.signalCode, null, `the ${kind} server died: ${out.stderr.slice(-2000)}`);
@@ -71,7 +77,8 @@ export async function spawnServer(kind, { env = {}, nodeArgs = ['--expose-gc'] }
       async stop() {
         if (child.exitCode !== null || child.signalCode !== null) return;
         child.kill('SIGTERM');
-        const done = await Promise.race([exited, sleep(7000).then(() => null)]);
+        // Unref'd: a pending 7 s timer would keep the test file's process alive after its last test.
+        const done = await Promise.race([exited, sleep(7000, null, { ref: false })]);
         if (!done) child.kill('SIGKILL');
       },
     };
