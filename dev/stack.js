@@ -1,4 +1,4 @@
-// startTestStack(): the embedded stack (both servers + toxiproxy, proxies
+// startTestStack(): the embedded stack (the servers + toxiproxy, proxies
 // populated, no toxics) on free ports in a temp run dir, attached to the test
 // process. Resolves { ports, env, toxiproxy, pids, runDir, stop }:
 // `env` is targetsFor(ports), the -e variables for k6; always call stop()

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Container healthcheck for the two Node servers (docker-compose.yml runs it
-// inside the graphql and grpc containers; the image has no curl/wget).
+// Container healthcheck for the Node servers (docker-compose.yml runs it inside
+// the graphql, grpc and connect containers; the image has no curl/wget).
 //
 //   node docker/healthcheck.js http://127.0.0.1:4000/healthz https://127.0.0.1:4443/healthz
 //   node docker/healthcheck.js grpc://127.0.0.1:5051 tcp://127.0.0.1:5052

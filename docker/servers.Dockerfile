@@ -1,4 +1,4 @@
-# Both reference servers (GraphQL and gRPC) in one image; docker-compose.yml
+# The reference servers (GraphQL, gRPC and Connect) in one image; docker-compose.yml
 # picks the server with `command`. Build context: the repository root.
 #   docker build -f docker/servers.Dockerfile -t k6pack-servers .
 #   docker run --rm -p 127.0.0.1:4000:4000 k6pack-servers node servers/graphql/server.js
@@ -18,5 +18,5 @@ COPY docker/healthcheck.js docker/
 USER node
 # Listen on every interface of the container; publish on 127.0.0.1 only (compose does).
 ENV HOST=0.0.0.0
-EXPOSE 4000 4443 5051 5052
+EXPOSE 4000 4443 5051 5052 6080 6081 6443
 CMD ["node", "servers/graphql/server.js"]

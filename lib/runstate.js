@@ -37,7 +37,12 @@ export function processesOf(state) {
 }
 
 // What each recorded process is, for messages.
-export const LABELS = { graphql: 'GraphQL server', grpc: 'gRPC server', toxiproxy: 'toxiproxy-server' };
+export const LABELS = {
+  graphql: 'GraphQL server',
+  grpc: 'gRPC server',
+  connect: 'Connect server',
+  toxiproxy: 'toxiproxy-server',
+};
 
 // The recorded processes that are gone, each with what its log says about it:
 // [{ name, label, pid, log, said }].

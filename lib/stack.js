@@ -1,4 +1,4 @@
-// The embedded stack: both reference servers and toxiproxy as plain processes
+// The embedded stack: the reference servers and toxiproxy as plain processes
 // on 127.0.0.1, health-checked, with the proxies populated. Used by the CLI
 // (`k6pack up`, detached) and by tests (dev/stack.js, attached).
 import { mkdirSync } from 'node:fs';
@@ -137,7 +137,7 @@ async function grpcServing(port) {
   }
 }
 
-// ---- the three processes ----
+// ---- the processes: the three servers and toxiproxy ----
 
 // A reference server run as `node servers/<dir>/server.js`, its ports from env.
 function nodeServer(ports, { name, label, dir, portVars, ready, env: more = {} }) {
@@ -286,7 +286,7 @@ export async function startStack({
   }
 }
 
-// Creates the four proxies; a listen port taken since the check is named by its variable.
+// Creates the proxies (PROXY_ROUTES); a listen port taken since the check is named by its variable.
 export async function populate(toxiproxy, ports) {
   try {
     return await toxiproxy.populate(proxiesFor(ports));

@@ -41,13 +41,13 @@ test('up -> status -> profile 3g -> profile lan -> down', { timeout: 120000 }, a
   for (const [k, v] of Object.entries(targetsFor(ports)))
     assert.ok(up.stdout.includes(`${k}=${v}`), `prints ${k}=${v}`);
   const pids = recordedPids(runDir);
-  assert.equal(pids.length, 3);
+  assert.equal(pids.length, 4);
   for (const pid of pids) assert.ok(isAlive(pid), `pid ${pid} runs after up exited`);
   assert.ok(existsSync(join(runDir, 'toxiproxy.log')));
 
   const status = await runCli(['status'], { env });
   assert.equal(status.exitCode, 0, status.stdout + status.stderr);
-  for (const name of ['graphql', 'grpc', 'toxiproxy'])
+  for (const name of ['graphql', 'grpc', 'connect', 'toxiproxy'])
     assert.match(status.stdout, new RegExp(`^  ${name} +pid \\d+ +running;`, 'm'));
   assert.ok(status.stdout.includes(`${ports.PROXY_GRAPHQL_PORT} (PROXY_GRAPHQL_PORT)`));
   assert.match(status.stdout, /graphql_http \S+ -> \S+: none/);
@@ -56,7 +56,15 @@ test('up -> status -> profile 3g -> profile lan -> down', { timeout: 120000 }, a
   assert.equal(p3g.exitCode, 0, p3g.stderr);
   assert.match(p3g.stdout, /profile 3g: on every proxy/);
   const toxics = await toxicsByProxy(toxiproxy);
-  assert.deepEqual(Object.keys(toxics).sort(), ['graphql_http', 'graphql_tls', 'grpc', 'grpc_tls']);
+  assert.deepEqual(Object.keys(toxics).sort(), [
+    'connect',
+    'connect_h2c',
+    'connect_tls',
+    'graphql_http',
+    'graphql_tls',
+    'grpc',
+    'grpc_tls',
+  ]);
   for (const [proxy, list] of Object.entries(toxics)) {
     assert.equal(attrsOf(list, 'link', 'upstream')?.latency, 150, `${proxy}: 150 ms up`);
     assert.equal(attrsOf(list, 'link', 'downstream')?.latency, 150, `${proxy}: 150 ms down`);
@@ -154,7 +162,7 @@ test(
       const up = await runCli(['up'], { env });
       assert.equal(up.exitCode, 0, `up #${i}: ${up.stderr}`);
       const pids = recordedPids(runDir);
-      assert.equal(pids.length, 3, `up #${i}`);
+      assert.equal(pids.length, 4, `up #${i}`);
       const down = await runCli(['down'], { env });
       assert.equal(down.exitCode, 0, `down #${i}: ${down.stderr}`);
       for (const pid of pids) assert.ok(!isAlive(pid), `down #${i}: pid ${pid} gone`);

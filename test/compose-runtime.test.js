@@ -22,7 +22,7 @@ import { hostPathFor, loadCompose, parseVolume } from './helpers/compose.js';
 import { freePorts, startTestStack } from '../dev/stack.js';
 
 const { services } = loadCompose();
-const SERVER_SERVICES = ['graphql', 'grpc'];
+const SERVER_SERVICES = ['graphql', 'grpc', 'connect'];
 
 // Replaces each <host>:<default port> in `args` with 127.0.0.1 and the port `ports` gives that variable.
 function remap(args, ports, host = '127.0.0.1') {
@@ -184,6 +184,9 @@ describe('compose healthchecks and toxiproxy -config, run for real', { timeout: 
       `https://${byName.graphql_tls}/healthz`,
       `grpc://${byName.grpc}`,
       `tcp://${byName.grpc_tls}`,
+      `http://${byName.connect}/healthz`,
+      `grpc://${byName.connect_h2c}`,
+      `https://${byName.connect_tls}/healthz`,
     ]);
     assert.equal(r.exitCode, 0, r.stderr);
   });

@@ -54,11 +54,12 @@ function composeValidator() {
 const errorsOf = (validate, doc) =>
   validate(doc) ? [] : validate.errors.map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
 
-// Which service publishes each port variable: graphql/grpc by the port
+// Which service publishes each port variable: graphql/grpc/connect by the port
 // variables their servers read, toxiproxy all of TOXIPROXY_PORTS.
 const SERVICE_PORT_VARS = {
   graphql: ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT'],
   grpc: ['GRPC_PORT', 'GRPC_TLS_PORT'],
+  connect: ['CONNECT_PORT', 'CONNECT_H2C_PORT', 'CONNECT_TLS_PORT'],
   [TOXIPROXY_SERVICE]: Object.keys(TOXIPROXY_PORTS),
 };
 
@@ -130,7 +131,7 @@ describe('docker-compose.yml against the Compose Specification schema', () => {
 
 describe('docker-compose.yml matches the embedded stack', () => {
   test('the stack services and the on-demand k6 service', () => {
-    assert.deepEqual(Object.keys(services).sort(), ['graphql', 'grpc', 'k6', TOXIPROXY_SERVICE].sort());
+    assert.deepEqual(Object.keys(services).sort(), ['connect', 'graphql', 'grpc', 'k6', TOXIPROXY_SERVICE].sort());
     for (const name of Object.keys(SERVICE_PORT_VARS))
       assert.equal(services[name].profiles, undefined, `${name} must start with a plain 'docker compose up'`);
     assert.deepEqual(services.k6.profiles, ['k6']);
@@ -140,7 +141,7 @@ describe('docker-compose.yml matches the embedded stack', () => {
     const seen = [];
     for (const [name, svc] of Object.entries(raw.services)) {
       for (const spec of svc.ports || []) {
-        const m = /^127\.0\.0\.1:\$\{([A-Z_]+):-(\d+)\}:(\d+)$/.exec(spec);
+        const m = /^127\.0\.0\.1:\$\{([A-Z][A-Z0-9_]*):-(\d+)\}:(\d+)$/.exec(spec);
         assert.ok(m, `${name}: port "${spec}" must be "127.0.0.1:\${VAR:-default}:target"`);
         const [, variable, fallback, target] = m;
         assert.ok(SERVICE_PORT_VARS[name]?.includes(variable), `${name} publishes ${variable}, which is not its port`);
@@ -169,7 +170,7 @@ describe('docker-compose.yml matches the embedded stack', () => {
   });
 
   test('the servers listen on all container interfaces at the default ports', () => {
-    for (const name of ['graphql', 'grpc']) {
+    for (const name of ['graphql', 'grpc', 'connect']) {
       // The GraphQL server's fan-out hub relays through the gRPC server's (lib/stack.js does the same).
       const peer = name === 'graphql' ? { HUB_PEER: `grpc:${SERVER_PORTS.GRPC_PORT}` } : {};
       const expected = {
@@ -285,7 +286,7 @@ describe('what compose mounts, builds and runs exists and is in the images', () 
     const workdir = instructions.findLast((i) => i.op === 'WORKDIR').args;
     const copied = copiedPaths(instructions);
     const built = serviceBuiltFrom(dockerfile);
-    assert.deepEqual(built.sort(), ['graphql', 'grpc']);
+    assert.deepEqual(built.sort(), ['connect', 'graphql', 'grpc']);
     const entries = built.flatMap((s) =>
       [...services[s].command, ...services[s].healthcheck.test]
         .filter((a) => a.endsWith('.js'))

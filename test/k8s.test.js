@@ -69,11 +69,13 @@ describe('deploy/k8s: kustomize build and kubeconform -strict', () => {
     assert.deepEqual(docs.map((d) => `${d.kind}/${d.metadata.name.replace(/-[a-z0-9]{10}$/, '-<hash>')}`).sort(), [
       'ConfigMap/k6pack-proxies-<hash>',
       'ConfigMap/k6pack-test-<hash>',
+      'Deployment/connect',
       'Deployment/graphql',
       'Deployment/grpc',
       'Deployment/toxiproxy',
       'Namespace/k6pack',
       'PersistentVolumeClaim/k6pack-results',
+      'Service/connect',
       'Service/graphql',
       'Service/grpc',
       'Service/toxiproxy',
@@ -89,11 +91,11 @@ describe('deploy/k8s: kustomize build and kubeconform -strict', () => {
     );
     const skipped = result.skipped.map((k) => k.kind);
     assert.deepEqual(skipped, CRD ? [] : ['TestRun']);
-    // 11 built + results-reader.yaml; only TestRun may lack a schema.
+    // 13 built + results-reader.yaml; only TestRun may lack a schema.
     assert.match(
       result.output,
       new RegExp(
-        `12 resources found in 2 files - Valid: ${12 - skipped.length}, Invalid: 0, Errors: 0, Skipped: ${skipped.length}`,
+        `14 resources found in 2 files - Valid: ${14 - skipped.length}, Invalid: 0, Errors: 0, Skipped: ${skipped.length}`,
       ),
     );
   });
@@ -131,6 +133,7 @@ describe('deploy/k8s in step with the pack', () => {
     for (const [name, vars] of [
       ['graphql', ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT']],
       ['grpc', ['GRPC_PORT', 'GRPC_TLS_PORT']],
+      ['connect', ['CONNECT_PORT', 'CONNECT_H2C_PORT', 'CONNECT_TLS_PORT']],
     ]) {
       const c = container(one('Deployment', name));
       const env = Object.fromEntries(c.env.map((e) => [e.name, e.value]));
@@ -216,7 +219,7 @@ describe('deploy/k8s in step with the pack', () => {
     assert.equal(tr.spec.initializer.image, k6Image);
     const tag = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
     assert.equal(container(one('Deployment', 'toxiproxy')).image, `k6pack-toxiproxy:${tag}`);
-    for (const name of ['graphql', 'grpc'])
+    for (const name of ['graphql', 'grpc', 'connect'])
       assert.equal(container(one('Deployment', name)).image, `k6pack-servers:${tag}`);
     // The names the Dockerfiles' build comments use (docker build -t NAME).
     for (const [file, name] of [

@@ -129,7 +129,15 @@ test('profiles/proxies.json is proxiesFor(DEFAULT_PORTS)', () => {
 
 test('profiles/proxies.compose.json: same proxies and ports, on 0.0.0.0, upstreams are the compose services', () => {
   const compose = readJson('proxies.compose.json');
-  const service = { GRAPHQL_PORT: 'graphql', GRAPHQL_TLS_PORT: 'graphql', GRPC_PORT: 'grpc', GRPC_TLS_PORT: 'grpc' };
+  const service = {
+    GRAPHQL_PORT: 'graphql',
+    GRAPHQL_TLS_PORT: 'graphql',
+    GRPC_PORT: 'grpc',
+    GRPC_TLS_PORT: 'grpc',
+    CONNECT_PORT: 'connect',
+    CONNECT_H2C_PORT: 'connect',
+    CONNECT_TLS_PORT: 'connect',
+  };
   assert.deepEqual(
     compose,
     PROXY_ROUTES.map(([name, listenVar, upstreamVar]) => ({

@@ -144,7 +144,7 @@ test(
     assert.notEqual(run.code, 0);
     assert.equal(
       errorLine(run.stderr),
-      `Toxiproxy at ${url} has no proxy graphql_http, graphql_tls, grpc, grpc_tls (it has: none): run \`npx k6pack up\` (or \`docker compose up -d\`) to create them`,
+      `Toxiproxy at ${url} has no proxy graphql_http, graphql_tls, grpc, grpc_tls, connect, connect_h2c, connect_tls (it has: none): run \`npx k6pack up\` (or \`docker compose up -d\`) to create them`,
     );
     assert.deepEqual(await api.proxies(), {});
   },

@@ -42,7 +42,7 @@ test(
     const stack = await startTestStack();
     t.after(() => stack.stop());
 
-    assert.deepEqual(Object.keys(stack.pids).sort(), ['graphql', 'grpc', 'toxiproxy']);
+    assert.deepEqual(Object.keys(stack.pids).sort(), ['connect', 'graphql', 'grpc', 'toxiproxy']);
     for (const pid of Object.values(stack.pids)) assert.ok(isAlive(pid), `pid ${pid} alive`);
     assert.match(await stack.toxiproxy.version(), /^v2\.5\.0/);
 
@@ -55,13 +55,22 @@ test(
     assert.equal((await timedGet(healthz(stack.env))).status, 200);
     assert.ok(await tcpAccepts(stack.env.GRPC_ADDR), 'gRPC proxy accepts');
     assert.ok(await tcpAccepts(stack.env.GRPC_TLS_ADDR), 'gRPC TLS proxy accepts');
+    assert.equal((await timedGet(`${stack.env.CONNECT_URL}/healthz`)).status, 200);
 
     // 100 ms each way: a request through the proxy takes at least one 200 ms round trip.
     const applied = await stack.toxiproxy.applyToxics([
       { name: 'lat_up', type: 'latency', stream: 'upstream', toxicity: 1, attributes: { latency: 100 } },
       { name: 'lat_down', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 100 } },
     ]);
-    assert.deepEqual(Object.keys(applied).sort(), ['graphql_http', 'graphql_tls', 'grpc', 'grpc_tls']);
+    assert.deepEqual(Object.keys(applied).sort(), [
+      'connect',
+      'connect_h2c',
+      'connect_tls',
+      'graphql_http',
+      'graphql_tls',
+      'grpc',
+      'grpc_tls',
+    ]);
     const slow = await timedGet(healthz(stack.env));
     assert.equal(slow.status, 200);
     assert.ok(slow.ms >= 195, `with 100 ms each way the request took ${slow.ms.toFixed(0)} ms`);

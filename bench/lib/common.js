@@ -128,7 +128,7 @@ export function recordResult(bench, figures, { quick = false } = {}) {
 
 // ---- stack and k6 ----
 
-// A private stack (both servers + toxiproxy on free ports). `serverEnv`: extra
+// A private stack (the servers + toxiproxy on free ports). `serverEnv`: extra
 // environment for its processes (they inherit this process's environment at
 // spawn time, so it is set for the start-up only).
 export async function startStack({ serverEnv = {} } = {}) {

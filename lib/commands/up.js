@@ -14,7 +14,7 @@ export function register(program, ctx) {
     program
       .command('up')
       .description(
-        'start both servers and toxiproxy in the background, populate the proxies, apply a profile; with --api/--graphql/--grpc: proxies in front of your own API',
+        'start the reference servers and toxiproxy in the background, populate the proxies, apply a profile; with --api/--graphql/--grpc: proxies in front of your own API',
       )
       .option('-p, --profile <name>', 'network profile, optionally +fault (default: lan)')
       .option('--wait', 'when a run holds the stack, wait for it before changing the profile'),
