@@ -18,6 +18,9 @@
 //   grpc: { addr, tls, importPaths, file, calls: [{ method ('pkg.Service/Method'), service,
 //           name, stream (server streaming), request (a set or sets: common/variables.js),
 //           reqBytes, resBytes, messages, serverMs, serverFrom }] } | null,
+//   connect: { url, h2, calls: [{ method, service, name, request, fields (the request's
+//              wire table: scenarios/lib/protowire.js) | null (JSON only), reqBytes, resBytes,
+//              serverMs, serverFrom }] } | null,
 //   lanes: [{ name, transport, tls }], skipped: [{ lane, reason }],
 //   measured: { calls, profile: 'lan', vus: 1 }, source: where the API was given,
 //   credentials: { headers, initPayload, metadata } (common/credentials.js: every value
@@ -44,6 +47,11 @@ export const API_LANES = [
   { name: 'grpc', transport: 'grpc', tls: null, kind: 'grpc' },
   { name: 'grpc_fresh', transport: 'grpc-fresh', tls: null, kind: 'grpc' },
   { name: 'grpc_stream', transport: 'grpc-stream', tls: null, kind: 'grpc' },
+  // The browser's RPC on a Connect endpoint (--connect): unary calls over k6's http, on
+  // HTTP/1.1 keep-alive (cleartext) or HTTP/2 (https with h2 by ALPN).
+  { name: 'connect_json', transport: 'http-keepalive', tls: null, kind: 'connect', protocol: 'connect-json' },
+  { name: 'connect_proto', transport: 'http-keepalive', tls: null, kind: 'connect', protocol: 'connect-proto' },
+  { name: 'grpc_web', transport: 'http-keepalive', tls: null, kind: 'connect', protocol: 'grpc-web' },
 ];
 export const API_LANE_NAMES = API_LANES.map((l) => l.name);
 
@@ -135,6 +143,17 @@ export function parseApiPlan(text, file, env = {}) {
     )
   )
     fail('gRPC lanes but no method or .proto file');
+  if (
+    kinds.has('connect') &&
+    !(
+      isObject(plan.connect) &&
+      plan.connect.url &&
+      Array.isArray(plan.connect.calls) &&
+      plan.connect.calls.length &&
+      plan.connect.calls.every((c) => isObject(c) && c.service && c.name)
+    )
+  )
+    fail('Connect lanes but no URL or method');
   if (!isObject(plan.hosts) || !Array.isArray(plan.proxies)) fail('no hosts or proxies');
   if (plan.credentials !== undefined && plan.credentials !== null) {
     const c = plan.credentials;

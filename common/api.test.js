@@ -44,17 +44,34 @@ const PLAN = {
 };
 const text = (changes) => JSON.stringify({ ...PLAN, ...changes });
 
-test('the lanes: ten, names unique, each transport with its kind', () => {
-  assert.equal(API_LANES.length, 10);
-  assert.equal(new Set(API_LANE_NAMES).size, 10);
+test('the lanes: thirteen, names unique, each transport with its kind', () => {
+  assert.equal(API_LANES.length, 13);
+  assert.equal(new Set(API_LANE_NAMES).size, 13);
   assert.deepEqual(API_LANE_NAMES.slice(0, 3), ['http_fresh', 'http_keepalive', 'https_fresh']);
   const kinds = Object.fromEntries(API_LANES.map((l) => [l.name, l.kind]));
   assert.equal(kinds.http2, 'http');
   assert.equal(kinds.wss, 'ws');
   assert.equal(kinds.grpc_stream, 'grpc');
-  // TLS is the lane's for HTTP and WebSocket, the endpoint's for gRPC.
-  assert.ok(API_LANES.filter((l) => l.kind === 'grpc').every((l) => l.tls === null));
-  assert.ok(API_LANES.filter((l) => l.kind !== 'grpc').every((l) => typeof l.tls === 'boolean'));
+  assert.deepEqual(
+    API_LANES.filter((l) => l.kind === 'connect').map((l) => l.protocol),
+    ['connect-json', 'connect-proto', 'grpc-web'],
+  );
+  // TLS is the lane's for HTTP and WebSocket, the endpoint's for gRPC and Connect.
+  const endpoints = new Set(['grpc', 'connect']);
+  assert.ok(API_LANES.filter((l) => endpoints.has(l.kind)).every((l) => l.tls === null));
+  assert.ok(API_LANES.filter((l) => !endpoints.has(l.kind)).every((l) => typeof l.tls === 'boolean'));
+});
+
+test('a plan with Connect lanes needs its URL and calls', () => {
+  const plan = {
+    ...nominalPlan(),
+    nominal: undefined,
+    lanes: [{ name: 'connect_json', transport: 'http-keepalive', tls: false }],
+  };
+  assert.throws(() => parseApiPlan(JSON.stringify(plan), 'p.json'), /Connect lanes but no URL or method/);
+  const calls = [{ service: 'books.v1.Books', name: 'GetBook', method: 'books.v1.Books/GetBook' }];
+  const ok = { ...plan, connect: { url: 'http://127.0.0.1:6080', calls } };
+  assert.equal(parseApiPlan(JSON.stringify(ok), 'p.json').connect.calls[0].name, 'GetBook');
 });
 
 test('the nominal plan: valid, five lanes over the nominal operation, nothing proxied', () => {

@@ -95,11 +95,13 @@ export const API_PROXY_PORTS = {
   PROXY_API_GRAPHQL_PORT: 16000, // -> the GraphQL endpoint (cleartext or TLS)
   PROXY_API_WS_PORT: 16001, // -> the WebSocket endpoint, when not the GraphQL one's host:port
   PROXY_API_GRPC_PORT: 16051, // -> the gRPC endpoint (plaintext or TLS)
+  PROXY_API_CONNECT_PORT: 16080, // -> the Connect / gRPC-Web endpoint, when not the GraphQL one's host:port
 };
 export const API_PROXY_ROUTES = [
   ['api_graphql', 'PROXY_API_GRAPHQL_PORT'],
   ['api_ws', 'PROXY_API_WS_PORT'],
   ['api_grpc', 'PROXY_API_GRPC_PORT'],
+  ['api_connect', 'PROXY_API_CONNECT_PORT'],
 ];
 export const API_PROXY_NAMES = API_PROXY_ROUTES.map(([name]) => name);
 

@@ -49,6 +49,7 @@ import { formatMs } from '../common/results.js';
 import declare, { apiHints, isSubscription, WS_OPEN_OPS } from './specs/api.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
+import { rpcCall } from './lib/rpc-web.js';
 import { partNow, recordDrift } from './lib/drift.js';
 import { keepFirstErrors } from './lib/metrics.js';
 import { useToxiproxy } from './lib/network.js';
@@ -232,6 +233,42 @@ export function grpcFresh() {
   const tags = tagsOf(c.tags);
   drifted(tags, fresh.call(c.method, c.next(exec.vu.idInTest), { tags, fresh: true }));
 }
+// ---- Connect / gRPC-Web: the unary calls take turns, over k6's http ----
+const C = API && API.connect;
+const CONNECT_CALLS = (C ? C.calls : []).map((c) => ({
+  service: c.service,
+  method: c.name,
+  // The request's wire table (lib/api/proto.js fieldTable); the answer is read, not checked.
+  methods: { [c.name]: { request: c.fields || {}, response: {} } },
+  next: variableSource(c.request),
+  tags: { op: c.name },
+}));
+// name: the lane, whose transport (keep-alive, or HTTP/2 where the server's TLS offers h2)
+// discovery chose.
+function connectOp(name, protocol) {
+  const { transport, tls } = API.lanes.find((l) => l.name === name);
+  const c = turnOf(CONNECT_CALLS);
+  const tags = tagsOf(c.tags);
+  drifted(
+    tags,
+    rpcCall({
+      protocol,
+      transport,
+      tls,
+      url: C.url,
+      service: c.service,
+      method: c.method,
+      methods: c.methods,
+      request: c.next(exec.vu.idInTest),
+      tags,
+      headers: HEADERS,
+    }),
+  );
+}
+export const connectJson = () => connectOp('connect_json', 'connect-json');
+export const connectProto = () => connectOp('connect_proto', 'connect-proto');
+export const grpcWeb = () => connectOp('grpc_web', 'grpc-web');
+
 export async function grpcStream() {
   const c = turnOf(STREAMS);
   const tags = tagsOf(c.tags);

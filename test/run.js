@@ -49,7 +49,9 @@ const root = dirname(here);
 const COMMON = join(root, 'common');
 
 export const TIMED = [
+  'api-connect.test.js',
   'api.test.js',
+  'connect-lanes.test.js',
   'fanout.test.js',
   'graphql-studies.test.js',
   'grpc-streams.test.js',
@@ -75,6 +77,7 @@ export const UNIT = [
   'lint.test.js',
   'plan-headers.test.js',
   'profiles-catalogue.test.js',
+  'protowire.test.js',
   'server-cost-gate.test.js',
   'settings.test.js',
   'tally.test.js',

@@ -7,6 +7,8 @@
 //   --operations FILE     a .graphql file of named operations
 //   --variables FILE      JSON keyed by operation name (in the config file: a path or the object)
 //   --grpc ADDR           host:port of a gRPC server; --tls for a TLS port
+//   --connect URL         a Connect / gRPC-Web server's base URL (http:// or https://), its
+//                         calls given as gRPC's (--proto, --call, --request)
 //   --proto FILE --call pkg.Service/Method --request JSON | --request-file FILE (an object,
 //                         or an array cycled per call; {{vu}} {{iter}} {{uuid}}: common/variables.js)
 //   --insecure            accept an untrusted certificate (GraphQL https and gRPC TLS)
@@ -28,6 +30,7 @@ export const API_FIELDS = [
   'operations',
   'variables',
   'grpc',
+  'connect',
   'tls',
   'insecure',
   'proto',
@@ -264,6 +267,10 @@ export function addApiOptions(command) {
     .option('--operations <file>', 'a .graphql file of named operations, each run on every lane that applies')
     .option('--variables <file>', 'JSON object of variables keyed by operation name')
     .option('--grpc <addr>', 'your gRPC endpoint, host:port')
+    .option(
+      '--connect <url>',
+      'your Connect / gRPC-Web endpoint, http:// or https:// (the base of /package.Service/Method), with --proto and --call',
+    )
     .option('--tls', 'the gRPC port speaks TLS')
     .option('--insecure', 'accept an untrusted certificate (self-signed, another name)')
     .option('--proto <file>', 'the .proto of the gRPC service')
@@ -303,20 +310,22 @@ export function apiConfig(opts, { cwd = process.cwd(), env = process.env } = {})
     if (opts[k] === undefined || CREDENTIAL_FIELDS.includes(k) || CALL_FIELDS.includes(k)) continue;
     cfg[k] = PATHS.includes(k) ? resolve(cwd, opts[k]) : opts[k];
   }
-  if (!cfg.graphql && !cfg.grpc)
+  if (!cfg.graphql && !cfg.grpc && !cfg.connect)
     throw new UsageError(
-      'give --graphql URL, --grpc ADDR or both (or --api ./api.json with those fields): `npx k6pack run api --help`',
+      'give --graphql URL, --grpc ADDR, --connect URL or several (or --api ./api.json with those fields): `npx k6pack run api --help`',
     );
   // A field given in the file or as a flag (the call flags are kept apart: callsOf pairs them).
-  const needs = (field, other) => {
+  const needs = (field, other, alt) => {
     const v = cfg[field] ?? opts[field];
-    if (v !== undefined && v !== false && !cfg[other]) throw new UsageError(`${flagOf(field)} needs ${flagOf(other)}`);
+    if (v !== undefined && v !== false && !cfg[other] && !(alt && cfg[alt]))
+      throw new UsageError(`${flagOf(field)} needs ${flagOf(other)}${alt ? ` or ${flagOf(alt)}` : ''}`);
   };
   for (const f of ['ws', 'operations', 'variables']) needs(f, 'graphql');
   needs('metadata', 'grpc');
   const credentials = credentialsOf(cfg, opts);
   if (credentials.initPayload && !cfg.graphql) throw new UsageError('--init-payload needs --graphql');
-  for (const f of ['proto', 'call', 'calls', 'request', 'requestFile', 'tls']) needs(f, 'grpc');
+  for (const f of ['proto', 'call', 'calls', 'request', 'requestFile']) needs(f, 'grpc', 'connect');
+  needs('tls', 'grpc');
   const out = {
     source: file,
     tls: Boolean(cfg.tls),
@@ -326,6 +335,7 @@ export function apiConfig(opts, { cwd = process.cwd(), env = process.env } = {})
     operations: null,
     variables: null,
     grpc: null,
+    connect: null,
     proto: null,
     calls: [],
     credentials,
@@ -344,16 +354,19 @@ export function apiConfig(opts, { cwd = process.cwd(), env = process.env } = {})
     out.operations = exists(cfg.operations, '--operations');
     out.variables = typeof cfg.variables === 'string' ? exists(cfg.variables, '--variables') : cfg.variables || null;
   }
-  if (cfg.grpc) {
-    out.grpc = address(cfg.grpc);
+  if (cfg.grpc) out.grpc = address(cfg.grpc);
+  // A Connect / gRPC-Web endpoint: the base URL its /package.Service/Method paths hang off.
+  if (cfg.connect) out.connect = url(cfg.connect, '--connect', ['http', 'https']).replace(/\/+$/, '');
+  if (cfg.grpc || cfg.connect) {
+    const flag = cfg.grpc ? '--grpc' : '--connect';
     if (!cfg.proto)
-      throw new UsageError("--grpc needs --proto FILE (the service's .proto) and --call package.Service/Method");
+      throw new UsageError(`${flag} needs --proto FILE (the service's .proto) and --call package.Service/Method`);
     out.proto = exists(cfg.proto, '--proto');
     out.calls = callsOf(cfg, opts, cwd);
-    if (!out.calls.length) throw new UsageError('--grpc needs --call package.Service/Method (the method to call)');
+    if (!out.calls.length) throw new UsageError(`${flag} needs --call package.Service/Method (the method to call)`);
   }
   // Loopback only, unless the user says otherwise; the proxies stay on 127.0.0.1 either way.
-  const hosts = [out.graphql, out.ws, out.grpc].filter(Boolean).map(hostOf);
+  const hosts = [out.graphql, out.ws, out.grpc, out.connect].filter(Boolean).map(hostOf);
   out.remote = [...new Set(hosts.filter((h) => !isLoopbackHost(h)))];
   if (out.remote.length && rawSetting(env, 'ALLOW_REMOTE_TARGET') !== '1') {
     throw new UsageError(

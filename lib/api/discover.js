@@ -9,6 +9,7 @@ import { formatMs } from '../../common/results.js';
 import { show, UsageError } from '../cli-support.js';
 import { discoverGraphql } from './graphql.js';
 import { discoverGrpc } from './grpc.js';
+import { discoverConnect } from './connect.js';
 import { checkVariables, readOperations, readVariables, validateOperations } from './operations.js';
 import { checkRequest, loadMethod } from './proto.js';
 
@@ -23,7 +24,7 @@ export function checkApiInput(cfg) {
       typeof cfg.variables === 'string' ? show(cfg.variables) : cfg.variables ? 'the config file\'s "variables"' : null;
     out.variables = checkVariables(out.ops, vars, null, out.varsLabel);
   }
-  if (cfg.grpc) {
+  if (cfg.grpc || cfg.connect) {
     out.methods = cfg.calls.map((c) => {
       const m = loadMethod(cfg.proto, c.call, show(cfg.proto));
       const base = cfg.source ? `the request in ${show(cfg.source)}` : '--request';
@@ -41,12 +42,13 @@ export function checkApiInput(cfg) {
 
 // Which lanes run, and why the others do not. ops: the GraphQL operations (a
 // subscription runs on ws and wss only). -> { lanes: [{ name, transport, tls }], skipped: [{ lane, reason }] }
-export function lanesFor(cfg, g, r, methods, ops = []) {
+export function lanesFor(cfg, g, r, methods, ops = [], c = null) {
   const run = new Map();
   const skipped = [];
   const skip = (name, reason) => skipped.push({ lane: name, reason });
   if (!g)
-    for (const l of API_LANES.filter((x) => x.kind !== 'grpc')) skip(l.name, 'no GraphQL endpoint given (--graphql)');
+    for (const l of API_LANES.filter((x) => x.kind === 'http' || x.kind === 'ws'))
+      skip(l.name, 'no GraphQL endpoint given (--graphql)');
   else {
     const cleartext = ['http_fresh', 'http_keepalive'];
     const tls = ['https_fresh', 'https_keepalive', 'http2'];
@@ -74,6 +76,25 @@ export function lanesFor(cfg, g, r, methods, ops = []) {
     else skip(mine, g.ws.reason);
     skip(other, `the WebSocket endpoint is ${secure ? 'TLS' : 'cleartext'} (${g.wsUrl})`);
   }
+  const connectLanes = API_LANES.filter((x) => x.kind === 'connect');
+  if (!c) for (const l of connectLanes) skip(l.name, 'no Connect endpoint given (--connect)');
+  else {
+    const unary = c.calls.filter((x) => !x.stream);
+    const streams = methods.filter((m, i) => c.calls[i].stream).map((m) => m.method);
+    if (!unary.length)
+      for (const l of connectLanes)
+        skip(
+          l.name,
+          `${streams.join(', ')} stream${streams.length === 1 ? 's its' : ' their'} answer: k6's http reads an answer whole`,
+        );
+    else
+      for (const l of connectLanes) {
+        // A binary lane runs when every unary call went through it in discovery.
+        const refused = l.protocol === 'connect-json' ? null : unary.map((x) => x.binary[l.protocol]).find(Boolean);
+        if (refused) skip(l.name, refused);
+        else run.set(l.name, c.url.startsWith('https:'));
+      }
+  }
   if (!r) for (const l of API_LANES.filter((x) => x.kind === 'grpc')) skip(l.name, 'no gRPC endpoint given (--grpc)');
   else {
     const names = (ms) => ms.map((m) => m.method).join(', ');
@@ -93,7 +114,8 @@ export function lanesFor(cfg, g, r, methods, ops = []) {
   }
   const lanes = API_LANES.filter((l) => run.has(l.name)).map((l) => ({
     name: l.name,
-    transport: l.transport,
+    // A Connect lane over TLS whose server offers h2 is HTTP/2 (k6 takes h2 wherever TLS offers it).
+    transport: l.kind === 'connect' && c.h2 ? 'http2' : l.transport,
     tls: run.get(l.name),
   }));
   const order = (n) => API_LANES.findIndex((l) => l.name === n);
@@ -115,6 +137,7 @@ export async function discoverApi(cfg, input, { signal }) {
     });
   }
   const r = cfg.grpc ? await discoverGrpc(cfg, input.methods, { signal }) : null;
+  const c = cfg.connect ? await discoverConnect(cfg, input.methods, { signal }) : null;
   const warnings = [];
   // A subscription with no WebSocket lane to run on is left out, and said so.
   const ops = g ? input.ops.filter((op) => g.measured[op.name] !== null) : [];
@@ -127,7 +150,7 @@ export async function discoverApi(cfg, input, { signal }) {
     for (const op of left)
       warnings.push(`${op.name} is a subscription, which runs on ws and wss only, and ws does not run: it is left out`);
   }
-  const { lanes, skipped } = lanesFor(cfg, g, r, input.methods, ops);
+  const { lanes, skipped } = lanesFor(cfg, g, r, input.methods, ops, c);
   const graphql = g && {
     url: g.url,
     wsUrl: g.ws.ok ? g.wsUrl : null,
@@ -176,13 +199,41 @@ export async function discoverApi(cfg, input, { signal }) {
       };
     }),
   };
+  const connect = c && {
+    url: c.url,
+    h2: c.h2,
+    calls: input.methods
+      .map((m, i) => ({ m, x: c.calls[i] }))
+      .filter(({ x }) => !x.stream)
+      .map(({ m, x }) => {
+        if (x.error)
+          warnings.push(`${m.method} over Connect failed before the run (${x.error}): it will count in op_failed`);
+        return {
+          method: m.method,
+          service: m.service,
+          name: m.name,
+          request: m.request,
+          fields: x.fields,
+          reqBytes: x.reqBytes,
+          resBytes: x.resBytes,
+          serverMs: x.serverMs,
+          serverFrom: x.serverFrom,
+          calls: x.calls,
+        };
+      }),
+  };
   // The calls each measure took (a subscription's, fewer and longer, are said apart).
-  const measures = [...(graphql ? graphql.operations : []), ...(grpc ? grpc.calls : [])];
+  const measures = [
+    ...(graphql ? graphql.operations : []),
+    ...(grpc ? grpc.calls : []),
+    ...(connect ? connect.calls : []),
+  ];
   const single = measures.filter((o) => !o.events);
   const calls = Math.min(...(single.length ? single : measures).map((o) => o.calls));
   return {
     graphql,
     grpc,
+    connect,
     lanes,
     skipped,
     insecure: cfg.insecure,
@@ -209,12 +260,20 @@ export function describeApi(api) {
     parts.push(
       `gRPC ${api.grpc.addr} (${api.grpc.tls ? 'TLS' : 'plaintext, no TLS'}): ${api.grpc.calls.map((c) => `${c.method} (${c.stream ? 'server streaming' : 'unary'})`).join(', ')}`,
     );
+  if (api.connect)
+    parts.push(
+      `Connect ${api.connect.url} (${api.connect.url.startsWith('https:') ? `TLS${api.connect.h2 ? ', h2' : ''}` : 'cleartext'}): ${api.connect.calls.map((c) => c.method).join(', ')}`,
+    );
   lines.push(`== your API: ${parts.join('; ')}`);
   const creds = api.credentials && describeCredentials(api.credentials);
   if (creds) lines.push(`== credentials: ${creds}`);
   lines.push(`== lanes: ${api.lanes.map((l) => l.name).join(', ')}`);
   for (const s of api.skipped) lines.push(`== not run: ${s.lane}: ${s.reason}`);
-  const all = [...(api.graphql ? api.graphql.operations : []), ...(api.grpc ? api.grpc.calls : [])];
+  const all = [
+    ...(api.graphql ? api.graphql.operations : []),
+    ...(api.grpc ? api.grpc.calls : []),
+    ...(api.connect ? api.connect.calls.map((c) => ({ ...c, name: `${c.name} (Connect)` })) : []),
+  ];
   lines.push(
     `== server time under lan at 1 VU (median of ${api.measured.calls} calls each; the budgets add it to the model): ${all
       .map(

@@ -181,3 +181,47 @@ export function encodeRequest(request, m) {
   const message = rename(request, m.requestType);
   return { message, bytes: m.def.requestSerialize(message).length };
 }
+
+// The wire kind of each scalar type (scenarios/lib/protowire.js encodeValue).
+const WIRE_KIND = {
+  string: 'string',
+  bytes: 'bytes',
+  bool: 'bool',
+  int32: 'int32',
+  int64: 'int64',
+  uint32: 'uint',
+  uint64: 'uint',
+  sint32: 'sint',
+  sint64: 'sint',
+  double: 'double',
+  float: 'float',
+  fixed32: 'fixed32',
+  sfixed32: 'fixed32',
+  fixed64: 'fixed64',
+  sfixed64: 'fixed64',
+};
+
+// A message type as the table k6's protobuf writer takes (protowire.js): every field
+// under its JSON name and, when another, its .proto name. -> { table } or { problem }:
+// a map or a well-known type has a JSON form of its own that the table cannot write.
+export function fieldTable(type, seen = new Set()) {
+  if (seen.has(type.fullName)) return { problem: `${type.name} contains itself` };
+  const table = {};
+  for (const f of type.fieldsArray) {
+    if (f.map) return { problem: `field ${f.name} of ${type.name} is a map` };
+    const r = f.resolvedType;
+    let kind;
+    if (r instanceof protobuf.Enum) kind = { enum: { ...r.values } };
+    else if (r instanceof protobuf.Type) {
+      if (r.fullName.startsWith('.google.protobuf.'))
+        return { problem: `field ${f.name} of ${type.name} is ${r.fullName.slice(1)}, a well-known type` };
+      const sub = fieldTable(r, new Set([...seen, type.fullName]));
+      if (sub.problem) return sub;
+      kind = sub.table;
+    } else kind = WIRE_KIND[f.type];
+    const entry = f.repeated ? [f.id, kind, 'repeated'] : [f.id, kind];
+    table[jsonName(f)] = entry;
+    table[f.name] = entry;
+  }
+  return { table };
+}

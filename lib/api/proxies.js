@@ -48,6 +48,7 @@ export function apiRoutes(cfg, apiPorts) {
   if (cfg.graphql) add('api_graphql', hostPort(cfg.graphql));
   if (cfg.ws) add('api_ws', hostPort(cfg.ws));
   if (cfg.grpc) add('api_grpc', cfg.grpc);
+  if (cfg.connect) add('api_connect', hostPort(cfg.connect));
   return routes;
 }
 

@@ -42,11 +42,23 @@ export default function declare(env, api = null) {
   const byName = Object.fromEntries(ops.map((o) => [o.name, o]));
   const calls = plan.grpc ? plan.grpc.calls : [];
   const callByName = Object.fromEntries(calls.map((c) => [c.name, c]));
+  const connectCalls = plan.connect ? plan.connect.calls : [];
+  const connectByName = Object.fromEntries(connectCalls.map((c) => [c.name, c]));
   // Does anything stream: a subscription that runs, or the gRPC stream lane?
   const streams = Boolean(streamsOf(plan));
   const lanes = plan.lanes.map((l) => {
     const kind = kindOf(l.name);
     const more = EXEC[l.name] ? { exec: EXEC[l.name] } : {};
+    if (kind === 'connect') {
+      // The unary calls take turns; each row's model is the call's bytes over Connect.
+      const protocol = API_LANES.find((x) => x.name === l.name).protocol;
+      return lane(l.name, l.transport, l.tls, {
+        dims: dimsOf(connectCalls.map((c) => c.name)),
+        opsPerIteration: 1 / (connectCalls.length * per),
+        model: (dims) => ({ ...bytesOf(connectByName[dims.op]), protocol, ...idle }),
+        tags: { variant: protocol },
+      });
+    }
     if (kind === 'grpc') {
       // The unary calls take turns on grpc and grpc_fresh, the streaming ones on grpc_stream.
       const stream = l.name === 'grpc_stream';
@@ -107,7 +119,12 @@ export default function declare(env, api = null) {
     // times, so the first operation's median is a warm one.
     minIterations: Math.max(
       4,
-      3 * Math.max(ops.length, ...[true, false].map((s) => calls.filter((c) => Boolean(c.stream) === s).length)),
+      3 *
+        Math.max(
+          ops.length,
+          connectCalls.length,
+          ...[true, false].map((s) => calls.filter((c) => Boolean(c.stream) === s).length),
+        ),
     ),
     columns: [
       // A soak's rows are split by part (first/last), the tag server time uses for its
@@ -149,6 +166,7 @@ export function apiHints(plan) {
   const ops = plan.graphql ? plan.graphql.operations : [];
   return {
     graphql: plan.graphql ? { url: plan.graphql.url, wsUrl: plan.graphql.wsUrl || null } : null,
+    connect: plan.connect ? { url: plan.connect.url, calls: plan.connect.calls.map((c) => c.method) } : null,
     grpc: plan.grpc
       ? {
           addr: plan.grpc.addr,
@@ -169,6 +187,15 @@ export function apiHints(plan) {
       ...(plan.grpc
         ? plan.grpc.calls.map((c) => ({
             op: c.name,
+            ms: c.serverMs,
+            from: c.serverFrom,
+            reqBytes: c.reqBytes,
+            resBytes: c.resBytes,
+          }))
+        : []),
+      ...(plan.connect
+        ? plan.connect.calls.map((c) => ({
+            op: `${c.name} (Connect)`,
             ms: c.serverMs,
             from: c.serverFrom,
             reqBytes: c.reqBytes,
