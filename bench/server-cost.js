@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /*
  * Server cost per operation: what the same GraphQL operation costs the reference
- * GraphQL server on each transport, and the gRPC server beside it. CPU time, not
+ * GraphQL server on each transport, and the gRPC server beside it; and what the
+ * browser's RPC (Connect, gRPC-Web) costs the Connect server against gRPC on the
+ * same call to the same Connect server. CPU time, not
  * wall time: the server process's utime + stime (/proc/<pid>/stat) over a slot,
  * divided by the operations k6 got right answers to in that slot. CPU time per
  * operation is far less sensitive to neighbours' load than latency or throughput.
@@ -13,9 +15,15 @@
  *   h1-tls    HTTP/1.1 keep-alive over TLS (k6 with GODEBUG=http2client=0)
  *   h2        HTTP/2 over TLS
  *   ws, wss   graphql-transport-ws, one socket per VU, operations one after another
- *   grpc      gRPC plaintext on the gRPC server, one channel per VU
+ *   grpc      gRPC plaintext on the gRPC server (grpc-js), one channel per VU
+ * and on the Connect server (@connectrpc/connect-node, one handler for all four):
+ *   connect-grpc   gRPC on its h2c port, one channel per VU (what the three below are compared with)
+ *   connect-json   Connect, JSON, HTTP/1.1 keep-alive
+ *   connect-proto  Connect, binary protobuf, HTTP/1.1 keep-alive
+ *   grpc-web       gRPC-Web (binary), HTTP/1.1 keep-alive
  * Operations: `book`, study 000's alternating query and mutation (bookOperation;
- * over gRPC GetBook), and `payload`, payload(size: 100000) (gRPC Payload).
+ * over gRPC, Connect and gRPC-Web GetBook), and `payload`, payload(size: 100000)
+ * (Payload).
  *
  * k6 is the load: it is what the pack's users run, and its CPU is not what is
  * measured (the bench reads the server's own counters), though on a small machine
@@ -25,9 +33,14 @@
  *
  * Targets: ws within 1.15x of h1 (both cleartext); HTTP/2's cleartext-equivalent
  * work, h2 / h1-tls (both over TLS, so TLS cancels out), within 1.15x. TLS's own
- * extra cost is printed apart: h1-tls / h1 and wss / ws.
+ * extra cost is printed apart: h1-tls / h1 and wss / ws. The browser's RPC against
+ * gRPC on the same call on the Connect server, each within 1.15x: connect-json /
+ * connect-grpc, connect-proto / connect-grpc, grpc-web / connect-grpc. For
+ * information, connect-grpc / grpc: the same gRPC call on the Connect server and on
+ * the grpc-js server (what a gRPC call costs on the Connect server that could
+ * replace the grpc-js server, against the grpc-js server it joins).
  *
- *   node bench/server-cost.js                        # 3 rounds of 5 s slots, ~5 min
+ *   node bench/server-cost.js                        # 3 rounds of 5 s slots, ~6.5 min
  *   node bench/server-cost.js --lanes h1,ws --ops book --rounds 5
  *   node bench/server-cost.js --profile              # also: where the GraphQL server's time goes
  *   node bench/server-cost.js --keep-profile f.cpuprofile   # --profile, and keep the profile (+ f.cpuprofile.slots.json)
@@ -76,6 +89,10 @@ const LANES = {
   ws: { server: 'graphql', target: (p) => ({ URL: `ws://127.0.0.1:${p.GRAPHQL_PORT}/graphql` }) },
   wss: { server: 'graphql', target: (p) => ({ URL: `wss://127.0.0.1:${p.GRAPHQL_TLS_PORT}/graphql` }) },
   grpc: { server: 'grpc', target: (p) => ({ ADDR: `127.0.0.1:${p.GRPC_PORT}` }) },
+  'connect-grpc': { server: 'connect', target: (p) => ({ ADDR: `127.0.0.1:${p.CONNECT_H2C_PORT}` }) },
+  'connect-json': { server: 'connect', target: (p) => ({ URL: `http://127.0.0.1:${p.CONNECT_PORT}` }) },
+  'connect-proto': { server: 'connect', target: (p) => ({ URL: `http://127.0.0.1:${p.CONNECT_PORT}` }) },
+  'grpc-web': { server: 'connect', target: (p) => ({ URL: `http://127.0.0.1:${p.CONNECT_PORT}` }) },
 };
 const OPS = ['book', 'payload'];
 
@@ -87,6 +104,10 @@ const COMPARISONS = [
   ['TLS extra: h1-tls / h1', 'h1-tls', 'h1', null],
   ['TLS extra: wss / ws', 'wss', 'ws', null],
   ['fresh connection: h1-fresh / h1', 'h1-fresh', 'h1', null],
+  ['connect-json / connect-grpc (Connect server)', 'connect-json', 'connect-grpc', TARGET],
+  ['connect-proto / connect-grpc (Connect server)', 'connect-proto', 'connect-grpc', TARGET],
+  ['grpc-web / connect-grpc (Connect server)', 'grpc-web', 'connect-grpc', TARGET],
+  ['gRPC, Connect server / grpc-js: connect-grpc / grpc', 'connect-grpc', 'grpc', null],
 ];
 
 // One k6 run of `lane` x `op`: { ops, cpuMs, usPerOp, opsPerSecond, from, to }.
@@ -244,7 +265,7 @@ await main(async () => {
     );
     const { rows, comparisons } = report(slots, opts);
     console.log(
-      `\nServer CPU per operation (k6, ${opts.vus} VUs, ${opts.seconds} s slots, median of ${opts.rounds} rounds; x ${BASE}: ratio to HTTP/1.1 keep-alive):`,
+      `\nServer CPU per operation (k6, ${opts.vus} VUs, ${opts.seconds} s slots, median of ${opts.rounds} rounds; x ${BASE}: ratio to GraphQL over HTTP/1.1 keep-alive, whatever the lane's server):`,
     );
     console.log(table(rows, Object.keys(rows[0])));
     if (comparisons.length) {

@@ -188,10 +188,22 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
         assert.equal(r.rule, passing === 5 ? 'history' : 'fixed (history too short)', output);
       assert.ok(entry.bytesPerRun > 100 && entry.trendRuns === 100 && entry.trendBytes > 0, output);
     }),
-    t.test('server-cost: CPU per operation on every transport, and where it goes', async () => {
+    t.test('server-cost: CPU per operation on every transport and RPC protocol, and where it goes', async () => {
       const { entry, output } = await bench('server-cost');
       assert.equal(entry.load, 'k6');
-      const lanes = ['h1', 'h1-fresh', 'h1-tls', 'h2', 'ws', 'wss', 'grpc'];
+      const lanes = [
+        'h1',
+        'h1-fresh',
+        'h1-tls',
+        'h2',
+        'ws',
+        'wss',
+        'grpc',
+        'connect-grpc',
+        'connect-json',
+        'connect-proto',
+        'grpc-web',
+      ];
       assert.deepEqual(
         entry.rows.map((r) => `${r.op} ${r.lane}`),
         ['book', 'payload'].flatMap((op) => lanes.map((l) => `${op} ${l}`)),
@@ -205,7 +217,13 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
         );
         assert.ok(row['x h1'] > 0, `${JSON.stringify(row)}\n${output}`);
       }
-      assert.equal(entry.comparisons.length, 12, output);
+      assert.equal(entry.comparisons.length, 20, output);
+      // The browser's RPC against gRPC on the same Connect server, judged against 1.15.
+      assert.deepEqual(
+        entry.comparisons.filter((c) => c.op === 'book' && / \/ connect-grpc /.test(c.comparison)).map((c) => c.target),
+        ['<= 1.15', '<= 1.15', '<= 1.15'],
+        output,
+      );
       const { entry: profiled, output: profileOutput } = await bench(
         'server-cost',
         ['--profile', '--lanes', 'h1,ws', '--ops', 'book'],
