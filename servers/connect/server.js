@@ -24,7 +24,7 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { DEFAULT_HOST, LIMITS } from '../../common/defaults.js';
-import { exitOnSignals, fatal, hostFromEnv, listenErrorMessage, portFromEnv } from '../shared/lifecycle.js';
+import { exitOnSignals, fatal, hostFromEnv, listen, listenErrorMessage, portFromEnv } from '../shared/lifecycle.js';
 import { SLOW_CLIENT_MS, TIMEOUT_CHECK_MS, requirePrefaceWithin } from '../shared/slow-clients.js';
 import { loadTlsMaterial } from '../shared/tls.js';
 import { booksImplementation } from './books-service.js';
@@ -69,18 +69,6 @@ function writeHeadExplained(status, headers) {
 function notFound(req, res) {
   res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
   res.end(explained(req, 404));
-}
-
-function listen(server, { port, host, label, envVar }) {
-  return new Promise((resolve, reject) => {
-    const onError = (err) => reject(Object.assign(err, { endpoint: { label, port, envVar } }));
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      server.on('error', (err) => console.error(`${label}: ${err.message}`));
-      resolve(server.address().port);
-    });
-  });
 }
 
 export async function createServer({ host = DEFAULT_HOST, port = 0, h2cPort = 0, tlsPort = 0, tls } = {}) {

@@ -46,7 +46,7 @@ import {
 } from '@apollo/server/plugin/disabled';
 import { DEFAULT_HOST } from '../../common/defaults.js';
 import { Hub } from '../shared/hub.js';
-import { exitOnSignals, fatal, hostFromEnv, listenErrorMessage, portFromEnv } from '../shared/lifecycle.js';
+import { exitOnSignals, fatal, hostFromEnv, listen, listenErrorMessage, portFromEnv } from '../shared/lifecycle.js';
 import { SLOW_CLIENT_MS, TIMEOUT_CHECK_MS, requirePrefaceWithin } from '../shared/slow-clients.js';
 import { loadTlsMaterial } from '../shared/tls.js';
 import { createDocumentCache } from './documents.js';
@@ -64,19 +64,6 @@ import { rawSetting } from '../../common/settings.js';
 // In-flight requests and WebSockets get this long to finish when the server stops;
 // well inside the 5 s that exitOnSignals allows.
 export const DRAIN_GRACE_MS = 2000;
-
-// Listen, or reject with err.endpoint = { label, port, envVar } for listenErrorMessage.
-function listen(server, { port, host, label, envVar }) {
-  return new Promise((resolve, reject) => {
-    const onError = (err) => reject(Object.assign(err, { endpoint: { label, port, envVar } }));
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      server.on('error', (err) => console.error(`${label}: ${err.message}`));
-      resolve(server.address().port);
-    });
-  });
-}
 
 export const KEEP_ALIVE_MS = 65_000;
 export const MAX_H2_STREAMS = 250;

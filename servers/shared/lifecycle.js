@@ -29,6 +29,19 @@ export function listenErrorMessage(err, { label, port, envVar }) {
   return `${label}: cannot listen on port ${port} (${envVar}): ${err.message}`;
 }
 
+// Listen, or reject with err.endpoint = { label, port, envVar } for listenErrorMessage.
+export function listen(server, { port, host, label, envVar }) {
+  return new Promise((resolve, reject) => {
+    const onError = (err) => reject(Object.assign(err, { endpoint: { label, port, envVar } }));
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      server.on('error', (err) => console.error(`${label}: ${err.message}`));
+      resolve(server.address().port);
+    });
+  });
+}
+
 export function fatal(message) {
   console.error(message);
   process.exit(1);
