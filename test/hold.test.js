@@ -19,6 +19,7 @@ import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { cliEnv, runCli, waitFor } from './helpers/cli.js';
+import { WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 const SCENARIO = join(ROOT, 'scenarios', 'ws-vs-http.js');
 const dir = mkdtempSync(join(tmpdir(), 'k6pack-hold-'));
@@ -40,7 +41,7 @@ function plainK6(env, extra = {}) {
   const child = execa(
     requireK6(),
     k6RunArgs(SCENARIO, {
-      env: { ...targetsFor(env.ports), ...extra },
+      env: { ...targetsFor(env.ports), LANES: WS_VS_HTTP_LANES, ...extra },
       args: ['--quiet', '--no-color', '--address', '', '--summary-export', summary],
     }),
     {
@@ -164,7 +165,8 @@ describe('one run at a time on a stack', () => {
       );
 
       // k6pack run, killed outright, and its k6 with it
-      const cli = runCli(['run', 'ws-vs-http', '--profile', 'lte', '--load', 'smoke', '--', '-e', 'STEP_SECONDS=20'], {
+      const args = ['--', '-e', 'STEP_SECONDS=20', '-e', `LANES=${WS_VS_HTTP_LANES}`];
+      const cli = runCli(['run', 'ws-vs-http', '--profile', 'lte', '--load', 'smoke', ...args], {
         env: env.env,
         timeoutMs: 60000,
       });

@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { targetsFor } from '../common/defaults.js';
 import { cliEnv, portsInUse, runCli } from './helpers/cli.js';
+import { GRPC_VS_GRAPHQL_LANES, WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 // Live processes running `command` (part of the command line) with
 // `NAME=value` in their environment (/proc): the stack's processes get their
@@ -47,7 +48,20 @@ async function waitForOutput(child, text, ms = 40000) {
 }
 
 // ws-vs-http under lan: six lanes of 4 s, plenty of time to kill a server mid-run.
-const RUN = ['run', 'ws-vs-http', '--profile', 'lan', '--load', 'smoke', '--no-samples', '--', '-e', 'STEP_SECONDS=4'];
+const RUN = [
+  'run',
+  'ws-vs-http',
+  '--profile',
+  'lan',
+  '--load',
+  'smoke',
+  '--no-samples',
+  '--',
+  '-e',
+  'STEP_SECONDS=4',
+  '-e',
+  `LANES=${WS_VS_HTTP_LANES}`,
+];
 
 test(
   "SIGKILL of the GraphQL server during a run with the run's own stack: named, exit 1, nothing left",
@@ -117,6 +131,8 @@ test(
         'STEP_SECONDS=4',
         '-e',
         'BIG_SIZE=1000',
+        '-e',
+        `LANES=${GRPC_VS_GRAPHQL_LANES}`,
       ],
       { env, timeoutMs: 100000 },
     );

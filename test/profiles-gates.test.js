@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cliEnv, runCli } from './helpers/cli.js';
+import { WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 const LANES = ['http_fresh', 'http_keepalive', 'ws', 'https_fresh', 'http2', 'wss'];
 
@@ -45,7 +46,20 @@ describe('latency gates under every kind of profile', () => {
       const profile = spec();
       const results = join(env.runDir, `results-${label.replace(/\W+/g, '-')}`);
       const r = await runCli(
-        ['run', 'ws-vs-http', '--profile', profile, '--load', 'smoke', '--results', results, '--no-samples'],
+        [
+          'run',
+          'ws-vs-http',
+          '--profile',
+          profile,
+          '--load',
+          'smoke',
+          '--results',
+          results,
+          '--no-samples',
+          '--',
+          '-e',
+          `LANES=${WS_VS_HTTP_LANES}`,
+        ],
         { env: env.env, timeoutMs: 230000 },
       );
       assert.equal(r.exitCode, 0, `${r.stdout.slice(-4000)}\n${r.stderr.slice(-1500)}`);

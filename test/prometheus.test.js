@@ -13,6 +13,7 @@ import { execa } from 'execa';
 import { ROOT } from '../lib/tools.js';
 import { cliEnv, runCli } from './helpers/cli.js';
 import { prometheusBinary, PROMTOOL, startPrometheus } from './helpers/prometheus.js';
+import { WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 const DASHBOARD = join(ROOT, 'deploy', 'grafana', 'k6pack.json');
 // k6 writes trends as native histograms of schema 3 (buckets 2^(1/8) = 1.0905 wide,
@@ -45,6 +46,9 @@ describe('--out prometheus=URL: a real Prometheus gets every lane, as native his
           results,
           '--out',
           `prometheus=${prom.write}`,
+          '--',
+          '-e',
+          `LANES=${WS_VS_HTTP_LANES}`,
         ],
         // A push a second: every lane's 3 s step has the two a rate needs (the dashboard's).
         { env: { ...cli.env, K6_PROMETHEUS_RW_PUSH_INTERVAL: '1s' }, timeoutMs: 150000 },

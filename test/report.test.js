@@ -13,6 +13,7 @@ import { chromium, launch, openPage } from './helpers/browser.js';
 import { runCli } from './helpers/cli.js';
 import { runInto } from './helpers/results.js';
 import { startTestStack } from '../dev/stack.js';
+import { GRPC_VS_GRAPHQL_LANES, WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 const QUICK = { LOAD: 'smoke', STEP_SECONDS: '1' };
 let stack;
@@ -24,8 +25,12 @@ before(async () => {
   const executable = await chromium();
   stack = await startTestStack();
   const into = (name, scenario, env) => runInto(join(tmp, name), scenario, { ...stack.env, ...QUICK, ...env });
-  runs.ws = await into('ws-vs-http', 'ws-vs-http', { PROFILE: 'lte', STEPS: '1,2' });
-  runs.grpc = await into('grpc-vs-graphql', 'grpc-vs-graphql', { PROFILE: 'lte', BIG_SIZE: '100000' });
+  runs.ws = await into('ws-vs-http', 'ws-vs-http', { PROFILE: 'lte', STEPS: '1,2', LANES: WS_VS_HTTP_LANES });
+  runs.grpc = await into('grpc-vs-graphql', 'grpc-vs-graphql', {
+    PROFILE: 'lte',
+    BIG_SIZE: '100000',
+    LANES: GRPC_VS_GRAPHQL_LANES,
+  });
   runs.serialization = await into('serialization', 'serialization', {
     PROFILE: 'lan',
     NS: '100,1000',

@@ -20,6 +20,7 @@ import { cliEnv, runCli } from './helpers/cli.js';
 import { runK6 } from '../dev/k6.js';
 import { readSummary, runInto, validSummary } from './helpers/results.js';
 import { startTestStack } from '../dev/stack.js';
+import { WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 const R = 70; // lte
 const QUICK = { LOAD: 'smoke', STEP_SECONDS: '1' };
@@ -59,6 +60,8 @@ describe('k6pack run: the run folder', () => {
         '--',
         '-e',
         'STEP_SECONDS=1',
+        '-e',
+        `LANES=${WS_VS_HTTP_LANES}`,
         '--quiet',
       ],
       {

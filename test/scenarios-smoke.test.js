@@ -13,6 +13,7 @@ import { ROOT } from '../lib/tools.js';
 import declareCompound from '../scenarios/specs/compound-vs-parallel.js';
 import { runK6 } from '../dev/k6.js';
 import { startTestStack } from '../dev/stack.js';
+import { GRPC_VS_GRAPHQL_LANES, WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 const policy = parsePolicy(readFileSync(join(ROOT, 'thresholds.json'), 'utf8'), 'thresholds.json');
 
@@ -60,13 +61,13 @@ const within = (a, b, fraction) => Math.abs(a - b) <= fraction * b;
 describe('ws-vs-http (study 000)', () => {
   const lanes = ['http_fresh', 'http_keepalive', 'ws', 'https_fresh', 'http2', 'wss'];
   test('lan', async (t) => {
-    const m = await run(t, 'ws-vs-http', 'lan', { STEP_SECONDS: '2' });
+    const m = await run(t, 'ws-vs-http', 'lan', { STEP_SECONDS: '2', LANES: WS_VS_HTTP_LANES });
     assertLanes(m, lanes, 'c1', 'op_duration');
   });
 
   test('3g: one socket beats a connection per request by round trips; keep-alive closes the gap', async (t) => {
     const R = 300;
-    const m = await run(t, 'ws-vs-http', '3g');
+    const m = await run(t, 'ws-vs-http', '3g', { LANES: WS_VS_HTTP_LANES });
     assertLanes(m, lanes, 'c1', 'op_duration');
     const key = (lane) => `op_duration{scenario:${lane}_c1}`;
     const ws = p50(m, key('ws'));
@@ -92,13 +93,17 @@ describe('ws-vs-http (study 000)', () => {
 describe('grpc-vs-graphql (studies 003, 004)', () => {
   const lanes = ['grpc', 'grpc_fresh', 'http_keepalive', 'http_fresh'];
   test('lan', async (t) => {
-    const m = await run(t, 'grpc-vs-graphql', 'lan', { STEP_SECONDS: '2', BIG_SIZE: '200000' });
+    const m = await run(t, 'grpc-vs-graphql', 'lan', {
+      STEP_SECONDS: '2',
+      BIG_SIZE: '200000',
+      LANES: GRPC_VS_GRAPHQL_LANES,
+    });
     assertLanes(m, lanes, 'c1', 'op_duration');
   });
 
   test('4g: a new channel per call pays its set-up; warm gRPC and keep-alive GraphQL are close', async (t) => {
     const R = 170;
-    const m = await run(t, 'grpc-vs-graphql', '4g', { BIG_SIZE: '100000' });
+    const m = await run(t, 'grpc-vs-graphql', '4g', { BIG_SIZE: '100000', LANES: GRPC_VS_GRAPHQL_LANES });
     assertLanes(m, lanes, 'c1', 'op_duration');
     const key = (lane, payload, conn) => `op_duration{scenario:${lane}_c1,payload:${payload},conn:${conn}}`;
     const warm = p50(m, key('grpc', 'small', 'warm'));

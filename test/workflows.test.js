@@ -19,6 +19,7 @@ import { listProfiles } from '../lib/profiles.js';
 import { scenarioNames } from '../lib/cli-support.js';
 import { parseDockerfile } from './helpers/compose.js';
 import { freePortMap } from '../dev/stack.js';
+import { WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 const WORKFLOW_DIR = join(ROOT, '.github', 'workflows');
 const BASELINE_SH = join(WORKFLOW_DIR, 'scripts', 'baseline.sh');
@@ -435,6 +436,8 @@ describe('CI workflows for users of the pack', () => {
           '--',
           '-e',
           'STEP_SECONDS=1',
+          '-e',
+          `LANES=${WS_VS_HTTP_LANES}`,
         ];
         const r = await execa(process.execPath, [join(ROOT, 'bin', 'k6pack.js'), ...args], {
           cwd: ROOT,
