@@ -5,22 +5,21 @@
 //  - a server that answers gRPC-Web without its trailer frame, with a truncated frame,
 //    Connect with another content type, and one whose trailers never come (the call
 //    ends at its timeout): each a failed call with one line saying what was wrong.
+// And the reference lanes under lan, where a row is a millisecond or two and the
+// assertions are not timings: every browser-RPC lane of grpc-vs-graphql runs clean
+// (test/connect-lanes.test.js times them under lte).
 // (The reference Connect server's own bad-input answers: test/connect-server.test.js.)
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import protoLoader from '@grpc/proto-loader';
-import { Code, ConnectError } from '@connectrpc/connect';
-import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { runK6 } from '../dev/k6.js';
+import { useTestStack } from '../dev/stack.js';
 import { ROOT } from '../lib/tools.js';
-import { registryOf } from '../servers/connect/proto.js';
+import { ELIZA_SERVICE, startEliza } from './helpers/connect.js';
 
 const SCRIPT = join(ROOT, 'test', 'k6', 'rpc-web.js');
-const ELIZA_PROTO = fileURLToPath(new URL('./fixtures/eliza.proto', import.meta.url));
-const ElizaService = registryOf(protoLoader.loadSync(ELIZA_PROTO)).getService('connectrpc.eliza.v1.ElizaService');
+const stack = useTestStack();
 
 const listen = (server) =>
   new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}`)));
@@ -29,17 +28,7 @@ let eliza;
 let broken;
 const hung = new Set();
 before(async () => {
-  eliza = http.createServer(
-    connectNodeAdapter({
-      routes: (router) =>
-        router.service(ElizaService, {
-          say: ({ sentence }) => {
-            if (!sentence) throw new ConnectError('say something', Code.InvalidArgument);
-            return { sentence: `Why do you say "${sentence}"?` };
-          },
-        }),
-    }),
-  );
+  eliza = await startEliza();
   // Answers as a broken server would, by the method's name.
   broken = http.createServer((req, res) => {
     req.resume();
@@ -91,11 +80,11 @@ test(
   "Eliza on @connectrpc/connect-node: Say over each protocol, and its error as Connect's code and message",
   { timeout: 90_000 },
   async () => {
-    const url = await listen(eliza);
+    const { url } = eliza;
     const say = (protocol, sentence) => ({
       name: `${protocol} ${sentence || 'empty'}`,
       protocol,
-      service: 'connectrpc.eliza.v1.ElizaService',
+      service: ELIZA_SERVICE,
       method: 'Say',
       request: { sentence },
     });
@@ -145,3 +134,37 @@ test(
     }
   },
 );
+
+// grpc-vs-graphql's browser-RPC lanes.
+const RPC_LANES = [
+  'connect_json',
+  'connect_json_fresh',
+  'connect_json_h2',
+  'connect_proto',
+  'connect_proto_fresh',
+  'connect_proto_h2',
+  'grpc_web',
+];
+
+test('grpc-vs-graphql under lan: every browser-RPC lane runs clean, small and big', { timeout: 180_000 }, async () => {
+  const r = await runK6(join(ROOT, 'scenarios', 'grpc-vs-graphql.js'), {
+    env: { ...stack.env, LOAD: 'ci', STEPS: '1', PROFILE: 'lan', LANES: RPC_LANES.join(',') },
+    timeoutMs: 150_000,
+  });
+  // Under lan a busy machine may cross a lan budget (docs/known-limits.md): 0 or 99.
+  assert.ok([0, 99].includes(r.code), `${r.stdout}\n${r.stderr.slice(-3000)}`);
+  const m = r.summary.metrics;
+  for (const lane of RPC_LANES) {
+    // op_failed is a rate of failures: its "passes" are failed operations.
+    assert.equal(m[`op_failed{scenario:${lane}_c1}`].passes, 0, `${lane}: no failed call`);
+    for (const payload of ['small', 'big']) {
+      const rows = ['warm', 'cold'].map(
+        (conn) => m[`op_duration{scenario:${lane}_c1,payload:${payload},conn:${conn}}`],
+      );
+      assert.ok(
+        rows.some((r) => r?.count > 0),
+        `${lane} ${payload} ran`,
+      );
+    }
+  }
+});

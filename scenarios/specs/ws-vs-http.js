@@ -13,7 +13,7 @@ const op =
   (more = {}) =>
   () => ({ ...BOOK_OP, ...more });
 // GetBook over Connect or gRPC-Web (the browser's RPC lanes, scenarios/lib/rpc-web.js):
-// {"id":"book-123"} up and the book's JSON (~125 B) or protobuf (~60 B) down; gRPC-Web
+// {"id":"book-123"} up and the book's JSON (~122 B) or protobuf (~54 B; names vary) down; gRPC-Web
 // adds its two frame prefixes and the trailer frame. books.v1 has no rating call, so
 // these lanes run the book query only where GraphQL alternates it with the mutation.
 export const GET_BOOK_BYTES = {
