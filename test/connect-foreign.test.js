@@ -16,7 +16,7 @@ import { after, before, test } from 'node:test';
 import { runK6 } from '../dev/k6.js';
 import { useTestStack } from '../dev/stack.js';
 import { ROOT } from '../lib/tools.js';
-import { ELIZA_SERVICE, startEliza } from './helpers/connect.js';
+import { ELIZA_SERVICE, GRPC_VS_GRAPHQL_RPC_LANES, startEliza } from './helpers/connect.js';
 
 const SCRIPT = join(ROOT, 'test', 'k6', 'rpc-web.js');
 const stack = useTestStack();
@@ -135,26 +135,15 @@ test(
   },
 );
 
-// grpc-vs-graphql's browser-RPC lanes.
-const RPC_LANES = [
-  'connect_json',
-  'connect_json_fresh',
-  'connect_json_h2',
-  'connect_proto',
-  'connect_proto_fresh',
-  'connect_proto_h2',
-  'grpc_web',
-];
-
 test('grpc-vs-graphql under lan: every browser-RPC lane runs clean, small and big', { timeout: 180_000 }, async () => {
   const r = await runK6(join(ROOT, 'scenarios', 'grpc-vs-graphql.js'), {
-    env: { ...stack.env, LOAD: 'ci', STEPS: '1', PROFILE: 'lan', LANES: RPC_LANES.join(',') },
+    env: { ...stack.env, LOAD: 'ci', STEPS: '1', PROFILE: 'lan', LANES: GRPC_VS_GRAPHQL_RPC_LANES.join(',') },
     timeoutMs: 150_000,
   });
   // Under lan a busy machine may cross a lan budget (docs/known-limits.md): 0 or 99.
   assert.ok([0, 99].includes(r.code), `${r.stdout}\n${r.stderr.slice(-3000)}`);
   const m = r.summary.metrics;
-  for (const lane of RPC_LANES) {
+  for (const lane of GRPC_VS_GRAPHQL_RPC_LANES) {
     // op_failed is a rate of failures: its "passes" are failed operations.
     assert.equal(m[`op_failed{scenario:${lane}_c1}`].passes, 0, `${lane}: no failed call`);
     for (const payload of ['small', 'big']) {

@@ -15,6 +15,7 @@ import { runK6 } from '../dev/k6.js';
 import { useTestStack } from '../dev/stack.js';
 import declareGrpc from '../scenarios/specs/grpc-vs-graphql.js';
 import declareWs from '../scenarios/specs/ws-vs-http.js';
+import { GRPC_VS_GRAPHQL_RPC_LANES } from './helpers/connect.js';
 
 const POLICY_FILE = join(ROOT, 'thresholds.json');
 const policy = parsePolicy(readFileSync(POLICY_FILE, 'utf8'), POLICY_FILE);
@@ -22,15 +23,7 @@ const stack = useTestStack();
 const SCENARIOS = {
   'grpc-vs-graphql': {
     declare: declareGrpc,
-    lanes: [
-      'connect_json',
-      'connect_json_fresh',
-      'connect_json_h2',
-      'connect_proto',
-      'connect_proto_fresh',
-      'connect_proto_h2',
-      'grpc_web',
-    ],
+    lanes: GRPC_VS_GRAPHQL_RPC_LANES,
   },
   'ws-vs-http': { declare: declareWs, lanes: ['connect_json', 'connect_proto', 'grpc_web'] },
 };

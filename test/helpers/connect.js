@@ -11,6 +11,16 @@ import { registryOf } from '../../servers/connect/proto.js';
 export const BOOKS_PROTO = fileURLToPath(new URL('../../servers/proto/books.proto', import.meta.url));
 export const ELIZA_PROTO = fileURLToPath(new URL('../fixtures/eliza.proto', import.meta.url));
 export const ELIZA_SERVICE = 'connectrpc.eliza.v1.ElizaService';
+// grpc-vs-graphql's browser-RPC lanes.
+export const GRPC_VS_GRAPHQL_RPC_LANES = [
+  'connect_json',
+  'connect_json_fresh',
+  'connect_json_h2',
+  'connect_proto',
+  'connect_proto_fresh',
+  'connect_proto_h2',
+  'grpc_web',
+];
 // The lanes `run api --connect` runs where every protocol goes through.
 export const API_CONNECT_LANES = ['connect_json', 'connect_proto', 'grpc_web'];
 
