@@ -4,19 +4,25 @@
 //   - Ctrl-C, a profile change during the run, a server that dies mid-run;
 //   - what a run counts: GraphQL `errors` and gRPC statuses as failures, the first error
 //     kept; a threshold override failing the run with exit 99.
-// Real servers this project did not write (graphql-yoga, grpc-node's route guide), real
-// Toxiproxy and real k6.
+//   - the browser's RPC (--connect): connectrpc's Eliza on @connectrpc/connect-node as
+//     your API under lan, every lane clean; its bad input (the timed run:
+//     test/api-connect.test.js).
+// Real servers this project did not write (graphql-yoga, grpc-node's route guide, Eliza on
+// connect-node), real Toxiproxy and real k6. One file, so that no other file's `run api`
+// runs beside these (each checks that no k6 of an api run is left).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { PORT_WAIT_MS } from '../lib/ports.js';
 import { ROOT } from '../lib/tools.js';
 import { startTestStack } from '../dev/stack.js';
 import { cliEnv, runCli, waitFor } from './helpers/cli.js';
 import { OPS, PROTO, startYoga, VARS } from './helpers/api-servers.js';
 import { apiArgs, apiServers, GET_FEATURE, nothingLeft, scratch, summaries, TOKEN } from './helpers/api-run.js';
+import { API_CONNECT_LANES, BOOKS_PROTO, ELIZA_PROTO, ELIZA_SERVICE, startEliza } from './helpers/connect.js';
+import { createServer as createConnectServer } from '../servers/connect/server.js';
 
 const file = scratch();
 const servers = apiServers();
@@ -135,7 +141,7 @@ describe('bad input: one line naming what is at fault, exit 2, nothing left runn
         ['run', 'api', '--graphql', 'http://192.0.2.1:4000/graphql', '--operations', OPS],
         /^k6pack: 192\.0\.2\.1 is not a loopback address: the pack only loads 127\.0\.0\.1\/::1 unless you set ALLOW_REMOTE_TARGET=1 on purpose$/,
       ],
-      ['no API at all', ['run', 'api'], /^k6pack: give --graphql URL, --grpc ADDR or both/],
+      ['no API at all', ['run', 'api'], /^k6pack: give --graphql URL, --grpc ADDR, --connect URL or several/],
       // Changing data (common/variables.js) and several calls: each set, filled, checked.
       [
         'a variable set of an array of the wrong type',
@@ -443,4 +449,87 @@ describe('what a run counts', () => {
       );
     },
   );
+});
+
+describe("the browser's RPC (--connect): a server this project did not write, and bad input", () => {
+  let books;
+  let eliza;
+  before(async () => {
+    books = await createConnectServer({ port: 0, h2cPort: 0, tlsPort: 0 });
+    eliza = await startEliza();
+  });
+  after(async () => {
+    await books?.close();
+    eliza?.close();
+  });
+
+  test(
+    'Eliza on @connectrpc/connect-node as your API under lan: every lane runs clean',
+    { timeout: 120_000 },
+    async (t) => {
+      const { env, runDir, cleanup } = await cliEnv({ api: true });
+      t.after(cleanup);
+      const { url } = eliza;
+      const args = ['run', 'api', '--connect', url, '--proto', ELIZA_PROTO, '--call', `${ELIZA_SERVICE}/Say`];
+      const r = await runCli(
+        [...args, '--request', '{"sentence": "hello {{vu}}"}', '--profile', 'lan', '--load', 'smoke'],
+        {
+          env,
+          timeoutMs: 100_000,
+        },
+      );
+      assert.equal(r.exitCode, 0, `${r.stdout.slice(-3000)}${r.stderr}`);
+      const doc = summaries(runDir).lan;
+      for (const lane of API_CONNECT_LANES) {
+        const rows = doc.rows.filter((x) => x.lane === lane);
+        assert.ok(
+          rows.some((x) => x.latency?.count > 0),
+          `${lane} ran`,
+        );
+        assert.ok(
+          rows.every((x) => !x.failures?.count),
+          `${lane}: no failed call`,
+        );
+      }
+    },
+  );
+
+  describe('bad input: one line naming what is at fault, exit 2, nothing left running', () => {
+    test('each case', { timeout: 120_000 }, async (t) => {
+      const { env, ports, cleanup } = await cliEnv({ api: true });
+      t.after(cleanup);
+      const base = `http://127.0.0.1:${books.port}`;
+      const cases = [
+        [
+          'a dead endpoint',
+          ['run', 'api', '--connect', 'http://127.0.0.1:9', '--proto', BOOKS_PROTO, '--call', 'books.v1.Books/GetBook'],
+          /^k6pack: Connect endpoint http:\/\/127\.0\.0\.1:9: cannot connect \(ECONNREFUSED\)/,
+        ],
+        ['no --proto', ['run', 'api', '--connect', base], /^k6pack: --connect needs --proto FILE/],
+        ['not a URL', ['run', 'api', '--connect', '127.0.0.1:6080'], /^k6pack: --connect 127\.0\.0\.1:6080: not a URL/],
+        [
+          'a method the server does not serve',
+          ['run', 'api', '--connect', base, '--proto', BOOKS_PROTO, '--call', 'books.v1.Books/TopicInfo'],
+          /^k6pack: Connect endpoint .*\/books\.v1\.Books\/TopicInfo: does not serve books\.v1\.Books\/TopicInfo over the Connect protocol \(unimplemented/,
+        ],
+        [
+          'a URL where no Connect server is',
+          ['run', 'api', '--connect', `${base}/nope`, '--proto', BOOKS_PROTO, '--call', 'books.v1.Books/GetBook'],
+          /^k6pack: Connect endpoint .*\/nope\/books\.v1\.Books\/GetBook: does not serve books\.v1\.Books\/GetBook over the Connect protocol \(HTTP 404/,
+        ],
+        [
+          '--tls without --grpc',
+          ['run', 'api', '--connect', base, '--tls', '--proto', BOOKS_PROTO, '--call', 'books.v1.Books/GetBook'],
+          /^k6pack: --tls needs --grpc$/,
+        ],
+      ];
+      for (const [what, args, message] of cases) {
+        const r = await runCli([...args, '--profile', 'lan', '--load', 'smoke'], { env, timeoutMs: 60000 });
+        assert.equal(r.exitCode, 2, `${what}: ${r.stdout}${r.stderr}`);
+        assert.match(r.stderr, message, what);
+        assert.equal(r.stderr.trim().split('\n').length, 1, `${what}: one line: ${r.stderr}`);
+        await nothingLeft(env, ports);
+      }
+    });
+  });
 });

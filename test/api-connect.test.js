@@ -2,7 +2,7 @@
 // with the pack's Connect server as "your API" (two calls) through real Toxiproxy and real
 // k6 under lte: connect_json, connect_proto and grpc_web each run both calls, and every
 // row's p50 is within -3..+10 % of the model (its measured bytes and server time).
-// A server this project did not write, and bad input: test/api-connect-cli.test.js.
+// A server this project did not write, and bad input: test/api-cli.test.js.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createServer as createConnectServer } from '../servers/connect/server.js';

@@ -76,7 +76,7 @@ describe('discovery, lanes and the verdict', () => {
       assert.match(r.stdout, /== lanes: http_fresh, http_keepalive, ws, grpc, grpc_fresh, grpc_stream\n/);
       assert.match(r.stdout, /== not run: https_fresh: the GraphQL endpoint is cleartext/);
       assert.match(r.stdout, /== not run: http2: the GraphQL endpoint is cleartext/);
-      assert.doesNotMatch(r.stdout, /== not run: grpc/);
+      assert.doesNotMatch(r.stdout, /== not run: grpc(_fresh|_stream)?:/);
       assert.match(
         r.stdout,
         /== your API: .*introspection on.*3 operations: GetBook, FirstBooks, Review; gRPC 127\.0\.0\.1:\d+ \(plaintext, no TLS\): routeguide\.RouteGuide\/GetFeature \(unary\), routeguide\.RouteGuide\/ListFeatures \(server streaming\)\n/,

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { targetsFor } from '../common/defaults.js';
+import { PROXY_NAMES, targetsFor } from '../common/defaults.js';
 import { isAlive } from '../lib/processes.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { cliEnv, portsInUse, processesMatching, runCli, waitFor } from './helpers/cli.js';
@@ -161,7 +161,10 @@ test(
     );
     assert.equal(r.exitCode, 0, r.stdout + r.stderr);
     assert.doesNotMatch(r.stdout, /starting it for this run/);
-    assert.deepEqual(Object.values(await toxicNames(stack.ports)), [['slow'], ['slow'], ['slow'], ['slow']]);
+    assert.deepEqual(
+      Object.values(await toxicNames(stack.ports)),
+      PROXY_NAMES.map(() => ['slow']),
+    );
     for (const pid of Object.values(stack.pids)) assert.ok(isAlive(pid), 'still running');
   },
 );

@@ -216,7 +216,7 @@ test(
     });
     assert.equal(up.exitCode, 1);
     assert.ok(oneLine(up.stderr), up.stderr);
-    assert.match(up.stderr, /^k6pack: (GraphQL|gRPC) server exited during start-up .*\/nonexistent\/cert\.pem/);
+    assert.match(up.stderr, /^k6pack: (GraphQL|gRPC|Connect) server exited during start-up .*\/nonexistent\/cert\.pem/);
     assert.ok(!existsSync(join(runDir, 'stack.json')));
     assert.deepEqual(await portsInUse(ports), []);
   },

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { PROXY_NAMES } from '../common/defaults.js';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
 import { runK6 } from '../dev/k6.js';
@@ -36,8 +37,8 @@ test(
       assert.equal(run.code, 0, run.stderr.slice(-1500));
       assert.equal(
         count(run.summary, 'toxic_matches'),
-        4,
-        `${spec}: all four proxies carry its toxics (${run.stderr.slice(-800)})`,
+        PROXY_NAMES.length,
+        `${spec}: all ${PROXY_NAMES.length} proxies carry its toxics (${run.stderr.slice(-800)})`,
       );
       warm[spec] = run.summary.metrics.warm_request?.min;
       await assertNoToxics();

@@ -79,10 +79,15 @@ describe('load levels', () => {
       }
       // The PR gate runs ci under lan and lte: six scenarios x two profiles in
       // 5 minutes leaves each k6 run ~25 s (bench/gate.js measures the whole).
+      // grpc-vs-graphql also carries the browser's RPC (issue 27: seven lanes beside the
+      // six of studies 003 and 004), each sized by the model as the others: 34 s under
+      // lan, 55 s under lte. With it the gate's 4-minute target is missed (295-296 s,
+      // README and docs/benchmarks.md); this bound keeps the plan from growing further.
+      const bound = name === 'grpc-vs-graphql' ? 60 : 27;
       for (const PROFILE of GATED.has(name) ? ['lan', 'lte'] : []) {
         const planned = lanesOf(await inspect(name, { LOAD: 'ci', PROFILE }));
         const total = planned[planned.length - 1].end;
-        assert.ok(total <= 27, `ci under ${PROFILE} runs ${total} s`);
+        assert.ok(total <= bound, `ci under ${PROFILE} runs ${total} s`);
       }
 
       const full = lanesOf(await inspect(name, { LOAD: 'full' }));

@@ -336,7 +336,7 @@ describe('the policy file', () => {
     assert.equal(r.exitCode, 0, r.stderr);
     assert.match(
       r.stdout,
-      /^ws-vs-http under 5g \(R 31 ms, down 111070 \/ up 11120 kbit\/s\), load ci: 20 latency gates/,
+      /^ws-vs-http under 5g \(R 31 ms, down 111070 \/ up 11120 kbit\/s\), load ci: 26 latency gates/,
     );
     assert.match(
       r.stdout,
