@@ -4,9 +4,19 @@
 // and every set-up phase a lane measures gets a p50 budget. They are ordinary k6
 // thresholds, so plain `k6 run` exits 99 by itself; `k6pack thresholds` prints them
 // with the model term behind each. Plain ES module (k6 and Node).
-import { budget, contentionMs, FRESH, linkOf, measuredPhases, operation, setupOnly } from './model.js';
+import {
+  budget,
+  contentionMs,
+  cpuMsOf,
+  FRESH,
+  linkOf,
+  measuredPhases,
+  operation,
+  REFERENCE_MACHINE,
+  setupOnly,
+} from './model.js';
 import { cellKey as keyOf } from './results.js';
-import { laneOfStep } from './schedule.js';
+import { LEVELS, laneOfStep } from './schedule.js';
 import { overridesFor } from './thresholds.js';
 
 // What one row costs under the model: { p50, p95 }, each operation()'s result.
@@ -51,31 +61,91 @@ function applyOverrides(b, overrides) {
   return out;
 }
 
-// The operations a row's step holds at least, for a lane whose iteration runs each of its
-// dims once (the plan's laneSeconds: iterationSeconds): the VU's first iteration always,
-// more as they fit; Infinity where the plan does not say (many operations a step).
-export const MIN_MEDIAN_SAMPLES = 3;
+// The floors under a gated percentile: the operations a row's step must hold for its p50
+// or p95 to be gated at all (docs/thresholds.md#sample-floors). A step's median of n draws
+// lies, 90 % of the time, between the draws of rank n/2 -/+ 0.82 sqrt(n) (binomial): at 20
+// between the 32nd and 68th percentiles of the operation's time, at 5 anywhere from its
+// 13th to its 87th, which is how a cold c4 row's p50 of 4 operations (68 ms against 65)
+// and study 001's lossy rows (p50 of 4-5 operations, a retransmission in two of them)
+// failed on unchanged code. A p95 of fewer than 100 draws is one of its top 5 alone: a
+// single stall is the row's p95. Below a floor the percentile is not gated, and
+// `k6pack thresholds` says so for every row.
+export const SAMPLE_FLOORS = { p50: 20, p95: 100 };
 // A poll's wait is uniform over its interval, and a step's pollers start together, so
 // their deliveries share a few phases: the median is any of them (fanout's 100 polling
 // subscribers: 203-284 ms p50 over five clean gates under lan, 2026-11-26). Gated at the tail.
 const PHASE_BOUND = new Set(['http-poll']);
-function rowSamples(lane, sc, durationMs, vus) {
-  // An open step spreads its arrivals over its pool of VUs, and each VU's first operation on
-  // a lane that keeps its connection opens it: with under 2 arrivals a VU, the median is a
-  // first one (http2 under 3g at 50 %: 928 ms, its cold operation's 3 R).
-  if (
-    sc.executor === 'constant-arrival-rate' &&
-    durationMs &&
-    sc.preAllocatedVUs &&
-    !FRESH.has(lane.tags.transport) &&
-    !lane.session
-  ) {
-    const perVu = ((sc.rate / 60) * (durationMs / 1000)) / sc.preAllocatedVUs;
-    return perVu < 2 ? 1 : Infinity;
+const TIME_UNIT_SECONDS = { '1s': 1, '1m': 60 };
+
+// The operations a row records in its step, at least, while its operations keep within
+// their p50 budgets (slower, and the row fails its gate anyway): what its gated
+// percentiles rest on, whatever the machine's speed. lane.samples(dims, { durationMs,
+// vus, sc, rttMs }) when the spec knows better (fan-out and push count events, not operations);
+// else each VU runs iterations of iterationMs (every dim of the lane opsPerIteration
+// times, each at its p50 budget: deriveGates), its first always; an open step's arrivals
+// are its iterations (a session lane's each opens a socket for session.ops operations).
+// A kept connection's cold row is its connections' first operations: one a VU (an open
+// step's pool). Infinity where the plan tells nothing (a test's hand-made lane).
+export function rowSamples(lane, sc, durationMs, vus, dims = {}, iterationMs = 0, rttMs = 0) {
+  if (lane.samples) return lane.samples(dims, { durationMs, vus, sc, rttMs });
+  const seconds = (durationMs || 0) / 1000;
+  const kept = !FRESH.has(lane.tags.transport);
+  const keptCold = kept && dims.conn === 'cold';
+  const perIteration = lane.opsPerIteration || 1;
+  if (sc.executor === 'constant-arrival-rate') {
+    const arrivals = (sc.rate / (TIME_UNIT_SECONDS[sc.timeUnit] || 1)) * seconds;
+    const pool = sc.preAllocatedVUs || 1;
+    // With under 2 arrivals a VU, a kept lane's median is a first (cold) operation (http2
+    // under 3g at 50 %: 928 ms, its cold operation's 3 R): its p50 is not gated.
+    if (keptCold) return Math.min(arrivals, pool);
+    if (kept && !lane.session && arrivals / pool < 2) return Math.min(1, arrivals);
+    return arrivals * perIteration * (lane.session?.ops || 1);
   }
-  if (!lane.dims || !lane.iterationSeconds || !durationMs || sc.executor !== 'constant-vus') return Infinity;
-  return Math.max(1, Math.floor(durationMs / 1000 / lane.iterationSeconds)) * vus;
+  const iterationSeconds = iterationMs / 1000;
+  let perVu;
+  if (sc.executor === 'shared-iterations') perVu = sc.iterations / Math.max(1, sc.vus || vus);
+  else if (sc.executor === 'constant-vus' && iterationSeconds && seconds)
+    perVu = Math.max(1, Math.floor(seconds / iterationSeconds));
+  else return Infinity;
+  const VUs = sc.vus ?? vus;
+  if (keptCold) return VUs * (lane.session || lane.coldEachIteration ? perVu : 1);
+  return Math.floor(VUs * perVu * perIteration);
 }
+
+// An operation's time for counting a step's operations: the model's, its CPU (the
+// server's, k6's) at the policy's cpuFactor on this machine and shared with what runs at
+// once; k6's own time per operation beyond the model counts too (K6_OP_MS). Not the
+// budget: its fixed plusMs would count a lan step's millisecond operations as 20 ms ones.
+const K6_OP_MS = 0.2;
+function slowOpMs(e, lat, machine = REFERENCE_MACHINE, atOnce = 1) {
+  const cpu = cpuMsOf(e);
+  return e.ms + cpu * (lat.cpuFactor * machine.cpuScale - 1) + contentionMs(e, atOnce, machine) + K6_OP_MS;
+}
+
+// What one percentile of a row gets: gated, or why not. samples: rowSamples'. plumbing:
+// a level whose runs check the pack's plumbing, not a server's speed (smoke: tests, a
+// step of seconds on one VU), gates every row, a thin median at its tail's budget.
+function percentileVerdict(which, samples, lane, plumbing = false) {
+  if (which === 'p50' && PHASE_BOUND.has(lane.tags.transport))
+    return plumbing
+      ? { gated: true, atTail: true, why: "a poll's phase: p50 at the tail's budget" }
+      : { gated: false, why: "a poll's phase: its median is any of a few phases" };
+  if (samples < SAMPLE_FLOORS[which] && plumbing)
+    return which === 'p50'
+      ? {
+          gated: true,
+          atTail: true,
+          why: `${fmtSamples(samples)} a step, under the floor of ${SAMPLE_FLOORS.p50}: p50 at the tail's budget`,
+        }
+      : { gated: true, why: null };
+  if (samples < SAMPLE_FLOORS[which])
+    return {
+      gated: false,
+      why: `${fmtSamples(samples)} operation${samples === 1 ? '' : 's'} a step, under the ${which} floor of ${SAMPLE_FLOORS[which]}`,
+    };
+  return { gated: true, why: null };
+}
+const fmtSamples = (n) => (n === Infinity ? 'unbounded' : String(Math.floor(n)));
 
 // Every latency gate of a plan. ctx: { policy, scenario, profile (resolved), plan,
 // lanes, rows (summaryRows'), latencyMetric, unit (what a step counts: VUs, or
@@ -88,11 +158,26 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
   const gates = [];
   const laneOf = (name) => laneOfStep(lanes, name, plan.scenarios[name]);
   const seenSetup = new Set();
-  for (const row of rows) {
+  const plumbing = Boolean(LEVELS[plan.level]?.plumbing);
+  const budgets = rows.map((row) => rowBudget(row));
+  // One iteration of each k6 scenario: each dim opsPerIteration times, at the model's
+  // median with its CPU at the policy's cpuFactor on this machine (slowOpMs); a kept
+  // connection's cold dim is the first operation's variant of a warm one, unless the lane
+  // opens its connections every iteration (coldEachIteration: compound-vs-parallel).
+  const iterationMs = {};
+  budgets.forEach((r) => {
+    if (!r) return;
+    const all = r.lane.dims || [{}];
+    const allCold = all.every((d) => d.conn === 'cold');
+    if (r.dims.conn === 'cold' && !allCold && !r.lane.coldEachIteration) return;
+    const ms = slowOpMs(r.expected.p50, lat, machine, r.atOnce);
+    iterationMs[r.name] = (iterationMs[r.name] || 0) + (r.lane.opsPerIteration || 1) * ms;
+  });
+  function rowBudget(row) {
     const { scenario: name, ...dims } = row.tags;
     const sc = plan.scenarios[name];
     const lane = laneOf(name);
-    if (!lane) continue;
+    if (!lane) return null;
     const vus = plan.concurrency?.[name] ?? sc.vus ?? 1;
     const rowTags = { ...sc.tags, ...dims, lane: lane.name, profile: profile.name, network: profile.network.name };
     const expected = expectationsOf(lane, dims, link, { n: vus });
@@ -103,30 +188,40 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
       budget(lat, link, expected, vus, { machine, transport: lane.tags.transport, atOnce }),
       overrides,
     );
-    // A row whose step holds fewer than MIN_MEDIAN_SAMPLES operations has no median to gate
-    // tighter than its tail: one slow draw of two is half their mean (compound-vs-parallel's
-    // etag row under lte: 74 and 136 ms, a p50 of 105 against 105).
-    const samples = rowSamples(lane, sc, plan.durations?.[name], vus);
-    const few = samples < MIN_MEDIAN_SAMPLES || PHASE_BOUND.has(lane.tags.transport);
-    const b = few ? { ...b0, p50: Math.max(b0.p50, b0.p95) } : b0;
+    return { name, dims, sc, lane, vus, rowTags, expected, overrides, atOnce, b0 };
+  }
+  for (const [i, r] of budgets.entries()) {
+    if (!r) continue;
+    const row = rows[i];
+    const { name, dims, sc, lane, vus, rowTags, expected, overrides, atOnce, b0 } = r;
+    // What each percentile rests on, and whether it is gated (SAMPLE_FLOORS).
+    const samples = rowSamples(lane, sc, plan.durations?.[name], vus, dims, iterationMs[name], link.R);
+    const verdicts = {
+      p50: percentileVerdict('p50', samples, lane, plumbing),
+      p95: percentileVerdict('p95', samples, lane, plumbing),
+    };
+    const b1 = verdicts.p50.atTail ? { ...b0, p50: Math.max(b0.p50, b0.p95) } : b0;
     gates.push({
       key: keyOf(latencyMetric, row.tags),
       metric: latencyMetric,
       which: 'op',
       lane: lane.name,
+      transport: lane.tags.transport,
+      variant: lane.tags.variant,
       step: sc.tags.step,
       vus,
       unit,
       dims,
       expected,
-      budget: b,
-      // The model's budget before a few-samples row's p50 was widened to its tail's.
+      budget: gatedBudget(b1, verdicts),
+      // The model's budgets, gated or not (the lint's margins).
       modelBudget: b0,
       atOnce,
       contentionMs: contentionMs(expected.p50, atOnce, machine),
-      fewSamples: few ? samples : 0, // Infinity: a polling lane (PHASE_BOUND)
+      samples,
+      verdicts,
       overrides,
-      thresholds: [`p(50)<${b.p50}`, `p(95)<${b.p95}`],
+      thresholds: ['p50', 'p95'].filter((w) => verdicts[w].gated).map((w) => `p(${w.slice(1)})<${b1[w]}`),
     });
     // The set-up a lane measures apart (setup_duration{phase}), once per step.
     for (const phase of lane.setups || []) {
@@ -139,26 +234,29 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
         budget(lat, link, { p50: e, p95: e }, vus, { machine, transport: lane.tags.transport }),
         setupOverrides,
       );
-      // A closed step opens one connection a VU: at c1 and c2 the set-up's median is one or
-      // two handshakes, gated at its tail as an operation row is (wss's upgrade under lan at
-      // c1, one core busy: 36.4 ms against a p50 budget of 31, 2026-11-27).
-      const setupSamples = sc.executor === 'constant-vus' ? vus : Infinity;
-      const fewSetups = setupSamples < MIN_MEDIAN_SAMPLES;
-      const sb = fewSetups ? { ...sb0, p50: Math.max(sb0.p50, sb0.p95) } : sb0;
+      // A step opens one connection a VU (a kept lane's) or one an operation (a fresh one's).
+      const setupSamples = FRESH.has(lane.tags.transport)
+        ? rowSamples(lane, sc, plan.durations?.[name], vus, {}, iterationMs[name])
+        : rowSamples(lane, sc, plan.durations?.[name], vus, { conn: 'cold' }, iterationMs[name]);
+      const setupVerdicts = { p50: percentileVerdict('p50', setupSamples, { tags: {} }, plumbing) };
+      const sb1 = setupVerdicts.p50.atTail ? { ...sb0, p50: Math.max(sb0.p50, sb0.p95) } : sb0;
       gates.push({
         key,
         metric: 'setup_duration',
         which: phase,
         lane: lane.name,
+        transport: lane.tags.transport,
+        variant: lane.tags.variant,
         step: sc.tags.step,
         vus,
         dims: {},
         expected: { p50: e, p95: e },
-        budget: sb,
+        budget: gatedBudget({ ...sb1, p95: null }, setupVerdicts),
         modelBudget: sb0,
-        fewSamples: fewSetups ? setupSamples : 0,
+        samples: setupSamples,
+        verdicts: setupVerdicts,
         overrides: setupOverrides,
-        thresholds: [`p(50)<${sb.p50}`],
+        thresholds: setupVerdicts.p50.gated ? [`p(50)<${sb1.p50}`] : [],
       });
     }
   }
@@ -166,7 +264,13 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
 }
 
 // { key: [thresholds] } for k6's options.thresholds.
-export const gateThresholds = (gates) => Object.fromEntries(gates.map((g) => [g.key, g.thresholds]));
+// A row none of whose percentiles is gated has no k6 threshold (its figures are still reported).
+export const gateThresholds = (gates) =>
+  Object.fromEntries(gates.filter((g) => g.thresholds.length).map((g) => [g.key, g.thresholds]));
+
+// A row's budgets as its thresholds have them: null where the percentile is not gated.
+const gatedBudget = (b, verdicts) =>
+  Object.fromEntries(['p50', 'p95'].map((w) => [w, verdicts[w]?.gated ? b[w] : null]));
 
 // The most arrivals an open step may drop and still count as keeping up (policy.open,
 // thresholds.json, which gives the reasons): a share of its planned arrivals, and never
@@ -208,7 +312,8 @@ export function describeOpenStep(policy, plan, name) {
   return `${name}: ${fmt(perSecond)} arrivals/s for ${plan.durations[name] / 1000} s (${Math.round(planned)}); VU pool ${sc.preAllocatedVUs} pre-allocated${sized}, ${sc.maxVUs} at most; dropped_iterations count<=${droppedLimit(policy.open, planned)} (${share * 100} % of ${Math.round(planned)} is ${fmt(planned * share)}, floor ${floor})`;
 }
 
-// One line per gate, for `k6pack thresholds` and the tests.
+// One line per gate, for `k6pack thresholds` and the tests: its thresholds, the model
+// term behind them, and each percentile that is not gated with the reason.
 export function describeGate(g) {
   const e = g.expected.p50;
   const tail =
@@ -216,11 +321,10 @@ export function describeGate(g) {
   const why = g.overrides.length ? `; override: ${g.overrides.map((o) => o.reason).join('; ')}` : '';
   const shared =
     g.contentionMs >= 0.05 ? `; ${g.atOnce} at once share the cores: +${g.contentionMs.toFixed(1)} ms` : '';
-  const few =
-    g.fewSamples === Infinity
-      ? "; a poll's phase: p50 at the tail's budget"
-      : g.fewSamples
-        ? `; ${g.fewSamples} ${g.metric === 'setup_duration' ? 'connection' : 'operation'}${g.fewSamples === 1 ? '' : 's'} a step at least: p50 at the tail's budget`
-        : '';
-  return `${g.key} ${g.thresholds.join(' ')}  (model ${e.formula} = ${e.ms.toFixed(1)} ms${tail}${g.vus > 1 ? `; ${Number.isInteger(g.vus) ? g.vus : g.vus.toFixed(1)} ${g.unit || 'VUs'}` : ''}${shared}${few}${why})`;
+  const ungated = Object.entries(g.verdicts || {})
+    .filter(([, v]) => v.why)
+    .map(([w, v]) => (v.gated ? `; ${v.why}` : `; ${w} not gated: ${v.why}`))
+    .join('');
+  const head = g.thresholds.length ? g.thresholds.join(' ') : 'not gated';
+  return `${g.key} ${head}  (model ${e.formula} = ${e.ms.toFixed(1)} ms${tail}${g.vus > 1 ? `; ${Number.isInteger(g.vus) ? g.vus : g.vus.toFixed(1)} ${g.unit || 'VUs'}` : ''}${shared}${ungated}${why})`;
 }

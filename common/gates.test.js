@@ -13,7 +13,8 @@ import {
   droppedLimit,
   expectationsOf,
   gateThresholds,
-  MIN_MEDIAN_SAMPLES,
+  rowSamples,
+  SAMPLE_FLOORS,
 } from './gates.js';
 import { linkOf } from './model.js';
 import { lane } from './scenario.js';
@@ -108,33 +109,38 @@ test('deriveGates: a p50 and a p95 gate per row, a p50 gate per set-up phase and
     ],
   );
   const g = byKey(gates);
+  // 10 s of ~310 ms operations under 3g: 32 a VU, a p50 at c1 (over the floor of 20) but
+  // no p95 (under 100); at c4, 128: both.
   const ws1 = g['op_duration{scenario:ws_c1}'];
-  assert.deepEqual(ws1.thresholds, [`p(50)<${ws1.budget.p50}`, `p(95)<${ws1.budget.p95}`]);
-  assert.ok(ws1.budget.p50 > ws1.expected.p50.ms && ws1.budget.p95 > ws1.expected.p95.ms, JSON.stringify(ws1.budget));
-  assert.deepEqual(ws1.modelBudget, ws1.budget);
-  assert.equal(ws1.fewSamples, 0);
+  assert.ok(ws1.samples >= SAMPLE_FLOORS.p50 && ws1.samples < SAMPLE_FLOORS.p95, `${ws1.samples}`);
+  assert.deepEqual(ws1.thresholds, [`p(50)<${ws1.budget.p50}`]);
+  assert.equal(ws1.budget.p95, null);
+  assert.match(ws1.verdicts.p95.why, /operations a step, under the p95 floor of 100/);
+  const m1 = ws1.modelBudget;
+  assert.ok(m1.p50 > ws1.expected.p50.ms && m1.p95 > ws1.expected.p95.ms, JSON.stringify(m1));
   // k6 times WebSocket operations in whole ms: their budgets sit 1 above a multiple of 5.
-  assert.deepEqual([ws1.budget.p50 % 5, ws1.budget.p95 % 5], [1, 1]);
+  assert.deepEqual([m1.p50 % 5, m1.p95 % 5], [1, 1]);
   const http = g['op_duration{scenario:http_fresh_c1}'];
-  assert.deepEqual([http.budget.p50 % 5, http.budget.p95 % 5], [0, 0]);
+  assert.deepEqual([http.modelBudget.p50 % 5, http.modelBudget.p95 % 5], [0, 0]);
   // 4 VUs add stepMs x log2(4) to each budget.
   const ws4 = g['op_duration{scenario:ws_c4}'];
-  assert.equal(ws4.budget.p50 - ws1.budget.p50, 2 * LATENCY.stepMs.p50);
-  assert.equal(ws4.budget.p95 - ws1.budget.p95, 2 * LATENCY.stepMs.p95);
-  // A set-up phase is gated at its median only: 2 R (TCP, upgrade) and its bytes.
+  assert.ok(ws4.samples >= SAMPLE_FLOORS.p95, `${ws4.samples}`);
+  assert.deepEqual(ws4.thresholds, [`p(50)<${ws4.budget.p50}`, `p(95)<${ws4.budget.p95}`]);
+  assert.equal(ws4.budget.p50 - m1.p50, 2 * LATENCY.stepMs.p50);
+  assert.equal(ws4.budget.p95 - m1.p95, 2 * LATENCY.stepMs.p95);
+  // A set-up phase: 2 R (TCP, upgrade) and its bytes, measured once a connection: a kept
+  // lane's step opens one a VU, too few for a median (1 at c1, 4 at c4): not gated.
   const setup = g['setup_duration{scenario:ws_c1,phase:ws_upgrade}'];
-  assert.deepEqual(setup.thresholds, [`p(50)<${setup.budget.p50}`]);
   assert.equal(setup.expected.p50.roundTrips, 2);
   assert.equal(setup.expected.p50, setup.expected.p95);
-  // At c1 the step opens one connection: its median is its tail, gated at the tail's budget.
-  assert.equal(setup.fewSamples, 1);
-  assert.equal(setup.budget.p50, setup.modelBudget.p95);
-  assert.ok(setup.modelBudget.p50 < setup.modelBudget.p95);
-  // At c4, four: a median.
+  assert.deepEqual([setup.samples, setup.thresholds, setup.budget.p50], [1, [], null]);
   const setup4 = g['setup_duration{scenario:ws_c4,phase:ws_upgrade}'];
-  assert.equal(setup4.fewSamples, 0);
-  assert.deepEqual(setup4.budget, setup4.modelBudget);
-  assert.deepEqual(gateThresholds(gates), Object.fromEntries(gates.map((x) => [x.key, x.thresholds])));
+  assert.deepEqual([setup4.samples, setup4.thresholds], [4, []]);
+  // Only gated rows reach k6.
+  assert.deepEqual(
+    gateThresholds(gates),
+    Object.fromEntries(gates.filter((x) => x.thresholds.length).map((x) => [x.key, x.thresholds])),
+  );
 });
 
 test('a lane with dims: one gate per row, its set-up gate once per step', () => {
@@ -171,37 +177,57 @@ test("overrides: plusMs adds to both budgets, p50Ms and p95Ms set them; each gat
   };
   const g = byKey(derive({ policy }));
   const ws1 = g['op_duration{scenario:ws_c1}'];
-  assert.deepEqual(ws1.budget, { p50: plain[ws1.key].budget.p50 + 7, p95: plain[ws1.key].budget.p95 + 9 });
-  assert.deepEqual(ws1.thresholds, [`p(50)<${ws1.budget.p50}`, `p(95)<${ws1.budget.p95}`]);
+  const planBudget = (k) => plain[k].modelBudget;
+  assert.deepEqual(ws1.modelBudget, { p50: planBudget(ws1.key).p50 + 7, p95: planBudget(ws1.key).p95 + 9 });
+  assert.deepEqual(ws1.thresholds, [`p(50)<${ws1.modelBudget.p50}`]);
   assert.deepEqual(
     ws1.overrides.map((o) => o.reason),
     ['ws at c1 measured slower'],
   );
   assert.deepEqual(g['op_duration{scenario:ws_c4}'].budget, plain['op_duration{scenario:ws_c4}'].budget);
   const http = g['op_duration{scenario:http_fresh_c1}'];
-  assert.deepEqual(http.budget, { p50: plain[http.key].budget.p50, p95: 2000 });
+  assert.deepEqual(http.modelBudget, { p50: planBudget(http.key).p50, p95: 2000 });
   const setup = g['setup_duration{scenario:ws_c1,phase:ws_upgrade}'];
-  assert.equal(setup.budget.p50, 999);
-  assert.deepEqual(setup.thresholds, ['p(50)<999']);
+  assert.equal(setup.modelBudget.p50, 999);
   assert.deepEqual(
     setup.overrides.map((o) => o.reason),
     ['setup'],
   );
 });
 
-test('a step with fewer than MIN_MEDIAN_SAMPLES operations is gated at the tail at its median too', () => {
-  assert.equal(MIN_MEDIAN_SAMPLES, 3);
-  // Two iterations of 4 s fit in 10 s, one operation of each: 2 a step.
-  const slow = { ...ws, dims: [{}], iterationSeconds: 4 };
+test('the sample floors: a percentile is gated only where its step holds enough operations', () => {
+  assert.deepEqual(SAMPLE_FLOORS, { p50: 20, p95: 100 });
+  const sc = closed('ws', 'ws', 'c1', 1);
+  // By hand: 10 s steps of 400 ms iterations: 25 a VU; a lane running each dim twice: 50.
+  assert.equal(rowSamples(ws, sc, 10000, 1, {}, 400), 25);
+  assert.equal(rowSamples({ ...ws, opsPerIteration: 2 }, sc, 10000, 1, {}, 400), 50);
+  assert.equal(rowSamples(ws, closed('ws', 'ws', 'c4', 4), 10000, 4, {}, 400), 100);
+  // The VU's first iteration always runs, however long.
+  assert.equal(rowSamples(ws, sc, 1000, 1, {}, 4000), 1);
+  // A kept connection's cold row: its first operation, one a VU; a lane opening its
+  // connections every iteration: one an iteration.
+  assert.equal(rowSamples(ws, closed('ws', 'ws', 'c4', 4), 10000, 4, { conn: 'cold' }, 400), 4);
+  assert.equal(rowSamples({ ...ws, coldEachIteration: true }, sc, 10000, 1, { conn: 'cold' }, 400), 25);
+  // A fixed amount of work: its iterations.
+  const shared = { ...sc, executor: 'shared-iterations', iterations: 30 };
+  assert.equal(rowSamples(ws, shared, 10000, 1, {}, 400), 30);
+  // The spec counts itself (fan-out's events), or the plan says nothing (a test's lane).
+  assert.equal(rowSamples({ ...ws, samples: (d, c) => c.vus * 7 }, sc, 10000, 3), 21);
+  assert.equal(rowSamples(ws, { ...sc, executor: 'per-vu-iterations' }, 10000, 1, {}, 400), Infinity);
+
+  // Derived: a slow lane's thin step has no gate at all, and says why.
+  const slow = lane('ws', 'ws', false, { model: () => ({ ...model(), serverMs: 2000 }) });
   const [g] = derive({ lanes: [slow], rows: [{ tags: { scenario: 'ws_c1' } }] });
-  assert.equal(g.fewSamples, 2);
-  assert.equal(g.budget.p50, g.budget.p95);
-  assert.equal(g.budget.p95, g.modelBudget.p95);
-  assert.ok(g.modelBudget.p50 < g.modelBudget.p95);
-  // Three fit: a median.
-  const [three] = derive({ lanes: [{ ...slow, iterationSeconds: 3 }], rows: [{ tags: { scenario: 'ws_c1' } }] });
-  assert.equal(three.fewSamples, 0);
-  assert.ok(three.budget.p50 < three.budget.p95);
+  assert.ok(g.samples < SAMPLE_FLOORS.p50, `${g.samples}`);
+  assert.deepEqual([g.thresholds, g.budget], [[], { p50: null, p95: null }]);
+  assert.match(
+    describeGate(g),
+    /^op_duration\{scenario:ws_c1\} not gated {2}\(model .*; p50 not gated: \d operations a step, under the p50 floor of 20; p95 not gated: .*\)$/,
+  );
+  assert.deepEqual(gateThresholds([g]), {});
+  // The smoke level checks plumbing, not speed: every row is gated, a thin median at its tail's budget.
+  const [s] = derive({ plan: { ...PLAN, level: 'smoke' }, lanes: [slow], rows: [{ tags: { scenario: 'ws_c1' } }] });
+  assert.deepEqual(s.thresholds, [`p(50)<${s.modelBudget.p95}`, `p(95)<${s.modelBudget.p95}`]);
   // An open step with under 2 arrivals a VU: the median is a first, cold operation.
   const open = {
     scenarios: {
@@ -217,14 +243,13 @@ test('a step with fewer than MIN_MEDIAN_SAMPLES operations is gated at the tail 
     durations: { ws_o50: 10000 },
   };
   const [o] = derive({ plan: open, rows: [{ tags: { scenario: 'ws_o50' } }] });
-  assert.equal(o.fewSamples, 1);
-  assert.equal(o.budget.p50, o.budget.p95);
-  // Polling lanes: their median is a poll's phase, always at the tail's budget.
+  assert.deepEqual([o.samples, o.thresholds], [1, []]);
+  // Polling lanes: their median is a poll's phase: never gated (at smoke: at the tail's budget).
   const poll = lane('http_poll', 'http-poll', false, { model });
   const pollPlan = { scenarios: { http_poll_c1: closed('httpPoll', 'http-poll', 'c1', 1) }, durations: {} };
   const [p] = derive({ plan: pollPlan, lanes: [poll], rows: [{ tags: { scenario: 'http_poll_c1' } }] });
-  assert.equal(p.fewSamples, Infinity);
-  assert.equal(p.budget.p50, p.budget.p95);
+  assert.equal(p.verdicts.p50.gated, false);
+  assert.match(p.verdicts.p50.why, /a poll's phase/);
 });
 
 test("a step's concurrency from the plan's own count; a lane's atOnce for what shares the cores", () => {
@@ -315,7 +340,6 @@ const gate = (more) => ({
   vus: 1,
   overrides: [],
   contentionMs: 0,
-  fewSamples: 0,
   ...more,
 });
 
@@ -323,16 +347,33 @@ test('describeGate: the thresholds and the model behind them, and only what appl
   assert.equal(describeGate(gate()), 'op_duration{scenario:ws_c1} p(50)<381 p(95)<1871  (model R + server = 307.3 ms)');
   const tail = { p50: warm, p95: e(1210.62, '4R + server') };
   assert.equal(
-    describeGate(gate({ expected: tail, vus: 4, contentionMs: 12.34, atOnce: 4, fewSamples: 2 })),
-    "op_duration{scenario:ws_c1} p(50)<381 p(95)<1871  (model R + server = 307.3 ms; p95 of 4R + server = 1210.6 ms; 4 VUs; 4 at once share the cores: +12.3 ms; 2 operations a step at least: p50 at the tail's budget)",
+    describeGate(gate({ expected: tail, vus: 4, contentionMs: 12.34, atOnce: 4 })),
+    'op_duration{scenario:ws_c1} p(50)<381 p(95)<1871  (model R + server = 307.3 ms; p95 of 4R + server = 1210.6 ms; 4 VUs; 4 at once share the cores: +12.3 ms)',
   );
   assert.equal(
-    describeGate(gate({ vus: 2.5, unit: 'subscribers', fewSamples: 1, contentionMs: 0.04 })),
-    "op_duration{scenario:ws_c1} p(50)<381 p(95)<1871  (model R + server = 307.3 ms; 2.5 subscribers; 1 operation a step at least: p50 at the tail's budget)",
+    describeGate(
+      gate({
+        thresholds: ['p(50)<381'],
+        vus: 2.5,
+        unit: 'subscribers',
+        contentionMs: 0.04,
+        verdicts: {
+          p50: { gated: true, why: null },
+          p95: { gated: false, why: '40 operations a step, under the p95 floor of 100' },
+        },
+      }),
+    ),
+    'op_duration{scenario:ws_c1} p(50)<381  (model R + server = 307.3 ms; 2.5 subscribers; p95 not gated: 40 operations a step, under the p95 floor of 100)',
   );
   assert.equal(
-    describeGate(gate({ fewSamples: Infinity, overrides: [{ reason: 'polls' }, { reason: 'measured' }] })),
-    "op_duration{scenario:ws_c1} p(50)<381 p(95)<1871  (model R + server = 307.3 ms; a poll's phase: p50 at the tail's budget; override: polls; measured)",
+    describeGate(
+      gate({
+        thresholds: [],
+        verdicts: { p50: { gated: false, why: "a poll's phase" }, p95: { gated: false, why: 'few' } },
+        overrides: [{ reason: 'polls' }, { reason: 'measured' }],
+      }),
+    ),
+    "op_duration{scenario:ws_c1} not gated  (model R + server = 307.3 ms; p50 not gated: a poll's phase; p95 not gated: few; override: polls; measured)",
   );
 });
 
@@ -340,14 +381,13 @@ test('describeGate on derived gates: every gate named with its thresholds; set-u
   const lines = derive().map(describeGate);
   assert.equal(lines.length, 5);
   for (const [line, g] of lines.map((l, i) => [l, derive()[i]]))
-    assert.ok(line.startsWith(`${g.key} ${g.thresholds.join(' ')}  (model ${g.expected.p50.formula} = `), line);
+    assert.ok(
+      line.startsWith(`${g.key} ${g.thresholds.join(' ') || 'not gated'}  (model ${g.expected.p50.formula} = `),
+      line,
+    );
   assert.match(lines[2], /; p95 of 4R \+ .*; 4 VUs\)$/);
   assert.match(
     lines[1],
-    /^setup_duration\{scenario:ws_c1,phase:ws_upgrade\} p\(50\)<\d+ {2}\(model 2R \+ [^;]*; 1 connection a step at least: p50 at the tail's budget\)$/,
-  );
-  assert.match(
-    lines[3],
-    /^setup_duration\{scenario:ws_c4,phase:ws_upgrade\} p\(50\)<\d+ {2}\(model 2R \+ [^;]*; 4 VUs\)$/,
+    /^setup_duration\{scenario:ws_c1,phase:ws_upgrade\} not gated {2}\(model 2R \+ [^;]*; p50 not gated: 1 operation a step, under the p50 floor of 20\)$/,
   );
 });

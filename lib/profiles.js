@@ -27,6 +27,10 @@ export function listProfiles() {
   };
 }
 
+// The profiles the gate lint covers: every built-in network alone, with +loss3 (the
+// heaviest built-in loss) and with +shared.
+export const lintProfiles = () => listProfiles().network.flatMap((n) => [n, `${n}+loss3`, `${n}+shared`]);
+
 // A file of the user's own (a network file, a trace), from the working directory; one
 // over maxBytes is refused before it is read (a trace: common/trace.js's "huge").
 function readUser(path, { what = 'profile file', hint = NETWORK_FILE_HINT, maxBytes } = {}) {

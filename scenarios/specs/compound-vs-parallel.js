@@ -163,7 +163,12 @@ export default function declare(env) {
     age: ageOf(laneName, d),
   });
   const laneOf = (name, transport, tags) =>
-    lane(name, transport, transport === 'http2', { tags, dims: dimsFor(name), model: model(name) });
+    lane(name, transport, transport === 'http2', {
+      tags,
+      dims: dimsFor(name),
+      model: model(name),
+      coldEachIteration: true,
+    });
   const lanes = [
     laneOf('compound_h1', 'http-keepalive', { variant: 'compound', resolve: 'parallel' }),
     laneOf('atomic_h1', 'http-keepalive', { variant: 'atomic' }),
