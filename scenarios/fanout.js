@@ -25,11 +25,13 @@
  * messages a whole-second timestamp only), so those include k6's own queue.
  * delivery_spread: first to last receipt of one event over a VU's subscribers (all
  * of a step's up to SUBSCRIBERS_PER_VU). delivery_missed: events a subscriber never
- * got or got out of order (against the number its server's hub delivered, asked at
- * the step's end); delivery_duplicates. A subscription that breaks (+flaky, +stall)
- * reconnects: gRPC resumes after its last seq from the hub's kept events (after_seq),
- * graphql-ws has no resume, so a ws subscriber loses what was published meanwhile,
- * and a poller asks for what came after its last seq anyway.
+ * got or got out of order, against the number its server's hub delivered, asked at
+ * the step's deadline; before counting, the VU waits (the timeline's tallyMs at
+ * most) for every subscriber to have them: a copy on its way arrives, a poller
+ * that lacks one polls once more. delivery_duplicates. A subscription that breaks
+ * (+flaky, +stall) reconnects: gRPC resumes after its last seq from the hub's kept
+ * events (after_seq), graphql-ws has no resume, so a ws subscriber loses what was
+ * published meanwhile, and a poller asks for what came after its last seq anyway.
  * Look at: delivery_latency p50/p95 per lane and subscriber count, spread, missed;
  * the verdict names, per transport, the most subscribers it held the budget for
  * with nothing missed.
@@ -38,7 +40,7 @@
  *   k6 run -e LOAD=full -e SUBSCRIBERS=10,100,1000,5000 scenarios/fanout.js
  *
  * Its plan at LOAD=ci (`npx k6pack plan fanout --load ci`; dev/plan-headers.js writes it):
- *   fanout under lan (R 0 ms, down ∞ / up ∞ kbit/s), load ci, closed workload: 8 k6 scenarios, 17.8 s in all
+ *   fanout under lan (R 0 ms, down ∞ / up ∞ kbit/s), load ci, closed workload: 8 k6 scenarios, 18.2 s in all
  *     k6 scenario       executor      VUs or rate  start  duration  graceful stop
  *     ws_c10            constant-vus  1 VU         0s     1.7s      0.3s
  *     ws_c100           constant-vus  1 VU         2s     1.7s      0.3s
@@ -46,14 +48,14 @@
  *     wss_c100          constant-vus  1 VU         6.6s   2.3s      0.3s
  *     grpc_stream_c10   constant-vus  1 VU         9.2s   1.6s      0.3s
  *     grpc_stream_c100  constant-vus  1 VU         11.1s  1.6s      0.3s
- *     http_poll_c10     constant-vus  1 VU         13s    2.1s      0.3s
- *     http_poll_c100    constant-vus  1 VU         15.4s  2.1s      0.3s
+ *     http_poll_c10     constant-vus  1 VU         13s    2.3s      0.3s
+ *     http_poll_c100    constant-vus  1 VU         15.6s  2.3s      0.3s
  *   where the figures come from:
  *     VUs or rate: each step's concurrency (the spec's steps: 10, 100), on the VUs the spec's lane needs for it
  *     duration, ws: 1 iteration of the model's 1.623 s
  *     duration, wss: 1 iteration of the model's 2.216 s
  *     duration, grpc_stream: 1 iteration of the model's 1.509 s
- *     duration, http_poll: 1 iteration of the model's 2.100 s
+ *     duration, http_poll: 1 iteration of the model's 2.300 s
  *     graceful stop: LOAD=ci's
  *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
  * (end of the plan)
@@ -183,11 +185,24 @@ function stepOf(data, laneName) {
     readyBy: stepEnd - durationMs + t.readyMs,
     publishEnd: stepEnd - t.closeMs - t.drainMs,
     deadline: stepEnd - t.closeMs,
+    tallyBy: stepEnd - t.closeMs + t.tallyMs,
     stepEnd,
     clocks: data.clocks,
     spread: new Spread(),
+    // What the hub delivered (set once, after the deadline) and a promise of it.
+    expected: null,
+    ...settable('known'),
     stopped: false,
   };
+}
+
+// { [name]: a promise, [name + 'Resolve']: its resolve }.
+function settable(name) {
+  let resolve;
+  const promise = new Promise((r) => {
+    resolve = r;
+  });
+  return { [name]: promise, [`${name}Resolve`]: resolve };
 }
 
 // One event at one subscriber (or the marker of where its subscription began).
@@ -202,7 +217,15 @@ function receive(step, tally, e, at) {
   step.spread.add(e.seq, at);
 }
 
-const newSubscriber = () => ({ tally: new Tally(), breaks: 0, subscribed: false, error: null, done: null });
+// settled: it will get nothing more (a poller that polled after the hub's answer).
+const newSubscriber = () => ({
+  tally: new Tally(),
+  breaks: 0,
+  subscribed: false,
+  error: null,
+  done: null,
+  settled: false,
+});
 
 async function runStep(data, laneName, kind) {
   if (!firstInStep(exec.scenario.name)) return idle();
@@ -213,19 +236,21 @@ async function runStep(data, laneName, kind) {
   const publishing = step.publisher ? publish(step, kind) : null;
   await until(step.deadline);
   // What the subscribers' server delivered (missed counts against it): asked at
-  // once, waited for until half of the step's closing time at most, so the tallies
-  // are recorded and the subscribers closed before the step ends, however slow
-  // the server is. Everything still in flight ends by the step's end (timeouts).
-  // Until then a copy still on its way counts, with its latency, not as missed.
-  const tallyBy = step.deadline + (step.stepEnd - step.deadline) / 2;
+  // the deadline and waited for until tallyBy at most (the timeline's tallyMs), so
+  // the tallies are recorded and the subscribers closed before the step ends,
+  // however slow the server is; with no answer by then, what the publisher wrote
+  // (exactly step.events). Until tallyBy a copy still on its way counts, with its
+  // latency, not as missed, and a poller that lacks an event polls for it
+  // (pollKind). Everything still in flight ends by the step's end (timeouts).
   const asked = hubState(step, kind.server);
-  const state = await Promise.race([asked, until(tallyBy).then(() => null)]);
-  const expected = state ? state.lastSeq : step.events;
-  while (Date.now() < tallyBy && subs.some((sub) => sub.tally.lastSeq < expected || sub.tally.gaps.size))
-    await pause(Math.min(10, tallyBy - Date.now()));
+  const state = await Promise.race([asked, until(step.tallyBy).then(() => null)]);
+  step.expected = state ? state.lastSeq : step.events;
+  step.knownResolve(step.expected);
+  const waiting = (sub) => !sub.settled && (sub.tally.lastSeq < step.expected || sub.tally.gaps.size);
+  while (Date.now() < step.tallyBy && subs.some(waiting)) await pause(Math.min(10, step.tallyBy - Date.now()));
   step.stopped = true;
   for (const sub of subs) {
-    const { missed, duplicates } = sub.tally.finish(expected);
+    const { missed, duplicates } = sub.tally.finish(step.expected);
     deliveryMissed.add(missed);
     deliveryDuplicates.add(duplicates);
     if (kind.session) {
@@ -355,12 +380,14 @@ const wsKind = (tls) => ({
     sub.done = (async () => {
       for (let attempt = 0; attempt <= MAX_RECONNECTS && !step.stopped; attempt++) {
         if (attempt > 0) {
+          if (Date.now() >= step.deadline) break;
           reconnects.add(1);
           await pause(Math.min(reconnectPause(attempt), Math.max(0, step.deadline - Date.now())));
-          if (step.stopped) break;
+          if (step.stopped || Date.now() >= step.deadline) break;
         }
         const ws = new GraphqlWs(wsUrl(tls));
-        ws.deadline = step.deadline;
+        // The subscription lasts until the tally: a copy on its way at the deadline still counts.
+        ws.deadline = step.tallyBy;
         sub.ws = ws;
         try {
           await ws.open();
@@ -460,7 +487,33 @@ const grpcKind = {
   },
 };
 
-// Polling: each subscriber asks for the events after its last seq every POLL_MS.
+// One poll: the events after the subscriber's last seq. -> true if it answered,
+// false if it failed, null once the step stopped (its answer not counted).
+async function pollOnce(step, sub) {
+  const body = JSON.stringify({ query: TOPIC_POLL, variables: { topic: step.topic, after: sub.tally.lastSeq } });
+  const res = await http.asyncRequest('POST', graphqlUrl(false), body, {
+    headers: JSON_HEADERS,
+    tags: { name: 'poll' },
+    timeout: `${Math.max(1, step.stepEnd - Date.now())}ms`,
+  });
+  const at = Date.now();
+  if (step.stopped) return null;
+  const v = judge(res, {
+    transport: 'http-keepalive',
+    validate: (d) => (d && d.topic && Array.isArray(d.topic.events) ? null : 'no topic events'),
+  });
+  recordOp({ ok: v.ok, ms: opMs(res), tags: POLL_TAGS, checks: v.checks, reason: v.reason });
+  if (v.ok) for (const e of v.data.topic.events) receive(step, sub.tally, e, at);
+  else sub.breaks += 1;
+  return v.ok;
+}
+
+// Polling: each subscriber asks for the events after its last seq every POLL_MS
+// until the deadline. Then, if it lacks one the publisher wrote (step.events), it
+// waits for what the hub delivered (step.expected, asked at the deadline) and, if
+// it lacks one of those, polls once more (a failed poll again after a pause, not
+// at once): that poll, sent after the last publish reached the hub, is its last,
+// and what it lacks then is missed. All of it ends by tallyBy.
 const pollKind = {
   server: 'graphql',
   counted: false,
@@ -470,23 +523,18 @@ const pollKind = {
     sub.subscribed = true;
     sub.done = (async () => {
       for (let i = 0; i < 100000 && !step.stopped; i++) {
-        const body = JSON.stringify({ query: TOPIC_POLL, variables: { topic: step.topic, after: sub.tally.lastSeq } });
-        const res = await http.asyncRequest('POST', graphqlUrl(false), body, {
-          headers: JSON_HEADERS,
-          tags: { name: 'poll' },
-          timeout: `${Math.max(1, step.stepEnd - Date.now())}ms`,
-        });
-        const at = Date.now();
-        if (step.stopped) break;
-        const v = judge(res, {
-          transport: 'http-keepalive',
-          validate: (d) => (d && d.topic && Array.isArray(d.topic.events) ? null : 'no topic events'),
-        });
-        recordOp({ ok: v.ok, ms: opMs(res), tags: POLL_TAGS, checks: v.checks, reason: v.reason });
-        if (v.ok) for (const e of v.data.topic.events) receive(step, sub.tally, e, at);
-        else sub.breaks += 1;
-        await until(Math.min(step.deadline, Date.now() + POLL_MS));
+        if (Date.now() >= step.deadline) {
+          if (sub.tally.lastSeq >= step.events) break;
+          if (step.expected === null) await Promise.race([step.known, until(step.tallyBy)]);
+          if (step.stopped || sub.tally.lastSeq >= step.expected) break;
+        }
+        const afterAnswer = step.expected !== null;
+        const ok = await pollOnce(step, sub);
+        if (ok === null || (ok && afterAnswer)) break;
+        if (Date.now() < step.deadline) await until(Math.min(step.deadline, Date.now() + POLL_MS));
+        else if (!ok) await until(Math.min(step.tallyBy, Date.now() + reconnectPause(1)));
       }
+      sub.settled = true;
     })();
     return sub;
   },

@@ -107,16 +107,24 @@ export default function declare(env) {
   // A step of n subscribers, in ms from its start: subscribers open until readyMs
   // at the latest (the publisher starts as soon as the hub counts all of them),
   // the publisher writes at RATE, drainMs is left for the last event to reach
-  // every subscriber, and in the last closeMs each VU asks the hub how many events
-  // it delivered (one round trip) and closes its subscribers (another).
+  // every subscriber, and the last closeMs is the step's end. It begins at the
+  // deadline, when each VU asks the hub how many events it delivered (a round
+  // trip) and waits, tallyMs after the deadline at most, for every subscriber to
+  // have them before it counts what each missed: a pushed copy still on its way
+  // arrives, and a poller that lacks one polls once more (another round trip; on
+  // a slow machine, every poller at once, priced as a step prices opening them).
+  // Then it closes its subscribers (a round trip).
   function timeline(laneName, n, profile) {
     const R = rttOf(profile);
     const readyMs = SETUP_RTTS[laneName] * R + SLACK_MS + n * OPEN_MS[laneName];
     const drainMs =
       laneName === 'http_poll' ? POLL_MS + 2 * R + SLACK_MS : R + fanMs(costOf(laneName), n, 'p95') + SLACK_MS;
-    return { readyMs, drainMs, closeMs: 2 * R + SLACK_MS };
+    const tallyMs = laneName === 'http_poll' ? 2 * R + SLACK_MS / 2 + n * OPEN_MS.http_poll : R + SLACK_MS / 2;
+    return { readyMs, drainMs, tallyMs, closeMs: tallyMs + R + SLACK_MS / 2 };
   }
-  // The events a step of `durationMs` holds at RATE (the publisher's count; every VU works it out alike).
+  // The events a step of `durationMs` holds at RATE: the publisher writes exactly
+  // this many (every VU works it out alike), the last drainMs before the deadline
+  // at the latest.
   const eventsIn = (laneName, n, profile, durationMs) => {
     const t = timeline(laneName, n, profile);
     return Math.max(1, Math.floor(((durationMs - t.readyMs - t.drainMs - t.closeMs) * RATE) / 1000) + 1);
