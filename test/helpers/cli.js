@@ -10,6 +10,7 @@ import { portIsFree } from '../../lib/stack.js';
 import { ROOT } from '../../lib/tools.js';
 import { freePortMap } from '../../dev/stack.js';
 import { API_PROXY_PORTS } from '../../common/defaults.js';
+import { scaled } from './machine.js';
 
 export const CLI = join(ROOT, 'bin', 'k6pack.js');
 
@@ -34,14 +35,15 @@ export async function cliEnv({ api = false } = {}) {
 }
 
 // Starts the CLI; the returned execa child (await it, or signal it with .kill())
-// resolves { exitCode, stdout, stderr } and never rejects; killed at timeoutMs.
+// resolves { exitCode, stdout, stderr } and never rejects; killed at timeoutMs (by
+// default a minute on the reference machine, scaled to this one: ./machine.js).
 // A signal (.kill(), or the timeout's SIGTERM) becomes SIGKILL only after
 // FORCE_KILL_MS: the CLI stops k6 gracefully and then its stack, which took over the
 // 2 s execa allows by default on a loaded machine (phase 2 five at a time, 2026-11-27:
 // a SIGTERM test saw the CLI SIGKILLed mid-cleanup, exit code undefined, not 143).
 const FORCE_KILL_MS = 30000;
 
-export function runCli(args, { env, timeoutMs = 60000 } = {}) {
+export function runCli(args, { env, timeoutMs = scaled(60000) } = {}) {
   return execa(process.execPath, [CLI, ...args], {
     env,
     reject: false,
@@ -52,7 +54,7 @@ export function runCli(args, { env, timeoutMs = 60000 } = {}) {
 }
 
 // Resolves once a CLI child (runCli's) has printed `text` on stdout or stderr;
-// throws with the output so far after `ms`.
+// throws with the output so far after `ms` (a caller scales it: scaled(ms), ./machine.js).
 export async function waitFor(child, text, ms) {
   const deadline = Date.now() + ms;
   let seen = '';

@@ -14,6 +14,7 @@ import grpc from '@grpc/grpc-js';
 import WebSocket from 'ws';
 import { postGraphQL } from '../../servers/graphql/client.js';
 import { ROOT } from '../../lib/tools.js';
+import { scaled } from './machine.js';
 import { freePorts } from '../../dev/stack.js';
 
 // ---- the servers as processes ----
@@ -233,8 +234,10 @@ export async function rawSocket(url, protocols = PROTOCOL) {
   return { ws, messages, closed };
 }
 
+// Polls check() until it holds; fails after `ms` on the reference machine, scaled to
+// this one (./machine.js: at most WAIT_SCALE_MAX times as long).
 export async function waitFor(check, what, ms = 5000) {
-  const deadline = Date.now() + ms;
+  const deadline = Date.now() + scaled(ms);
   while (!check()) {
     if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
     await sleep(10);

@@ -8,6 +8,7 @@ import { after } from 'node:test';
 import { runK6 } from '../../dev/k6.js';
 import { useTestStack } from '../../dev/stack.js';
 import { ROOT } from '../../lib/tools.js';
+import { scaled } from './machine.js';
 
 export function useUnstable() {
   const stack = useTestStack();
@@ -29,7 +30,7 @@ export function useUnstable() {
   async function run(profile, lanes) {
     const r = await runK6(join(ROOT, 'scenarios', 'unstable.js'), {
       env: { ...stack.env, LOAD: 'smoke', PROFILE: profile, LANES: lanes.join(',') },
-      timeoutMs: 150000,
+      timeoutMs: scaled(150000),
     });
     const output = `${r.stdout.slice(-4000)}\n${r.stderr.slice(-3000)}`;
     return { ...r, output, m: r.summary ? r.summary.metrics : {} };
