@@ -5,7 +5,17 @@
 // `k6 run` without RESULTS_DIR writes nothing and says so; `k6pack compare`
 // on real runs and on a synthetic regression.
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -14,11 +24,14 @@ import { CellSet } from '../lib/report/samples.js';
 import { SeriesSet } from '../lib/report/series.js';
 import { RELATIVE_PRECISION } from '../lib/report/histograms.js';
 import { streamSamples } from '../lib/report/sample-stream.js';
+import { compareDocs } from '../lib/report/compare.js';
 import { ROOT } from '../lib/tools.js';
 import { K6_VERSION } from '../common/defaults.js';
 import { cliEnv, runCli } from './helpers/cli.js';
 import { runK6 } from '../dev/k6.js';
 import { readSummary, runInto, validSummary } from './helpers/results.js';
+import { assertPassedButLatency, crossedInStderr } from './helpers/exits.js';
+import { scaled } from './helpers/machine.js';
 import { startTestStack } from '../dev/stack.js';
 import { WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
@@ -66,7 +79,7 @@ describe('k6pack run: the run folder', () => {
       ],
       {
         env: { ...cli.env, TMPDIR: join(tmp, 'cli-tmp') },
-        timeoutMs: 120000,
+        timeoutMs: scaled(120000),
       },
     );
     const folders = readdirSync(root);
@@ -243,11 +256,18 @@ describe('k6pack run: the run folder', () => {
 });
 
 test('plain k6 run without RESULTS_DIR writes no files and its last line says how to get them', async () => {
+  // The files a run folder holds, none of them where k6 runs (the test's working directory).
+  const RUN_FILES = ['summary.json', 'junit.xml', 'summary.md', 'samples.json.gz', 'histograms.json.gz'];
+  const present = () => RUN_FILES.filter((f) => existsSync(join(process.cwd(), f)));
+  const before = present();
   const r = await runK6(join(ROOT, 'scenarios', 'serialization.js'), {
     env: { ...stack.env, ...QUICK, PROFILE: 'lan', NS: '100' },
-    timeoutMs: 90000,
+    timeoutMs: scaled(90000),
   });
-  assert.equal(r.code, 0, r.stderr.slice(-2000));
+  // What this test is about is the files and the last line, not the budgets: 0, or 99 when
+  // only latency thresholds crossed (on a slower machine a grpc_stream p50 did, 2026-11-28).
+  assertPassedButLatency(r.code, crossedInStderr(r.stderr), `${r.stdout}\n${r.stderr}`);
+  assert.deepEqual(present(), before, `files written in ${process.cwd()}`);
   const last = r.stdout.trim().split('\n').at(-1);
   assert.match(
     last,
@@ -260,10 +280,11 @@ describe('k6pack compare', () => {
   let b;
   before(async () => {
     // Two real runs of the same scenario and profile.
-    a = await runInto(join(tmp, 'a'), 'ws-vs-http', { ...stack.env, ...QUICK, PROFILE: 'lte' });
-    b = await runInto(join(tmp, 'b'), 'ws-vs-http', { ...stack.env, ...QUICK, PROFILE: 'lte' });
+    const opts = { timeoutMs: scaled(120000) };
+    a = await runInto(join(tmp, 'a'), 'ws-vs-http', { ...stack.env, ...QUICK, PROFILE: 'lte' }, opts);
+    b = await runInto(join(tmp, 'b'), 'ws-vs-http', { ...stack.env, ...QUICK, PROFILE: 'lte' }, opts);
   });
-  const compare = (...args) => runCli(['compare', ...args], { env: cli.env, timeoutMs: 30000 });
+  const compare = (...args) => runCli(['compare', ...args], { env: cli.env, timeoutMs: scaled(30000) });
 
   test('a run against itself: every line the same, exit 0', async () => {
     const r = await compare(a.dir, a.dir);
@@ -272,9 +293,13 @@ describe('k6pack compare', () => {
     assert.doesNotMatch(r.stdout, /❌|✅| new$| missing$/m);
   });
 
-  test('two real runs: every row matched; within a wide tolerance, no regression', async () => {
+  test('two real runs: every row matched, the verdict the rules give on their figures', async () => {
     const r = await compare(a.dir, join(b.dir, 'summary.json'), '--tolerance', '100%', '--failure-tolerance', '5%');
-    assert.equal(r.exitCode, 0, r.stdout + r.stderr);
+    // Whether two real runs differ is the machine's (beside other files a 1 s step's p95 can
+    // double): the verdict is checked against the rules on the two documents, not assumed.
+    const { regressions } = compareDocs(a.doc, b.doc, { tolerance: 1, failurePoints: 0.05 });
+    assert.equal(r.exitCode, regressions ? 3 : 0, r.stdout + r.stderr);
+    assert.match(r.stdout, regressions ? new RegExp(`^${regressions} regressions?$`, 'm') : /no regression/);
     for (const row of b.doc.rows)
       assert.match(r.stdout, new RegExp(`^${row.transport} tls=${row.tls}\\s+c1\\s+p50 `, 'm'));
     assert.doesNotMatch(r.stdout, / new$| missing$/m);
@@ -338,7 +363,7 @@ describe('runs kept as histograms only (--no-samples): merged and reported from 
           'NS=100',
           '--quiet',
         ],
-        { env: cli.env, timeoutMs: 90000 },
+        { env: cli.env, timeoutMs: scaled(90000) },
       );
       assert.ok([0, 99].includes(r.exitCode), r.stdout.slice(-2000) + r.stderr.slice(-2000));
     }
@@ -357,7 +382,7 @@ describe('runs kept as histograms only (--no-samples): merged and reported from 
 
   test('merge: method hdr from the histograms, counts and iterations the sum of the runs', async () => {
     const out = join(tmp, 'merged-hist');
-    const r = await runCli(['merge', ...runs, '--out', out], { timeoutMs: 30000 });
+    const r = await runCli(['merge', ...runs, '--out', out], { timeoutMs: scaled(30000) });
     const doc = validSummary(readSummary(out), 'merged summary.json');
     assert.equal(r.exitCode, doc.thresholds.some((t) => !t.ok) ? 99 : 0, r.stdout + r.stderr);
     assert.match(r.stdout, /percentiles hdr \(3 significant digits\) from the runs' histograms\.json\.gz/);
@@ -392,7 +417,7 @@ describe('runs kept as histograms only (--no-samples): merged and reported from 
     );
     // Exact pooling needs the raw samples: one line, exit 1.
     const exact = await runCli(['merge', ...runs, '--out', join(tmp, 'merged-exact'), '--method', 'exact'], {
-      timeoutMs: 30000,
+      timeoutMs: scaled(30000),
     });
     assert.equal(exact.exitCode, 1);
     assert.match(
@@ -403,7 +428,7 @@ describe('runs kept as histograms only (--no-samples): merged and reported from 
 
   test('report: the merged section names its method', async () => {
     const out = join(tmp, 'hist-report.html');
-    const r = await runCli(['report', ...runs, '--out', out], { timeoutMs: 30000 });
+    const r = await runCli(['report', ...runs, '--out', out], { timeoutMs: scaled(30000) });
     assert.equal(r.exitCode, 0, r.stdout + r.stderr);
     assert.match(
       r.stdout,
@@ -419,12 +444,12 @@ describe('runs kept as histograms only (--no-samples): merged and reported from 
     const broken = join(tmp, 'broken');
     cpSync(runs[0], broken, { recursive: true });
     writeFileSync(join(broken, 'histograms.json.gz'), gzipSync('{"format":"something else"}'));
-    let r = await runCli(['merge', runs[1], broken, '--out', join(tmp, 'm-broken')], { timeoutMs: 30000 });
+    let r = await runCli(['merge', runs[1], broken, '--out', join(tmp, 'm-broken')], { timeoutMs: scaled(30000) });
     assert.equal(r.exitCode, 1);
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.match(r.stderr, /^k6pack: .*broken\/histograms\.json\.gz is not a k6pack-histograms document of version 1/);
     writeFileSync(join(broken, 'histograms.json.gz'), 'not gzip');
-    r = await runCli(['merge', runs[1], broken, '--out', join(tmp, 'm-broken2')], { timeoutMs: 30000 });
+    r = await runCli(['merge', runs[1], broken, '--out', join(tmp, 'm-broken2')], { timeoutMs: scaled(30000) });
     assert.equal(r.exitCode, 1);
     assert.match(r.stderr.trim(), /^k6pack: .*broken\/histograms\.json\.gz cannot be read \(/);
     // A samples file cut in the middle of a line (k6 killed), read for histograms in a worker.
@@ -434,10 +459,12 @@ describe('runs kept as histograms only (--no-samples): merged and reported from 
     const lines =
       '{"metric":"op_duration","type":"Point","data":{"time":"2026-01-01T00:00:00Z","value":1,"tags":{"scenario":"typed_c1"}}}\n{"metric":"op_duration","type":"Point","data":{"time":"2026-01-01T00:0';
     writeFileSync(join(cut, 'samples.json.gz'), gzipSync(lines));
-    r = await runCli(['merge', runs[1], cut, '--out', join(tmp, 'm-cut'), '--method', 'hdr'], { timeoutMs: 30000 });
+    r = await runCli(['merge', runs[1], cut, '--out', join(tmp, 'm-cut'), '--method', 'hdr'], {
+      timeoutMs: scaled(30000),
+    });
     assert.equal(r.exitCode, 1, r.stdout + r.stderr);
     assert.match(r.stderr.trim(), /^k6pack: .*cut\/samples\.json\.gz line 2: not JSON \(a truncated file\?/);
-    r = await runCli(['merge', ...runs, '--out', join(tmp, 'm-x'), '--method', 'approx'], { timeoutMs: 30000 });
+    r = await runCli(['merge', ...runs, '--out', join(tmp, 'm-x'), '--method', 'approx'], { timeoutMs: scaled(30000) });
     assert.equal(r.exitCode, 2);
     assert.match(r.stderr.trim(), /^k6pack: --method approx: choose one of auto, exact, hdr$/);
   });
@@ -450,7 +477,8 @@ test('the sample stream of a k6 that never started: finish() returns at once and
     assert.match(stream.args[1], /^json=.*k6pack-samples-.*\/samples\.json$/);
     const started = Date.now();
     await stream.finish();
-    assert.ok(Date.now() - started < 5000, 'finish() did not wait for a writer');
+    // A writer is waited for up to a minute (lib/report/sample-stream.js DRAIN_MS).
+    assert.ok(Date.now() - started < scaled(5000), 'finish() did not wait for a writer');
     assert.deepEqual(readdirSync(dir), []);
   } finally {
     rmSync(dir, { recursive: true, force: true });
