@@ -9,6 +9,7 @@ import { PROXY_NAMES, targetsFor } from '../common/defaults.js';
 import { isAlive } from '../lib/processes.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { cliEnv, portsInUse, processesMatching, runCli, waitFor } from './helpers/cli.js';
+import { scaled } from './helpers/machine.js';
 import { startTestStack } from '../dev/stack.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'k6pack-scripts-'));
@@ -61,23 +62,27 @@ async function toxicNames(ports) {
   return Object.fromEntries(Object.values(proxies).map((p) => [p.name, p.toxics.map((t) => t.name).sort()]));
 }
 
-test('run a script path with no stack up: starts it, exits 0, stops it again', { timeout: 120000 }, async (t) => {
-  const { env, ports, cleanup } = await cliEnv();
-  t.after(cleanup);
-  const r = await runCli(
-    ['run', ONE_REQUEST, '--profile', 'lan', '--load', 'smoke', '--', '-e', 'EXPECT_PROFILE=lan', '--quiet'],
-    { env, timeoutMs: 90000 },
-  );
-  assert.equal(r.exitCode, 0, r.stdout + r.stderr);
-  assert.match(r.stdout, /starting it for this run/);
-  assert.match(r.stdout, /✓ healthz 200/);
-  assert.match(r.stdout, /k6 exited 0/);
-  assert.deepEqual(await portsInUse(ports), [], 'the stack this run started is gone');
-});
+test(
+  'run a script path with no stack up: starts it, exits 0, stops it again',
+  { timeout: scaled(120000) },
+  async (t) => {
+    const { env, ports, cleanup } = await cliEnv();
+    t.after(cleanup);
+    const r = await runCli(
+      ['run', ONE_REQUEST, '--profile', 'lan', '--load', 'smoke', '--', '-e', 'EXPECT_PROFILE=lan', '--quiet'],
+      { env, timeoutMs: scaled(90000) },
+    );
+    assert.equal(r.exitCode, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /starting it for this run/);
+    assert.match(r.stdout, /✓ healthz 200/);
+    assert.match(r.stdout, /k6 exited 0/);
+    assert.deepEqual(await portsInUse(ports), [], 'the stack this run started is gone');
+  },
+);
 
 test(
   'run on a running stack: each profile applied in turn, the found toxics put back; 99 passed on',
-  { timeout: 150000 },
+  { timeout: scaled(150000) },
   async (t) => {
     const { env, ports, cleanup } = await cliEnv();
     t.after(cleanup);
@@ -90,7 +95,7 @@ test(
       ['run', ONE_REQUEST, '--profile', 'lan,3g', '--load', 'smoke', '--', '-e', 'EXPECT_PROFILE=lan', '--quiet'],
       {
         env,
-        timeoutMs: 120000,
+        timeoutMs: scaled(120000),
       },
     );
     assert.match(r.stdout, /profile lan: k6 exited 0/);
@@ -100,7 +105,10 @@ test(
     assert.deepEqual(await toxicNames(ports), before, 'the 3g toxics found before the run are back');
     assert.equal((await runCli(['status'], { env })).exitCode, 0, 'the stack still runs');
 
-    const fail = await runCli(['run', UNMEETABLE, '--profile', 'lan', '--', '--quiet'], { env, timeoutMs: 60000 });
+    const fail = await runCli(['run', UNMEETABLE, '--profile', 'lan', '--', '--quiet'], {
+      env,
+      timeoutMs: scaled(60000),
+    });
     assert.equal(fail.exitCode, 99, 'a failed threshold is k6 exit 99, passed on');
     assert.deepEqual(await toxicNames(ports), before);
   },
@@ -108,13 +116,13 @@ test(
 
 test(
   'Ctrl-C during run on a running stack: k6 stops after teardown, toxics removed, exit 130',
-  { timeout: 120000 },
+  { timeout: scaled(120000) },
   async (t) => {
     const { env, ports, cleanup } = await cliEnv();
     t.after(cleanup);
     assert.equal((await runCli(['up'], { env })).exitCode, 0);
-    const child = runCli(['run', LONG, '--profile', '3g'], { env, timeoutMs: 90000 });
-    await waitFor(child, 'LONG-SETUP-DONE', 60000);
+    const child = runCli(['run', LONG, '--profile', '3g'], { env, timeoutMs: scaled(90000) });
+    await waitFor(child, 'LONG-SETUP-DONE', scaled(60000));
     assert.ok((await toxicNames(ports)).graphql_http.length > 0, '3g applied while k6 runs');
     child.kill('SIGINT');
     const r = await child;
@@ -128,12 +136,12 @@ test(
 
 test(
   'SIGTERM during run with no stack up: exit 143, no k6, server or toxiproxy left',
-  { timeout: 120000 },
+  { timeout: scaled(120000) },
   async (t) => {
     const { env, ports, cleanup } = await cliEnv();
     t.after(cleanup);
-    const child = runCli(['run', LONG, '--profile', '3g'], { env, timeoutMs: 90000 });
-    await waitFor(child, 'LONG-SETUP-DONE', 60000);
+    const child = runCli(['run', LONG, '--profile', '3g'], { env, timeoutMs: scaled(90000) });
+    await waitFor(child, 'LONG-SETUP-DONE', scaled(60000));
     child.kill('SIGTERM');
     const r = await child;
     assert.equal(r.exitCode, 143, r.stdout + r.stderr);
@@ -145,7 +153,7 @@ test(
 
 test(
   'run against a stack it did not start and has not recorded (e.g. docker compose): used as is, toxics put back',
-  { timeout: 120000 },
+  { timeout: scaled(120000) },
   async (t) => {
     const stack = await startTestStack();
     t.after(() => stack.stop());
@@ -157,7 +165,7 @@ test(
 
     const r = await runCli(
       ['run', ONE_REQUEST, '--profile', 'lan', '--load', 'smoke', '--', '-e', 'EXPECT_PROFILE=lan', '--quiet'],
-      { env, timeoutMs: 90000 },
+      { env, timeoutMs: scaled(90000) },
     );
     assert.equal(r.exitCode, 0, r.stdout + r.stderr);
     assert.doesNotMatch(r.stdout, /starting it for this run/);

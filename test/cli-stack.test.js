@@ -16,6 +16,7 @@ import { ROOT } from '../lib/tools.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { cliEnv, portsInUse, recordedPids, runCli } from './helpers/cli.js';
 import { startPortHolder } from './helpers/port-holder.js';
+import { scaled } from './helpers/machine.js';
 
 const oneLine = (text) => text.trim().split('\n').length === 1;
 
@@ -30,7 +31,7 @@ async function toxicsByProxy(toxiproxy) {
 const attrsOf = (toxics, type, stream) =>
   Object.values(toxics).find((t) => t.type === type && t.stream === stream)?.attributes;
 
-test('up -> status -> profile 3g -> profile lan -> down', { timeout: 120000 }, async (t) => {
+test('up -> status -> profile 3g -> profile lan -> down', { timeout: scaled(120000) }, async (t) => {
   const { env, ports, runDir, cleanup } = await cliEnv();
   t.after(cleanup);
   const toxiproxy = new Toxiproxy(targetsFor(ports).TOXIPROXY_URL);
@@ -99,7 +100,7 @@ test('up -> status -> profile 3g -> profile lan -> down', { timeout: 120000 }, a
 
 test(
   'up and run with a port a live process holds: refused after the bounded wait, one line naming the port, its variable and the pid; nothing left running',
-  { timeout: 90000 },
+  { timeout: scaled(90000) },
   async (t) => {
     const { env, ports, runDir, cleanup } = await cliEnv();
     const holder = createServer().listen(ports.PROXY_GRAPHQL_PORT, '127.0.0.1');
@@ -119,7 +120,7 @@ test(
       assert.ok(oneLine(r.stderr), r.stderr);
       assert.match(r.stderr.trim(), refusal);
       // The wait, plus Node's start-up: never a hang.
-      assert.ok(took >= PORT_WAIT_MS && took < PORT_WAIT_MS + 15000, `${args[0]} refused after ${took} ms`);
+      assert.ok(took >= PORT_WAIT_MS && took < PORT_WAIT_MS + scaled(15000), `${args[0]} refused after ${took} ms`);
       assert.deepEqual(recordedPids(runDir), []);
       const { PROXY_GRAPHQL_PORT, ...others } = ports;
       assert.deepEqual(await portsInUse(others), []);
@@ -129,7 +130,7 @@ test(
 
 test(
   'up while a port is held by a process that is exiting: waits for it, then starts',
-  { timeout: 60000 },
+  { timeout: scaled(60000) },
   async (t) => {
     const { env, ports, cleanup } = await cliEnv();
     t.after(cleanup);
@@ -154,7 +155,7 @@ test(
 
 test(
   'down then up, back to back, five times: every up starts, every port free as down returns',
-  { timeout: 180000 },
+  { timeout: scaled(180000) },
   async (t) => {
     const { env, ports, runDir, cleanup } = await cliEnv();
     t.after(cleanup);
@@ -173,7 +174,7 @@ test(
 
 test(
   'down when a port of the stack is still held after the stop: one line naming the port and the pid, exit 1, bounded',
-  { timeout: 60000 },
+  { timeout: scaled(60000) },
   async (t) => {
     const { env, ports, runDir, cleanup } = await cliEnv();
     t.after(cleanup);
@@ -200,14 +201,14 @@ test(
         `^k6pack: port ${ports.GRPC_PORT} \\(GRPC_PORT\\) is still in use ${PORT_WAIT_MS / 1000} s after the gRPC server \\(pid ${holder.pid}\\) stopped: held by pid ${holder.child} \\(.*port-holder\\.js --child, listening\\)$`,
       ),
     );
-    assert.ok(took >= PORT_WAIT_MS && took < PORT_WAIT_MS + 15000, `down gave up after ${took} ms`);
+    assert.ok(took >= PORT_WAIT_MS && took < PORT_WAIT_MS + scaled(15000), `down gave up after ${took} ms`);
     assert.deepEqual(recordedPids(runDir), [], 'pid files removed');
   },
 );
 
 test(
   'up with a server that will not start: one line naming it, nothing left running',
-  { timeout: 60000 },
+  { timeout: scaled(60000) },
   async (t) => {
     const { env, ports, runDir, cleanup } = await cliEnv();
     t.after(cleanup);
@@ -224,7 +225,7 @@ test(
 
 test(
   'bad input: unknown profile, unknown scenario, no stack for `profile`; --help everywhere',
-  { timeout: 60000 },
+  { timeout: scaled(60000) },
   async (t) => {
     const { env, ports, cleanup } = await cliEnv();
     t.after(cleanup);
@@ -268,7 +269,7 @@ test(
 
 test(
   'a recorded stack with a dead process: status names it, run refuses naming it, up restarts just what died',
-  { timeout: 120000 },
+  { timeout: scaled(120000) },
   async (t) => {
     const { env, runDir, cleanup } = await cliEnv();
     t.after(cleanup);
@@ -309,7 +310,7 @@ test(
 // "not reachable ... start the stack", and `up` restarts just it, with its profile.
 test(
   "a dead toxiproxy is named with the end of its log by profile, status, run, gate and a scenario's setup(); up restarts just it",
-  { timeout: 180000 },
+  { timeout: scaled(180000) },
   async (t) => {
     const { env, ports, runDir, cleanup } = await cliEnv();
     t.after(cleanup);
@@ -349,7 +350,7 @@ test(
       {
         env: { K6PACK_RUN_DIR: runDir },
         reject: false,
-        timeout: 60000,
+        timeout: scaled(60000),
       },
     );
     assert.notEqual(k6.exitCode, 0);
