@@ -17,6 +17,8 @@ import { after, describe, test } from 'node:test';
 import { ROOT } from '../lib/tools.js';
 import { runK6 } from '../dev/k6.js';
 import { useTestStack } from '../dev/stack.js';
+import { assertPassedButLatency, crossedInSummary } from './helpers/exits.js';
+import { scaled } from './helpers/machine.js';
 
 const FAULTS = join(ROOT, 'scenarios', 'faults.js');
 const PROBE = join(ROOT, 'test', 'k6', 'ws-deadlines.js');
@@ -40,8 +42,11 @@ const FAULT_ENV = { LOAD: 'ci', STEPS: STEPS.join(','), STEP_SECONDS: '5', CONN_
 
 describe('faults: every WebSocket VU works in every step', () => {
   for (const profile of ['3g+stall', 'lte+jitter']) {
-    test(profile, { timeout: 150000 }, async (t) => {
-      const run = await runK6(FAULTS, { env: { ...stack.env, ...FAULT_ENV, PROFILE: profile }, timeoutMs: 120000 });
+    test(profile, { timeout: scaled(150000) }, async (t) => {
+      const run = await runK6(FAULTS, {
+        env: { ...stack.env, ...FAULT_ENV, PROFILE: profile },
+        timeoutMs: scaled(120000),
+      });
       const output = `${run.stdout.slice(-2500)}\n${run.stderr.slice(-2500)}`;
       assert.ok(!run.timedOut, `k6 hung under ${profile}\n${output}`);
       assert.ok([0, 99].includes(run.code), `k6 exited ${run.code} under ${profile}\n${output}`);
@@ -91,11 +96,12 @@ describe("the session's edges (probe)", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const probe = (env) => runK6(PROBE, { env: { ...stack.env, THRESHOLDS: thresholds, ...env }, timeoutMs: 60000 });
+  const probe = (env) =>
+    runK6(PROBE, { env: { ...stack.env, THRESHOLDS: thresholds, ...env }, timeoutMs: scaled(60000) });
 
   test(
     'an upgrade that never completes: abandoned at the deadline, the iteration cut with nothing else pending, the VU fine after',
-    { timeout: 90000 },
+    { timeout: scaled(90000) },
     async () => {
       await new Promise((resolve) => blackhole.listen(0, '127.0.0.1', resolve));
       const run = await probe({
@@ -104,7 +110,8 @@ describe("the session's edges (probe)", () => {
         STEP_SECONDS: '3',
       });
       const output = `${run.stdout.slice(-2500)}\n${run.stderr.slice(-2500)}`;
-      assert.equal(run.code, 0, output);
+      // 0, or 99 when only a timing gate failed (this file runs beside others).
+      assertPassedButLatency(run.code, crossedInSummary(run.summary), output);
       assert.doesNotMatch(run.stderr, CRASH, output);
       assert.doesNotMatch(run.stderr, TIMER_CUT, output);
       const m = run.summary.metrics;
@@ -130,7 +137,7 @@ describe("the session's edges (probe)", () => {
 
   test(
     'a VU that records nothing in a step fails silent_vus: exit 99, named in the summary',
-    { timeout: 60000 },
+    { timeout: scaled(60000) },
     async () => {
       const run = await probe({ MODE: 'silent', STEPS: '1,2', STEP_SECONDS: '2' });
       const output = `${run.stdout.slice(-2500)}\n${run.stderr.slice(-2500)}`;

@@ -12,6 +12,8 @@ import { after, before, describe, test } from 'node:test';
 import { execa } from 'execa';
 import { ROOT } from '../lib/tools.js';
 import { cliEnv, runCli } from './helpers/cli.js';
+import { assertDocPassedButLatency } from './helpers/exits.js';
+import { scaled } from './helpers/machine.js';
 import { prometheusBinary, PROMTOOL, startPrometheus } from './helpers/prometheus.js';
 import { WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
@@ -51,7 +53,7 @@ describe('--out prometheus=URL: a real Prometheus gets every lane, as native his
           `LANES=${WS_VS_HTTP_LANES}`,
         ],
         // A push a second: every lane's 3 s step has the two a rate needs (the dashboard's).
-        { env: { ...cli.env, K6_PROMETHEUS_RW_PUSH_INTERVAL: '1s' }, timeoutMs: 150000 },
+        { env: { ...cli.env, K6_PROMETHEUS_RW_PUSH_INTERVAL: '1s' }, timeoutMs: scaled(150000) },
       );
       const dir = readdirSync(results).find((n) => n.startsWith('ws-vs-http-lan-'));
       doc = dir && JSON.parse(readFileSync(join(results, dir, 'summary.json'), 'utf8'));
@@ -65,7 +67,10 @@ describe('--out prometheus=URL: a real Prometheus gets every lane, as native his
 
   test("each lane's p95 from PromQL matches summary.json within the histogram's bucket", async (t) => {
     if (found.skip) return t.skip(found.skip);
-    assert.equal(run.exitCode, 0, run.stdout.slice(-2000) + run.stderr.slice(-1000));
+    // 0, or 99 when only a latency gate failed (this file runs beside others): what is
+    // checked is what Prometheus holds.
+    assert.ok(doc, `no run folder: exit ${run.exitCode}\n${run.stdout.slice(-2000)}${run.stderr.slice(-1000)}`);
+    assertDocPassedButLatency(run.exitCode, doc, run.stdout.slice(-2000) + run.stderr.slice(-1000));
     assert.match(
       run.stdout,
       /== metrics: also to Prometheus at http:\/\/127\.0\.0\.1:\d+\/api\/v1\/write \(native histograms\)/,
