@@ -9,11 +9,13 @@ import {
   contentionMs,
   cpuMsOf,
   FRESH,
+  K6_BYTE_MS,
   linkOf,
   measuredPhases,
   operation,
   REFERENCE_MACHINE,
   setupOnly,
+  setupPhases,
 } from './model.js';
 import { cellKey as keyOf } from './results.js';
 import { LEVELS, laneOfStep } from './schedule.js';
@@ -81,12 +83,12 @@ const TIME_UNIT_SECONDS = { '1s': 1, '1m': 60 };
 // their p50 budgets (slower, and the row fails its gate anyway): what its gated
 // percentiles rest on, whatever the machine's speed. lane.samples(dims, { durationMs,
 // vus, sc, rttMs }) when the spec knows better (fan-out and push count events, not operations);
-// else each VU runs iterations of iterationMs (every dim of the lane opsPerIteration
-// times, each at its p50 budget: deriveGates), its first always; an open step's arrivals
+// else each VU runs iterations of iterationMs (slowIterationMs) after leadMs (stepLeadMs:
+// its connection's set-up), its first always; an open step's arrivals
 // are its iterations (a session lane's each opens a socket for session.ops operations).
 // A kept connection's cold row is its connections' first operations: one a VU (an open
 // step's pool). Infinity where the plan tells nothing (a test's hand-made lane).
-export function rowSamples(lane, sc, durationMs, vus, dims = {}, iterationMs = 0, rttMs = 0) {
+export function rowSamples(lane, sc, durationMs, vus, dims = {}, iterationMs = 0, rttMs = 0, leadMs = 0) {
   if (lane.samples) return lane.samples(dims, { durationMs, vus, sc, rttMs });
   const seconds = (durationMs || 0) / 1000;
   const kept = !FRESH.has(lane.tags.transport);
@@ -105,21 +107,66 @@ export function rowSamples(lane, sc, durationMs, vus, dims = {}, iterationMs = 0
   let perVu;
   if (sc.executor === 'shared-iterations') perVu = sc.iterations / Math.max(1, sc.vus || vus);
   else if (sc.executor === 'constant-vus' && iterationSeconds && seconds)
-    perVu = Math.max(1, Math.floor(seconds / iterationSeconds));
+    perVu = Math.max(1, Math.floor((seconds - leadMs / 1000) / iterationSeconds));
   else return Infinity;
   const VUs = sc.vus ?? vus;
   if (keptCold) return VUs * (lane.session || lane.coldEachIteration ? perVu : 1);
   return Math.floor(VUs * perVu * perIteration);
 }
 
-// An operation's time for counting a step's operations: the model's, its CPU (the
-// server's, k6's) at the policy's cpuFactor on this machine and shared with what runs at
-// once; k6's own time per operation beyond the model counts too (K6_OP_MS). Not the
+// k6's own time per operation beyond the model (building, recording, checking:
+// bench/overhead.js), and per byte it receives (common/model.js K6_BYTE_MS). They
+// matter under lan, where the network costs nothing.
+export const K6_OP_MS = 0.2;
+export const k6Ms = (lane, d, link) => K6_OP_MS + K6_BYTE_MS * ((lane.model && lane.model(d, link).resBytes) || 0);
+
+// The operations of one iteration of a lane: each of its dims once (a kept connection's
+// are warm: a dim that is the cold variant of another is left out, unless all are, or
+// the lane opens its connections every iteration: coldEachIteration).
+export const iterationDims = (lane) =>
+  (lane.dims || [{}]).filter(
+    (d) => d.conn !== 'cold' || lane.coldEachIteration || (lane.dims || []).every((x) => x.conn === 'cold'),
+  );
+
+// One iteration of a lane at a step of n VUs, in ms, for counting a step's operations
+// (rowSamples) and sizing a step for them (floorSeconds): each dim opsPerIteration times,
+// at the model's median with its CPU (the server's, k6's) at the policy's cpuFactor on
+// this machine and shared with the step's other operations, plus k6's own time. Not the
 // budget: its fixed plusMs would count a lan step's millisecond operations as 20 ms ones.
-const K6_OP_MS = 0.2;
-function slowOpMs(e, lat, machine = REFERENCE_MACHINE, atOnce = 1) {
-  const cpu = cpuMsOf(e);
-  return e.ms + cpu * (lat.cpuFactor * machine.cpuScale - 1) + contentionMs(e, atOnce, machine) + K6_OP_MS;
+export function slowIterationMs(lane, link, lat, machine = REFERENCE_MACHINE, n = 1) {
+  const atOnce = lane.atOnce ?? n;
+  const opMs = (e) => e.ms + cpuMsOf(e) * (lat.cpuFactor * machine.cpuScale - 1) + contentionMs(e, atOnce, machine);
+  return (
+    (lane.opsPerIteration || 1) *
+    iterationDims(lane).reduce(
+      (sum, d) => sum + opMs(expectationsOf(lane, d, link, { n }).p50) + k6Ms(lane, d, link),
+      0,
+    )
+  );
+}
+
+// The seconds a closed step of n VUs needs for its rows' `which` percentile to rest on
+// SAMPLE_FLOORS[which] operations (a kept lane's warm rows; its cold row never does);
+// for a lane that counts its own (lane.samples: push's events), the shortest that does.
+// What a VU's step spends before its first counted operation, ms: a kept connection's
+// set-up (TCP, TLS, a WebSocket's upgrade and init) and a round trip more (a kept lane's
+// step first closes the connection the lane before left open: scenarios/lib/http.js).
+// A fresh lane pays its set-up in every operation, which its model already counts.
+export function stepLeadMs(lane, link) {
+  if (FRESH.has(lane.tags.transport)) return 0;
+  return setupOnly(link, setupPhases(lane.tags.transport, lane.tags.tls === 'true')).ms + link.R;
+}
+
+export function floorSeconds(lane, link, lat, machine, n, which = 'p50') {
+  if (lane.samples) {
+    // A lane that counts its own (push's events): the shortest step, to a tenth of a second, that holds them.
+    for (let tenths = 1; tenths <= 600; tenths++)
+      if (lane.samples({}, { durationMs: tenths * 100, vus: n, sc: {}, rttMs: link.R }) >= SAMPLE_FLOORS[which])
+        return tenths / 10;
+    return Infinity;
+  }
+  const iterations = Math.ceil(SAMPLE_FLOORS[which] / (n * (lane.opsPerIteration || 1)));
+  return (iterations * slowIterationMs(lane, link, lat, machine, n) + stepLeadMs(lane, link)) / 1000;
 }
 
 // What one percentile of a row gets: gated, or why not. samples: rowSamples'. plumbing:
@@ -160,19 +207,11 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
   const seenSetup = new Set();
   const plumbing = Boolean(LEVELS[plan.level]?.plumbing);
   const budgets = rows.map((row) => rowBudget(row));
-  // One iteration of each k6 scenario: each dim opsPerIteration times, at the model's
-  // median with its CPU at the policy's cpuFactor on this machine (slowOpMs); a kept
-  // connection's cold dim is the first operation's variant of a warm one, unless the lane
-  // opens its connections every iteration (coldEachIteration: compound-vs-parallel).
+  // One iteration of each k6 scenario (slowIterationMs): what its rows' operations are counted by.
   const iterationMs = {};
-  budgets.forEach((r) => {
-    if (!r) return;
-    const all = r.lane.dims || [{}];
-    const allCold = all.every((d) => d.conn === 'cold');
-    if (r.dims.conn === 'cold' && !allCold && !r.lane.coldEachIteration) return;
-    const ms = slowOpMs(r.expected.p50, lat, machine, r.atOnce);
-    iterationMs[r.name] = (iterationMs[r.name] || 0) + (r.lane.opsPerIteration || 1) * ms;
-  });
+  for (const r of budgets)
+    if (r && iterationMs[r.name] === undefined)
+      iterationMs[r.name] = slowIterationMs(r.lane, link, lat, machine, r.vus);
   function rowBudget(row) {
     const { scenario: name, ...dims } = row.tags;
     const sc = plan.scenarios[name];
@@ -192,7 +231,8 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
     const row = rows[i];
     const { name, dims, sc, lane, vus, rowTags, expected, overrides, atOnce, raw, b0 } = r;
     // What each percentile rests on, and whether it is gated (SAMPLE_FLOORS).
-    const samples = rowSamples(lane, sc, plan.durations?.[name], vus, dims, iterationMs[name], link.R);
+    const lead = stepLeadMs(lane, link);
+    const samples = rowSamples(lane, sc, plan.durations?.[name], vus, dims, iterationMs[name], link.R, lead);
     const verdicts = {
       p50: percentileVerdict('p50', samples, lane, plumbing),
       p95: percentileVerdict('p95', samples, lane, plumbing),
@@ -232,8 +272,8 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
       const sb0 = applyOverrides(sraw, setupOverrides);
       // A step opens one connection a VU (a kept lane's) or one an operation (a fresh one's).
       const setupSamples = FRESH.has(lane.tags.transport)
-        ? rowSamples(lane, sc, plan.durations?.[name], vus, {}, iterationMs[name])
-        : rowSamples(lane, sc, plan.durations?.[name], vus, { conn: 'cold' }, iterationMs[name]);
+        ? rowSamples(lane, sc, plan.durations?.[name], vus, {}, iterationMs[name], link.R, lead)
+        : rowSamples(lane, sc, plan.durations?.[name], vus, { conn: 'cold' }, iterationMs[name], link.R, lead);
       const setupVerdicts = { p50: percentileVerdict('p50', setupSamples, { tags: {} }, plumbing) };
       const sb1 = setupVerdicts.p50.atTail
         ? applyOverrides({ ...sraw, p50: Math.max(sraw.p50, sraw.p95) }, setupOverrides)

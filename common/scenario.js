@@ -27,8 +27,16 @@
 //     soak takes soak's), unrecorded: metrics of that block this scenario does not
 //     record, so k6 gets no gate on them (api's soak: server_rss_growth, which the CLI
 //     gates from your server's /proc: lib/api/server-cost.js) }
-import { deriveGates, droppedGates, expectationsOf, gateThresholds } from './gates.js';
-import { budget, cpuMsOf, K6_BYTE_MS, LOSS_SAMPLES, linkOf, setupOnly, setupPhases } from './model.js';
+import {
+  deriveGates,
+  droppedGates,
+  expectationsOf,
+  floorSeconds,
+  gateThresholds,
+  iterationDims,
+  k6Ms,
+} from './gates.js';
+import { budget, cpuMsOf, LOSS_SAMPLES, linkOf, setupOnly, setupPhases } from './model.js';
 import { cellKey } from './results.js';
 import { settingNames } from './settings.js';
 import { machineOf } from './machine.js';
@@ -200,6 +208,8 @@ export function buildScenario(decl, profile, env, policy) {
       machine,
       rttMs: link.R,
       noDelayBudget: decl.noDelayBudget,
+      // The seconds a step of n VUs needs for its gates' floors (the gate's level sizes its steps by them).
+      floorSeconds: (l, n, which) => floorSeconds(l, link, policy.latency, machine, n, which),
     },
     level,
     env,
@@ -279,19 +289,6 @@ function stepGates(policy, scenario, plan) {
 export function callMs(lane, dims, link) {
   return expectationsOf(lane, dims, link).p50.ms * 1.2 + 25;
 }
-
-// k6's own time per operation beyond the model (building, recording, checking:
-// bench/overhead.js), and per byte it receives (common/model.js K6_BYTE_MS). They
-// matter under lan, where the network costs nothing.
-const K6_OP_MS = 0.2;
-
-// The operations of one iteration of a lane: each of its dims once (a kept connection's
-// are warm: a dim that is the cold variant of another is left out, unless all are).
-const iterationDims = (lane) =>
-  (lane.dims || [{}]).filter((d) => d.conn !== 'cold' || (lane.dims || []).every((x) => x.conn === 'cold'));
-
-// k6's own time for one operation of a dim beyond the model.
-const k6Ms = (lane, d, link) => K6_OP_MS + K6_BYTE_MS * ((lane.model && lane.model(d, link).resBytes) || 0);
 
 // One iteration of a lane under the model, in seconds: what an open step's rate is a
 // share of. An iteration runs each of the lane's dims once (a kept connection's are

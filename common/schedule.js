@@ -26,11 +26,12 @@ export const LEVELS = {
   // What tests use: seconds, one VU. Its runs check the pack's plumbing, not a server's
   // speed: every row is gated, whatever it rests on (common/gates.js SAMPLE_FLOORS).
   smoke: { kind: 'stepped', steps: [1], stepSeconds: 3, gracefulSeconds: 1, minIterations: 1, plumbing: true },
-  // The PR gate: each scenario about 14 s in total (stepSeconds comes from the
-  // budget, unless a lane needs longer steps for its own minimum; k6 takes no step
-  // under 1 s), 10 s on a link with no delay (lan: an operation takes milliseconds,
-  // so a short step holds hundreds), so seven scenarios under lan and lte fit in
-  // 4 minutes (bench/gate.js).
+  // A scenario's quick look at both concurrencies: each scenario about 14 s in total
+  // (stepSeconds comes from the budget, unless a lane needs longer steps for its own
+  // minimum; k6 takes no step under 1 s), 10 s on a link with no delay (lan: an
+  // operation takes milliseconds, so a short step holds hundreds). A row is gated where
+  // its step holds enough operations (common/gates.js SAMPLE_FLOORS): under a slow link
+  // most c1 rows hold a handful and only measure.
   ci: {
     kind: 'stepped',
     steps: [1, 4],
@@ -41,6 +42,23 @@ export const LEVELS = {
     // A scenario whose iterations take long even there (hints.noDelayBudget false:
     // compound-vs-parallel's documents, serialization's large N) keeps the budget.
     noDelay: { budgetSeconds: 10 },
+  },
+  // The PR gate (`k6pack gate`'s load): what ci runs, at one concurrency, 4 VUs (a
+  // scenario's own steps at ci where it names them: fan-out's subscribers, study 001's
+  // and 002's one VU), each step as long as its gates need (gateStep: 100 operations for
+  // a p95 within p95CapSeconds, else 20 for a p50 within capSeconds, else the shortest
+  // step, which only measures). Four VUs hold four times the operations of one in the
+  // same seconds, so every lane is gated on enough of them and seven scenarios under lan
+  // and lte fit in 4 minutes (bench/gate.js).
+  gate: {
+    kind: 'stepped',
+    like: 'ci',
+    steps: [4],
+    stepSeconds: 1,
+    gracefulSeconds: 0.3,
+    minStepSeconds: 1,
+    minIterations: 1,
+    gateSized: { capSeconds: 4, p95CapSeconds: 2 },
   },
   // The study: 1 -> 10 -> 50 -> 200 VUs (or connections), held long enough per step to measure.
   full: { kind: 'stepped', steps: [1, 10, 50, 200], stepSeconds: 30, gracefulSeconds: 10, minIterations: 2 },
@@ -85,8 +103,11 @@ export function levelName(env, fallback = 'ci') {
 }
 
 // A value that depends on the level: byLevel(level, { smoke: [100], ci: [100, 1000] }, fallback).
+// A level that is like another (gate: ci) takes that one's value when it has none of its own.
 export function byLevel(name, values, fallback) {
-  return name in values ? values[name] : fallback;
+  if (name in values) return values[name];
+  const like = LEVELS[name]?.like;
+  return like && like in values ? values[like] : fallback;
 }
 
 const round1 = (x) => Math.round(x * 10) / 10;
@@ -166,6 +187,32 @@ export function openStep(share, connections, iterationSeconds, stepSeconds, wors
   };
 }
 
+// A closed step of the gate's level, sized for what its gates need: long enough for its
+// rows' p95 to rest on the p95 floor (common/gates.js SAMPLE_FLOORS) where that fits in
+// capSeconds, else for their p50's floor, else the shortest step the lane allows (`base`:
+// the level's shortest, or its minimum iterations): a step that cannot hold a median's
+// worth of operations within the cap is not gated (k6pack thresholds says so) and only
+// measures, so a longer one would buy nothing. floorSeconds(lane, vus, which): the
+// seconds the floor takes (0: the lane counts its own, fan-out's events; keep the level's step).
+// -> { seconds, why } (seconds 0: not sized here).
+export function gateStep({ capSeconds, p95CapSeconds = capSeconds }, floorSeconds, lane, vus, { base, baseWhy }) {
+  const need95 = floorSeconds(lane, vus, 'p95');
+  if (!need95) return { seconds: 0 };
+  const need50 = floorSeconds(lane, vus, 'p50');
+  const fmt = (x) => x.toFixed(1);
+  if (need95 <= p95CapSeconds && need95 > base)
+    return { seconds: ceil1(need95), why: `100 operations for its p95 gate (the model's ${fmt(need95)} s)` };
+  if (need95 <= Math.max(p95CapSeconds, base))
+    return { seconds: base, why: `${baseWhy}, which holds its p95 gate's 100 operations` };
+  if (need50 <= capSeconds && need50 > base)
+    return { seconds: ceil1(need50), why: `20 operations for its p50 gate (the model's ${fmt(need50)} s)` };
+  if (need50 <= capSeconds) return { seconds: base, why: `${baseWhy}, which holds its p50 gate's 20 operations` };
+  return {
+    seconds: base,
+    why: `${baseWhy}: its p50 gate's 20 operations take the model's ${fmt(need50)} s, over the gate's ${capSeconds} s a step, so it is not gated and only measures`,
+  };
+}
+
 // The ci level's shorter budget on a link with no delay, unless the scenario opts out.
 const noDelayFits = (level, hints) => Boolean(level.noDelay) && hints.rttMs === 0 && hints.noDelayBudget !== false;
 
@@ -205,7 +252,7 @@ function steppedPlan(lanes, level, hints, env, open, load) {
     // A scenario timed by the link's events (unstable) gives every step one event
     // period, its graceful stop included, so every step meets its event at the same point.
     const slotStep = hints.slotSeconds ? round1(hints.slotSeconds - gracefulSeconds) : 0;
-    stepSeconds = fixedStep || slotStep || Math.max(levelStep, forIterations);
+    const laneStepSeconds = fixedStep || slotStep || Math.max(levelStep, forIterations);
     const durationWhy = fixedStep
       ? 'STEP_SECONDS'
       : slotStep
@@ -226,6 +273,19 @@ function steppedPlan(lanes, level, hints, env, open, load) {
     for (const n of steps) {
       const step = open ? `o${n}` : `c${n}`;
       const name = `${lane.name}_${step}`;
+      // The gate's level sizes each closed step for what its gates need (gateStep).
+      const sized =
+        level.gateSized && !fixedStep && !slotStep && !open && hints.floorSeconds
+          ? gateStep(level.gateSized, hints.floorSeconds, lane, lane.vus ? lane.vus(n) : n, {
+              base: Math.max(minStepSeconds, forIterations),
+              baseWhy:
+                forIterations > minStepSeconds
+                  ? `${minIterations} iteration${minIterations === 1 ? '' : 's'} of the model's ${iterationSeconds.toFixed(3)} s`
+                  : `LOAD=${load}'s shortest step`,
+            })
+          : null;
+      stepSeconds = sized && sized.seconds ? sized.seconds : laneStepSeconds;
+      const stepWhy = sized && sized.seconds ? sized.why : durationWhy;
       let work;
       if (open) {
         const {
@@ -267,7 +327,7 @@ function steppedPlan(lanes, level, hints, env, open, load) {
         tags: { ...lane.tags, ...(lane.stepTags ? lane.stepTags(n) : {}), step },
       };
       durations[name] = stepSeconds * 1000;
-      Object.assign(why[name], { duration: durationWhy, graceful: gracefulWhy });
+      Object.assign(why[name], { duration: stepWhy, graceful: gracefulWhy });
       start += stepSeconds + gracefulSeconds;
     }
   }
@@ -353,7 +413,7 @@ export function schedule(lanes, hints, name, env) {
     workload === 'open' && hints.open !== false && !hints.mix && level.kind !== 'mix' ? openSpec(name, env) : null;
   let built;
   if (level.kind === 'mix') built = mixPlan(lanes, level, name, env, `LOAD=${name}`);
-  else if (hints.mix) built = mixPlan(lanes, MIX_AT[name], name, env, `the spec's mix at LOAD=${name}`);
+  else if (hints.mix) built = mixPlan(lanes, byLevel(name, MIX_AT), name, env, `the spec's mix at LOAD=${name}`);
   else built = steppedPlan(lanes, level, hints, env, open, name);
   return {
     level: name,
@@ -364,7 +424,7 @@ export function schedule(lanes, hints, name, env) {
 
 // The open steps of a level; OPEN_SHARES=10,50,90,150 (percent) and OPEN_CONNECTIONS=50 override.
 function openSpec(name, env) {
-  const base = OPEN[name];
+  const base = byLevel(name, OPEN);
   return {
     connections: setting(env, 'OPEN_CONNECTIONS', base.connections),
     shares: setting(env, 'OPEN_SHARES', base.shares),

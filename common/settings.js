@@ -26,7 +26,7 @@ const LIST = [
     'LOAD',
     'choice',
     'ci (soak: soak)',
-    { values: ['smoke', 'ci', 'full', 'soak'] },
+    { values: ['smoke', 'ci', 'gate', 'full', 'soak'] },
     [K6, CLI],
     'the load level: steps, step length and graceful stop',
   ],

@@ -17,6 +17,7 @@ import { ensureDevTools } from '../dev/devtools.js';
 import { ROOT } from '../lib/tools.js';
 import { listProfiles } from '../lib/profiles.js';
 import { scenarioNames } from '../lib/cli-support.js';
+import { GATE_DEFAULTS } from '../lib/commands/gate.js';
 import { parseDockerfile } from './helpers/compose.js';
 import { freePortMap } from '../dev/stack.js';
 import { WS_VS_HTTP_LANES } from './helpers/lanes.js';
@@ -198,7 +199,7 @@ describe('CI workflows for users of the pack', () => {
     for (const p of gateProfiles) assert.ok(network.includes(p), `GATE_PROFILES: ${p}`);
     assert.equal(gateProfiles[0], 'lan');
     assert.ok(gateProfiles.length >= 2, 'lan and one shaped profile');
-    assert.ok(levels.includes(gate.GATE_LOAD) && gate.GATE_LOAD === 'ci');
+    assert.ok(levels.includes(gate.GATE_LOAD) && gate.GATE_LOAD === GATE_DEFAULTS.load);
     // The gate runs every scenario but soak (k6pack gate's default), so there must be more than soak.
     assert.ok(scenarios.includes('soak') && scenarios.length > 1);
     const soakRuns = k6packCalls(scriptsOf(soak)).filter((c) => c.cmd === 'run');
@@ -338,7 +339,7 @@ describe('CI workflows for users of the pack', () => {
           summary: readFileSync(summary, 'utf8'),
         };
       };
-      const plain = 'k6pack gate --profile lan,lte --load ci --results results --dashboard --history k6pack-history';
+      const plain = 'k6pack gate --profile lan,lte --load gate --results results --dashboard --history k6pack-history';
       const pr = await step(
         { GITHUB_EVENT_NAME: 'pull_request', BASELINE_KEY: 'k6pack-baseline-main-abc' },
         { baselineDir: true },

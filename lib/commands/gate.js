@@ -36,7 +36,8 @@ import { addApiOptions, apiFlagsIn } from '../api/config.js';
 import { API_STACK, prepareApi, runApiProfiles } from '../api/run.js';
 import { ensureTools, ROOT } from '../tools.js';
 
-export const GATE_DEFAULTS = { profile: 'lan,lte', load: 'ci' };
+// The gate's load: LOAD=gate, every lane at 4 VUs, each step as long as its gates need (common/schedule.js).
+export const GATE_DEFAULTS = { profile: 'lan,lte', load: 'gate' };
 export const GATE_FILES = {
   report: FILES.report,
   junit: FILES.junit,
