@@ -82,14 +82,14 @@ const TIME_UNIT_SECONDS = { '1s': 1, '1m': 60 };
 // The operations a row records in its step, at least, while its operations keep within
 // their p50 budgets (slower, and the row fails its gate anyway): what its gated
 // percentiles rest on, whatever the machine's speed. lane.samples(dims, { durationMs,
-// vus, sc, rttMs }) when the spec knows better (fan-out and push count events, not operations);
+// vus, sc, profile }) when the spec knows better (fan-out and push count events, not operations);
 // else each VU runs iterations of iterationMs (slowIterationMs) after leadMs (stepLeadMs:
 // its connection's set-up), its first always; an open step's arrivals
 // are its iterations (a session lane's each opens a socket for session.ops operations).
 // A kept connection's cold row is its connections' first operations: one a VU (an open
 // step's pool). Infinity where the plan tells nothing (a test's hand-made lane).
-export function rowSamples(lane, sc, durationMs, vus, dims = {}, iterationMs = 0, rttMs = 0, leadMs = 0) {
-  if (lane.samples) return lane.samples(dims, { durationMs, vus, sc, rttMs });
+export function rowSamples(lane, sc, durationMs, vus, dims = {}, { iterationMs = 0, leadMs = 0, profile } = {}) {
+  if (lane.samples) return lane.samples(dims, { durationMs, vus, sc, profile });
   const seconds = (durationMs || 0) / 1000;
   const kept = !FRESH.has(lane.tags.transport);
   const keptCold = kept && dims.conn === 'cold';
@@ -157,11 +157,11 @@ export function stepLeadMs(lane, link) {
   return setupOnly(link, setupPhases(lane.tags.transport, lane.tags.tls === 'true')).ms + link.R;
 }
 
-export function floorSeconds(lane, link, lat, machine, n, which = 'p50') {
+export function floorSeconds(lane, link, lat, machine, n, which = 'p50', profile = undefined) {
   if (lane.samples) {
     // A lane that counts its own (push's events): the shortest step, to a tenth of a second, that holds them.
     for (let tenths = 1; tenths <= 600; tenths++)
-      if (lane.samples({}, { durationMs: tenths * 100, vus: n, sc: {}, rttMs: link.R }) >= SAMPLE_FLOORS[which])
+      if (lane.samples({}, { durationMs: tenths * 100, vus: n, sc: {}, profile }) >= SAMPLE_FLOORS[which])
         return tenths / 10;
     return Infinity;
   }
@@ -232,7 +232,8 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
     const { name, dims, sc, lane, vus, rowTags, expected, overrides, atOnce, raw, b0 } = r;
     // What each percentile rests on, and whether it is gated (SAMPLE_FLOORS).
     const lead = stepLeadMs(lane, link);
-    const samples = rowSamples(lane, sc, plan.durations?.[name], vus, dims, iterationMs[name], link.R, lead);
+    const counting = { iterationMs: iterationMs[name], leadMs: lead, profile };
+    const samples = rowSamples(lane, sc, plan.durations?.[name], vus, dims, counting);
     const verdicts = {
       p50: percentileVerdict('p50', samples, lane, plumbing),
       p95: percentileVerdict('p95', samples, lane, plumbing),
@@ -272,8 +273,8 @@ export function deriveGates({ policy, scenario, profile, plan, lanes, rows, late
       const sb0 = applyOverrides(sraw, setupOverrides);
       // A step opens one connection a VU (a kept lane's) or one an operation (a fresh one's).
       const setupSamples = FRESH.has(lane.tags.transport)
-        ? rowSamples(lane, sc, plan.durations?.[name], vus, {}, iterationMs[name], link.R, lead)
-        : rowSamples(lane, sc, plan.durations?.[name], vus, { conn: 'cold' }, iterationMs[name], link.R, lead);
+        ? rowSamples(lane, sc, plan.durations?.[name], vus, {}, counting)
+        : rowSamples(lane, sc, plan.durations?.[name], vus, { conn: 'cold' }, counting);
       const setupVerdicts = { p50: percentileVerdict('p50', setupSamples, { tags: {} }, plumbing) };
       const sb1 = setupVerdicts.p50.atTail
         ? applyOverrides({ ...sraw, p50: Math.max(sraw.p50, sraw.p95) }, setupOverrides)

@@ -199,21 +199,24 @@ test('the sample floors: a percentile is gated only where its step holds enough 
   assert.deepEqual(SAMPLE_FLOORS, { p50: 20, p95: 100 });
   const sc = closed('ws', 'ws', 'c1', 1);
   // By hand: 10 s steps of 400 ms iterations: 25 a VU; a lane running each dim twice: 50.
-  assert.equal(rowSamples(ws, sc, 10000, 1, {}, 400), 25);
-  assert.equal(rowSamples({ ...ws, opsPerIteration: 2 }, sc, 10000, 1, {}, 400), 50);
-  assert.equal(rowSamples(ws, closed('ws', 'ws', 'c4', 4), 10000, 4, {}, 400), 100);
+  assert.equal(rowSamples(ws, sc, 10000, 1, {}, { iterationMs: 400 }), 25);
+  assert.equal(rowSamples({ ...ws, opsPerIteration: 2 }, sc, 10000, 1, {}, { iterationMs: 400 }), 50);
+  assert.equal(rowSamples(ws, closed('ws', 'ws', 'c4', 4), 10000, 4, {}, { iterationMs: 400 }), 100);
   // The VU's first iteration always runs, however long.
-  assert.equal(rowSamples(ws, sc, 1000, 1, {}, 4000), 1);
+  assert.equal(rowSamples(ws, sc, 1000, 1, {}, { iterationMs: 4000 }), 1);
   // A kept connection's cold row: its first operation, one a VU; a lane opening its
   // connections every iteration: one an iteration.
-  assert.equal(rowSamples(ws, closed('ws', 'ws', 'c4', 4), 10000, 4, { conn: 'cold' }, 400), 4);
-  assert.equal(rowSamples({ ...ws, coldEachIteration: true }, sc, 10000, 1, { conn: 'cold' }, 400), 25);
+  assert.equal(rowSamples(ws, closed('ws', 'ws', 'c4', 4), 10000, 4, { conn: 'cold' }, { iterationMs: 400 }), 4);
+  assert.equal(
+    rowSamples({ ...ws, coldEachIteration: true }, sc, 10000, 1, { conn: 'cold' }, { iterationMs: 400 }),
+    25,
+  );
   // A fixed amount of work: its iterations.
   const shared = { ...sc, executor: 'shared-iterations', iterations: 30 };
-  assert.equal(rowSamples(ws, shared, 10000, 1, {}, 400), 30);
+  assert.equal(rowSamples(ws, shared, 10000, 1, {}, { iterationMs: 400 }), 30);
   // The spec counts itself (fan-out's events), or the plan says nothing (a test's lane).
   assert.equal(rowSamples({ ...ws, samples: (d, c) => c.vus * 7 }, sc, 10000, 3), 21);
-  assert.equal(rowSamples(ws, { ...sc, executor: 'per-vu-iterations' }, 10000, 1, {}, 400), Infinity);
+  assert.equal(rowSamples(ws, { ...sc, executor: 'per-vu-iterations' }, 10000, 1, {}, { iterationMs: 400 }), Infinity);
 
   // Derived: a slow lane's thin step has no gate at all, and says why.
   const slow = lane('ws', 'ws', false, { model: () => ({ ...model(), serverMs: 2000 }) });

@@ -209,7 +209,7 @@ export function buildScenario(decl, profile, env, policy) {
       rttMs: link.R,
       noDelayBudget: decl.noDelayBudget,
       // The seconds a step of n VUs needs for its gates' floors (the gate's level sizes its steps by them).
-      floorSeconds: (l, n, which) => floorSeconds(l, link, policy.latency, machine, n, which),
+      floorSeconds: (l, n, which) => floorSeconds(l, link, policy.latency, machine, n, which, profile),
     },
     level,
     env,

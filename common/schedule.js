@@ -193,12 +193,13 @@ export function openStep(share, connections, iterationSeconds, stepSeconds, wors
 // the level's shortest, or its minimum iterations): a step that cannot hold a median's
 // worth of operations within the cap is not gated (k6pack thresholds says so) and only
 // measures, so a longer one would buy nothing. floorSeconds(lane, vus, which): the
-// seconds the floor takes (0: the lane counts its own, fan-out's events; keep the level's step).
+// seconds the floor takes at the step's concurrency n (VUs, or what the lane counts:
+// fan-out's subscribers).
 // -> { seconds, why } (seconds 0: not sized here).
-export function gateStep({ capSeconds, p95CapSeconds = capSeconds }, floorSeconds, lane, vus, { base, baseWhy }) {
-  const need95 = floorSeconds(lane, vus, 'p95');
+export function gateStep({ capSeconds, p95CapSeconds = capSeconds }, floorSeconds, lane, n, { base, baseWhy }) {
+  const need95 = floorSeconds(lane, n, 'p95');
   if (!need95) return { seconds: 0 };
-  const need50 = floorSeconds(lane, vus, 'p50');
+  const need50 = floorSeconds(lane, n, 'p50');
   const fmt = (x) => x.toFixed(1);
   if (need95 <= p95CapSeconds && need95 > base)
     return { seconds: ceil1(need95), why: `100 operations for its p95 gate (the model's ${fmt(need95)} s)` };
@@ -276,7 +277,7 @@ function steppedPlan(lanes, level, hints, env, open, load) {
       // The gate's level sizes each closed step for what its gates need (gateStep).
       const sized =
         level.gateSized && !fixedStep && !slotStep && !open && hints.floorSeconds
-          ? gateStep(level.gateSized, hints.floorSeconds, lane, lane.vus ? lane.vus(n) : n, {
+          ? gateStep(level.gateSized, hints.floorSeconds, lane, n, {
               base: Math.max(minStepSeconds, forIterations),
               baseWhy:
                 forIterations > minStepSeconds

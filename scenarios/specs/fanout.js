@@ -96,11 +96,22 @@ export default function declare(env) {
     const perSubscriberKbps = (RATE * (SIZE + EVENT_BYTES) * 8) / 1000;
     return Math.max(1, Math.min(PER_VU, Math.floor((0.25 * kbps) / perSubscriberKbps)));
   };
+  // What a row's percentiles rest on (common/gates.js rowSamples): a step's planned
+  // events. Its n subscribers' copies of one event share its trip and the hub's fan-out,
+  // so they are one draw, not n: a step of 10 subscribers and 6 events has 6.
+  const deliveries =
+    (laneName) =>
+    (_dims, { durationMs, vus: n, profile }) =>
+      eventsIn(laneName, n, profile, durationMs);
   const lanes = [
-    lane('ws', 'ws', false, { model: pushed('ws'), ...pushedStep }),
-    lane('wss', 'ws', true, { model: pushed('wss'), ...pushedStep }),
-    lane('grpc_stream', 'grpc-stream', false, { model: pushed('grpc-stream'), ...pushedStep }),
-    lane('http_poll', 'http-poll', false, { model: polled, ...steps }),
+    lane('ws', 'ws', false, { model: pushed('ws'), ...pushedStep, samples: deliveries('ws') }),
+    lane('wss', 'ws', true, { model: pushed('wss'), ...pushedStep, samples: deliveries('wss') }),
+    lane('grpc_stream', 'grpc-stream', false, {
+      model: pushed('grpc-stream'),
+      ...pushedStep,
+      samples: deliveries('grpc_stream'),
+    }),
+    lane('http_poll', 'http-poll', false, { model: polled, ...steps, samples: deliveries('http_poll') }),
   ];
   const costOf = (laneName) => (laneName === 'wss' ? 'wss' : laneName === 'grpc_stream' ? 'grpc-stream' : 'ws');
 

@@ -21,8 +21,8 @@ export default function declare(env) {
   // What a row's percentiles rest on (common/gates.js rowSamples): the events a step's
   // subscriptions receive, one every INTERVAL_MS each between their set-up and their
   // close (a few round trips and 300 ms of slack each; lte's c1: 11 by this, 14 recorded).
-  const samples = (_dims, { durationMs, vus, rttMs }) =>
-    vus * Math.max(0, Math.floor((durationMs - 7 * rttMs - 600) / INTERVAL_MS));
+  const samples = (_dims, { durationMs, vus, profile }) =>
+    vus * Math.max(0, Math.floor((durationMs - 7 * rttOf(profile) - 600) / INTERVAL_MS));
   return {
     INTERVAL_MS,
     SIZE,
