@@ -17,8 +17,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PORT_WAIT_MS } from '../lib/ports.js';
 import { ROOT } from '../lib/tools.js';
+import { Toxiproxy } from '../lib/toxiproxy.js';
+import { targetsFor } from '../common/defaults.js';
 import { startTestStack } from '../dev/stack.js';
 import { cliEnv, runCli, waitFor } from './helpers/cli.js';
+import { assertDocPassedButLatency } from './helpers/exits.js';
+import { scaled } from './helpers/machine.js';
 import { OPS, PROTO, startYoga, VARS } from './helpers/api-servers.js';
 import { apiArgs, apiServers, GET_FEATURE, nothingLeft, scratch, summaries, TOKEN } from './helpers/api-run.js';
 import { API_CONNECT_LANES, BOOKS_PROTO, ELIZA_PROTO, ELIZA_SERVICE, startEliza } from './helpers/connect.js';
@@ -247,11 +251,11 @@ describe('bad input: one line naming what is at fault, exit 2, nothing left runn
     ];
   };
 
-  test('each case', { timeout: 240000 }, async (t) => {
+  test('each case', { timeout: scaled(240000) }, async (t) => {
     const { env, ports, cleanup } = await cliEnv({ api: true });
     t.after(cleanup);
     for (const [what, args, message] of cases()) {
-      const r = await runCli([...args, '--profile', 'lan', '--load', 'smoke'], { env, timeoutMs: 60000 });
+      const r = await runCli([...args, '--profile', 'lan', '--load', 'smoke'], { env, timeoutMs: scaled(60000) });
       assert.equal(r.exitCode, 2, `${what}: ${r.stdout}${r.stderr}`);
       assert.match(r.stderr, message, what);
       assert.equal(r.stderr.trim().split('\n').length, 1, `${what}: one line: ${r.stderr}`);
@@ -263,7 +267,7 @@ describe('bad input: one line naming what is at fault, exit 2, nothing left runn
     }
   });
 
-  test('a port the pack needs already in use', { timeout: 60000 }, async (t) => {
+  test('a port the pack needs already in use', { timeout: scaled(60000) }, async (t) => {
     const { env, ports, cleanup } = await cliEnv({ api: true });
     t.after(cleanup);
     const blocker = createServer();
@@ -288,11 +292,11 @@ describe('bad input: one line naming what is at fault, exit 2, nothing left runn
 describe('while it runs', () => {
   const args = () => apiArgs(servers.yoga.url, '--grpc', servers.routeGuide.addr, ...GET_FEATURE);
 
-  test('Ctrl-C: k6 stops, exit 130, nothing left running', { timeout: 120000 }, async (t) => {
+  test('Ctrl-C: k6 stops, exit 130, nothing left running', { timeout: scaled(120000) }, async (t) => {
     const { env, ports, cleanup } = await cliEnv({ api: true });
     t.after(cleanup);
-    const child = runCli([...args(), '--profile', 'lte', '--load', 'ci'], { env, timeoutMs: 100000 });
-    await waitFor(child, 'step 2/', 60000);
+    const child = runCli([...args(), '--profile', 'lte', '--load', 'ci'], { env, timeoutMs: scaled(100000) });
+    await waitFor(child, 'step 2/', scaled(60000));
     child.kill('SIGINT');
     const r = await child;
     assert.equal(r.exitCode, 130, r.stdout + r.stderr);
@@ -301,39 +305,54 @@ describe('while it runs', () => {
 
   test(
     'a profile change is refused while the run holds the stack; the run keeps its profile',
-    { timeout: 150000 },
+    { timeout: scaled(150000) },
     async (t) => {
-      const { env, runDir, cleanup } = await cliEnv({ api: true });
+      const { env, ports, runDir, cleanup } = await cliEnv({ api: true });
       t.after(cleanup);
       const child = runCli(apiArgs(servers.yogaNoWs.url, '--profile', 'lte', '--load', 'ci'), {
         env,
-        timeoutMs: 120000,
+        timeoutMs: scaled(120000),
       });
-      await waitFor(child, 'step 2/', 60000);
+      await waitFor(child, 'step 2/', scaled(60000));
+      // The proxies' toxics (Toxiproxy's API), before and after the refused switch.
+      const toxiproxy = new Toxiproxy(targetsFor(ports).TOXIPROXY_URL);
+      const toxics = async () =>
+        Object.fromEntries(Object.values(await toxiproxy.proxies()).map((p) => [p.name, p.toxics]));
+      const before = await toxics();
+      assert.ok(
+        Object.values(before).some((list) => list.length > 0),
+        `lte's toxics on the proxies: ${JSON.stringify(before)}`,
+      );
       const refused = await runCli(['profile', '3g'], { env });
       assert.equal(refused.exitCode, 4, refused.stdout + refused.stderr);
       assert.match(refused.stderr, /the stack is in use by k6pack run api under lte/);
+      assert.deepEqual(await toxics(), before, 'the toxics changed');
       const r = await child;
-      // What this test is about is the profile, not the budgets: on this shared machine a
-      // tail gate (p95 at c4) may fail (99); anything else is a broken run.
-      assert.ok([0, 99].includes(r.exitCode), r.stdout + r.stderr);
+      // What this test is about is the profile, not the budgets: 0, or 99 when only a
+      // latency gate failed (beside other test files a tail gate, p95 at c4, can).
       const doc = summaries(runDir).lte;
-      // Every step ran under lte (R 70 ms), none under 3g (R 300 ms).
-      for (const s of doc.steps) assert.ok(s.latency.p50 < 200, `${s.scenario}: p50 ${s.latency.p50}`);
+      assertDocPassedButLatency(r.exitCode, doc, r.stdout + r.stderr);
+      assert.equal(doc.run.profile, 'lte');
+      assert.equal(doc.run.network.rttMs, 70);
     },
   );
 
   test(
     'the server dies mid-run: the run says so and ends (exit 1), nothing left running',
-    { timeout: 150000 },
+    { timeout: scaled(150000) },
     async (t) => {
       const own = await startYoga({ WS: 'off' });
       t.after(() => own.stop());
       const { env, ports, cleanup } = await cliEnv({ api: true });
       t.after(cleanup);
-      const started = Date.now();
-      const child = runCli(apiArgs(own.url, '--profile', 'lan', '--load', 'full'), { env, timeoutMs: 130000 });
-      await waitFor(child, 'step 1/', 60000);
+      // A dying server needs one VU (smoke), and a first step that outlasts the kill by far.
+      const STEP_SECONDS = 120;
+      const child = runCli(
+        [...apiArgs(own.url, '--profile', 'lan', '--load', 'smoke'), '--', '-e', `STEP_SECONDS=${STEP_SECONDS}`],
+        { env, timeoutMs: scaled(130000) },
+      );
+      await waitFor(child, 'step 1/', scaled(60000));
+      const killed = Date.now();
       own.child.kill('SIGKILL');
       const r = await child;
       assert.equal(r.exitCode, 1, r.stdout + r.stderr);
@@ -343,7 +362,8 @@ describe('while it runs', () => {
           `your server at 127\\.0\\.0\\.1:${own.port} \\(behind proxy api_graphql\\) no longer accepts connections \\(ECONNREFUSED\\) \\(it stopped during the run`,
         ),
       );
-      assert.ok(Date.now() - started < 100000, 'ended long before the full plan');
+      // Within the step the server died in: a run that went on would have lasted its step.
+      assert.ok(Date.now() - killed < STEP_SECONDS * 1000, 'ended before the first step would have');
       await nothingLeft(env, ports);
     },
   );
@@ -352,7 +372,7 @@ describe('while it runs', () => {
 describe('what a run counts', () => {
   test(
     "GraphQL errors and gRPC statuses count as failures, each operation's first error kept (the reference servers: Server-Timing)",
-    { timeout: 180000 },
+    { timeout: scaled(180000) },
     async (t) => {
       const stack = await startTestStack();
       t.after(() => stack.stop());
@@ -388,7 +408,7 @@ describe('what a run counts', () => {
           '--load',
           'smoke',
         ],
-        { env: { ...env, THRESHOLDS: file('no-abort.json', policy) }, timeoutMs: 150000 },
+        { env: { ...env, THRESHOLDS: file('no-abort.json', policy) }, timeoutMs: scaled(150000) },
       );
       assert.equal(r.exitCode, 99, r.stdout + r.stderr);
       assert.match(
@@ -416,7 +436,7 @@ describe('what a run counts', () => {
 
   test(
     'a threshold override for api in a thresholds file fails the run: exit 99, junit names the gate',
-    { timeout: 150000 },
+    { timeout: scaled(150000) },
     async (t) => {
       const { env, runDir, cleanup } = await cliEnv({ api: true });
       t.after(cleanup);
@@ -433,7 +453,7 @@ describe('what a run counts', () => {
       const thresholds = file('thresholds.json', policy);
       const r = await runCli(apiArgs(servers.yogaNoWs.url, '--profile', 'lan', '--load', 'smoke'), {
         env: { ...env, THRESHOLDS: thresholds },
-        timeoutMs: 120000,
+        timeoutMs: scaled(120000),
       });
       assert.equal(r.exitCode, 99, r.stdout + r.stderr);
       assert.match(r.stdout, /FAIL op_duration\{scenario:http_keepalive_c1,op:GetBook\} p\(50\)<0\.01/);
@@ -465,7 +485,7 @@ describe("the browser's RPC (--connect): a server this project did not write, an
 
   test(
     'Eliza on @connectrpc/connect-node as your API under lan: every lane runs clean',
-    { timeout: 120_000 },
+    { timeout: scaled(120_000) },
     async (t) => {
       const { env, runDir, cleanup } = await cliEnv({ api: true });
       t.after(cleanup);
@@ -475,11 +495,12 @@ describe("the browser's RPC (--connect): a server this project did not write, an
         [...args, '--request', '{"sentence": "hello {{vu}}"}', '--profile', 'lan', '--load', 'smoke'],
         {
           env,
-          timeoutMs: 100_000,
+          timeoutMs: scaled(100_000),
         },
       );
-      assert.equal(r.exitCode, 0, `${r.stdout.slice(-3000)}${r.stderr}`);
       const doc = summaries(runDir).lan;
+      // Clean means no failed call; whether a lan budget holds is test/api-connect.test.js's (timed).
+      assertDocPassedButLatency(r.exitCode, doc, `${r.stdout.slice(-3000)}${r.stderr}`);
       for (const lane of API_CONNECT_LANES) {
         const rows = doc.rows.filter((x) => x.lane === lane);
         assert.ok(
@@ -495,7 +516,7 @@ describe("the browser's RPC (--connect): a server this project did not write, an
   );
 
   describe('bad input: one line naming what is at fault, exit 2, nothing left running', () => {
-    test('each case', { timeout: 120_000 }, async (t) => {
+    test('each case', { timeout: scaled(120_000) }, async (t) => {
       const { env, ports, cleanup } = await cliEnv({ api: true });
       t.after(cleanup);
       const base = `http://127.0.0.1:${books.port}`;
@@ -524,7 +545,10 @@ describe("the browser's RPC (--connect): a server this project did not write, an
         ],
       ];
       for (const [what, args, message] of cases) {
-        const r = await runCli([...args, '--profile', 'lan', '--load', 'smoke'], { env, timeoutMs: 60000 });
+        const r = await runCli([...args, '--profile', 'lan', '--load', 'smoke'], {
+          env,
+          timeoutMs: scaled(60000),
+        });
         assert.equal(r.exitCode, 2, `${what}: ${r.stdout}${r.stderr}`);
         assert.match(r.stderr, message, what);
         assert.equal(r.stderr.trim().split('\n').length, 1, `${what}: one line: ${r.stderr}`);
