@@ -14,16 +14,22 @@
  *             gates below it are listed.
  * The stack is `k6pack up` on free ports; between the two parts only the servers'
  * start-up environment changes. --busy keeps one core busy for the whole bench (a
- * bounded busy loop in a child process), as a loaded CI runner would.
+ * bounded busy loop in a child process), as a loaded CI runner would. --one-core runs
+ * the whole bench pinned to the first core (`taskset -c 0`: a machine half as fast, k6,
+ * the servers and toxiproxy sharing one core). Each record keeps the calibration every
+ * run read (CPU x… of the reference machine) and the cores it ran on, so that runs on
+ * different machines can be told apart.
  *
  *   node bench/gate-trust.js                 # 5 + 5 gates, ~25 minutes
  *   node bench/gate-trust.js --busy --drift-runs 0
  *   node bench/gate-trust.js --runs 2 --drift-runs 2 --scenarios ws-vs-http,push
+ *   node bench/gate-trust.js --one-core --runs 3 --drift-runs 0
  *   node bench/gate-trust.js --quick         # one scenario, smoke, 1 + 1 runs (a check that it runs)
  * Appends its figures to bench/results.jsonl.
  */
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { busyCore } from './lib/busy.js';
 import { spreadOf } from './lib/spread.js';
@@ -31,7 +37,7 @@ import { GATE_DEFAULTS } from '../lib/commands/gate.js';
 import { loadProfile } from '../lib/profiles.js';
 import { freePortMap } from '../dev/stack.js';
 import { BenchError, main, parseFlags, recordResult, round, ROOT, table, withTempDir } from './lib/common.js';
-import { CLI, failedGates, GATE_TARGET_SECONDS, gateFigures, runGate } from './lib/gate.js';
+import { CLI, failedGates, GATE_TARGET_SECONDS, gateCalibrations, gateFigures, runGate } from './lib/gate.js';
 
 const DRIFT_SHARE = 0.2;
 const DRIFT_PROFILE = 'lte';
@@ -50,7 +56,18 @@ await main(async () => {
     load: GATE_DEFAULTS.load,
     quick: false,
     busy: false,
+    oneCore: false,
   });
+  // --one-core: the same bench again, pinned to the first core with everything it starts.
+  if (flags.oneCore && availableParallelism() > 1) {
+    const args = process.argv.slice(2).filter((a) => a !== '--one-core');
+    const r = await execa('taskset', ['-c', '0', process.execPath, fileURLToPath(import.meta.url), ...args], {
+      stdio: 'inherit',
+      reject: false,
+    });
+    if (r.exitCode !== 0) throw new BenchError(`the bench pinned to core 0 exited ${r.exitCode}`);
+    return;
+  }
   if (flags.quick)
     Object.assign(flags, { runs: 1, driftRuns: 1, scenarios: flags.scenarios || 'ws-vs-http', load: 'smoke' });
   if (flags.runs < 1 || (flags.driftRuns > 0 && flags.runs < 1))
@@ -65,6 +82,7 @@ await main(async () => {
       runGate({ load: flags.load, scenarios: flags.scenarios, folder: join(dir, name), env, k6Args, ...opts });
     const rows = [];
     const figures = [];
+    const calibrations = [];
     const stopBusy = flags.busy ? busyCore() : () => {};
     try {
       await k6pack(['up'], env);
@@ -72,6 +90,7 @@ await main(async () => {
       for (let i = 1; i <= flags.runs; i++) {
         console.log(`== clean gate ${i}/${flags.runs}`);
         const g = await gate(`clean-${i}`, { profiles: GATE_DEFAULTS.profile });
+        calibrations.push(...gateCalibrations(g, join(dir, `clean-${i}`)));
         const failed = failedGates(g, join(dir, `clean-${i}`));
         figures.push(...gateFigures(g, join(dir, `clean-${i}`)).map((f) => ({ ...f, run: i })));
         rows.push({
@@ -164,6 +183,14 @@ await main(async () => {
         delayMs,
         gateSeconds: clean.map((r) => r.seconds),
         busy: flags.busy,
+        cores: availableParallelism(),
+        calibration: calibrations.length
+          ? {
+              cpuScaleMin: Math.min(...calibrations),
+              cpuScaleMax: Math.max(...calibrations),
+              runs: calibrations.length,
+            }
+          : null,
         verdict,
         rows,
         spread: {

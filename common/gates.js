@@ -7,7 +7,6 @@
 import {
   budget,
   contentionMs,
-  cpuMsOf,
   FRESH,
   K6_BYTE_MS,
   linkOf,
@@ -130,18 +129,17 @@ export const iterationDims = (lane) =>
 
 // One iteration of a lane at a step of n VUs, in ms, for counting a step's operations
 // (rowSamples) and sizing a step for them (floorSeconds): each dim opsPerIteration times,
-// at the model's median with its CPU (the server's, k6's) at the policy's cpuFactor on
-// this machine and shared with the step's other operations, plus k6's own time. Not the
-// budget: its fixed plusMs would count a lan step's millisecond operations as 20 ms ones.
+// each at its p50 budget (the model's median with the policy's margins, on this machine,
+// shared with the step's other operations), plus k6's own time. A step whose operations
+// take longer fails its p50 gates anyway; one that passes them holds at least this
+// many (the model alone is no bound: it leaves out what the margins cover, such as a
+// 1 MB JSON answer's encoding under lan, which took 170 ms an iteration, not 2).
 export function slowIterationMs(lane, link, lat, machine = REFERENCE_MACHINE, n = 1) {
   const atOnce = lane.atOnce ?? n;
-  const opMs = (e) => e.ms + cpuMsOf(e) * (lat.cpuFactor * machine.cpuScale - 1) + contentionMs(e, atOnce, machine);
+  const opMs = (e) => budget(lat, link, e, n, { machine, transport: lane.tags.transport, atOnce }).p50;
   return (
     (lane.opsPerIteration || 1) *
-    iterationDims(lane).reduce(
-      (sum, d) => sum + opMs(expectationsOf(lane, d, link, { n }).p50) + k6Ms(lane, d, link),
-      0,
-    )
+    iterationDims(lane).reduce((sum, d) => sum + opMs(expectationsOf(lane, d, link, { n })) + k6Ms(lane, d, link), 0)
   );
 }
 

@@ -58,7 +58,7 @@ export const LEVELS = {
     gracefulSeconds: 0.3,
     minStepSeconds: 1,
     minIterations: 1,
-    gateSized: { capSeconds: 4, p95CapSeconds: 2 },
+    gateSized: { capSeconds: 4, p95CapSeconds: 3 },
   },
   // The study: 1 -> 10 -> 50 -> 200 VUs (or connections), held long enough per step to measure.
   full: { kind: 'stepped', steps: [1, 10, 50, 200], stepSeconds: 30, gracefulSeconds: 10, minIterations: 2 },
@@ -189,7 +189,7 @@ export function openStep(share, connections, iterationSeconds, stepSeconds, wors
 
 // A closed step of the gate's level, sized for what its gates need: long enough for its
 // rows' p95 to rest on the p95 floor (common/gates.js SAMPLE_FLOORS) where that fits in
-// capSeconds, else for their p50's floor, else the shortest step the lane allows (`base`:
+// p95CapSeconds, else for their p50's floor where that fits in capSeconds, else the shortest step the lane allows (`base`:
 // the level's shortest, or its minimum iterations): a step that cannot hold a median's
 // worth of operations within the cap is not gated (k6pack thresholds says so) and only
 // measures, so a longer one would buy nothing. floorSeconds(lane, vus, which): the
@@ -202,15 +202,15 @@ export function gateStep({ capSeconds, p95CapSeconds = capSeconds }, floorSecond
   const need50 = floorSeconds(lane, n, 'p50');
   const fmt = (x) => x.toFixed(1);
   if (need95 <= p95CapSeconds && need95 > base)
-    return { seconds: ceil1(need95), why: `100 operations for its p95 gate (the model's ${fmt(need95)} s)` };
+    return { seconds: ceil1(need95), why: `100 operations for its p95 gate (${fmt(need95)} s at its p50 budgets)` };
   if (need95 <= Math.max(p95CapSeconds, base))
     return { seconds: base, why: `${baseWhy}, which holds its p95 gate's 100 operations` };
   if (need50 <= capSeconds && need50 > base)
-    return { seconds: ceil1(need50), why: `20 operations for its p50 gate (the model's ${fmt(need50)} s)` };
+    return { seconds: ceil1(need50), why: `20 operations for its p50 gate (${fmt(need50)} s at its p50 budgets)` };
   if (need50 <= capSeconds) return { seconds: base, why: `${baseWhy}, which holds its p50 gate's 20 operations` };
   return {
     seconds: base,
-    why: `${baseWhy}: its p50 gate's 20 operations take the model's ${fmt(need50)} s, over the gate's ${capSeconds} s a step, so it is not gated and only measures`,
+    why: `${baseWhy}: its p50 gate's 20 operations take ${fmt(need50)} s at its p50 budgets, over the gate's ${capSeconds} s a step, so it is not gated and only measures`,
   };
 }
 

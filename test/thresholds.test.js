@@ -153,11 +153,10 @@ describe('every scenario, profile, load level, lane and step has latency rows, g
       describeGate(etag),
       / not gated {2}\(.*p50 not gated: \d+ operations? a step, under the p50 floor of 20/,
     );
-    // Under lan the same row's step holds dozens: its p50 keeps the model's budget.
+    // Under lan the same row's step holds more (its operations take milliseconds, not round trips).
     const lan = buildScenario(declarations['compound-vs-parallel'](env), loadProfile('lan'), env, policy).gates;
     const lanEtag = lan.find((g) => g.key === etag.key);
-    assert.ok(lanEtag.samples >= 20, `${lanEtag.samples}`);
-    assert.equal(lanEtag.thresholds[0], `p(50)<${lanEtag.modelBudget.p50}`);
+    assert.ok(lanEtag.samples > etag.samples, `${lanEtag.samples} vs ${etag.samples}`);
     // At smoke (the tests' plumbing runs) the thin row is gated, its p50 at its tail's budget.
     const smoke = { LOAD: 'smoke' };
     const s = buildScenario(declarations['compound-vs-parallel'](smoke), loadProfile('lte'), smoke, policy).gates;
@@ -362,7 +361,7 @@ describe('the policy file', () => {
       r.stdout,
       /op_duration\{scenario:https_fresh_c1\} (p\(50\)<\d+ p\(95\)<\d+|p\(50\)<\d+|not gated) {2}\(model 3R \+ set-up \d+\/\d+ B\/B \+ \d+ B\/Bu \+ \d+ B\/Bd \+ server \+ k6 = 10\d\.\d ms[;)]/,
     );
-    assert.match(r.stdout, /op_duration\{scenario:ws_c4\} .*4 VUs\)/);
+    assert.match(r.stdout, /op_duration\{scenario:ws_c4\} .*4 VUs[;)]/);
     assert.match(r.stdout, /op_failed rate<0\.01 \(aborts the run\)/);
     // --workload open: each open step's arrivals, its VU pool and its dropped-arrivals gate.
     const open = await runCli(['thresholds', 'ws-vs-http', '--profile', 'lte', '--workload', 'open']);

@@ -3,7 +3,7 @@
 // table, and the results log (bench/results.jsonl: one JSON line per run with
 // the date and git commit, so later changes can be compared).
 import { appendFileSync, createReadStream, mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
@@ -118,7 +118,8 @@ export function recordResult(bench, figures, { quick = false } = {}) {
     date: new Date().toISOString(),
     commit: gitCommit(),
     dirty: gitDirty(),
-    machine: { cpus: cpus().length, load1: round(loadavg()[0], 2) },
+    // cores: what this process may run on (a `taskset -c 0` run: 1 of 2 cpus).
+    machine: { cpus: cpus().length, cores: availableParallelism(), load1: round(loadavg()[0], 2) },
     quick,
     ...figures,
   };

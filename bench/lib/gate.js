@@ -92,6 +92,20 @@ export function gateFigures(gate, folder) {
   return out;
 }
 
+// The calibration each of a gate's runs read before it started (summary.json run.machine):
+// [cpuScale, ...], in run order.
+export function gateCalibrations(gate, folder) {
+  const out = [];
+  for (const s of gate.runs)
+    for (const run of s.runs) {
+      const file = run.dir && join(folder, run.dir, 'summary.json');
+      if (!file || !existsSync(file)) continue;
+      const scale = JSON.parse(readFileSync(file, 'utf8')).run.machine?.cpuScale;
+      if (typeof scale === 'number') out.push(scale);
+    }
+  return out;
+}
+
 // The thresholds a gate's runs failed: ['ws-vs-http lte: op_duration{scenario:ws_c1} p(50)<105 (p(50)=120.1)'].
 export function failedGates(gate, folder) {
   return gateFigures(gate, folder)
