@@ -46,7 +46,8 @@ function file(name, text) {
   writeFileSync(p, typeof text === 'string' ? text : JSON.stringify(text));
   return p;
 }
-const bound = (list = [], stat) => Number((list.find((t) => t.startsWith(`${stat}<`)) || '').slice(stat.length + 1)) || null;
+const bound = (list = [], stat) =>
+  Number((list.find((t) => t.startsWith(`${stat}<`)) || '').slice(stat.length + 1)) || null;
 
 // Settings that add lanes a scenario's defaults leave out: study 001's document
 // (and its serial and Vulcain lanes), every executor of study 002.
