@@ -76,3 +76,60 @@ test('slugs as GitHub makes them', () => {
     'what-a-run-records-metrics-server_timing_every',
   );
 });
+
+// Every line that opens or closes a code fence is a fence alone (``` and a language at
+// most): a fence with text after it does not close on GitHub, and the block runs on
+// over the headings below it (docs/your-api.md had one).
+export function fenceFaults(text) {
+  const faults = [];
+  let open = false;
+  text.split('\n').forEach((line, i) => {
+    const m = /^(\s*)```(.*)$/.exec(line);
+    if (!m) return;
+    if (open && m[2].trim()) faults.push(`line ${i + 1}: a closing fence with text after it`);
+    else if (!open && !/^[\w+-]*$/.test(m[2].trim()))
+      faults.push(`line ${i + 1}: an opening fence with more than a language`);
+    else open = !open;
+  });
+  if (open) faults.push('a code block never closed');
+  return faults;
+}
+
+// Every table row has its header's number of cells (a row pasted into another has more).
+export function tableFaults(text) {
+  const faults = [];
+  const prose = text.replace(/^```[\s\S]*?^```/gm, (block) => block.replace(/[^\n]/g, ''));
+  const cells = (line) =>
+    line
+      .replace(/\\\|/g, '')
+      .replace(/`[^`]*`/g, 'x')
+      .split('|').length - 2;
+  let header = null;
+  prose.split('\n').forEach((line, i) => {
+    if (!line.startsWith('|')) {
+      header = null;
+      return;
+    }
+    if (header === null) header = cells(line);
+    else if (cells(line) !== header) faults.push(`line ${i + 1}: ${cells(line)} cells in a table of ${header}`);
+  });
+  return faults;
+}
+
+test('fences and tables: every code block closes on a fence alone, every table row has its header’s cells', () => {
+  assert.deepEqual(fenceFaults('```sh\nx\n``` text after\n## Heading\n'), [
+    'line 3: a closing fence with text after it',
+    'a code block never closed',
+  ]);
+  assert.deepEqual(tableFaults('| a | b |\n|---|---|\n| 1 | 2 | 3 | 4 |\n'), ['line 3: 4 cells in a table of 2']);
+  const faults = [];
+  for (const file of [
+    join(ROOT, 'README.md'),
+    ...markdownFiles(join(ROOT, 'docs')),
+    join(ROOT, 'bench', 'README.md'),
+  ]) {
+    const text = readFileSync(file, 'utf8');
+    for (const f of [...fenceFaults(text), ...tableFaults(text)]) faults.push(`${relative(ROOT, file)}: ${f}`);
+  }
+  assert.deepEqual(faults, []);
+});
