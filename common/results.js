@@ -145,6 +145,10 @@ export function statsOf(metric) {
 // One sub-metric as the document holds it: its key, type and statistics (null: no samples).
 export const cell = (key, type, stats) => ({ key, type, ...(stats || { empty: true }) });
 
+// A row's budgets as a table shows them: '105 / 180 ms', '105 / - ms' where its p95 is not
+// gated, '-' where neither is (too few operations: docs/thresholds.md#sample-floors).
+export const budgetText = (b) => (b.p50 === null && b.p95 === null ? '-' : `${b.p50 ?? '-'} / ${b.p95 ?? '-'} ms`);
+
 // What a gate (common/gates.js) puts in the document: the model behind it and its budget.
 const modelOf = (e) => ({ ms: round3(e.ms), setupMs: round3(e.setupMs), roundTrips: e.roundTrips, formula: e.formula });
 const round3 = (x) => Math.round(x * 1000) / 1000;
@@ -484,9 +488,7 @@ export function toMarkdown(doc) {
     const l = row.latency || {};
     if (!l.count && !(row.failures && row.failures.total)) continue;
     const model = row.model ? formatMs(row.model.p50.ms) : '-';
-    const budget = row.budget
-      ? `${row.gate && !row.gate.ok ? '❌ ' : ''}${row.budget.p50} / ${row.budget.p95} ms`
-      : '-';
+    const budget = row.budget ? `${row.gate && !row.gate.ok ? '❌ ' : ''}${budgetText(row.budget)}` : '-';
     lines.push(
       `| ${mdEscape(rowLabel(row))} | ${row.step} | ${l.count || 0} | ${formatMs(l.p50)} | ${formatMs(l.p95)} | ${formatMs(l.p99)} | ${formatRate(row.failures && row.failures.rate)} | ${model} | ${budget} |`,
     );

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describeRecording } from '../../common/recording.js';
-import { formatMs, formatRate, formatValue, outcomeLine, rowLabel, FILES } from '../../common/results.js';
+import { budgetText, formatMs, formatRate, formatValue, outcomeLine, rowLabel, FILES } from '../../common/results.js';
 import { chartsFor, modelRows } from './charts.js';
 import { describeMethod, groupKey, mergeRuns } from './merge.js';
 import { loadRun, ResultsError } from './runs.js';
@@ -76,7 +76,7 @@ function section(group, index) {
         formatMs(row.latency?.p99),
         formatRate(row.failures?.rate),
         row.model ? formatMs(row.model.p50.ms) : '-',
-        row.budget ? `${row.gate && !row.gate.ok ? 'FAILED ' : ''}${row.budget.p50} / ${row.budget.p95} ms` : '-',
+        row.budget ? `${row.gate && !row.gate.ok ? 'FAILED ' : ''}${budgetText(row.budget)}` : '-',
       ]),
     },
     model: modelRows(doc).map((m) => [
