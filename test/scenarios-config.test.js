@@ -139,7 +139,7 @@ describe('bad input stops k6 before the test, in one sentence', () => {
       { GRAPHQL_HTTP_URL: 'http://10.1.2.3:4000/graphql' },
       'GRAPHQL_HTTP_URL=http://10.1.2.3:4000/graphql is not a loopback address',
     ],
-    [{ LOAD: 'huge' }, 'LOAD=huge is not a load level: use one of smoke, ci, full, soak'],
+    [{ LOAD: 'huge' }, 'LOAD=huge is not a load level: use one of smoke, ci, gate, full, soak'],
     [{ STEPS: '1,x' }, 'STEPS=1,x: item 2 must be a whole number'],
     [{ STEP_SECONDS: '-3' }, 'STEP_SECONDS=-3 must be a whole number'],
   ];
