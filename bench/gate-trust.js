@@ -37,7 +37,15 @@ import { GATE_DEFAULTS } from '../lib/commands/gate.js';
 import { loadProfile } from '../lib/profiles.js';
 import { freePortMap } from '../dev/stack.js';
 import { BenchError, main, parseFlags, recordResult, round, ROOT, table, withTempDir } from './lib/common.js';
-import { CLI, failedGates, GATE_TARGET_SECONDS, gateCalibrations, gateFigures, runGate } from './lib/gate.js';
+import {
+  CLI,
+  failedGates,
+  GATE_TARGET_SECONDS,
+  calibrationSummary,
+  gateCalibrations,
+  gateFigures,
+  runGate,
+} from './lib/gate.js';
 
 const DRIFT_SHARE = 0.2;
 const DRIFT_PROFILE = 'lte';
@@ -184,13 +192,7 @@ await main(async () => {
         gateSeconds: clean.map((r) => r.seconds),
         busy: flags.busy,
         cores: availableParallelism(),
-        calibration: calibrations.length
-          ? {
-              cpuScaleMin: Math.min(...calibrations),
-              cpuScaleMax: Math.max(...calibrations),
-              runs: calibrations.length,
-            }
-          : null,
+        calibration: calibrationSummary(calibrations),
         verdict,
         rows,
         spread: {

@@ -14,7 +14,7 @@
 import { join } from 'node:path';
 import { freePortMap } from '../dev/stack.js';
 import { main, parseFlags, recordResult, round, table, withTempDir } from './lib/common.js';
-import { failedGates, gateCalibrations, runGate } from './lib/gate.js';
+import { calibrationSummary, failedGates, gateCalibrations, runGate } from './lib/gate.js';
 
 await main(async () => {
   const flags = parseFlags({ profiles: 'lte,3g,4g+shared+loss3', load: 'ci', scenarios: '', quick: false });
@@ -51,13 +51,7 @@ await main(async () => {
         red,
         failed,
         rows,
-        calibration: calibrations.length
-          ? {
-              cpuScaleMin: Math.min(...calibrations),
-              cpuScaleMax: Math.max(...calibrations),
-              runs: calibrations.length,
-            }
-          : null,
+        calibration: calibrationSummary(calibrations),
         verdict,
       },
       { quick: flags.quick },

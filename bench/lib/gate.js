@@ -106,6 +106,10 @@ export function gateCalibrations(gate, folder) {
   return out;
 }
 
+// What a record keeps of the calibrations its runs read: their range and count, or null.
+export const calibrationSummary = (scales) =>
+  scales.length ? { cpuScaleMin: Math.min(...scales), cpuScaleMax: Math.max(...scales), runs: scales.length } : null;
+
 // The thresholds a gate's runs failed: ['ws-vs-http lte: op_duration{scenario:ws_c1} p(50)<105 (p(50)=120.1)'].
 export function failedGates(gate, folder) {
   return gateFigures(gate, folder)
