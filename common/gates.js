@@ -143,9 +143,6 @@ export function slowIterationMs(lane, link, lat, machine = REFERENCE_MACHINE, n 
   );
 }
 
-// The seconds a closed step of n VUs needs for its rows' `which` percentile to rest on
-// SAMPLE_FLOORS[which] operations (a kept lane's warm rows; its cold row never does);
-// for a lane that counts its own (lane.samples: push's events), the shortest that does.
 // What a VU's step spends before its first counted operation, ms: a kept connection's
 // set-up (TCP, TLS, a WebSocket's upgrade and init) and a round trip more (a kept lane's
 // step first closes the connection the lane before left open: scenarios/lib/http.js).
@@ -155,6 +152,9 @@ export function stepLeadMs(lane, link) {
   return setupOnly(link, setupPhases(lane.tags.transport, lane.tags.tls === 'true')).ms + link.R;
 }
 
+// The seconds a closed step of n VUs needs for its rows' `which` percentile to rest on
+// SAMPLE_FLOORS[which] operations (a kept lane's warm rows; its cold row never does);
+// for a lane that counts its own (lane.samples: push's events), the shortest that does.
 export function floorSeconds(lane, link, lat, machine, n, which = 'p50', profile = undefined) {
   if (lane.samples) {
     // A lane that counts its own (push's events): the shortest step, to a tenth of a second, that holds them.
