@@ -1,7 +1,14 @@
-// Every scenario at LOAD=smoke through Toxiproxy, under lan and one shaped
-// profile: k6 exits 0, checks pass, every lane has its metrics in the summary
-// JSON. The shaped runs also assert the studies' effects, with margins in
-// round trips (R >= 70 ms here), never sub-millisecond comparisons.
+// Every scenario at LOAD=smoke through Toxiproxy: k6 exits 0, checks pass, every
+// lane has its metrics in the summary JSON. The shaped runs also assert the studies'
+// effects, with margins in round trips (R >= 70 ms here), never sub-millisecond
+// comparisons; a lan run is kept where it checks what the shaped one cannot (the
+// serialization factors, compound's small documents, the study document).
+// Until 2026-11-28 ws-vs-http, grpc-vs-graphql, push and soak each ran under lan as well
+// (lanes present, exit 0), and serialization under lte: 76 s of the timed phase that
+// the shaped runs here, test/soak.test.js and the benches already cover (issue 38, the
+// suite in 20 minutes): `npx k6pack gate` runs every scenario under lan with its gates
+// (bench/gate-trust.js), bench/profile-sweep.js every scenario under lte, 3g and
+// 4g+shared+loss3.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -60,11 +67,6 @@ const within = (a, b, fraction) => Math.abs(a - b) <= fraction * b;
 
 describe('ws-vs-http (study 000)', () => {
   const lanes = ['http_fresh', 'http_keepalive', 'ws', 'https_fresh', 'http2', 'wss'];
-  test('lan', async (t) => {
-    const m = await run(t, 'ws-vs-http', 'lan', { STEP_SECONDS: '2', LANES: WS_VS_HTTP_LANES });
-    assertLanes(m, lanes, 'c1', 'op_duration');
-  });
-
   test('3g: one socket beats a connection per request by round trips; keep-alive closes the gap', async (t) => {
     const R = 300;
     const m = await run(t, 'ws-vs-http', '3g', { LANES: WS_VS_HTTP_LANES });
@@ -92,15 +94,6 @@ describe('ws-vs-http (study 000)', () => {
 
 describe('grpc-vs-graphql (studies 003, 004)', () => {
   const lanes = ['grpc', 'grpc_fresh', 'http_keepalive', 'http_fresh'];
-  test('lan', async (t) => {
-    const m = await run(t, 'grpc-vs-graphql', 'lan', {
-      STEP_SECONDS: '2',
-      BIG_SIZE: '200000',
-      LANES: GRPC_VS_GRAPHQL_LANES,
-    });
-    assertLanes(m, lanes, 'c1', 'op_duration');
-  });
-
   test('4g: a new channel per call pays its set-up; warm gRPC and keep-alive GraphQL are close', async (t) => {
     const R = 170;
     const m = await run(t, 'grpc-vs-graphql', '4g', { BIG_SIZE: '100000', LANES: GRPC_VS_GRAPHQL_LANES });
@@ -177,12 +170,6 @@ describe('serialization (study 002)', () => {
     // The server's own time is reported apart from the transfer, execution apart from serialization.
     for (const part of ['exec', 'ser']) sub(m, `server_duration{scenario:typed_per_item_c1,n:10000,part:${part}}`);
     sub(m, 'server_duration{scenario:typed_c1,n:10000,part:ser}');
-  });
-
-  test('lte', async (t) => {
-    const m = await run(t, 'serialization', 'lte', { NS: '100,1000', EXECUTORS: 'plain,jit' });
-    for (const lane of ['typed', 'typed_jit', 'json', 'grpc_list', 'grpc_stream'])
-      sub(m, `op_duration{scenario:${lane}_c1,n:1000}`);
   });
 });
 
@@ -276,15 +263,13 @@ describe("compound-vs-parallel: study 001's document (DOC_SIZES=study: 50 x 100 
 
 describe('push', () => {
   const lanes = ['ws', 'grpc_stream', 'http_poll'];
-  test('lan', async (t) => {
-    const m = await run(t, 'push', 'lan');
-    for (const lane of lanes) sub(m, `push_events{scenario:${lane}_c1}`);
-  });
-
   test('4g: pushed events arrive in half a round trip, polled ones wait for the poll', async (t) => {
     const R = 170;
     const m = await run(t, 'push', '4g');
-    for (const lane of lanes) sub(m, `push_latency{scenario:${lane}_c1}`);
+    for (const lane of lanes) {
+      sub(m, `push_events{scenario:${lane}_c1}`);
+      sub(m, `push_latency{scenario:${lane}_c1}`);
+    }
     const ws = p50(m, 'push_latency{scenario:ws_c1}');
     const stream = p50(m, 'push_latency{scenario:grpc_stream_c1}');
     const poll = p50(m, 'push_latency{scenario:http_poll_c1}');
@@ -312,21 +297,4 @@ describe('faults', () => {
 
   // Every fault on every lane: test/faults-matrix.test.js (under lan). A fault under a
   // shaped link ran here as 4g+flaky (33 s) until 2026-11-27: the suite's 25 minutes.
-});
-
-describe('soak', () => {
-  const lanes = ['http_keepalive', 'http2', 'ws', 'grpc'];
-  // Under lte the soak runs for a minute in test/soak.test.js; here lan only.
-  for (const profile of ['lan']) {
-    test(profile, async (t) => {
-      const m = await run(t, 'soak', profile);
-      assertLanes(m, lanes, 'mix', 'op_duration');
-      for (const server of ['graphql', 'grpc']) {
-        assert.ok(sub(m, `server_rss_bytes{server:${server}}`).value > 1e6, `${server} RSS not sampled`);
-        sub(m, `server_rss_growth{server:${server}}`);
-      }
-      sub(m, 'op_drift');
-      assert.equal(m.dropped_iterations ? m.dropped_iterations.count : 0, 0);
-    });
-  }
 });

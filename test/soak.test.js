@@ -89,6 +89,15 @@ test(
     const okGrowth = ok.summary.metrics[GROWTH];
     assert.ok(okGrowth?.count >= 10, `graphql RSS sampled after warm-up (${JSON.stringify(okGrowth)})`);
     assert.ok(okGrowth.max < 0.5, `clean server grew ${(okGrowth.max * 100).toFixed(0)} %`);
+    // Every transport ran in the mix, each server's memory was sampled and drift measured
+    // (scenarios-smoke.test.js ran a lan soak for these until 2026-11-28; exit 0 above
+    // holds the dropped-iterations gate).
+    const m = ok.summary.metrics;
+    for (const lane of ['http_keepalive', 'http2', 'ws', 'grpc'])
+      assert.ok(m[`op_duration{scenario:${lane}_mix}`]?.count > 0, `${lane}: no operations in the mix`);
+    for (const server of ['graphql', 'grpc'])
+      assert.ok(m[`server_rss_bytes{server:${server}}`]?.value > 1e6, `${server} RSS not sampled`);
+    assert.ok(m.op_drift?.count > 0, 'op_drift has no samples');
     for (const [server, h] of Object.entries(ok.heap)) {
       assert.ok(
         h.growth < HEAP_GROWTH,
