@@ -5,7 +5,10 @@
 // is more: a single round trip under lte; the fastest sample within 10 %): warm request
 // R, fresh TCP 2R, fresh TLS 1.3 3R, WebSocket + graphql-transport-ws ack 3R (4R over
 // TLS), fresh gRPC channel 3R, and a 100 kB response R + bytes / down-rate + server time.
-// Real servers, real toxiproxy, real k6 (test/k6/roundtrip.js). About 80 s.
+// Real servers, real toxiproxy, real k6 (test/k6/roundtrip.js). About 25 s.
+// One profile, lte: 3g (R 300 ms) ran here too until 2026-11-28 (48 s of the timed
+// phase; issue 38, the suite in 20 minutes). bench/fidelity.js measures every transport
+// against the model under lan, lte, 4g, 3g and 2g and records it.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -109,7 +112,7 @@ function check(spec, summary, ops, label = spec) {
 
 const ALL = Object.keys(ROUND_TRIPS);
 
-for (const spec of ['lte', '3g']) {
+for (const spec of ['lte']) {
   test(
     `round trips under ${spec} (RTT ${loadProfile(spec).network.rttMs} ms) match the model (-3 %, +10 % or 25 ms)`,
     { timeout: 120000 },
