@@ -1,10 +1,11 @@
-// No profile runs without latency gates: ws-vs-http under a profile that had none
-// before the model derived them (edge, R 840 ms) and under a network file of the user's
+// No profile runs without latency gates: ws-vs-http under a network file of the user's
 // own (R 120 ms), through `k6pack run` on a real stack: every lane is gated on p50 and
-// p95, every gate passes on this machine, and the answer opens the summary. 5g (R 31 ms)
-// and dsl (R 50 ms) are not run (since 2026-11-27, the suite's 25 minutes): they lie
-// between lan and lte, which most tests run; test/thresholds.test.js derives their gates
-// with every other profile's.
+// p95, every gate passes on this machine, and the answer opens the summary. Which rows
+// every built-in profile gates, and on how many operations, is the gate lint's, in the
+// unit tier (common/gate-lint.test.js, `k6pack thresholds --lint`): edge (R 840 ms), which
+// had no gates before the model derived them, ran here too until 2026-11-28 (about 55 s
+// of the timed phase; issue 38, the suite in 20 minutes). 5g and dsl are not run either:
+// test/thresholds.test.js derives their gates with every other profile's.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,10 +39,7 @@ describe('latency gates under every kind of profile', () => {
     return file;
   };
 
-  for (const [label, spec] of [
-    ['edge', () => 'edge'],
-    ['a network file of your own', mine],
-  ]) {
+  for (const [label, spec] of [['a network file of your own', mine]]) {
     test(label, { timeout: 240000 }, async (t) => {
       const profile = spec();
       const results = join(env.runDir, `results-${label.replace(/\W+/g, '-')}`);
