@@ -33,7 +33,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { busyCore } from './lib/busy.js';
 import { spreadOf } from './lib/spread.js';
-import { GATE_DEFAULTS } from '../lib/commands/gate.js';
+import { GATE_DEFAULTS } from '../lib/commands/k6pack-gate.js';
 import { loadProfile } from '../lib/profiles.js';
 import { freePortMap } from '../dev/stack.js';
 import { BenchError, main, parseFlags, recordResult, round, ROOT, table, withTempDir } from './lib/common.js';

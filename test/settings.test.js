@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { rawSetting, setting, SETTINGS, settingNames } from '../common/settings.js';
 import { SETTINGS_DOC, settingsDoc } from '../dev/settings-doc.js';
-import { listEnv } from '../lib/commands/list.js';
+import { listEnv } from '../lib/commands/k6pack-list.js';
 import { ROOT } from '../lib/tools.js';
 
 function sources(dir) {
