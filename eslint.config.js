@@ -20,11 +20,11 @@ export default [
     files: ['scenarios/**/*.js', 'bench/k6/**/*.js', 'dev/k6/**/*.js', 'test/k6/**/*.js', 'common/**/*.js'],
     languageOptions: { globals: { ...k6Globals } },
   },
-  // Code that lib/report/page.js and charts.js put into the HTML report (and lib/history/page.js
+  // Code that lib/report/report-page.js and charts.js put into the HTML report (and lib/history/trends-page.js
   // into the trend page) runs in the browser.
   // (test/report.test.js and test/history.test.js evaluate some in Chromium.)
   {
-    files: ['lib/report/**/*.js', 'lib/history/page.js', 'test/report.test.js', 'test/history.test.js'],
+    files: ['lib/report/**/*.js', 'lib/history/trends-page.js', 'test/report.test.js', 'test/history.test.js'],
     languageOptions: { globals: { ...globals.browser } },
   },
 ];

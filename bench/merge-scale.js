@@ -30,7 +30,7 @@ import { Worker } from 'node:worker_threads';
 import { execa } from 'execa';
 import { RELATIVE_PRECISION } from '../lib/report/histograms.js';
 import { SeriesSet } from '../lib/report/series.js';
-import { percentile } from '../lib/report/stats.js';
+import { percentile } from '../lib/report/metric-sinks.js';
 import { plan, rowKey, stepKey } from './lib/synthetic-runs.js';
 import { BenchError, main, parseFlags, recordResult, round, ROOT, table } from './lib/common.js';
 

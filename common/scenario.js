@@ -26,7 +26,7 @@
 //   policy: the scenario whose block of thresholds.json applies (default: name; api's
 //     soak takes soak's), unrecorded: metrics of that block this scenario does not
 //     record, so k6 gets no gate on them (api's soak: server_rss_growth, which the CLI
-//     gates from your server's /proc: lib/api/server-cost.js) }
+//     gates from your server's /proc: lib/api/server-sampler.js) }
 import {
   deriveGates,
   droppedGates,

@@ -1,5 +1,5 @@
 // What each transport costs your server, from samples of its processes' CPU time and
-// memory taken through a run (lib/api/server-cost.js samples /proc; `run api
+// memory taken through a run (lib/api/server-sampler.js samples /proc; `run api
 // --server-pid`): each step's CPU time divided by its operations, and the lane cheapest
 // for the server beside the fastest for the client (common/results.js describeServerCost
 // renders it for the terminal and summary.md); and over a soak, each process's memory

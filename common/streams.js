@@ -1,5 +1,5 @@
 // What a stream of events delivered, one definition for k6's clients (scenarios/lib/ws.js,
-// grpc.js) and the CLI's discovery (lib/api/graphql.js). Plain ES module.
+// grpc.js) and the CLI's discovery (lib/api/discover-graphql.js). Plain ES module.
 
 // Events a second from the first event to the last (count - 1 intervals); null when it
 // cannot be told: fewer than two events, or no time between them. floorMs: the shortest

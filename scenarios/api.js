@@ -238,7 +238,7 @@ const C = API && API.connect;
 const CONNECT_CALLS = (C ? C.calls : []).map((c) => ({
   service: c.service,
   method: c.name,
-  // The request's wire table (lib/api/proto.js fieldTable); the answer is read, not checked.
+  // The request's wire table (lib/api/proto-method.js fieldTable); the answer is read, not checked.
   methods: { [c.name]: { request: c.fields || {}, response: {} } },
   next: variableSource(c.request),
   tags: { op: c.name },

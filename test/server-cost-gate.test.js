@@ -1,4 +1,4 @@
-// Your API's soak gates your server's memory in the CLI (lib/api/server-cost.js): k6
+// Your API's soak gates your server's memory in the CLI (lib/api/server-sampler.js): k6
 // cannot read its /proc. The gate comes from thresholds.json's soak block and joins the
 // run's thresholds in summary.json, summary.md and junit.xml, as a k6 threshold does.
 // No stack, k6 or CLI: a run folder written here.
@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { memoryGateOf, recordServerCost } from '../lib/api/server-cost.js';
+import { memoryGateOf, recordServerCost } from '../lib/api/server-sampler.js';
 import { readPolicyFile } from '../lib/specs.js';
 
 const FROM = Date.parse('2026-11-27T06:00:00Z');

@@ -1,17 +1,18 @@
-// From the API config (config.js) to what the scenario runs: the static checks (the
+// From the API config (api-config.js) to what the scenario runs: the static checks (the
 // operations and their variables, the .proto, the method and the request), then
-// discovery against the endpoints (graphql.js, grpc.js), then the lanes that apply and
-// one reason for each that does not (common/api.js API_LANES), and the lines that say so.
+// discovery against the endpoints (discover-graphql.js, discover-grpc.js,
+// discover-connect.js), then the lanes that apply and one reason for each that does
+// not (common/api.js API_LANES), and the lines that say so.
 import { API_LANES } from '../../common/api.js';
 import { describeCredentials } from '../../common/credentials.js';
 import { fill, SAMPLE, setsOf } from '../../common/variables.js';
 import { formatMs } from '../../common/results.js';
 import { show, UsageError } from '../cli-support.js';
-import { discoverGraphql } from './graphql.js';
-import { discoverGrpc } from './grpc.js';
-import { discoverConnect } from './connect.js';
+import { discoverGraphql } from './discover-graphql.js';
+import { discoverGrpc } from './discover-grpc.js';
+import { discoverConnect } from './discover-connect.js';
 import { checkVariables, readOperations, readVariables, validateOperations } from './operations.js';
-import { checkRequest, loadMethod } from './proto.js';
+import { checkRequest, loadMethod } from './proto-method.js';
 
 // Everything that can be checked without the network. -> { ops, variables, methods:
 // [loadMethod()'s, with its request] }

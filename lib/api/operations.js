@@ -19,7 +19,7 @@ import {
   visit,
 } from 'graphql';
 import { UsageError } from '../cli-support.js';
-import { readJsonFile } from './config.js';
+import { readJsonFile } from './api-config.js';
 
 const at = (file, node) => (node && node.loc ? `${file}:${node.loc.startToken.line}` : file);
 

@@ -1,7 +1,7 @@
 // `k6pack compare`: two runs row by row; exit 3 on a regression (lib/report/).
 import { HISTORY_RULE } from '../../common/history.js';
 import { action } from '../cli-support.js';
-import * as results from '../report/cli.js';
+import * as results from '../report/results-commands.js';
 
 export function register(program, ctx) {
   program

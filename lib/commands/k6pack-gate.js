@@ -26,14 +26,14 @@ import { recordRuns } from '../history/record.js';
 import { checkPrometheus, parsePrometheusOut } from '../prometheus.js';
 import { historyFor } from '../history/store.js';
 import { compareWithBaselines, loadBaselines } from '../report/baseline.js';
-import { compareOptions, REGRESSION_EXIT, THRESHOLDS_FAILED } from '../report/cli.js';
+import { compareOptions, REGRESSION_EXIT, THRESHOLDS_FAILED } from '../report/results-commands.js';
 import { renderComparison } from '../report/compare.js';
 import { writeReport } from '../report/html.js';
 import { envFlagsOf, resultsRoot, showPath } from '../report/run-folder.js';
 import { loadRun, stamp } from '../report/runs.js';
 import { checkMetrics, checkWorkload, runProfiles, withRunStack } from '../runner.js';
-import { addApiOptions, apiFlagsIn } from '../api/config.js';
-import { API_STACK, prepareApi, runApiProfiles } from '../api/run.js';
+import { addApiOptions, apiFlagsIn } from '../api/api-config.js';
+import { API_STACK, prepareApi, runApiProfiles } from '../api/run-api.js';
 import { ensureTools, ROOT } from '../tools.js';
 
 // The gate's load: LOAD=gate, every lane at 4 VUs, each step as long as its gates need (common/schedule.js).
@@ -196,7 +196,7 @@ function verdictOf(scenarios, runs, regressions) {
 export async function runGate(opts, ctx) {
   const { out, warn, trap } = ctx;
   const plan = planGate(opts);
-  // Your API: checked and discovered before anything starts (lib/api/run.js).
+  // Your API: checked and discovered before anything starts (lib/api/run-api.js).
   await checkPrometheus(plan.prometheus);
   const prepared = plan.api ? await prepareApi(opts, ctx) : null;
   const { k6 } = ensureTools({ log: out });

@@ -3,7 +3,7 @@ import { relative } from 'node:path';
 import { action } from '../cli-support.js';
 import { addToHistory } from '../history/record.js';
 import { runsIn } from '../history/store.js';
-import { TRENDS_FILE, writeTrends } from '../history/report.js';
+import { TRENDS_FILE, writeTrends } from '../history/trends-html.js';
 
 export const HISTORY_DIR = 'k6pack-history';
 

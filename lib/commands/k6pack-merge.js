@@ -1,7 +1,7 @@
 // `k6pack merge`: runs of one scenario and profile merged from their samples or
 // histograms (lib/report/).
 import { action } from '../cli-support.js';
-import * as results from '../report/cli.js';
+import * as results from '../report/results-commands.js';
 
 export function register(program, ctx) {
   program

@@ -1,6 +1,6 @@
 // `k6pack report`: one self-contained HTML report from run folders (lib/report/).
 import { action } from '../cli-support.js';
-import * as results from '../report/cli.js';
+import * as results from '../report/results-commands.js';
 
 export function register(program, ctx) {
   program

@@ -1,8 +1,8 @@
 // `k6pack run`: one k6 run of a scenario per profile against the embedded
 // stack, which it starts for the run if it is not up and stops afterwards
-// (lib/runner.js); `run api` runs your own API (lib/api/run.js).
-import { addApiOptions, apiFlagsIn } from '../api/config.js';
-import { runApi } from '../api/run.js';
+// (lib/runner.js); `run api` runs your own API (lib/api/run-api.js).
+import { addApiOptions, apiFlagsIn } from '../api/api-config.js';
+import { runApi } from '../api/run-api.js';
 import {
   action,
   profileList,

@@ -1,8 +1,8 @@
 // `k6pack up`: starts the servers and Toxiproxy in the background (or restarts what
-// died), applies a profile; with --api, proxies in front of your own API (lib/api/run.js).
+// died), applies a profile; with --api, proxies in front of your own API (lib/api/run-api.js).
 import { targetsFor } from '../../common/defaults.js';
-import { addApiOptions, apiFlagsIn } from '../api/config.js';
-import { upApi } from '../api/run.js';
+import { addApiOptions, apiFlagsIn } from '../api/api-config.js';
+import { upApi } from '../api/run-api.js';
 import { action, profileOrUsage, show } from '../cli-support.js';
 import { clearState, deadLine, deadOf, processesOf, readState, writeState } from '../runstate.js';
 import { applyHeld, applyProfile, printTargets } from '../stack-profile.js';

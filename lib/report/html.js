@@ -20,7 +20,7 @@ const chartJsLicence = () =>
     .trim()
     .replace(/\*\//g, '* /')
     .replace(/<\/script/gi, '<\\/script');
-const PAGE_JS = new URL('./page.js', import.meta.url);
+const PAGE_JS = new URL('./report-page.js', import.meta.url);
 
 // Run folders -> [{ doc, runs }] with one document per scenario/profile/load.
 // method: merge.js's ('auto' by default).

@@ -1,13 +1,13 @@
 // The sub-metrics a summary names ('op_duration{scenario:ws_c1}'), filled from
 // runs' samples so that runs can be merged: percentiles cannot be combined from
 // summaries, but they can be computed again from the pooled samples (every
-// value kept: exact, stats.js) or from the runs' histograms (series.js: within
+// value kept: exact, metric-sinks.js) or from the runs' histograms (series.js: within
 // the histogram's precision, in bounded memory).
 import { parseKey } from '../../common/results.js';
 import { parsePoint, pointMetric, readLines, SamplesError } from './k6-json.js';
-import { Accumulator } from './stats.js';
+import { Accumulator } from './metric-sinks.js';
 
-export { percentile } from './stats.js';
+export { percentile } from './metric-sinks.js';
 export { SamplesError } from './k6-json.js';
 
 const entriesOf = (tags) => Object.entries(tags);

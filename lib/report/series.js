@@ -14,7 +14,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { parseKey } from '../../common/results.js';
 import { HDR_METHOD, SIGNIFICANT_DIGITS, UNITS_PER_VALUE } from './histograms.js';
 import { parseMetric, parsePoint, pointMetric, readLines, SamplesError } from './k6-json.js';
-import { Accumulator } from './stats.js';
+import { Accumulator } from './metric-sinks.js';
 
 export const FORMAT = 'k6pack-histograms';
 export const FORMAT_VERSION = 1;

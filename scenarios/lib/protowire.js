@@ -2,7 +2,7 @@
 // k6's http module sends and receives bytes, and k6 has no protobuf codec outside its
 // gRPC client. Messages are described by a table of fields ({ name: [number, kind] }:
 // encodeValue lists the kinds); the api scenario's tables are made from the team's
-// .proto (lib/api/proto.js fieldTable) (protobuf.dev/programming-guides/encoding).
+// .proto (lib/api/proto-method.js fieldTable) (protobuf.dev/programming-guides/encoding).
 // Maps and the well-known types' JSON forms are not encoded: those calls run on
 // connect-json only. Plain ES module: k6 and Node load it.
 

@@ -1,5 +1,5 @@
 /* global Chart */
-// Runs in the browser, inlined into trends.html after Chart.js (lib/history/report.js):
+// Runs in the browser, inlined into trends.html after Chart.js (lib/history/trends-html.js):
 // one section per scenario, profile and run kind, one line chart per step. A run whose
 // thresholds failed is drawn as a red cross on every line; a point's tooltip names its
 // run's date and commit. No network: everything is in the file.

@@ -12,9 +12,9 @@ import { hostPort } from '../../common/api.js';
 import { parseServerTiming, serverTotal } from '../../common/server-timing.js';
 import { DISCOVERY_VU, variableSource } from '../../common/variables.js';
 import { UsageError } from '../cli-support.js';
-import { CALLS } from './graphql.js';
+import { CALLS } from './discover-graphql.js';
 import { authRefused, AUTH_STATUS, median, PROBE_TIMEOUT_MS, round3, tcpProbe, tlsProbe } from './probe.js';
-import { encodeRequest, fieldTable } from './proto.js';
+import { encodeRequest, fieldTable } from './proto-method.js';
 
 const MEASURE_BOUND_MS = 15000;
 const BINARY = { 'connect-proto': 'application/proto', 'grpc-web': 'application/grpc-web+proto' };

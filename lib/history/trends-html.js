@@ -13,7 +13,7 @@ import { readHistory, TRENDS_FILE } from './store.js';
 
 export { TRENDS_FILE };
 
-const PAGE_JS = new URL('./page.js', import.meta.url);
+const PAGE_JS = new URL('./trends-page.js', import.meta.url);
 
 const rowName = (r) => `${r.lane}${r.dims ? ` ${Object.values(r.dims).join(',')}` : ''}`;
 

@@ -22,7 +22,7 @@ import { hostOf, isLoopbackHost } from '../../common/loopback.js';
 import { UsageError } from '../cli-support.js';
 import { rawSetting } from '../../common/settings.js';
 import { checkHeaders, expandCredentials, parseHeader } from '../../common/credentials.js';
-import { parseServerPids } from './server-cost.js';
+import { parseServerPids } from './server-sampler.js';
 
 export const API_FIELDS = [
   'graphql',
@@ -339,7 +339,7 @@ export function apiConfig(opts, { cwd = process.cwd(), env = process.env } = {})
     proto: null,
     calls: [],
     credentials,
-    // Your server's processes, whose CPU time and memory each step costs (server-cost.js).
+    // Your server's processes, whose CPU time and memory each step costs (server-sampler.js).
     serverPids: opts.serverPid === undefined ? null : parseServerPids(opts.serverPid),
     // The values, from this environment: discovery sends them (never printed).
     expanded: asUsage(() => expandCredentials(credentials, env)),

@@ -20,10 +20,10 @@ import { clearState, deadLine, deadOf, readState, writeState } from '../runstate
 import { StackError, startStack } from '../stack.js';
 import { ensureTools, ROOT } from '../tools.js';
 import { Toxiproxy } from '../toxiproxy.js';
-import { apiConfig } from './config.js';
+import { apiConfig } from './api-config.js';
 import { THRESHOLDS_FAILED } from '../k6.js';
 import { readPolicyFile } from '../specs.js';
-import { memoryGateOf, recordServerCost, startCostSampler } from './server-cost.js';
+import { memoryGateOf, recordServerCost, startCostSampler } from './server-sampler.js';
 import { checkApiInput, describeApi, discoverApi } from './discover.js';
 import { apiRoutes, checkApiPorts, endpointsGone, hostsOf, installApiProxies, resolveApiPorts } from './proxies.js';
 

@@ -6,9 +6,9 @@
 import grpc from '@grpc/grpc-js';
 import { parseServerTiming, serverTotal } from '../../common/server-timing.js';
 import { UsageError } from '../cli-support.js';
-import { CALLS } from './graphql.js';
+import { CALLS } from './discover-graphql.js';
 import { authRefused, median, PROBE_TIMEOUT_MS, round3, tcpProbe, tlsProbe } from './probe.js';
-import { encodeRequest } from './proto.js';
+import { encodeRequest } from './proto-method.js';
 import { DISCOVERY_VU, variableSource } from '../../common/variables.js';
 
 const MEASURE_BOUND_MS = 15000;
