@@ -72,9 +72,9 @@ import {
 import { defineScenario } from './lib/scenario.js';
 import { p50Of } from './lib/summary.js';
 
-const plan = declare(__ENV);
-const { SIZES, COLD_SIZE, pageSizeOf } = plan;
-const s = defineScenario(plan, { notes: (data) => [...factorNotes(data), ...studyNotes(data)] });
+const decl = declare(__ENV);
+const { SIZES, COLD_SIZE, pageSizeOf } = decl;
+const s = defineScenario(decl, { notes: (data) => [...factorNotes(data), ...studyNotes(data)] });
 export const { options, setup, teardown, handleSummary } = s;
 
 // A VU's page: the same books every iteration, so the server cache can hit.

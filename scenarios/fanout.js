@@ -87,10 +87,10 @@ import { Spread, Tally } from './lib/tally.js';
 import { GraphqlWs, wsUrl } from './lib/ws.js';
 import { rawSetting } from '../common/settings.js';
 
-const plan = declare(__ENV);
-const { PER_VU, PUBLISH_VIA, POLL_MS, RATE, SIZE } = plan;
-// (PER_VU: subscribers a VU holds at most; a VU's gRPC subscribers fewer on slow links: plan.perVu.)
-const s = defineScenario(plan, { notes, setup: setupFanout });
+const decl = declare(__ENV);
+const { PER_VU, PUBLISH_VIA, POLL_MS, RATE, SIZE } = decl;
+// (PER_VU: subscribers a VU holds at most; a VU's gRPC subscribers fewer on slow links: decl.perVu.)
+const s = defineScenario(decl, { notes, setup: setupFanout });
 export const { options, setup, teardown, handleSummary } = s;
 
 // A subscriber reconnects at most this often in a step, after a pause that doubles
@@ -169,11 +169,11 @@ const until = (at) => pause(Math.max(0, at - Date.now()));
 function stepOf(data, laneName) {
   const sc = exec.scenario;
   const k6sc = s.plan.scenarios[sc.name];
-  const n = Number(k6sc.tags.subscribers) || plan.SUBSCRIBERS[0];
+  const n = Number(k6sc.tags.subscribers) || decl.SUBSCRIBERS[0];
   const durationMs = s.plan.durations[sc.name];
   const stepEnd = Date.now() + remainingMs();
-  const t = plan.timeline(laneName, n, s.profile);
-  const perVu = plan.perVu(laneName, s.profile);
+  const t = decl.timeline(laneName, n, s.profile);
+  const perVu = decl.perVu(laneName, s.profile);
   const from = sc.iterationInTest * perVu;
   return {
     name: sc.name,
@@ -181,7 +181,7 @@ function stepOf(data, laneName) {
     publisher: sc.iterationInTest === 0,
     count: Math.max(0, Math.min(n, from + perVu) - from),
     topic: `fanout.${data.runId}.${sc.name}`,
-    events: plan.eventsIn(laneName, n, s.profile, durationMs),
+    events: decl.eventsIn(laneName, n, s.profile, durationMs),
     readyBy: stepEnd - durationMs + t.readyMs,
     publishEnd: stepEnd - t.closeMs - t.drainMs,
     deadline: stepEnd - t.closeMs,

@@ -52,9 +52,9 @@ import { bookId, bookOperation } from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';
 import { wsSession } from './lib/sessions.js';
 
-const plan = declare(__ENV);
-const { TIMEOUT_MS, CONN_OPS } = plan;
-const s = defineScenario(plan);
+const decl = declare(__ENV);
+const { TIMEOUT_MS, CONN_OPS } = decl;
+const s = defineScenario(decl);
 export const { options, setup, teardown, handleSummary } = s;
 
 const operation = (i) => bookOperation(exec.vu.idInTest, i);

@@ -79,9 +79,9 @@ import { PAYLOAD_QUERY, validateGrpcPayload, validatePayload } from './lib/queri
 import { defineScenario } from './lib/scenario.js';
 import { p50Of } from './lib/summary.js';
 
-const plan = declare(__ENV);
-const { TLS, PAYLOADS, BIG, UPLOADS } = plan;
-const s = defineScenario(plan, { notes: slowStartNotes });
+const decl = declare(__ENV);
+const { TLS, PAYLOADS, BIG, UPLOADS } = decl;
+const s = defineScenario(decl, { notes: slowStartNotes });
 export const { options, setup, teardown, handleSummary } = s;
 const fits = fitter(s);
 

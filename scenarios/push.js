@@ -51,9 +51,9 @@ import { EVENTS_SUBSCRIPTION, SERVER_STATS } from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';
 import { pause, wsSession } from './lib/sessions.js';
 
-const plan = declare(__ENV);
-const { INTERVAL_MS, POLL_MS, SIZE } = plan;
-const s = defineScenario(plan, { notes: rateNotes, setup: () => ({ serverStartMs: calibrateServerClock() }) });
+const decl = declare(__ENV);
+const { INTERVAL_MS, POLL_MS, SIZE } = decl;
+const s = defineScenario(decl, { notes: rateNotes, setup: () => ({ serverStartMs: calibrateServerClock() }) });
 export const { options, setup, teardown, handleSummary } = s;
 
 // The GraphQL server's start as wall-clock ms on k6's clock, from /healthz uptime

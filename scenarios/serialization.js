@@ -48,14 +48,14 @@ import { ALL_BOOKS, ALL_BOOKS_JSON, validateAllBooksBody, validateGrpcBooks } fr
 import { defineScenario } from './lib/scenario.js';
 import { p50Of } from './lib/summary.js';
 
-const plan = declare(__ENV);
-const { NS, EXECUTORS } = plan;
+const decl = declare(__ENV);
+const { NS, EXECUTORS } = decl;
 // Each iteration asks for the largest N first: the garbage a large answer leaves
 // is collected during the next request, and the next one is then the next largest,
 // where a collection weighs least (in ascending order the 500000 books' garbage
 // landed in the next iteration's N = 100 and 1000, doubling their time).
 const LARGEST_FIRST = [...NS].sort((a, b) => b - a);
-const s = defineScenario(plan, { notes: ratioNotes });
+const s = defineScenario(decl, { notes: ratioNotes });
 export const { options, setup, teardown, handleSummary } = s;
 
 function typedOrJson(field, query, executor) {

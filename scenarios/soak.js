@@ -52,9 +52,9 @@ import { bookId, bookOperation } from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';
 import { wsSession } from './lib/sessions.js';
 
-const plan = declare(__ENV);
-const { WS_OPS } = plan;
-const s = defineScenario(plan, { notes: memoryNotes });
+const decl = declare(__ENV);
+const { WS_OPS } = decl;
+const s = defineScenario(decl, { notes: memoryNotes });
 export const { options, setup, teardown, handleSummary } = s;
 
 function httpLane(transport, tls) {
