@@ -76,8 +76,9 @@ export function gateScenarios(list) {
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const runName = (r) => `${r.scenario} (${r.profile || 'default'})`;
 
-// Everything checked before a stack starts: -> the gate's plan.
-function planGate(opts) {
+// Everything checked before a stack starts: -> the gate's job (its scenarios,
+// profiles, load, results folder and what it compares against).
+function checkGate(opts) {
   const api = apiFlagsIn(opts).length > 0;
   if (api && opts.scenarios !== undefined)
     throw new UsageError('--scenarios and --api: the gate runs the studies or your API, not both in one gate');
@@ -195,42 +196,42 @@ function verdictOf(scenarios, runs, regressions) {
 
 export async function runGate(opts, ctx) {
   const { out, warn, trap } = ctx;
-  const plan = planGate(opts);
+  const job = checkGate(opts);
   // Your API: checked and discovered before anything starts (lib/api/run-api.js).
-  await checkPrometheus(plan.prometheus);
-  const prepared = plan.api ? await prepareApi(opts, ctx) : null;
+  await checkPrometheus(job.prometheus);
+  const prepared = job.api ? await prepareApi(opts, ctx) : null;
   const { k6 } = ensureTools({ log: out });
-  mkdirSync(plan.dir, { recursive: true });
+  mkdirSync(job.dir, { recursive: true });
   const startedAt = new Date();
   const elapsed = () => (Date.now() - startedAt.getTime()) / 1000;
-  const names = plan.profiles.map((p) => p.name);
+  const names = job.profiles.map((p) => p.name);
   out(
-    `== gate: ${plural(plan.scenarios.length, 'scenario')} (${plan.scenarios.join(', ')}) × ${names.join(', ')}, load ${plan.load}; results in ${showPath(plan.dir)}/`,
+    `== gate: ${plural(job.scenarios.length, 'scenario')} (${job.scenarios.join(', ')}) × ${names.join(', ')}, load ${job.load}; results in ${showPath(job.dir)}/`,
   );
   const scenarios = [];
-  const hold = { kind: 'k6pack gate', what: plan.scenarios.join(','), profile: names.join(','), wait: plan.wait };
+  const hold = { kind: 'k6pack gate', what: job.scenarios.join(','), profile: names.join(','), wait: job.wait };
   await withRunStack(
     async (stack, held) => {
-      for (const [i, scenario] of plan.scenarios.entries()) {
+      for (const [i, scenario] of job.scenarios.entries()) {
         if (trap.received) break;
-        out(`== gate ${i + 1}/${plan.scenarios.length}: ${scenario}, ${clock(elapsed())} elapsed`);
+        out(`== gate ${i + 1}/${job.scenarios.length}: ${scenario}, ${clock(elapsed())} elapsed`);
         const t0 = Date.now();
         const script = join(ROOT, 'scenarios', `${scenario}.js`);
         const opts = {
           k6,
-          root: plan.dir,
-          load: plan.load,
-          workload: plan.workload,
-          metrics: plan.metrics,
-          k6Args: plan.k6Args,
+          root: job.dir,
+          load: job.load,
+          workload: job.workload,
+          metrics: job.metrics,
+          k6Args: job.k6Args,
           samples: true,
-          dashboard: plan.dashboard,
+          dashboard: job.dashboard,
           hold: held,
-          prometheus: plan.prometheus,
+          prometheus: job.prometheus,
         };
         const { code, runs } = prepared
-          ? await runApiProfiles(stack, prepared, plan.profiles, opts, ctx)
-          : await runProfiles(stack, scenario, script, plan.profiles, opts, ctx);
+          ? await runApiProfiles(stack, prepared, job.profiles, opts, ctx)
+          : await runProfiles(stack, scenario, script, job.profiles, opts, ctx);
         scenarios.push({ scenario, seconds: (Date.now() - t0) / 1000, exitCode: code, runs });
         // A failed threshold is a result: the gate goes on. Anything else is a broken run.
         if (code !== 0 && code !== THRESHOLDS_FAILED) break;
@@ -238,11 +239,11 @@ export async function runGate(opts, ctx) {
     },
     ctx,
     hold,
-    plan.api ? API_STACK : {},
+    job.api ? API_STACK : {},
   );
   if (trap.received) {
     out(
-      `== gate stopped (${trap.received}) after ${plural(scenarios.length, 'scenario')}; their run folders are in ${showPath(plan.dir)}/`,
+      `== gate stopped (${trap.received}) after ${plural(scenarios.length, 'scenario')}; their run folders are in ${showPath(job.dir)}/`,
     );
     return trap.exitCode();
   }
@@ -250,21 +251,21 @@ export async function runGate(opts, ctx) {
   const runs = scenarios.flatMap((s) => s.runs).map(loadGateRun);
   const done = runs.filter((r) => r.loaded);
   const comparisons =
-    plan.baselines &&
+    job.baselines &&
     compareWithBaselines(
       done.map((r) => r.loaded),
-      plan.baselines,
-      plan.compare,
-      (run) => plan.history !== undefined && historyFor(plan.history, run, plan.compare.historyRuns, warn),
+      job.baselines,
+      job.compare,
+      (run) => job.history !== undefined && historyFor(job.history, run, job.compare.historyRuns, warn),
     );
   const regressions = comparisons ? comparisons.reduce((n, c) => n + (c.result?.regressions || 0), 0) : null;
   const verdicted = verdictOf(scenarios, runs, regressions);
   const { verdict } = verdicted;
   // Judged first, then added: a run is never part of its own history.
-  const code = plan.history === undefined ? verdicted.code : recordRuns(plan.history, runs, verdicted.code, ctx);
-  const gate = { scenarios: plan.scenarios, profiles: names, load: plan.load, seconds: elapsed(), verdict };
+  const code = job.history === undefined ? verdicted.code : recordRuns(job.history, runs, verdicted.code, ctx);
+  const gate = { scenarios: job.scenarios, profiles: names, load: job.load, seconds: elapsed(), verdict };
 
-  const file = (name) => join(plan.dir, name);
+  const file = (name) => join(job.dir, name);
   if (done.length)
     await writeReport(
       done.map((r) => r.loaded.dir),
@@ -283,7 +284,7 @@ export async function runGate(opts, ctx) {
       exitCode: s.exitCode,
       runs: s.runs.map((r) => ({
         profile: r.profile,
-        dir: r.dir && relative(plan.dir, r.dir),
+        dir: r.dir && relative(job.dir, r.dir),
         exitCode: r.exitCode,
         seconds: r.seconds,
       })),
@@ -306,7 +307,7 @@ export async function runGate(opts, ctx) {
   const cases = done.reduce((n, r) => n + r.loaded.doc.thresholds.length, 0) + (runs.length - done.length);
   const failures = done.reduce((n, r) => n + r.loaded.doc.thresholds.filter((t) => !t.ok).length, 0);
   out(`== gate: ${plural(runs.length, 'run')} in ${clock(gate.seconds)}: ${verdict}`);
-  out(`== gate results in ${showPath(plan.dir)}/:`);
+  out(`== gate results in ${showPath(job.dir)}/:`);
   if (done.length) out(`   ${GATE_FILES.report}  the HTML report of ${plural(done.length, 'run')} (opens offline)`);
   else out(`   (no ${GATE_FILES.report}: no run wrote a ${FILES.summary})`);
   out(
