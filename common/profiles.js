@@ -229,7 +229,9 @@ export const EVENT_KINDS = {
   move: ['kind', 'death', 'lengthMs', 'periodS', 'offsetS'],
   dip: ['kind', 'share', 'lengthMs', 'periodS', 'offsetS'],
 };
-// The link toxic's `event` codes (tools/toxiproxy/link.go).
+// The link toxic's `event` codes: written here once; tools/toxiproxy/events.go declares
+// them as the iota constants eventBlackout, eventMoveSilent, eventMoveReset, eventDip in
+// this order, and common/profiles.test.js fails when the two disagree.
 export const EVENT_CODES = { blackout: 1, 'move-silent': 2, 'move-reset': 3, dip: 4 };
 const MAX_EVENT_MS = 600000;
 const MAX_EVENT_S = 86400;

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { loadProfile, ProfileError } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
 import {
+  EVENT_CODES,
   epochOf,
   isTimed,
   networkToxics,
@@ -457,4 +458,24 @@ test('events in a network file of your own: every field checked, one line saying
       ),
     { message: /^profiles\/modifiers\/handover\.json: network: events\.lengthMs must be whole milliseconds/ },
   );
+});
+
+// The event codes are written once, here in JS; the Go toxic's iota constants must say the
+// same (a code the toxic does not know would shape no event, silently).
+test("the link toxic's event codes: tools/toxiproxy/events.go numbers them as EVENT_CODES does", () => {
+  const go = readFileSync(join(ROOT, 'tools', 'toxiproxy', 'events.go'), 'utf8');
+  const block = /const \(\n\teventNone eventKind = iota\n([\s\S]*?)\n\)/.exec(go);
+  assert.ok(block, 'events.go: no `eventNone eventKind = iota` const block');
+  const names = block[1].split('\n').map((l) => l.trim());
+  // eventMoveSilent -> move-silent; iota: eventNone is 0, the next 1, ...
+  const fromGo = Object.fromEntries(
+    names.map((n, i) => [
+      n
+        .replace(/^event/, '')
+        .replace(/(?<=[a-z])(?=[A-Z])/g, '-')
+        .toLowerCase(),
+      i + 1,
+    ]),
+  );
+  assert.deepEqual(fromGo, EVENT_CODES);
 });
