@@ -6,6 +6,8 @@
 // the failed share, the server's time and the row's gate; and, for the run, what makes
 // runs comparable (scenario, profile, load, workload, machine class) and what tells
 // them apart (commit, date, k6's and the pack's versions).
+import { median } from './quantiles.js';
+
 export const HISTORY_VERSION = 1;
 
 // The rule with a history (`compare --history`, `gate --baseline … --history`):
@@ -34,12 +36,6 @@ export const HISTORY_RULE = { runs: 10, k: 3.5, floorShare: 0.05 };
 export const MAD_TO_SD = 1.4826;
 // Fewer runs cannot tell a spread (`--history-runs`' least).
 export const MIN_HISTORY_RUNS = 5;
-
-const median = (values) => {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-};
 
 // values: the history's figures (oldest first); current: this run's.
 // -> { median, sd (robust), margin, highest, lowest, limit (above it: a regression),

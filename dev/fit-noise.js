@@ -11,11 +11,8 @@
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { classOf, familyOf } from '../common/noise.js';
+import { median } from '../common/quantiles.js';
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : null;
-};
 const folders = [];
 const walk = (dir) => {
   if (existsSync(join(dir, 'summary.json'))) folders.push(dir);

@@ -10,6 +10,7 @@
 import { cpus } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { CPU_SCALE_MAX } from '../common/machine.js';
+import { median } from '../common/quantiles.js';
 
 // The task's round on the reference machine (this project's 2-core VM: median of 100
 // rounds 19.1 ms with one test file running beside it, 2026-11-26; with one core kept
@@ -46,9 +47,10 @@ export async function measureMachine({ cores = cpus().length, rounds = ROUNDS } 
     await Promise.all(workers.map(once)); // warm-up: JIT and the first allocation
     const roundMs = [];
     for (let r = 0; r < rounds; r++) roundMs.push(Math.max(...(await Promise.all(workers.map(once)))));
-    const sorted = [...roundMs].sort((a, b) => a - b);
-    const median = sorted[Math.floor(sorted.length / 2)];
-    const cpuScale = Math.min(CPU_SCALE_MAX, Math.max(1, Math.round((median / REFERENCE_TASK_MS) * 100) / 100));
+    const cpuScale = Math.min(
+      CPU_SCALE_MAX,
+      Math.max(1, Math.round((median(roundMs) / REFERENCE_TASK_MS) * 100) / 100),
+    );
     return { cores, cpuScale, roundMs: roundMs.map((x) => Math.round(x * 10) / 10), referenceMs: REFERENCE_TASK_MS };
   } finally {
     await Promise.all(workers.map((w) => w.terminate()));
@@ -64,6 +66,5 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     all.push(...m.roundMs);
     console.log(JSON.stringify(m));
   }
-  all.sort((a, b) => a - b);
-  console.log(`median round ${all[Math.floor(all.length / 2)]} ms over ${all.length} rounds`);
+  console.log(`median round ${median(all)} ms over ${all.length} rounds`);
 }

@@ -51,14 +51,8 @@ export function parseDuration(text) {
 
 // ---- statistics ----
 
-export function quantile(values, q) {
-  const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
-  if (!v.length) return null;
-  const pos = (v.length - 1) * q;
-  const lo = Math.floor(pos);
-  return v[lo] + (v[Math.min(lo + 1, v.length - 1)] - v[lo]) * (pos - lo);
-}
-export const median = (values) => quantile(values, 0.5);
+// The pack's one quantile (k6's definition), for the benches too.
+export { median, quantile } from '../../common/quantiles.js';
 
 // Least-squares slope of y over x.
 export function slope(points) {

@@ -11,6 +11,7 @@
 //   {"event":"done", opened, openFailed, closedEarly, ops, opFailed, p50, p95, rssBytes, baseRssBytes}
 // and exits. Every wait is bounded by timeoutMs.
 import WebSocket from 'ws';
+import { quantile } from '../../common/quantiles.js';
 import { BOOK_QUERY } from '../../scenarios/lib/queries.js';
 
 const opts = {
@@ -99,9 +100,10 @@ function operate(conn) {
   );
 }
 
-const quantile = (q) => {
-  const v = latencies.sort((a, b) => a - b);
-  return v.length ? Number(v[Math.min(v.length - 1, Math.floor(q * v.length))].toFixed(2)) : null;
+// k6's definition (common/quantiles.js), as every figure of the pack.
+const quantileOf = (q) => {
+  const v = quantile(latencies, q);
+  return v === null ? null : Number(v.toFixed(2));
 };
 
 // Ramp: batches every 100 ms, each waited for, so a slow server slows the ramp down.
@@ -146,8 +148,8 @@ console.log(
     event: 'done',
     ...stats,
     rampSeconds,
-    p50: quantile(0.5),
-    p95: quantile(0.95),
+    p50: quantileOf(0.5),
+    p95: quantileOf(0.95),
     rssBytes,
     baseRssBytes,
   }),

@@ -104,12 +104,8 @@ export async function tcpProbe(hostport, { what, target, flag }) {
   });
 }
 
-export function median(values) {
-  const v = [...values].sort((a, b) => a - b);
-  if (!v.length) return null;
-  const mid = Math.floor(v.length / 2);
-  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-}
+// The median of a series of measurements (common/quantiles.js: the pack's one definition).
+export { median } from '../../common/quantiles.js';
 
 export const round3 = (x) => Math.round(x * 1000) / 1000;
 

@@ -11,18 +11,11 @@
 // pooled samples' exactly) or 'hdr' (histograms.js: bounded memory, within its
 // stated precision). Only avg may differ from k6's in the last bits (the sum
 // is taken in another order).
+import { quantileSorted } from '../../common/quantiles.js';
 import { TrendHistogram } from './histograms.js';
 
-// k6's TrendSink.P over sorted values (p in 0..1).
-export function percentile(sorted, p) {
-  const n = sorted.length;
-  if (n === 0) return 0;
-  if (n === 1) return sorted[0];
-  const i = p * (n - 1);
-  const j = sorted[Math.floor(i)];
-  const k = sorted[Math.ceil(i)];
-  return j + (k - j) * (i - Math.floor(i));
-}
+// k6's TrendSink.P over sorted values (p in 0..1): common/quantiles.js, and 0 for none, as k6 reports.
+export const percentile = (sorted, p) => quantileSorted(sorted, p) ?? 0;
 
 const PERCENTILE = /^p\((\d+(?:\.\d+)?)\)$/;
 

@@ -3,6 +3,7 @@
 // (quarters of its step), and each last-quarter operation adds its duration over the
 // median of its VU's own first-quarter durations of the same kind to op_drift, so
 // op_drift p50 > 1 means the run got slower. Per VU: no sample crosses VUs.
+import { quantileSorted } from '../../common/quantiles.js';
 import { opDrift } from './metrics.js';
 import { progress } from './load.js';
 
@@ -28,7 +29,7 @@ export function recordDrift(kind, tags, r) {
       list.sort((a, b) => a - b);
       list.sorted = true;
     }
-    const median = list[Math.floor(list.length / 2)];
+    const median = quantileSorted(list, 0.5);
     if (median > 0) opDrift.add(r.ms / median, tags);
   }
 }
