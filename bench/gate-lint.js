@@ -16,7 +16,7 @@ import { lintCounts, lintGates } from '../common/gate-lint.js';
 import { GATE_DEFAULTS, gateScenarios } from '../lib/commands/k6pack-gate.js';
 import { lintProfiles } from '../lib/profiles.js';
 import { scenarioNames } from '../lib/cli-support.js';
-import { buildSpec } from '../lib/specs.js';
+import { buildSpec, specGate } from '../lib/specs.js';
 import { main, parseFlags, recordResult, round, table } from './lib/common.js';
 
 const quiet = { out: () => {} };
@@ -40,12 +40,14 @@ await main(async () => {
   // The PR gate as it runs: its scenarios under its profiles at its load.
   let gateSeconds = 0;
   let gate = { ...ZERO };
-  for (const scenario of gateScenarios())
+  for (const scenario of await gateScenarios()) {
+    const { load } = await specGate(scenario);
     for (const profile of GATE_DEFAULTS.profile.split(',')) {
-      const { built } = await buildSpec(scenario, { profile, load: GATE_DEFAULTS.load }, quiet, {});
+      const { built } = await buildSpec(scenario, { profile, load }, quiet, {});
       gate = add(gate, lintCounts(lintGates(built)));
       gateSeconds += built.plan.totalSeconds;
     }
+  }
   rows.push({ scenario: 'the gate', load: GATE_DEFAULTS.load, profiles: 2, ...gate });
   console.log(table(rows, ['scenario', 'load', 'profiles', 'rows', 'gated', 'notGated', 'failed']));
   const verdict = total.failed + gate.failed === 0 ? 'met' : 'MISSED';

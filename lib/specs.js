@@ -12,13 +12,23 @@ import { checkWorkload, profileOrUsage, scenarioNames, show, UsageError } from '
 import { ROOT } from './tools.js';
 import { rawSetting } from '../common/settings.js';
 
+const specUrl = (scenario) => pathToFileURL(join(ROOT, 'scenarios', 'specs', `${scenario}.js`)).href;
+
+// What a scenario's declaration says of the gate (GATE in scenarios/specs/<name>.js):
+// { runs: true, load } or { runs: false, why }.
+export async function specGate(scenario) {
+  const { GATE } = await import(specUrl(scenario));
+  if (!GATE) throw new Error(`scenarios/specs/${scenario}.js exports no GATE: say whether the gate runs it`);
+  return GATE;
+}
+
 // -> { built, profile, policy, policyFile (as messages show it) }. baseEnv: what k6's
 // -e flags would hold besides --load and --workload (default: this process's env).
 export async function buildSpec(scenario, { profile: spec, load, workload, file }, { out }, baseEnv = process.env) {
   const names = scenarioNames();
   if (!names.includes(scenario))
     throw new UsageError(`unknown scenario '${scenario}': choose one of ${names.join(', ')}`);
-  const { default: declare } = await import(pathToFileURL(join(ROOT, 'scenarios', 'specs', `${scenario}.js`)).href);
+  const { default: declare } = await import(specUrl(scenario));
   checkWorkload(workload);
   const env = { ...baseEnv, ...(load ? { LOAD: load } : {}), ...(workload ? { WORKLOAD: workload } : {}) };
   // api: the plan file `k6pack up --api` wrote (API=path), else the nominal API.

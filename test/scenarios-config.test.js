@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { execa } from 'execa';
 import { gateScenarios } from '../lib/commands/k6pack-gate.js';
+import { specGate } from '../lib/specs.js';
 import { requireK6 } from '../lib/k6.js';
 import { ROOT } from '../lib/tools.js';
 import { resolveTargets } from '../scenarios/lib/config.js';
@@ -35,7 +36,7 @@ const TRANSPORTS = [
 const FULL_STEPS = { fanout: 3, unstable: 1 };
 // The PR gate's scenarios must fit its time; the others (unstable: one period of the
 // link's events per lane) are not in it.
-const GATED = new Set(gateScenarios());
+const GATED = new Set(await gateScenarios());
 
 async function inspect(name, env = {}) {
   const args = [
@@ -65,6 +66,23 @@ function lanesOf(options) {
     }))
     .sort((a, b) => a.start - b.start);
 }
+
+// Each scenario says whether the gate runs it (GATE in its spec); the gate's --help names
+// the ones it leaves out, and must say what the declarations say.
+test('the gate runs the scenarios whose declaration says so, at their load; its --help names the others', async () => {
+  const names = readdirSync(join(ROOT, 'scenarios', 'specs')).map((f) => f.replace(/\.js$/, ''));
+  const gates = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await specGate(n)])));
+  const left = names.filter((n) => !gates[n].runs).sort();
+  for (const n of left) assert.match(gates[n].why, /\S/, `${n}: GATE says why the gate leaves it out`);
+  for (const n of GATED) assert.equal(gates[n].load, 'gate', n);
+  assert.deepEqual([...GATED].sort(), names.filter((n) => gates[n].runs).sort());
+  const help = await execa(process.execPath, [join(ROOT, 'bin', 'k6pack.js'), 'gate', '--help']);
+  const said = /every scenario but ([\w-]+(?:, [\w-]+)* and [\w-]+)/
+    .exec(help.stdout)[1]
+    .split(/, | and /)
+    .sort();
+  assert.deepEqual(said, left);
+});
 
 describe('load levels', () => {
   for (const name of STEPPED) {

@@ -34,6 +34,7 @@ import { loadRun, stamp } from '../report/runs.js';
 import { checkMetrics, checkWorkload, runProfiles, withRunStack } from '../runner.js';
 import { addApiOptions, apiFlagsIn } from '../api/api-config.js';
 import { API_STACK, prepareApi, runApiProfiles } from '../api/run-api.js';
+import { specGate } from '../specs.js';
 import { ensureTools, ROOT } from '../tools.js';
 
 // The gate's load: LOAD=gate, every lane at 4 VUs, each step as long as its gates need (common/schedule.js).
@@ -46,14 +47,15 @@ export const GATE_FILES = {
   record: 'gate.json',
 };
 
-// The gate's scenarios: all but the soak, unstable (a period of the link's events per
-// lane, 20-30 s each: `run unstable` or `--scenarios unstable` with an event profile) and
-// api (which runs a team's own API, given with `k6pack run api`), or the --scenarios
-// list (checked).
-const NOT_GATED = ['soak', 'unstable', 'api'];
-export function gateScenarios(list) {
+// The gate's scenarios: those whose declaration says the gate runs them (GATE in
+// scenarios/specs/<name>.js: all but soak, unstable and api, each with its reason), or
+// the --scenarios list (checked).
+export async function gateScenarios(list) {
   const known = scenarioNames();
-  if (list === undefined) return known.filter((s) => !NOT_GATED.includes(s));
+  if (list === undefined) {
+    const gates = await Promise.all(known.map(specGate));
+    return known.filter((_, i) => gates[i].runs);
+  }
   const names = [
     ...new Set(
       String(list)
@@ -78,11 +80,11 @@ const runName = (r) => `${r.scenario} (${r.profile || 'default'})`;
 
 // Everything checked before a stack starts: -> the gate's job (its scenarios,
 // profiles, load, results folder and what it compares against).
-function checkGate(opts) {
+async function checkGate(opts) {
   const api = apiFlagsIn(opts).length > 0;
   if (api && opts.scenarios !== undefined)
     throw new UsageError('--scenarios and --api: the gate runs the studies or your API, not both in one gate');
-  const scenarios = api ? ['api'] : gateScenarios(opts.scenarios);
+  const scenarios = api ? ['api'] : await gateScenarios(opts.scenarios);
   const profiles = profileList(opts.profile ?? GATE_DEFAULTS.profile);
   const k6Args = opts.k6Args || [];
   if (envFlagsOf(k6Args).some((f) => f.startsWith('RESULTS_DIR='))) {
@@ -101,7 +103,15 @@ function checkGate(opts) {
     api,
     scenarios,
     profiles,
-    load: opts.load ?? GATE_DEFAULTS.load,
+    // Each scenario's own load level (its GATE), unless --load names one for all.
+    loads: Object.fromEntries(
+      await Promise.all(
+        scenarios.map(async (s) => [
+          s,
+          opts.loadGiven || api ? (opts.load ?? GATE_DEFAULTS.load) : ((await specGate(s)).load ?? GATE_DEFAULTS.load),
+        ]),
+      ),
+    ),
     workload: opts.workload,
     metrics: opts.metrics,
     k6Args,
@@ -196,7 +206,8 @@ function verdictOf(scenarios, runs, regressions) {
 
 export async function runGate(opts, ctx) {
   const { out, warn, trap } = ctx;
-  const job = checkGate(opts);
+  const job = await checkGate(opts);
+  const loads = [...new Set(Object.values(job.loads))].join(', ');
   // Your API: checked and discovered before anything starts (lib/api/run-api.js).
   await checkPrometheus(job.prometheus);
   const prepared = job.api ? await prepareApi(opts, ctx) : null;
@@ -206,7 +217,7 @@ export async function runGate(opts, ctx) {
   const elapsed = () => (Date.now() - startedAt.getTime()) / 1000;
   const names = job.profiles.map((p) => p.name);
   out(
-    `== gate: ${plural(job.scenarios.length, 'scenario')} (${job.scenarios.join(', ')}) × ${names.join(', ')}, load ${job.load}; results in ${showPath(job.dir)}/`,
+    `== gate: ${plural(job.scenarios.length, 'scenario')} (${job.scenarios.join(', ')}) × ${names.join(', ')}, load ${loads}; results in ${showPath(job.dir)}/`,
   );
   const scenarios = [];
   const hold = { kind: 'k6pack gate', what: job.scenarios.join(','), profile: names.join(','), wait: job.wait };
@@ -220,7 +231,7 @@ export async function runGate(opts, ctx) {
         const opts = {
           k6,
           root: job.dir,
-          load: job.load,
+          load: job.loads[scenario],
           workload: job.workload,
           metrics: job.metrics,
           k6Args: job.k6Args,
@@ -263,7 +274,7 @@ export async function runGate(opts, ctx) {
   const { verdict } = verdicted;
   // Judged first, then added: a run is never part of its own history.
   const code = job.history === undefined ? verdicted.code : recordRuns(job.history, runs, verdicted.code, ctx);
-  const gate = { scenarios: job.scenarios, profiles: names, load: job.load, seconds: elapsed(), verdict };
+  const gate = { scenarios: job.scenarios, profiles: names, load: loads, seconds: elapsed(), verdict };
 
   const file = (name) => join(job.dir, name);
   if (done.length)
@@ -381,5 +392,10 @@ Examples:
   $ npx k6pack gate --baseline results/main --history k6pack-history   # judged against the nights' spread
   $ npx k6pack gate --api api.json --baseline results/main-api   # your API (docs/your-api.md)`,
     );
-  addApiOptions(command).action(action((k6Args, opts) => runGate({ ...opts, k6Args }, ctx)));
+  // loadGiven: --load on the command line (or its environment), not the option's default.
+  addApiOptions(command).action(
+    action((k6Args, opts) =>
+      runGate({ ...opts, k6Args, loadGiven: command.getOptionValueSource('load') !== 'default' }, ctx),
+    ),
+  );
 }

@@ -29,6 +29,10 @@ const bytesOf = (o) => ({ reqBytes: o.reqBytes, resBytes: o.resBytes, serverMs: 
 // A soak's rows: each operation in the first and the last quarter of the run.
 const PARTS = ['first', 'last'];
 
+// Whether `npx k6pack gate` runs this scenario, and at which load level (lib/specs.js
+// specGate; --scenarios and --load override).
+export const GATE = { runs: false, why: 'it runs your own API: `npx k6pack gate --api …`' };
+
 export default function declare(env, api = null) {
   const plan = api || nominalPlan();
   const soak = levelName(env, 'ci') === 'soak';

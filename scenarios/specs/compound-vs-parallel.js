@@ -56,6 +56,10 @@ export function generationMs(laneName, size) {
   return delay; // all at once: one delay
 }
 
+// Whether `npx k6pack gate` runs this scenario, and at which load level (lib/specs.js
+// specGate; --scenarios and --load override).
+export const GATE = { runs: true, load: 'gate' };
+
 export default function declare(env) {
   const level = levelName(env, 'ci');
   const PAGE_SIZE = setting(env, 'PAGE_SIZE');

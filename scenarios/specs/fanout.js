@@ -44,6 +44,10 @@ const SLACK_MS = 300;
 
 export const PUBLISH_VIAS = ['own', 'http', 'grpc'];
 
+// Whether `npx k6pack gate` runs this scenario, and at which load level (lib/specs.js
+// specGate; --scenarios and --load override).
+export const GATE = { runs: true, load: 'gate' };
+
 export default function declare(env) {
   const level = rawSetting(env, 'LOAD') || 'ci';
   const SUBSCRIBERS = setting(

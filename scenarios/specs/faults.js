@@ -12,6 +12,10 @@ import { BOOK_OP } from './ws-vs-http.js';
 // resets: P ~ 1e-4.
 export const FAULT_MIN_ITERATIONS = 4;
 
+// Whether `npx k6pack gate` runs this scenario, and at which load level (lib/specs.js
+// specGate; --scenarios and --load override).
+export const GATE = { runs: true, load: 'gate' };
+
 export default function declare(env) {
   const TIMEOUT_MS = setting(env, 'FAULT_TIMEOUT_MS');
   const CONN_OPS = setting(env, 'CONN_OPS');

@@ -24,6 +24,10 @@ export const RPC_WEB_BYTES = {
 };
 
 // -> { TLS, BIG, PAYLOADS, UPLOADS, ...declaration }
+// Whether `npx k6pack gate` runs this scenario, and at which load level (lib/specs.js
+// specGate; --scenarios and --load override).
+export const GATE = { runs: true, load: 'gate' };
+
 export default function declare(env) {
   const TLS = setting(env, 'TLS');
   const BIG = setting(env, 'BIG_SIZE');

@@ -5,6 +5,10 @@ import { lane, rttOf } from '../../common/scenario.js';
 // An event's JSON around its data: { id, seq, sentAt, data } and the envelope.
 const EVENT_BYTES = 100;
 
+// Whether `npx k6pack gate` runs this scenario, and at which load level (lib/specs.js
+// specGate; --scenarios and --load override).
+export const GATE = { runs: true, load: 'gate' };
+
 export default function declare(env) {
   const INTERVAL_MS = setting(env, 'PUSH_INTERVAL_MS');
   const SIZE = setting(env, 'PUSH_SIZE');

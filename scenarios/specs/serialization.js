@@ -35,6 +35,10 @@ export const STUDY_FACTORS = { 100: 1.5, 1000: 8.1, 10000: 15.7, 100000: 17.3, 5
 // The typed lane of an executor: plain keeps the name `typed`.
 export const typedLaneOf = (executor) => (executor === 'plain' ? 'typed' : `typed_${executor.replace(/-/g, '_')}`);
 
+// Whether `npx k6pack gate` runs this scenario, and at which load level (lib/specs.js
+// specGate; --scenarios and --load override).
+export const GATE = { runs: true, load: 'gate' };
+
 export default function declare(env) {
   const level = levelName(env, 'ci');
   // ci (the PR gate) stops at 10000: 100000 books are ~16 MB a request, 11 s each

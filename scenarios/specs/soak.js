@@ -4,6 +4,13 @@ import { byLevel, levelName } from '../../common/schedule.js';
 import { DEFAULT_COLUMNS, lane, rttOf } from '../../common/scenario.js';
 import { BOOK_OP } from './ws-vs-http.js';
 
+// Whether `npx k6pack gate` runs this scenario, and at which load level (lib/specs.js
+// specGate; --scenarios and --load override).
+export const GATE = {
+  runs: false,
+  why: 'it runs for SOAK_DURATION (1 h by default): the nightly soak, not a pull request',
+};
+
 export default function declare(env) {
   const level = levelName(env, 'soak');
   const WS_OPS = setting(env, 'WS_SOAK_OPS');

@@ -90,6 +90,13 @@ export function recoveryLimitMs(model, policy) {
   return Math.ceil(model.max * RECOVERY_MARGIN.factor + RECOVERY_MARGIN.plusMs + random);
 }
 
+// Whether `npx k6pack gate` runs this scenario, and at which load level (lib/specs.js
+// specGate; --scenarios and --load override).
+export const GATE = {
+  runs: false,
+  why: "a period of the link's events per lane, 20-30 s each: `run unstable`, or `--scenarios unstable` with an event profile",
+};
+
 export default function declare(env = {}) {
   // Each lane meets this many events (bench/recovery.js: a p50 over several).
   const EVENTS = setting(env, 'UNSTABLE_EVENTS');

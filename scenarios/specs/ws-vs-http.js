@@ -25,6 +25,10 @@ const rpc = (protocol) => () => ({ ...GET_BOOK_BYTES[protocol], protocol, server
 const rpcLane = (name, transport, tls, protocol) =>
   lane(name, transport, tls, { model: rpc(protocol), tags: { variant: protocol } });
 
+// Whether `npx k6pack gate` runs this scenario, and at which load level (lib/specs.js
+// specGate; --scenarios and --load override).
+export const GATE = { runs: true, load: 'gate' };
+
 export default function declare() {
   return {
     name: 'ws-vs-http',
