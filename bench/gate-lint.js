@@ -13,7 +13,7 @@
  * Appends its figures to bench/results.jsonl.
  */
 import { lintCounts, lintGates } from '../common/gate-lint.js';
-import { GATE_DEFAULTS, gateScenarios } from '../lib/commands/k6pack-gate.js';
+import { GATE_DEFAULTS, gateScenarios } from '../lib/gate-defaults.js';
 import { lintProfiles } from '../lib/profiles.js';
 import { scenarioNames } from '../lib/cli-support.js';
 import { buildSpec, specGate } from '../lib/specs.js';

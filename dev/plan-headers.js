@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scenarioNames } from '../lib/cli-support.js';
-import { planLines } from '../lib/commands/k6pack-plan.js';
+import { planLines } from '../lib/plan-lines.js';
 import { ROOT } from '../lib/tools.js';
 
 const START = ' * Its plan at LOAD=ci (`npx k6pack plan NAME --load ci`; dev/plan-headers.js writes it):';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { blockIn, planBlock, scenarioFile, withBlock } from '../dev/plan-headers.js';
 import { scenarioNames } from '../lib/cli-support.js';
-import { planLines } from '../lib/commands/k6pack-plan.js';
+import { planLines } from '../lib/plan-lines.js';
 
 test("every scenario file's header shows its current ci plan", async () => {
   for (const name of scenarioNames()) {

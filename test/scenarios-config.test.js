@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { execa } from 'execa';
-import { gateScenarios } from '../lib/commands/k6pack-gate.js';
+import { gateScenarios } from '../lib/gate-defaults.js';
 import { specGate } from '../lib/specs.js';
 import { requireK6 } from '../lib/k6.js';
 import { ROOT } from '../lib/tools.js';

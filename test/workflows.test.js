@@ -17,7 +17,7 @@ import { ensureDevTools } from '../dev/devtools.js';
 import { ROOT } from '../lib/tools.js';
 import { listProfiles } from '../lib/profiles.js';
 import { scenarioNames } from '../lib/cli-support.js';
-import { GATE_DEFAULTS } from '../lib/commands/k6pack-gate.js';
+import { GATE_DEFAULTS } from '../lib/gate-defaults.js';
 import { parseDockerfile } from './helpers/compose.js';
 import { freePortMap } from '../dev/stack.js';
 import { WS_VS_HTTP_LANES } from './helpers/lanes.js';

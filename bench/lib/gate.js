@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { parseThreshold } from '../../common/thresholds.js';
-import { GATE_FILES } from '../../lib/commands/k6pack-gate.js';
+import { GATE_FILES } from '../../lib/gate-defaults.js';
 import { BenchError, ROOT } from './common.js';
 
 export const CLI = join(ROOT, 'bin', 'k6pack.js');

@@ -20,7 +20,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { clock, FILES, junitDocument, junitSuite, junitSuiteOf, toMarkdown } from '../../common/results.js';
-import { action, profileList, scenarioNames, UsageError } from '../cli-support.js';
+import { action, profileList, UsageError } from '../cli-support.js';
 import { HISTORY_RULE } from '../../common/history.js';
 import { recordRuns } from '../history/record.js';
 import { checkPrometheus, parsePrometheusOut } from '../prometheus.js';
@@ -34,46 +34,12 @@ import { loadRun, stamp } from '../report/runs.js';
 import { checkMetrics, checkWorkload, runProfiles, withRunStack } from '../runner.js';
 import { addApiOptions, apiFlagsIn } from '../api/api-config.js';
 import { API_STACK, prepareApi, runApiProfiles } from '../api/run-api.js';
+import { GATE_DEFAULTS, GATE_FILES, gateScenarios } from '../gate-defaults.js';
 import { specGate } from '../specs.js';
 import { ensureTools, ROOT } from '../tools.js';
 
-// The gate's load: LOAD=gate, every lane at 4 VUs, each step as long as its gates need (common/schedule.js).
-export const GATE_DEFAULTS = { profile: 'lan,lte', load: 'gate' };
-export const GATE_FILES = {
-  report: FILES.report,
-  junit: FILES.junit,
-  markdown: 'gate.md',
-  comment: 'comment.md',
-  record: 'gate.json',
-};
-
-// The gate's scenarios: those whose declaration says the gate runs them (GATE in
-// scenarios/specs/<name>.js: all but soak, unstable and api, each with its reason), or
-// the --scenarios list (checked).
-export async function gateScenarios(list) {
-  const known = scenarioNames();
-  if (list === undefined) {
-    const gates = await Promise.all(known.map(specGate));
-    return known.filter((_, i) => gates[i].runs);
-  }
-  const names = [
-    ...new Set(
-      String(list)
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
-  ];
-  if (!names.length) throw new UsageError('--scenarios needs at least one scenario name');
-  for (const n of names)
-    if (!known.includes(n))
-      throw new UsageError(`unknown scenario '${n}' in --scenarios: choose from ${known.join(', ')}`);
-  if (names.includes('api'))
-    throw new UsageError(
-      'api in --scenarios: the api scenario needs your API: gate it with `npx k6pack run api … --load ci` (exit 99 when a threshold fails)',
-    );
-  return names;
-}
+// (benches and tests import these from lib/gate-defaults.js)
+export { GATE_DEFAULTS, GATE_FILES, gateScenarios };
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const runName = (r) => `${r.scenario} (${r.profile || 'default'})`;
