@@ -16,7 +16,7 @@
  *
  *   node bench/fidelity.js                      # all five profiles, ~9 minutes
  *   node bench/fidelity.js --profiles lte,3g --scenarios ws-vs-http
- *   node bench/fidelity.js --quick              # lte only, short steps (a check that it runs)
+ *   node bench/fidelity.js --quick              # lte only, short steps, only the lanes the rows read (a check that it runs)
  * Appends its figures to bench/results.jsonl (BENCH_RESULTS moves it).
  */
 import { linkOf, windowWaitMs } from '../common/model.js';
@@ -179,10 +179,10 @@ function need(iterations, lane) {
 // ws-vs-http: HTTP lanes carry one operation per iteration. A WebSocket
 // iteration is a socket: set-up + n operations; two runs (n = many, n = 1)
 // separate the two.
-async function calibrateWsHttp(stack) {
-  const many = await runScenario(stack, 'ws-vs-http', { env: CALIBRATION, keep: keepBytes });
+async function calibrateWsHttp(stack, extraEnv = {}) {
+  const many = await runScenario(stack, 'ws-vs-http', { env: { ...CALIBRATION, ...extraEnv }, keep: keepBytes });
   const one = await runScenario(stack, 'ws-vs-http', {
-    env: { ...CALIBRATION, WS_OPS_PER_SOCKET: '1' },
+    env: { ...CALIBRATION, ...extraEnv, WS_OPS_PER_SOCKET: '1' },
     keep: keepBytes,
   });
   const a = iterationsByLane(many.samples);
@@ -211,9 +211,9 @@ async function calibrateWsHttp(stack) {
 
 // grpc-vs-graphql: an iteration is a small and a big call; calibrated with
 // big = small, so a call is half an iteration and a big one SMALL - BIG bytes more.
-async function calibrateGrpcGraphql(stack) {
+async function calibrateGrpcGraphql(stack, extraEnv = {}) {
   const run = await runScenario(stack, 'grpc-vs-graphql', {
-    env: { ...CALIBRATION, BIG_SIZE: String(SMALL) },
+    env: { ...CALIBRATION, ...extraEnv, BIG_SIZE: String(SMALL) },
     keep: keepBytes,
   });
   const it = iterationsByLane(run.samples);
@@ -271,13 +271,24 @@ function verdict(rtt, ratio) {
   return ratio >= lo && ratio <= hi ? 'met' : 'MISSED';
 }
 
+// --quick: only the lanes the rows read (a scenario's other lanes would run, and their
+// figures go unread), in the calibration run and the measured one.
+const quickLanes = (spec) => ({ LANES: [...new Set(spec.rows.map((r) => r.lane))].join(',') });
+
 async function measure(stack, name, spec, profileName, bytes, { quick }) {
   const profile = loadProfile(profileName);
   const rtt = profile.network.rttMs;
   const step = quick ? 2 : spec.stepSeconds(rtt, profile);
   const t0 = Date.now();
   const run = await runScenario(stack, name, {
-    env: { LOAD: 'smoke', STEPS: '1', STEP_SECONDS: String(step), PROFILE: profileName, ...spec.env },
+    env: {
+      LOAD: 'smoke',
+      STEPS: '1',
+      STEP_SECONDS: String(step),
+      PROFILE: profileName,
+      ...spec.env,
+      ...(quick ? quickLanes(spec) : {}),
+    },
   });
   const seconds = (Date.now() - t0) / 1000;
   return {
@@ -328,7 +339,7 @@ await main(async () => {
     for (const name of names) {
       const spec = SCENARIOS[name];
       console.log(`${name}: bytes per operation, measured under lan ...`);
-      const bytes = await spec.calibrate(stack);
+      const bytes = await spec.calibrate(stack, flags.quick ? quickLanes(spec) : {});
       for (const p of profiles) {
         const r = await measure(stack, name, spec, p, bytes, flags);
         runs.push({ scenario: name, profile: p, seconds: round(r.seconds, 1), k6Exit: r.code });

@@ -24,7 +24,7 @@
  *   node bench/gate-trust.js --busy --drift-runs 0
  *   node bench/gate-trust.js --runs 2 --drift-runs 2 --scenarios ws-vs-http,push
  *   node bench/gate-trust.js --one-core --runs 3 --drift-runs 0
- *   node bench/gate-trust.js --quick         # one scenario, smoke, 1 + 1 runs (a check that it runs)
+ *   node bench/gate-trust.js --quick         # one scenario, smoke, 1 + 1 runs; ws-vs-http on 2 lanes (a check that it runs)
  * Appends its figures to bench/results.jsonl.
  */
 import { availableParallelism } from 'node:os';
@@ -80,7 +80,10 @@ await main(async () => {
     Object.assign(flags, { runs: 1, driftRuns: 1, scenarios: flags.scenarios || 'ws-vs-http', load: 'smoke' });
   if (flags.runs < 1 || (flags.driftRuns > 0 && flags.runs < 1))
     throw new BenchError('--runs must be at least 1 (the drift gates compare with the first clean gate)');
-  const k6Args = flags.quick ? ['-e', 'STEP_SECONDS=1'] : [];
+  // --quick's ws-vs-http on two of its lanes, HTTP keep-alive and WebSocket: the drift (a
+  // delay on every request) lands on both; the other seven lanes only lengthened the gates.
+  const quickLanes = flags.scenarios === 'ws-vs-http' ? ['-e', 'LANES=http_keepalive,ws'] : [];
+  const k6Args = flags.quick ? ['-e', 'STEP_SECONDS=1', ...quickLanes] : [];
   const delayMs = Math.round(loadProfile(DRIFT_PROFILE).network.rttMs * DRIFT_SHARE);
 
   await withTempDir(async (dir) => {

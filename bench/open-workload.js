@@ -12,7 +12,7 @@
  *
  *   node bench/open-workload.js                  # 5 runs a profile, 2 knee runs, ~10 minutes
  *   node bench/open-workload.js --profiles lte --runs 2 --knee-runs 0
- *   node bench/open-workload.js --quick          # lte, 1 run, 1 knee run (a check that it runs)
+ *   node bench/open-workload.js --quick          # lte, 1 run (2 lanes, 1 s steps), 1 knee run (a check that it runs)
  * Appends its figures to bench/results.jsonl.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -53,6 +53,9 @@ function stepsOf(doc) {
 await main(async () => {
   const flags = parseFlags({ runs: 5, kneeRuns: 2, profiles: 'lan,lte,3g', quick: false });
   if (flags.quick) Object.assign(flags, { runs: 1, kneeRuns: 1, profiles: 'lte' });
+  // --quick's clean run: HTTP keep-alive and WebSocket, 1 s steps (4 steps, 6 s of k6; every lane at
+  // ci's budget took 27 s). The knee run is as in the full mode.
+  const cleanArgs = flags.quick ? ['-e', 'LANES=http_keepalive,ws', '-e', 'STEP_SECONDS=1'] : [];
   const profiles = flags.profiles.split(',').filter(Boolean);
   await withTempDir(async (dir) => {
     const ports = Object.fromEntries(Object.entries(await freePortMap()).map(([k, v]) => [k, String(v)]));
@@ -91,7 +94,7 @@ await main(async () => {
       for (const profile of profiles) {
         for (let i = 1; i <= flags.runs; i++) {
           console.log(`== ${profile} ${i}/${flags.runs}`);
-          const r = await run(`${profile}-${i}`, profile, env);
+          const r = await run(`${profile}-${i}`, profile, env, cleanArgs);
           rows.push({
             part: 'clean',
             profile,

@@ -13,7 +13,7 @@
  *
  *   node bench/segments.js                              # ws-vs-http, lan, 4 VUs a step, 10 s steps
  *   node bench/segments.js --profile lte --step-seconds 20
- *   node bench/segments.js --quick                      # serialization under lte, 1 s steps: a check that it runs
+ *   node bench/segments.js --quick                      # serialization (2 lanes) under lte, 1 s steps: a check that it runs
  * Appends its figures to bench/results.jsonl.
  */
 import { join } from 'node:path';
@@ -53,6 +53,8 @@ await main(async () => {
   });
   // Quick: under lte, so five k6 processes stay light beside the other benches test/bench.test.js runs at once.
   if (flags.quick) Object.assign(flags, { scenario: 'serialization', profile: 'lte', stepSeconds: 1 });
+  // Quick: two of its eight lanes, a GraphQL one and a gRPC one: 4 s of k6 a run instead of 16.
+  const lanes = flags.quick ? 'typed,grpc_list' : '';
   if (!Number.isInteger(flags.segments) || flags.segments < 2)
     throw new BenchError('--segments needs a whole number of at least 2');
   const env = {
@@ -61,6 +63,7 @@ await main(async () => {
     STEPS: flags.steps,
     STEP_SECONDS: String(flags.stepSeconds),
     ...(flags.scenario === 'serialization' ? { NS: '100' } : {}),
+    ...(lanes ? { LANES: lanes } : {}),
   };
   const timeoutMs = 20 * 60 * 1000;
 
