@@ -74,6 +74,65 @@ async function runBench(name, args = [], { label = name } = {}) {
 
 test('each bench runs in its tiny mode and records its figures', { timeout: 420000, concurrency: true }, async (t) => {
   await Promise.all([
+    t.test('server-cost: CPU per operation on every transport and RPC protocol, and where it goes', async () => {
+      // The plain run and the profiled one, each in a slot of its own.
+      const [{ entry, output }, { entry: profiled, output: profileOutput }] = await Promise.all([
+        bench('server-cost'),
+        bench('server-cost', ['--profile', '--lanes', 'h1,ws', '--ops', 'book'], { label: 'server-cost-profile' }),
+      ]);
+      assert.equal(entry.load, 'k6');
+      const lanes = [
+        'h1',
+        'h1-fresh',
+        'h1-tls',
+        'h2',
+        'ws',
+        'wss',
+        'grpc',
+        'connect-grpc',
+        'connect-json',
+        'connect-proto',
+        'grpc-web',
+      ];
+      assert.deepEqual(
+        entry.rows.map((r) => `${r.op} ${r.lane}`),
+        ['book', 'payload'].flatMap((op) => lanes.map((l) => `${op} ${l}`)),
+        output,
+      );
+      for (const row of entry.rows) {
+        // Every lane answered right (the bench fails on a wrong answer) and cost the server some CPU.
+        assert.ok(
+          row['ops/s'] > 0 && row['CPU us/op'] > 1 && row['CPU us/op'] < 1000000,
+          `${JSON.stringify(row)}\n${output}`,
+        );
+        assert.ok(row['x h1'] > 0, `${JSON.stringify(row)}\n${output}`);
+      }
+      assert.equal(entry.comparisons.length, 20, output);
+      // The browser's RPC against gRPC on the same Connect server, judged against 1.15.
+      assert.deepEqual(
+        entry.comparisons.filter((c) => c.op === 'book' && / \/ connect-grpc /.test(c.comparison)).map((c) => c.target),
+        ['<= 1.15', '<= 1.15', '<= 1.15'],
+        output,
+      );
+      assert.deepEqual(
+        profiled.profile.map((r) => r.lane),
+        ['h1', 'ws'],
+        profileOutput,
+      );
+      // A sampling profile of a 1 s slot: which phases its samples land in is the machine's
+      // (a slow one may catch no serialize sample); every part is a known phase, and the
+      // parts add up to the slot's CPU per operation (bench/server-cost.js profileReport).
+      const known = new Set([...PHASES.map(([p]) => p), ...OWNERS.map(([o]) => o), 'GC', 'native (program, root)']);
+      for (const { op, lane, 'CPU us/op': cpu, ...parts } of profiled.profile) {
+        const what = `${op} ${lane} ${JSON.stringify(parts)}\n${profileOutput}`;
+        assert.ok(cpu > 0, what);
+        assert.ok(Object.keys(parts).length > 0, what);
+        for (const [k, us] of Object.entries(parts)) assert.ok(known.has(k) && us >= 0, `${k}: ${what}`);
+        const sum = Object.values(parts).reduce((a, b) => a + b, 0);
+        // Rounding: the CPU to 1 us, each part to 0.1 us.
+        assert.ok(Math.abs(sum - cpu) <= 0.5 + 0.05 * Object.keys(parts).length + 1e-9, `parts ${sum}: ${what}`);
+      }
+    }),
     t.test('history-trust: gates appended to a history, then judged by it', async () => {
       const { entry, output } = await bench('history-trust');
       assert.deepEqual(
@@ -133,66 +192,6 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
       assert.ok((exit !== 0 || regressions === 0) && (exit !== 3 || regressions > 0), output);
       assert.equal(entry.detected, drift.filter((r) => r.regressions > 0).length, output);
       assert.equal(entry.verdict.drift, entry.detected === 1 ? 'met' : 'MISSED', output);
-    }),
-    t.test('server-cost: CPU per operation on every transport and RPC protocol, and where it goes', async () => {
-      const { entry, output } = await bench('server-cost');
-      assert.equal(entry.load, 'k6');
-      const lanes = [
-        'h1',
-        'h1-fresh',
-        'h1-tls',
-        'h2',
-        'ws',
-        'wss',
-        'grpc',
-        'connect-grpc',
-        'connect-json',
-        'connect-proto',
-        'grpc-web',
-      ];
-      assert.deepEqual(
-        entry.rows.map((r) => `${r.op} ${r.lane}`),
-        ['book', 'payload'].flatMap((op) => lanes.map((l) => `${op} ${l}`)),
-        output,
-      );
-      for (const row of entry.rows) {
-        // Every lane answered right (the bench fails on a wrong answer) and cost the server some CPU.
-        assert.ok(
-          row['ops/s'] > 0 && row['CPU us/op'] > 1 && row['CPU us/op'] < 1000000,
-          `${JSON.stringify(row)}\n${output}`,
-        );
-        assert.ok(row['x h1'] > 0, `${JSON.stringify(row)}\n${output}`);
-      }
-      assert.equal(entry.comparisons.length, 20, output);
-      // The browser's RPC against gRPC on the same Connect server, judged against 1.15.
-      assert.deepEqual(
-        entry.comparisons.filter((c) => c.op === 'book' && / \/ connect-grpc /.test(c.comparison)).map((c) => c.target),
-        ['<= 1.15', '<= 1.15', '<= 1.15'],
-        output,
-      );
-      const { entry: profiled, output: profileOutput } = await bench(
-        'server-cost',
-        ['--profile', '--lanes', 'h1,ws', '--ops', 'book'],
-        { label: 'server-cost-profile' },
-      );
-      assert.deepEqual(
-        profiled.profile.map((r) => r.lane),
-        ['h1', 'ws'],
-        profileOutput,
-      );
-      // A sampling profile of a 1 s slot: which phases its samples land in is the machine's
-      // (a slow one may catch no serialize sample); every part is a known phase, and the
-      // parts add up to the slot's CPU per operation (bench/server-cost.js profileReport).
-      const known = new Set([...PHASES.map(([p]) => p), ...OWNERS.map(([o]) => o), 'GC', 'native (program, root)']);
-      for (const { op, lane, 'CPU us/op': cpu, ...parts } of profiled.profile) {
-        const what = `${op} ${lane} ${JSON.stringify(parts)}\n${profileOutput}`;
-        assert.ok(cpu > 0, what);
-        assert.ok(Object.keys(parts).length > 0, what);
-        for (const [k, us] of Object.entries(parts)) assert.ok(known.has(k) && us >= 0, `${k}: ${what}`);
-        const sum = Object.values(parts).reduce((a, b) => a + b, 0);
-        // Rounding: the CPU to 1 us, each part to 0.1 us.
-        assert.ok(Math.abs(sum - cpu) <= 0.5 + 0.05 * Object.keys(parts).length + 1e-9, `parts ${sum}: ${what}`);
-      }
     }),
     t.test('scale: WebSocket connections held, k6 memory per VU, a knee', async () => {
       const { entry, output } = await bench('scale');
