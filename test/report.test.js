@@ -16,42 +16,40 @@ import { startTestStack } from '../dev/stack.js';
 import { GRPC_VS_GRAPHQL_LANES, WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 const QUICK = { LOAD: 'smoke', STEP_SECONDS: '1' };
-let stack;
+// The five runs, each against a stack of its own (a run's profile is its stack's
+// toxics: lte and lan runs cannot share one), all at once.
+const RUNS = {
+  ws: ['ws-vs-http', { PROFILE: 'lte', STEPS: '1,2', LANES: WS_VS_HTTP_LANES }],
+  grpc: ['grpc-vs-graphql', { PROFILE: 'lte', BIG_SIZE: '100000', LANES: GRPC_VS_GRAPHQL_LANES }],
+  serialization: ['serialization', { PROFILE: 'lan', NS: '100,1000', EXECUTORS: 'plain,per-item' }],
+  push: ['push', { PROFILE: 'lte', PUSH_INTERVAL_MS: '50', POLL_INTERVAL_MS: '100', STEP_SECONDS: '3' }],
+  study001: [
+    'compound-vs-parallel',
+    { PROFILE: 'lan', DOC_SIZES: 'study', LANES: 'compound_serial_h2,compound_h2,atomic_h2,vulcain_h2' },
+  ],
+};
+const stacks = [];
 let tmp;
 let browser;
 const runs = {};
 before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'k6pack-report-'));
   const executable = await chromium();
-  stack = await startTestStack();
-  const into = (name, scenario, env) => runInto(join(tmp, name), scenario, { ...stack.env, ...QUICK, ...env });
-  runs.ws = await into('ws-vs-http', 'ws-vs-http', { PROFILE: 'lte', STEPS: '1,2', LANES: WS_VS_HTTP_LANES });
-  runs.grpc = await into('grpc-vs-graphql', 'grpc-vs-graphql', {
-    PROFILE: 'lte',
-    BIG_SIZE: '100000',
-    LANES: GRPC_VS_GRAPHQL_LANES,
-  });
-  runs.serialization = await into('serialization', 'serialization', {
-    PROFILE: 'lan',
-    NS: '100,1000',
-    EXECUTORS: 'plain,per-item',
-  });
-  runs.push = await into('push', 'push', {
-    PROFILE: 'lte',
-    PUSH_INTERVAL_MS: '50',
-    POLL_INTERVAL_MS: '100',
-    STEP_SECONDS: '3',
-  });
-  runs.study001 = await into('compound-vs-parallel', 'compound-vs-parallel', {
-    PROFILE: 'lan',
-    DOC_SIZES: 'study',
-    LANES: 'compound_serial_h2,compound_h2,atomic_h2,vulcain_h2',
-  });
-  browser = await launch(executable);
+  const launched = launch(executable).then((b) => (browser = b));
+  const done = await Promise.allSettled([
+    launched,
+    ...Object.entries(RUNS).map(async ([key, [scenario, env]]) => {
+      const stack = await startTestStack();
+      stacks.push(stack);
+      runs[key] = await runInto(join(tmp, scenario), scenario, { ...stack.env, ...QUICK, ...env });
+    }),
+  ]);
+  const failed = done.find((d) => d.status === 'rejected');
+  if (failed) throw failed.reason;
 });
 after(async () => {
   await browser?.close();
-  await stack?.stop();
+  await Promise.all(stacks.map((stack) => stack.stop()));
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
