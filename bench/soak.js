@@ -24,9 +24,8 @@
  * Appends its figures to bench/results.jsonl (BENCH_RESULTS moves it).
  */
 import { loadProfile } from '../lib/profiles.js';
-import { sampleHeap, withExposeGc } from './lib/heap.js';
+import { leakEnv, sampleHeap, withExposeGc } from '../dev/heap.js';
 import {
-  leakEnv,
   main,
   median,
   parseDuration,

@@ -4,7 +4,16 @@
 // The stack's servers must run with --expose-gc (serverEnv: withExposeGc()); they are
 // asked directly, not through Toxiproxy: /healthz?gc=1 and gRPC Stats with
 // metadata gc: 1 (dev/server-memory.js).
-import { serverMemory } from '../../dev/server-memory.js';
+import { serverMemory } from './server-memory.js';
+
+// serverEnv that makes the GraphQL server leak `bytes` per HTTP request in
+// Buffers, and `heapBytes` more on the JS heap (dev/leak-preload.js, a test-only
+// preload: the server itself has no leak switch).
+export const leakEnv = (bytes, { heapBytes = 0 } = {}) => ({
+  NODE_OPTIONS: `--import=${new URL('./leak-preload.js', import.meta.url).href}`,
+  LEAK_TEST_BYTES_PER_REQUEST: String(bytes),
+  LEAK_TEST_HEAP_BYTES_PER_REQUEST: String(heapBytes),
+});
 
 // serverEnv plus --expose-gc, keeping NODE_OPTIONS it already has (e.g. leakEnv's preload).
 export function withExposeGc(serverEnv = {}) {

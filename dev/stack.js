@@ -67,7 +67,22 @@ export async function freePortMap(more = []) {
   return Object.fromEntries(names.map((name, i) => [name, ports[i]]));
 }
 
-export async function startTestStack({ log } = {}) {
+// serverEnv: extra environment for the servers (they inherit this process's at spawn,
+// so it is set for the start-up only), e.g. dev/heap.js withExposeGc, leakEnv.
+export async function startTestStack({ log, serverEnv = {} } = {}) {
+  const saved = Object.fromEntries(Object.keys(serverEnv).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, serverEnv);
+  try {
+    return await startPrivateStack({ log });
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+async function startPrivateStack({ log }) {
   // A port picked here can be taken by a parallel test before the stack binds it: try
   // again on other ports at once (waiting for that one to come free would not help).
   for (let attempt = 1; ; attempt++) {

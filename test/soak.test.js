@@ -3,15 +3,16 @@
 // shipped (every soak threshold passes, k6 exits 0, and neither server's heap
 // after a full GC grows past HEAP_GROWTH between the end of the warm-up and the
 // end of the run) and one whose GraphQL server keeps 512 KB of Buffers and
-// 64 KB of JS heap per HTTP request (bench/lib/leak-preload.js, a test-only
+// 64 KB of JS heap per HTTP request (dev/leak-preload.js, a test-only
 // preload: the server itself has no leak switch), where the RSS growth gate
 // fails, k6 exits 99, and the heap check fails too. Real servers, toxiproxy and
 // k6. About 65 s.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { leakEnv, median, startStack } from '../bench/lib/common.js';
-import { sampleHeap, withExposeGc } from '../bench/lib/heap.js';
+import { median } from '../common/quantiles.js';
+import { leakEnv, sampleHeap, withExposeGc } from '../dev/heap.js';
+import { startTestStack } from '../dev/stack.js';
 import { ROOT } from '../lib/tools.js';
 import { serverMemory } from '../dev/server-memory.js';
 import { runK6 } from '../dev/k6.js';
@@ -76,9 +77,11 @@ test(
   { timeout: 300000 },
   async (t) => {
     // The leaking stack first: its servers inherit the preload from this process's environment at spawn.
-    const leaky = await startStack({ serverEnv: withExposeGc(leakEnv(LEAK_BYTES, { heapBytes: LEAK_HEAP_BYTES })) });
+    const leaky = await startTestStack({
+      serverEnv: withExposeGc(leakEnv(LEAK_BYTES, { heapBytes: LEAK_HEAP_BYTES })),
+    });
     t.after(() => leaky.stop());
-    const clean = await startStack({ serverEnv: withExposeGc() });
+    const clean = await startTestStack({ serverEnv: withExposeGc() });
     t.after(() => clean.stop());
 
     const [ok, leaking] = await Promise.all([soakWithHeap(clean), soakWithHeap(leaky)]);

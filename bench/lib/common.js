@@ -5,7 +5,6 @@
 import { appendFileSync, createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { execaSync } from 'execa';
@@ -126,18 +125,7 @@ export function recordResult(bench, figures, { quick = false } = {}) {
 // A private stack (the servers + toxiproxy on free ports). `serverEnv`: extra
 // environment for its processes (they inherit this process's environment at
 // spawn time, so it is set for the start-up only).
-export async function startStack({ serverEnv = {} } = {}) {
-  const saved = Object.fromEntries(Object.keys(serverEnv).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, serverEnv);
-  try {
-    return await startTestStack();
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
-}
+export const startStack = ({ serverEnv = {} } = {}) => startTestStack({ serverEnv });
 
 // The same stack, stopped after fn(stack).
 export async function withStack(fn, options) {
@@ -148,14 +136,6 @@ export async function withStack(fn, options) {
     await stack.stop();
   }
 }
-
-// serverEnv that makes the GraphQL server leak `bytes` per HTTP request in
-// Buffers, and `heapBytes` more on the JS heap (bench/lib/leak-preload.js).
-export const leakEnv = (bytes, { heapBytes = 0 } = {}) => ({
-  NODE_OPTIONS: `--import=${pathToFileURL(join(ROOT, 'bench', 'lib', 'leak-preload.js')).href}`,
-  LEAK_TEST_BYTES_PER_REQUEST: String(bytes),
-  LEAK_TEST_HEAP_BYTES_PER_REQUEST: String(heapBytes),
-});
 
 // A temp directory removed after fn.
 export async function withTempDir(fn, prefix = 'k6pack-bench-') {
