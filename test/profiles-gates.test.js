@@ -5,7 +5,7 @@
 // unit tier (common/gate-lint.test.js, `k6pack thresholds --lint`): edge (R 840 ms), which
 // had no gates before the model derived them, ran here too until 2026-11-28 (about 55 s
 // of the timed phase; issue 38, the suite in 20 minutes). 5g and dsl are not run either:
-// test/thresholds.test.js derives their gates with every other profile's.
+// test/gates-every-profile.test.js derives their gates with every other profile's.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

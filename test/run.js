@@ -43,15 +43,15 @@ const COMMON = join(root, 'common');
 
 export const TIMED = [
   'api-connect.test.js',
-  'api.test.js',
+  'api-lanes.test.js',
   'connect-lanes.test.js',
   'fanout.test.js',
   'graphql-studies.test.js',
   'grpc-streams.test.js',
   // Its third gate compares a lan run with a baseline taken seconds before and expects no
   // regression: with three files beside it a lan p95 jumped from 1.1 to 14.2 ms (2026-11-27).
-  'history.test.js',
-  'hold.test.js',
+  'history-gate.test.js',
+  'hold-stack.test.js',
   'profile-churn.test.js',
   'profiles-gates.test.js',
   'roundtrip.test.js',

@@ -1,4 +1,4 @@
-// What test/api.test.js (timed: every lane pays the model's round trips) and
+// What test/api-lanes.test.js (timed: every lane pays the model's round trips) and
 // test/api-cli.test.js (bad input, and what happens while a run holds the stack) share:
 // the API servers this project did not write, a scratch folder, the run folders' summaries
 // and the check that a CLI run left nothing behind.
