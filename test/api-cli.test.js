@@ -1,5 +1,5 @@
 // Your own API through the CLI, where the assertions are not timings (so this file runs
-// beside another in the suite; test/api.test.js has the timed ones):
+// beside another in the suite; test/api-lanes.test.js has the timed ones):
 //   - bad input: one line naming what is at fault, exit 2, nothing left running;
 //   - Ctrl-C, a profile change during the run, a server that dies mid-run;
 //   - what a run counts: GraphQL `errors` and gRPC statuses as failures, the first error
@@ -336,11 +336,22 @@ describe('your API through the CLI', { concurrency: true }, () => {
       async (t) => {
         const { env, ports, runDir, cleanup } = await cliEnv({ api: true });
         t.after(cleanup);
-        const child = runCli(apiArgs(servers.yogaNoWs.url, '--profile', 'lte', '--load', 'ci'), {
-          env,
-          timeoutMs: scaled(120000),
-        });
-        await waitFor(child, 'step 2/', scaled(60000));
+        // One VU (smoke) on its two lanes (http_fresh, http_keepalive: no https URL, no
+        // graphql-ws), each one step of STEP_SECONDS: from its first step the run holds the
+        // stack for twice that, so the two reads of the toxics and the refused `profile` (a
+        // CLI start: seconds on a loaded machine, beside this file's other tests) fall
+        // inside it. A run that ended early fails the test (Toxiproxy gone), never passes it.
+        const STEP_SECONDS = Math.round(scaled(10000) / 1000);
+        const child = runCli(
+          [
+            ...apiArgs(servers.yogaNoWs.url, '--profile', 'lte', '--load', 'smoke'),
+            '--',
+            '-e',
+            `STEP_SECONDS=${STEP_SECONDS}`,
+          ],
+          { env, timeoutMs: scaled(120000) },
+        );
+        await waitFor(child, 'step 1/', scaled(60000));
         // The proxies' toxics (Toxiproxy's API), before and after the refused switch.
         const toxiproxy = new Toxiproxy(targetsFor(ports).TOXIPROXY_URL);
         const toxics = async () =>
@@ -356,7 +367,7 @@ describe('your API through the CLI', { concurrency: true }, () => {
         assert.deepEqual(await toxics(), before, 'the toxics changed');
         const r = await child;
         // What this test is about is the profile, not the budgets: 0, or 99 when only a
-        // latency gate failed (beside other test files a tail gate, p95 at c4, can).
+        // latency gate failed (beside other tests a lan or lte budget can).
         const doc = summaries(runDir).lte;
         assertDocPassedButLatency(r.exitCode, doc, r.stdout + r.stderr);
         assert.equal(doc.run.profile, 'lte');
@@ -484,7 +495,7 @@ describe('your API through the CLI', { concurrency: true }, () => {
         });
         assert.equal(r.exitCode, 99, r.stdout + r.stderr);
         assert.match(r.stdout, /FAIL op_duration\{scenario:http_keepalive_c1,op:GetBook\} p\(50\)<0\.01/);
-        // The other operations keep the model's budgets (whether they hold is test/api.test.js's).
+        // The other operations keep the model's budgets (whether they hold is test/api-lanes.test.js's).
         assert.match(
           r.stdout,
           /(ok {3}|FAIL )op_duration\{scenario:http_keepalive_c1,op:FirstBooks\} p\(50\)<(?!0\.01\b)/,
