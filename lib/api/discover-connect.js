@@ -12,11 +12,10 @@ import { hostPort } from '../../common/api.js';
 import { parseServerTiming, serverTotal } from '../../common/server-timing.js';
 import { DISCOVERY_VU, variableSource } from '../../common/variables.js';
 import { UsageError } from '../cli-support.js';
-import { CALLS } from './discover-graphql.js';
-import { authRefused, AUTH_STATUS, median, PROBE_TIMEOUT_MS, round3, tcpProbe, tlsProbe } from './probe.js';
+import { SERVER_TIMING_HEADER } from './discover-graphql.js';
+import { authRefused, AUTH_STATUS, measureCalls, PROBE_TIMEOUT_MS, tcpProbe, tlsProbe } from './probe.js';
 import { encodeRequest, fieldTable } from './proto-method.js';
 
-const MEASURE_BOUND_MS = 15000;
 const BINARY = { 'connect-proto': 'application/proto', 'grpc-web': 'application/grpc-web+proto' };
 
 // One POST. -> { status, type, bytes (the answer's), ms, timing, grpcStatus (gRPC-Web's trailer) }
@@ -141,31 +140,28 @@ async function measure(cfg, m, agent, signal) {
       );
     }
   };
-  const rounds = [];
-  const timings = [];
   let reqBytes = 0;
   let resBytes = 0;
   let error = null;
-  const deadline = Date.now() + MEASURE_BOUND_MS;
-  for (let i = 0; i <= CALLS && Date.now() < deadline; i++) {
-    signal?.throwIfAborted();
-    const request = next(DISCOVERY_VU);
-    const r = await call('connect-json', request);
-    if (AUTH_STATUS.has(r.status))
-      throw authRefused('Connect endpoint', where, `HTTP ${r.status}`, {
-        given: Object.keys(cfg.expanded.headers).map((k) => `header ${k}`),
-      });
-    if (notServed(r))
-      throw new UsageError(
-        `Connect endpoint ${where}: does not serve ${m.method} over the Connect protocol (${connectError(r)}): check --call and --connect (the base URL its /package.Service/Method paths hang off)`,
-      );
-    if (r.status !== 200 && !error) error = connectError(r);
-    if (i === 0) continue; // the first call opens the connection: not measured
-    rounds.push(r.ms);
-    if (r.timing !== null) timings.push(r.timing);
-    reqBytes = Buffer.byteLength(JSON.stringify(request));
-    resBytes = r.bytes.length;
-  }
+  const measured = await measureCalls(
+    async () => {
+      const request = next(DISCOVERY_VU);
+      const r = await call('connect-json', request);
+      if (AUTH_STATUS.has(r.status))
+        throw authRefused('Connect endpoint', where, `HTTP ${r.status}`, {
+          given: Object.keys(cfg.expanded.headers).map((k) => `header ${k}`),
+        });
+      if (notServed(r))
+        throw new UsageError(
+          `Connect endpoint ${where}: does not serve ${m.method} over the Connect protocol (${connectError(r)}): check --call and --connect (the base URL its /package.Service/Method paths hang off)`,
+        );
+      if (r.status !== 200 && !error) error = connectError(r);
+      reqBytes = Buffer.byteLength(JSON.stringify(request));
+      resBytes = r.bytes.length;
+      return r;
+    },
+    { timingFrom: SERVER_TIMING_HEADER, signal },
+  );
   // Binary protobuf needs the request's wire table; then one call says if the server takes it.
   const { table, problem } = fieldTable(m.requestType);
   const binary = {};
@@ -181,13 +177,10 @@ async function measure(cfg, m, agent, signal) {
       ? null
       : `${m.method} over ${protocol} answered ${r.status === 200 ? `${r.type || 'no content type'}${r.grpcStatus ? `, grpc-status ${r.grpcStatus}` : ''}` : connectError(r)}`;
   }
-  const fromHeader = timings.length > 0 && timings.length >= rounds.length / 2;
   return {
     reqBytes,
     resBytes,
-    serverMs: round3(median(fromHeader ? timings : rounds)),
-    serverFrom: fromHeader ? 'Server-Timing header' : 'round trip',
-    calls: rounds.length,
+    ...measured,
     error,
     fields: problem ? null : table,
     binary,

@@ -22,6 +22,8 @@ import {
   AUTH_STATUS,
   authRefused,
   isUnreachable,
+  MEASURE_BOUND_MS,
+  measureCalls,
   median,
   PROBE_TIMEOUT_MS,
   round3,
@@ -29,10 +31,10 @@ import {
   unreachable,
 } from './probe.js';
 
-export const CALLS = 20;
 // Subscriptions measured before the run (each lasts SUB_EVENTS events, so fewer).
 export const SUB_CALLS = 5;
-const MEASURE_BOUND_MS = 15000; // per operation: a slow API gets fewer calls, never a long wait
+// The server's time travels in an HTTP response's Server-Timing header (lib/api/probe.js measureCalls).
+export const SERVER_TIMING_HEADER = 'Server-Timing';
 const SUBPROTOCOL = 'graphql-transport-ws';
 
 // One POST of a JSON body, with the credentials' headers. -> { status, type, headers,
@@ -130,39 +132,27 @@ const errorText = (errors) => `GraphQL error: ${(errors[0] && errors[0].message)
 // call). -> { reqBytes, resBytes, serverMs, serverFrom, calls, error }
 async function measure(url, op, next, http) {
   let reqBytes = 0;
-  const rounds = [];
-  const timings = [];
   let resBytes = 0;
   let error = null;
-  const deadline = Date.now() + MEASURE_BOUND_MS;
-  // The first call opens the connection (and warms the server): not measured.
-  for (let i = 0; i <= CALLS && Date.now() < deadline; i++) {
-    const payload = { query: op.query, variables: next(DISCOVERY_VU) };
-    reqBytes = Buffer.byteLength(JSON.stringify(payload));
-    const r = await post(url, payload, http);
-    checkAllowed(r, url, http.headers);
-    const doc = json(r.body);
-    if (!error) {
-      if (r.status !== 200) error = `HTTP ${r.status}: ${r.body.slice(0, 200)}`;
-      else if (!doc) error = 'the answer is not JSON';
-      else if (doc.errors) error = errorText(doc.errors);
-      else if (doc.data === undefined || doc.data === null) error = 'the answer has no data';
-    }
-    if (i === 0) continue;
-    resBytes = Buffer.byteLength(r.body);
-    rounds.push(r.ms);
-    const t = serverTotal(parseServerTiming(r.headers['server-timing']));
-    if (t !== null) timings.push(t);
-  }
-  const fromHeader = timings.length >= rounds.length / 2 && timings.length > 0;
-  return {
-    reqBytes,
-    resBytes,
-    serverMs: round3(median(fromHeader ? timings : rounds)),
-    serverFrom: fromHeader ? 'Server-Timing' : 'round trip',
-    calls: rounds.length,
-    error,
-  };
+  const measured = await measureCalls(
+    async () => {
+      const payload = { query: op.query, variables: next(DISCOVERY_VU) };
+      reqBytes = Buffer.byteLength(JSON.stringify(payload));
+      const r = await post(url, payload, http);
+      checkAllowed(r, url, http.headers);
+      const doc = json(r.body);
+      if (!error) {
+        if (r.status !== 200) error = `HTTP ${r.status}: ${r.body.slice(0, 200)}`;
+        else if (!doc) error = 'the answer is not JSON';
+        else if (doc.errors) error = errorText(doc.errors);
+        else if (doc.data === undefined || doc.data === null) error = 'the answer has no data';
+      }
+      resBytes = Buffer.byteLength(r.body);
+      return { ms: r.ms, timing: serverTotal(parseServerTiming(r.headers['server-timing'])) };
+    },
+    { timingFrom: SERVER_TIMING_HEADER },
+  );
+  return { reqBytes, resBytes, ...measured, error };
 }
 
 // Does the endpoint accept graphql-transport-ws? -> { ok } or { reason }. The upgrade

@@ -6,12 +6,10 @@
 import grpc from '@grpc/grpc-js';
 import { parseServerTiming, serverTotal } from '../../common/server-timing.js';
 import { UsageError } from '../cli-support.js';
-import { CALLS } from './discover-graphql.js';
-import { authRefused, median, PROBE_TIMEOUT_MS, round3, tcpProbe, tlsProbe } from './probe.js';
+import { authRefused, measureCalls, PROBE_TIMEOUT_MS, tcpProbe, tlsProbe } from './probe.js';
 import { encodeRequest } from './proto-method.js';
 import { DISCOVERY_VU, variableSource } from '../../common/variables.js';
 
-const MEASURE_BOUND_MS = 15000;
 const STATUS = Object.fromEntries(Object.entries(grpc.status).map(([k, v]) => [v, k]));
 export const statusText = (code, details) =>
   `gRPC status ${STATUS[code] || code} (${code})${details ? `: ${details}` : ''}`;
@@ -106,45 +104,33 @@ async function measure(cfg, m, credentials, signal) {
         `gRPC endpoint ${addr}: cannot connect (${String(err.message || err).split('\n')[0]}): start your server, or fix --grpc (${hint})`,
       );
     });
-    const rounds = [];
-    const timings = [];
     let resBytes = 0;
     let messages = 0;
     let error = null;
-    const deadline = Date.now() + MEASURE_BOUND_MS;
-    for (let i = 0; i <= CALLS && Date.now() < deadline; i++) {
-      signal?.throwIfAborted();
-      seen.bytes = 0;
-      const encoded = encodeRequest(next(DISCOVERY_VU), m);
-      reqBytes = encoded.bytes;
-      const r = await callOnce(client, m, encoded.message, metadataFor(cfg.expanded.metadata));
-      if (AUTH_CODES.has(r.status))
-        throw authRefused('gRPC endpoint', addr, statusText(r.status, r.details), {
-          given: Object.keys(cfg.expanded.metadata).map((k) => `metadata ${k}`),
-          supply: 'metadata',
-        });
-      if (r.status === grpc.status.UNIMPLEMENTED) {
-        throw new UsageError(
-          `gRPC endpoint ${addr}: does not serve ${m.method} (${statusText(r.status, r.details)}): check --call and --grpc`,
-        );
-      }
-      if (r.status !== grpc.status.OK && !error) error = statusText(r.status, r.details);
-      if (i === 0) continue; // the first call warms the channel: not measured
-      rounds.push(r.ms);
-      if (r.timing !== null) timings.push(r.timing);
-      resBytes = seen.bytes;
-      messages = r.messages;
-    }
-    const fromTrailer = timings.length > 0 && timings.length >= rounds.length / 2;
-    return {
-      reqBytes,
-      resBytes,
-      messages,
-      serverMs: round3(median(fromTrailer ? timings : rounds)),
-      serverFrom: fromTrailer ? 'server-timing trailer' : 'round trip',
-      calls: rounds.length,
-      error,
-    };
+    const measured = await measureCalls(
+      async () => {
+        seen.bytes = 0;
+        const encoded = encodeRequest(next(DISCOVERY_VU), m);
+        reqBytes = encoded.bytes;
+        const r = await callOnce(client, m, encoded.message, metadataFor(cfg.expanded.metadata));
+        if (AUTH_CODES.has(r.status))
+          throw authRefused('gRPC endpoint', addr, statusText(r.status, r.details), {
+            given: Object.keys(cfg.expanded.metadata).map((k) => `metadata ${k}`),
+            supply: 'metadata',
+          });
+        if (r.status === grpc.status.UNIMPLEMENTED) {
+          throw new UsageError(
+            `gRPC endpoint ${addr}: does not serve ${m.method} (${statusText(r.status, r.details)}): check --call and --grpc`,
+          );
+        }
+        if (r.status !== grpc.status.OK && !error) error = statusText(r.status, r.details);
+        resBytes = seen.bytes;
+        messages = r.messages;
+        return r;
+      },
+      { timingFrom: 'server-timing trailer', signal },
+    );
+    return { reqBytes, resBytes, messages, ...measured, error };
   } finally {
     client.close();
   }

@@ -3,6 +3,7 @@
 // reasons for a connection that fails, and the median of a series of measurements.
 import { connect as tcpConnect, isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import { median } from '../../common/quantiles.js';
 import { UsageError } from '../cli-support.js';
 
 export const PROBE_TIMEOUT_MS = 5000;
@@ -105,7 +106,39 @@ export async function tcpProbe(hostport, { what, target, flag }) {
 }
 
 // The median of a series of measurements (common/quantiles.js: the pack's one definition).
-export { median } from '../../common/quantiles.js';
+export { median };
+
+// Calls an operation is measured on, after the one that opens the connection.
+export const CALLS = 20;
+// Per operation: a slow API gets fewer calls, never a long wait.
+export const MEASURE_BOUND_MS = 15000;
+
+// Discovery's one measuring loop, for every protocol: call(i) up to CALLS + 1 times on one
+// connection, within MEASURE_BOUND_MS; the first call opens the connection and warms the
+// server, and is not measured. Each answer is { ms, timing (the server's own ms, or null) };
+// call() throws what stops discovery (a refusal, a method not served) and keeps the rest
+// (bytes, a first error) itself. The server's time is the median of what the server says
+// (carried by `timingFrom`: its Server-Timing header or trailer) when it says so for at
+// least half of the calls, else the median round trip.
+// -> { serverMs, serverFrom, calls }
+export async function measureCalls(call, { timingFrom, signal }) {
+  const rounds = [];
+  const timings = [];
+  const deadline = Date.now() + MEASURE_BOUND_MS;
+  for (let i = 0; i <= CALLS && Date.now() < deadline; i++) {
+    signal?.throwIfAborted();
+    const r = await call(i);
+    if (i === 0) continue;
+    rounds.push(r.ms);
+    if (r.timing !== null && r.timing !== undefined) timings.push(r.timing);
+  }
+  const fromServer = timings.length > 0 && timings.length >= rounds.length / 2;
+  return {
+    serverMs: round3(median(fromServer ? timings : rounds)),
+    serverFrom: fromServer ? timingFrom : 'round trip',
+    calls: rounds.length,
+  };
+}
 
 export const round3 = (x) => Math.round(x * 1000) / 1000;
 
