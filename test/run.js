@@ -6,8 +6,8 @@
 //      p50s of real runs: TIMED below), one at a time, alone on the machine;
 //   2. every other file (servers, CLI, stack, reports, bad input, the benches' tiny
 //      modes: real processes whose assertions are not timings), REST_AT_ONCE at a time.
-// The unit tier (below: UNIT and the tests beside the pure modules, common/*.test.js)
-// runs in phase 2.
+// The unit tier (below: UNIT and the tests beside the pure modules, common/*.test.js
+// and lib/**/*.test.js) runs in phase 2.
 // No file of phase 2 may depend on the machine's speed: no latency budget it must meet
 // (a run's exit is 0, or 99 when only timing thresholds failed: test/helpers/exits.js),
 // waits scaled by the calibrated CPU (test/helpers/machine.js), no capacity asserted.
@@ -21,14 +21,17 @@
 // so fewer at once costs phase 2 time. After each phase, a line gives its load
 // average (1 min, the mean and the highest of samples every 10 s) against the cores.
 // `unit` runs only the files that start no stack, k6 or CLI (UNIT below; servers in
-// the test's own process at most) and every common/*.test.js, one at a time, in one
-// phase under c8: seconds, for the model, profiles, verdict, gates and results. It
-// fails when they leave common/'s lines less than COVERAGE_LINES % covered (c8 counts
-// every common/**/*.js, loaded or not, the *.test.js files aside) and says so in one
-// line with the figure and the target; c8's data and report go to a temp folder,
-// removed after. `all` (npm test, CI) runs the same files in phase 2, without c8:
-// under c8 every Node process a test starts (phase 2's servers, CLI and k6) would
-// write its coverage too, and alone before phase 1 they cost the suite 18 s.
+// the test's own process at most), every common/*.test.js and every lib/**/*.test.js
+// (beside lib/'s pure modules: the API config, compare, the history folder, merge),
+// one at a time, in one phase under c8: seconds, for the model, profiles, verdict,
+// gates, results and those. It fails when they leave the lines it measures less than
+// COVERAGE_LINES % covered (c8 counts every common/**/*.js, loaded or not, and each
+// lib/ module with a <module>.test.js beside it, not the rest of lib/; the *.test.js
+// files aside) and says so in one line with the figure and the target; c8's data and
+// report go to a temp folder, removed after. `all` (npm test, CI) runs the same files
+// in phase 2, without c8: under c8 every Node process a test starts (phase 2's
+// servers, CLI and k6) would write its coverage too, and alone before phase 1 they
+// cost the suite 18 s.
 // `rest` runs phase 2 alone.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -40,6 +43,7 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
 const COMMON = join(root, 'common');
+const LIB = join(root, 'lib');
 
 export const TIMED = [
   'api-connect.test.js',
@@ -84,8 +88,10 @@ const REST_AT_ONCE = Number(process.env.REST_AT_ONCE || availableParallelism());
 // so that none of them starts last and runs alone at the end: bench.test.js (every
 // bench, four at once), the unstable scenario's runs (about 75 s and 45 s).
 const LONG_FIRST = ['bench.test.js', 'unstable-silent.test.js', 'unstable.test.js'];
-// The unit tier fails below this share of common/'s lines run by its tests.
+// The unit tier fails below this share of the lines it measures (common/, lib/'s tested modules).
 export const COVERAGE_LINES = 90;
+// What the coverage line names.
+const MEASURED = "common/ and lib/'s tested modules";
 
 // Runs a command with the terminal; resolves { status, signal }.
 const spawnInherit = (cmd, args, opts) =>
@@ -133,8 +139,9 @@ async function run(files, concurrency, { coverage = false } = {}) {
 }
 
 // c8 around the test runner (run from the repo root): line coverage of common/, every
-// module counted (--all), the tests themselves not; text-summary on the terminal, and
-// json-summary read back by coverageCheck.
+// module counted (--all), and of each lib/ module a test sits beside (lib/x/y.test.js:
+// lib/x/y.js), the tests themselves not; text-summary on the terminal, and json-summary
+// read back by coverageCheck.
 function c8Args(dir) {
   return [
     createRequire(import.meta.url).resolve('c8/bin/c8.js'),
@@ -145,6 +152,7 @@ function c8Args(dir) {
     '--all',
     '--include',
     'common/**/*.js',
+    ...besideLib.flatMap((f) => ['--include', relative(root, f.replace(/\.test\.js$/, '.js'))]),
     '--exclude',
     'common/**/*.test.js',
     '--reporter=text-summary',
@@ -155,12 +163,14 @@ function c8Args(dir) {
   ];
 }
 
-// One line: common/'s line coverage against the target, and its least covered modules.
+// One line: the measured line coverage against the target, and the least covered modules.
 // -> 1 when below the target or not measured, else 0.
 function coverageCheck(dir) {
   const file = join(dir, 'report', 'coverage-summary.json');
   if (!existsSync(file)) {
-    console.log(`== common/ line coverage: not measured (c8 wrote no ${basename(file)}); target ${COVERAGE_LINES} %`);
+    console.log(
+      `== line coverage of ${MEASURED}: not measured (c8 wrote no ${basename(file)}); target ${COVERAGE_LINES} %`,
+    );
     return 1;
   }
   const { total, ...modules } = JSON.parse(readFileSync(file, 'utf8'));
@@ -172,7 +182,7 @@ function coverageCheck(dir) {
     .join(', ');
   const below = total.lines.pct < COVERAGE_LINES;
   console.log(
-    `== common/ line coverage: ${total.lines.pct} % (${total.lines.covered} of ${total.lines.total} lines), ${below ? 'below' : 'at least'} the target of ${COVERAGE_LINES} %; lowest: ${lowest}`,
+    `== line coverage of ${MEASURED}: ${total.lines.pct} % (${total.lines.covered} of ${total.lines.total} lines), ${below ? 'below' : 'at least'} the target of ${COVERAGE_LINES} %; lowest: ${lowest}`,
   );
   return below ? 1 : 0;
 }
@@ -186,11 +196,18 @@ for (const f of [...TIMED, ...UNIT, ...LONG_FIRST]) {
     process.exit(2);
   }
 }
-// The unit tests beside the pure modules: common/<module>.test.js, every one.
-const beside = readdirSync(COMMON)
-  .filter((f) => f.endsWith('.test.js'))
-  .sort()
-  .map((f) => join(COMMON, f));
+// The unit tests beside the pure modules: common/<module>.test.js and lib/**/<module>.test.js,
+// every one.
+const testsIn = (dir, recursive) =>
+  readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) => {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) return recursive ? testsIn(path, true) : [];
+      return e.name.endsWith('.test.js') ? [path] : [];
+    });
+const besideLib = testsIn(LIB, true);
+const beside = [...testsIn(COMMON, false), ...besideLib];
 const inTest = (names) => names.map((f) => join(here, f));
 const others = inTest(
   [...LONG_FIRST, ...all.filter((f) => !LONG_FIRST.includes(f))].filter((f) => !TIMED.includes(f) && !UNIT.includes(f)),
