@@ -14,7 +14,7 @@
  * Appends its figures to bench/results.jsonl.
  */
 import { join } from 'node:path';
-import { GATE_DEFAULTS } from '../lib/commands/k6pack-gate.js';
+import { GATE_DEFAULTS } from '../lib/gate-defaults.js';
 import { freePortMap } from '../dev/stack.js';
 import { main, parseFlags, recordResult, round, table, withTempDir } from './lib/common.js';
 import { GATE_TARGET_SECONDS, runGate } from './lib/gate.js';

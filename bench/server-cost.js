@@ -47,7 +47,7 @@
  *   node bench/server-cost.js --quick                # one short round (a check that it runs)
  * --profile runs the servers under V8's sampling profiler (bench/lib/cpu-profile-preload.js,
  * the profiler `node --cpu-prof` uses) and splits the GraphQL server's samples
- * of each slot into phases (bench/lib/cpu-profile.js): parse, validate, cost,
+ * of each slot into phases (dev/cpu-profile.js): parse, validate, cost,
  * execute, serialize, timing, framing, ... in microseconds per operation. The
  * profiler slows the server down: compare phases within a profile run, not with
  * an ordinary run.
@@ -56,7 +56,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { monotonicMicros, readProfile, splitProfile } from './lib/cpu-profile.js';
+import { monotonicMicros, readProfile, splitProfile } from '../dev/cpu-profile.js';
 import { processCpuMs } from '../lib/process-cpu.js';
 import {
   BenchError,

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { execa } from 'execa';
 import { ROOT } from '../lib/tools.js';
-import { OWNERS, PHASES } from '../bench/lib/cpu-profile.js';
+import { OWNERS, PHASES } from '../dev/cpu-profile.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'k6pack-bench-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

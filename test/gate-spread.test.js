@@ -1,8 +1,8 @@
-// bench/lib/spread.js: the run-to-run spread of gated figures and each budget's margin in
+// dev/spread.js: the run-to-run spread of gated figures and each budget's margin in
 // standard deviations (bench/gate-trust.js reports them over its clean gates).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { spreadOf } from '../bench/lib/spread.js';
+import { spreadOf } from '../dev/spread.js';
 
 const fig = (key, stat, limit, observed, run) => ({ scenario: 's', profile: 'lte', key, stat, limit, observed, run });
 

@@ -74,6 +74,7 @@ export const UNIT = [
   'docs.test.js',
   'gate-spread.test.js',
   'graphql-documents.test.js',
+  'layers.test.js',
   'lint.test.js',
   'plan-headers.test.js',
   'profiles-catalogue.test.js',

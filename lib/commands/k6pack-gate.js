@@ -38,9 +38,6 @@ import { GATE_DEFAULTS, GATE_FILES, gateScenarios } from '../gate-defaults.js';
 import { specGate } from '../specs.js';
 import { ensureTools, ROOT } from '../tools.js';
 
-// (benches and tests import these from lib/gate-defaults.js)
-export { GATE_DEFAULTS, GATE_FILES, gateScenarios };
-
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const runName = (r) => `${r.scenario} (${r.profile || 'default'})`;
 
