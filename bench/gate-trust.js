@@ -35,7 +35,7 @@ import { busyCore } from './lib/busy.js';
 import { spreadOf } from '../dev/spread.js';
 import { GATE_DEFAULTS } from '../lib/gate-defaults.js';
 import { loadProfile } from '../lib/profiles.js';
-import { freePortMap } from '../dev/stack.js';
+import { freePortMap } from '../dev/test-stack.js';
 import { BenchError, main, parseFlags, recordResult, round, ROOT, table, withTempDir } from './lib/common.js';
 import {
   CLI,
@@ -45,7 +45,7 @@ import {
   gateCalibrations,
   gateFigures,
   runGate,
-} from './lib/gate.js';
+} from './lib/gate-runs.js';
 
 const DRIFT_SHARE = 0.2;
 const DRIFT_PROFILE = 'lte';

@@ -15,9 +15,9 @@
  */
 import { join } from 'node:path';
 import { GATE_DEFAULTS } from '../lib/gate-defaults.js';
-import { freePortMap } from '../dev/stack.js';
+import { freePortMap } from '../dev/test-stack.js';
 import { main, parseFlags, recordResult, round, table, withTempDir } from './lib/common.js';
-import { GATE_TARGET_SECONDS, runGate } from './lib/gate.js';
+import { GATE_TARGET_SECONDS, runGate } from './lib/gate-runs.js';
 
 await main(async () => {
   const flags = parseFlags({ scenarios: '', profiles: GATE_DEFAULTS.profile, load: GATE_DEFAULTS.load, quick: false });

@@ -25,9 +25,9 @@ import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { HISTORY_RULE, MIN_HISTORY_RUNS } from '../common/history.js';
 import { loadProfile } from '../lib/profiles.js';
-import { freePortMap } from '../dev/stack.js';
+import { freePortMap } from '../dev/test-stack.js';
 import { BenchError, main, median, parseFlags, recordResult, round, ROOT, table, withTempDir } from './lib/common.js';
-import { CLI, runGate } from './lib/gate.js';
+import { CLI, runGate } from './lib/gate-runs.js';
 
 const PROFILE = 'lte';
 const SLOW_SHARE = 0.1;

@@ -19,9 +19,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
-import { freePortMap } from '../dev/stack.js';
+import { freePortMap } from '../dev/test-stack.js';
 import { BenchError, main, parseFlags, recordResult, ROOT, table, withTempDir } from './lib/common.js';
-import { CLI } from './lib/gate.js';
+import { CLI } from './lib/gate-runs.js';
 
 const DELAY_PER_INFLIGHT_MS = 15; // as test/workload.test.js: a ceiling of ~67 requests/s
 const KNEE_SHARES = '30,150';

@@ -12,9 +12,9 @@
  * Appends its figures to bench/results.jsonl.
  */
 import { join } from 'node:path';
-import { freePortMap } from '../dev/stack.js';
+import { freePortMap } from '../dev/test-stack.js';
 import { main, parseFlags, recordResult, round, table, withTempDir } from './lib/common.js';
-import { calibrationSummary, failedGates, gateCalibrations, runGate } from './lib/gate.js';
+import { calibrationSummary, failedGates, gateCalibrations, runGate } from './lib/gate-runs.js';
 
 await main(async () => {
   const flags = parseFlags({ profiles: 'lte,3g,4g+shared+loss3', load: 'ci', scenarios: '', quick: false });

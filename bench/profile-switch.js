@@ -22,9 +22,9 @@ import { targetsFor } from '../common/defaults.js';
 import { k6RunArgs, requireK6 } from '../lib/k6.js';
 import { loadProfile } from '../lib/profiles.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
-import { freePortMap } from '../dev/stack.js';
+import { freePortMap } from '../dev/test-stack.js';
 import { BenchError, main, parseFlags, quantile, recordResult, round, ROOT, table, withTempDir } from './lib/common.js';
-import { CLI } from './lib/gate.js';
+import { CLI } from './lib/gate-runs.js';
 
 const SPECS = ['lan', 'lte', '3g', '2g', '3g+flaky', 'lte+stall', '4g+jitter', 'lte+truncate'];
 

@@ -17,9 +17,9 @@
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { DEFAULT_PORTS } from '../common/defaults.js';
-import { freePortMap } from '../dev/stack.js';
+import { freePortMap } from '../dev/test-stack.js';
 import { BenchError, main, parseFlags, quantile, recordResult, round, table, withTempDir } from './lib/common.js';
-import { CLI } from './lib/gate.js';
+import { CLI } from './lib/gate-runs.js';
 
 const RUN = ['run', 'ws-vs-http', '--profile', 'lan', '--load', 'smoke', '--no-samples', '--', '-e', 'STEP_SECONDS=1'];
 

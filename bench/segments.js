@@ -2,7 +2,7 @@
 /*
  * A distributed run rehearsed on this machine: one plan run by one k6 process,
  * then by four k6 processes at once as execution segments (0:1/4 ... 3/4:1,
- * --execution-segment-sequence, the k6-operator's flags: dev/segments.js)
+ * --execution-segment-sequence, the k6-operator's flags: dev/run-segments.js)
  * against the same stack, merged with `k6pack merge`.
  * Figures: operations per second of the four segments together vs the one
  * process (the same planned step time); iterations per process; the merged
@@ -18,8 +18,8 @@
  */
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { runToFolder } from '../dev/k6.js';
-import { runSegments } from '../dev/segments.js';
+import { runToFolder } from '../dev/run-k6.js';
+import { runSegments } from '../dev/run-segments.js';
 import {
   BenchError,
   main,

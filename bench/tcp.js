@@ -10,7 +10,7 @@
  *   slowstart  10 KB, 100 KB and 1 MB answers on a new connection and on a kept one
  *              (window open), under 3g and lte, with slow start and without (+ideal);
  *              and a kept-alive answer of 100 KB after 2 s idle (the window restarts).
- *              p50 over the model's (target 0.9-1.1). dev/k6/tcp.js.
+ *              p50 over the model's (target 0.9-1.1). dev/k6/tcp-probe.js.
  *   study001   compound vs atomic over HTTP/2 vs atomic over 6 HTTP/1.1 connections
  *              under 3g+loss3 and 3g+loss3+shared (scenarios/compound-vs-parallel.js): p50 and p95 per
  *              lane beside the model's p50 and p95 (the tail operation with the loss
@@ -49,7 +49,7 @@ import {
   withStack,
 } from './lib/common.js';
 
-const PROBE = join(ROOT, 'dev', 'k6', 'tcp.js');
+const PROBE = join(ROOT, 'dev', 'k6', 'tcp-probe.js');
 const RATIO = [0.9, 1.1];
 const OVERHEAD_TARGET_MS = 0.3;
 const policy = parsePolicy(readFileSync(join(ROOT, 'thresholds.json'), 'utf8'), 'thresholds.json');
@@ -179,7 +179,7 @@ async function slowStart(stack, profiles, { quick }) {
     });
     if (run.code !== 0 || !run.summary)
       throw new BenchError(
-        `dev/k6/tcp.js under ${spec} exited ${run.code}${run.timedOut ? ' (timed out)' : ''}: ${run.stderr.slice(-1500)}`,
+        `dev/k6/tcp-probe.js under ${spec} exited ${run.code}${run.timedOut ? ' (timed out)' : ''}: ${run.stderr.slice(-1500)}`,
       );
     const m = run.summary.metrics;
     const cases = [

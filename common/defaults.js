@@ -88,7 +88,7 @@ export function targetsFor(ports = DEFAULT_PORTS, host = DEFAULT_HOST, serverHos
 
 export const TARGET_DEFAULTS = targetsFor();
 
-// The proxies in front of a team's own endpoints (the `api` scenario: common/api.js),
+// The proxies in front of a team's own endpoints (the `api` scenario: common/your-api.js),
 // each listening on 127.0.0.1 at the port of its variable: [name, listen port var].
 // The WebSocket one is used only when --ws names another host:port than --graphql.
 export const API_PROXY_PORTS = {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseApiPlan } from '../common/api.js';
+import { parseApiPlan } from '../common/your-api.js';
 import { buildScenario } from '../common/scenario.js';
 import { parsePolicy } from '../common/thresholds.js';
 import { checkWorkload, profileOrUsage, scenarioNames, show, UsageError } from './cli-support.js';

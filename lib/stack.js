@@ -1,6 +1,6 @@
 // The embedded stack: the reference servers and toxiproxy as plain processes
 // on 127.0.0.1, health-checked, with the proxies populated. Used by the CLI
-// (`k6pack up`, detached) and by tests (dev/stack.js, attached).
+// (`k6pack up`, detached) and by tests (dev/test-stack.js, attached).
 import { mkdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';

@@ -40,7 +40,7 @@
  * (end of the plan)
  */
 import exec from 'k6/execution';
-import { parseApiPlan } from '../common/api.js';
+import { parseApiPlan } from '../common/your-api.js';
 import { expandCredentials, redact, secretsOf } from '../common/credentials.js';
 import { variableSource } from '../common/variables.js';
 import { configError } from '../common/env.js';

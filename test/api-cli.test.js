@@ -22,13 +22,13 @@ import { PORT_WAIT_MS } from '../lib/ports.js';
 import { ROOT } from '../lib/tools.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { targetsFor } from '../common/defaults.js';
-import { startTestStack } from '../dev/stack.js';
-import { cliEnv, portsInUse, processesMatching, runCli, waitFor } from './helpers/cli.js';
+import { startTestStack } from '../dev/test-stack.js';
+import { cliEnv, portsInUse, processesMatching, runCli, waitFor } from './helpers/cli-env.js';
 import { assertDocPassedButLatency } from './helpers/exits.js';
-import { scaled } from './helpers/machine.js';
+import { scaled } from './helpers/waits.js';
 import { OPS, PROTO, startYoga, VARS } from './helpers/api-servers.js';
 import { apiArgs, apiServers, GET_FEATURE, scratch, summaries, TOKEN } from './helpers/api-run.js';
-import { API_CONNECT_LANES, BOOKS_PROTO, ELIZA_PROTO, ELIZA_SERVICE, startEliza } from './helpers/connect.js';
+import { API_CONNECT_LANES, BOOKS_PROTO, ELIZA_PROTO, ELIZA_SERVICE, startEliza } from './helpers/connect-servers.js';
 import { createServer as createConnectServer } from '../servers/connect/server.js';
 
 const file = scratch();

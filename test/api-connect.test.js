@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createServer as createConnectServer } from '../servers/connect/server.js';
-import { cliEnv, runCli } from './helpers/cli.js';
+import { cliEnv, runCli } from './helpers/cli-env.js';
 import { summaries } from './helpers/api-run.js';
-import { API_CONNECT_LANES, BOOKS_PROTO } from './helpers/connect.js';
+import { API_CONNECT_LANES, BOOKS_PROTO } from './helpers/connect-servers.js';
 
 // As test/connect-lanes.test.js: a shaped call is never faster than its round trips and
 // bytes, at most 10 % slower (spread measured 2026-11-27 on the reference lanes: x0.98..x1.05;

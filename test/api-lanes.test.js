@@ -13,8 +13,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ROOT } from '../lib/tools.js';
-import { runK6 } from '../dev/k6.js';
-import { cliEnv, portsInUse, runCli } from './helpers/cli.js';
+import { runK6 } from '../dev/run-k6.js';
+import { cliEnv, portsInUse, runCli } from './helpers/cli-env.js';
 import { OPS, PROTO, startRouteGuide, startYoga, VARS } from './helpers/api-servers.js';
 import {
   apiArgs,

@@ -8,9 +8,9 @@ import { test } from 'node:test';
 import { PROXY_NAMES, targetsFor } from '../common/defaults.js';
 import { isAlive } from '../lib/processes.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
-import { cliEnv, portsInUse, processesMatching, runCli, waitFor } from './helpers/cli.js';
-import { scaled } from './helpers/machine.js';
-import { startTestStack } from '../dev/stack.js';
+import { cliEnv, portsInUse, processesMatching, runCli, waitFor } from './helpers/cli-env.js';
+import { scaled } from './helpers/waits.js';
+import { startTestStack } from '../dev/test-stack.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'k6pack-scripts-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));

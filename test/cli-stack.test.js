@@ -16,9 +16,9 @@ import { isAlive } from '../lib/processes.js';
 import { writeState } from '../lib/runstate.js';
 import { ROOT } from '../lib/tools.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
-import { cliEnv, portsInUse, recordedPids, runCli } from './helpers/cli.js';
+import { cliEnv, portsInUse, recordedPids, runCli } from './helpers/cli-env.js';
 import { startPortHolder } from './helpers/port-holder.js';
-import { scaled } from './helpers/machine.js';
+import { scaled } from './helpers/waits.js';
 
 const oneLine = (text) => text.trim().split('\n').length === 1;
 

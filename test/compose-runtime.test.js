@@ -19,7 +19,7 @@ import { DEFAULT_PORTS, PROXY_ROUTES } from '../common/defaults.js';
 import { ensureTools, ROOT } from '../lib/tools.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { hostPathFor, loadCompose, parseVolume } from './helpers/compose.js';
-import { freePorts, startTestStack } from '../dev/stack.js';
+import { freePorts, startTestStack } from '../dev/test-stack.js';
 
 const { services } = loadCompose();
 const SERVER_SERVICES = ['graphql', 'grpc', 'connect'];

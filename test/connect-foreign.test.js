@@ -13,12 +13,12 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { runK6 } from '../dev/k6.js';
-import { useTestStack } from '../dev/stack.js';
+import { runK6 } from '../dev/run-k6.js';
+import { useTestStack } from '../dev/test-stack.js';
 import { ROOT } from '../lib/tools.js';
-import { ELIZA_SERVICE, GRPC_VS_GRAPHQL_RPC_LANES, startEliza } from './helpers/connect.js';
+import { ELIZA_SERVICE, GRPC_VS_GRAPHQL_RPC_LANES, startEliza } from './helpers/connect-servers.js';
 
-const SCRIPT = join(ROOT, 'test', 'k6', 'rpc-web.js');
+const SCRIPT = join(ROOT, 'test', 'k6', 'rpc-web-probe.js');
 const stack = useTestStack();
 
 const listen = (server) =>

@@ -11,11 +11,11 @@ import { buildScenario } from '../common/scenario.js';
 import { parsePolicy } from '../common/thresholds.js';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { runK6 } from '../dev/k6.js';
-import { useTestStack } from '../dev/stack.js';
+import { runK6 } from '../dev/run-k6.js';
+import { useTestStack } from '../dev/test-stack.js';
 import declareGrpc from '../scenarios/specs/grpc-vs-graphql.js';
 import declareWs from '../scenarios/specs/ws-vs-http.js';
-import { GRPC_VS_GRAPHQL_RPC_LANES } from './helpers/connect.js';
+import { GRPC_VS_GRAPHQL_RPC_LANES } from './helpers/connect-servers.js';
 
 const POLICY_FILE = join(ROOT, 'thresholds.json');
 const policy = parsePolicy(readFileSync(POLICY_FILE, 'utf8'), POLICY_FILE);

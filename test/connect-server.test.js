@@ -34,7 +34,7 @@ import { execa } from 'execa';
 import { LIMITS } from '../common/defaults.js';
 import { parseServerTiming } from '../common/server-timing.js';
 import { ensureDevTools } from '../dev/devtools.js';
-import { freePorts } from '../dev/stack.js';
+import { freePorts } from '../dev/test-stack.js';
 import { ROOT } from '../lib/tools.js';
 import { BooksService } from '../servers/connect/proto.js';
 import { BOOK_COUNT, fullBookAt } from '../servers/shared/data.js';

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { useTestStack } from '../dev/stack.js';
-import { count, fanoutOn, output, plannedEvents, policy } from './helpers/fanout.js';
+import { useTestStack } from '../dev/test-stack.js';
+import { count, fanoutOn, output, plannedEvents, policy } from './helpers/fanout-run.js';
 
 const stack = useTestStack();
 const fanout = fanoutOn(stack);

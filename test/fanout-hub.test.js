@@ -13,7 +13,7 @@ import { postGraphQL, runOperation, wsClient } from '../servers/graphql/client.j
 import { createServer as createGraphql } from '../servers/graphql/server.js';
 import { booksClient, collectStream, unaryCall } from '../servers/grpc/client.js';
 import { createServer as createGrpc } from '../servers/grpc/server.js';
-import { freePorts } from '../dev/stack.js';
+import { freePorts } from '../dev/test-stack.js';
 
 const SUBSCRIPTION = 'subscription($t: String!) { topicEvents(topic: $t) { topic seq id origin publishedAt payload } }';
 const PUBLISH =

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { buildScenario, rttOf } from '../common/scenario.js';
 import { listProfiles, loadProfile } from '../lib/profiles.js';
 import declare from '../scenarios/specs/fanout.js';
-import { policy } from './helpers/fanout.js';
+import { policy } from './helpers/fanout-run.js';
 
 const ENV = { LOAD: 'ci' };
 

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadProfile } from '../lib/profiles.js';
-import { useTestStack } from '../dev/stack.js';
-import { count, fanoutOn, metric, output, plannedEvents } from './helpers/fanout.js';
+import { useTestStack } from '../dev/test-stack.js';
+import { count, fanoutOn, metric, output, plannedEvents } from './helpers/fanout-run.js';
 
 const LANES = ['ws', 'wss', 'grpc_stream', 'http_poll'];
 const stack = useTestStack();

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { listProfiles } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { runK6 } from '../dev/k6.js';
-import { startTestStack } from '../dev/stack.js';
+import { runK6 } from '../dev/run-k6.js';
+import { startTestStack } from '../dev/test-stack.js';
 
 const SCENARIO = join(ROOT, 'scenarios', 'faults.js');
 const LANES = ['http_keepalive', 'http2', 'ws', 'grpc'];

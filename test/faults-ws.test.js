@@ -15,10 +15,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { ROOT } from '../lib/tools.js';
-import { runK6 } from '../dev/k6.js';
-import { startTestStack, useTestStack } from '../dev/stack.js';
+import { runK6 } from '../dev/run-k6.js';
+import { startTestStack, useTestStack } from '../dev/test-stack.js';
 import { assertPassedButLatency, crossedInSummary } from './helpers/exits.js';
-import { scaled } from './helpers/machine.js';
+import { scaled } from './helpers/waits.js';
 
 const FAULTS = join(ROOT, 'scenarios', 'faults.js');
 const PROBE = join(ROOT, 'test', 'k6', 'ws-deadlines.js');

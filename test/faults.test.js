@@ -8,12 +8,12 @@ import { test } from 'node:test';
 import { PROXY_NAMES } from '../common/defaults.js';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { runK6 } from '../dev/k6.js';
-import { useTestStack } from '../dev/stack.js';
-import { scaled } from './helpers/machine.js';
+import { runK6 } from '../dev/run-k6.js';
+import { useTestStack } from '../dev/test-stack.js';
+import { scaled } from './helpers/waits.js';
 
-const NETWORK_PROBE = join(ROOT, 'test', 'k6', 'network.js');
-const FAULT_PROBE = join(ROOT, 'test', 'k6', 'faults.js');
+const NETWORK_PROBE = join(ROOT, 'test', 'k6', 'network-probe.js');
+const FAULT_PROBE = join(ROOT, 'test', 'k6', 'faults-probe.js');
 
 const stack = useTestStack();
 

@@ -6,14 +6,14 @@
 // The tests run at once (node:test concurrency), each gate on its own ports and run dir
 // (cliEnv); the baseline gate starts as soon as the first gate has written its
 // grpc-vs-graphql run (when it moves on to push), not after the whole first gate.
-// Waits are hang guards, scaled to this machine (test/helpers/machine.js).
+// Waits are hang guards, scaled to this machine (test/helpers/waits.js).
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ROOT } from '../lib/tools.js';
-import { cliEnv, portsInUse, processesMatching, runCli, waitFor } from './helpers/cli.js';
-import { scaled } from './helpers/machine.js';
+import { cliEnv, portsInUse, processesMatching, runCli, waitFor } from './helpers/cli-env.js';
+import { scaled } from './helpers/waits.js';
 
 const SMALL = ['--scenarios', 'grpc-vs-graphql,push', '--profile', 'lan', '--load', 'smoke'];
 const FAST = ['-e', 'STEP_SECONDS=1'];

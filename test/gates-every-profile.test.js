@@ -19,9 +19,9 @@ import { parsePolicy } from '../common/thresholds.js';
 import { scenarioNames } from '../lib/cli-support.js';
 import { listProfiles, loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { runK6 } from '../dev/k6.js';
-import { startTestStack } from '../dev/stack.js';
-import { runCli } from './helpers/cli.js';
+import { runK6 } from '../dev/run-k6.js';
+import { startTestStack } from '../dev/test-stack.js';
+import { runCli } from './helpers/cli-env.js';
 
 const FILE = join(ROOT, 'thresholds.json');
 const policy = parsePolicy(readFileSync(FILE, 'utf8'), FILE);

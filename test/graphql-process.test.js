@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { SHUTDOWN_GRACE_MS } from '../servers/shared/lifecycle.js';
 import { h2Connect, h2Request, postGraphQL, runOperation, wsClient } from '../servers/graphql/client.js';
 import { DRAIN_GRACE_MS } from '../servers/graphql/server.js';
-import { freePorts } from '../dev/stack.js';
+import { freePorts } from '../dev/test-stack.js';
 
 const SERVER = fileURLToPath(new URL('../servers/graphql/server.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -11,7 +11,7 @@ import { LIMITS } from '../common/defaults.js';
 import { PROTO_PATH } from '../servers/grpc/proto.js';
 import { createServer } from '../servers/grpc/server.js';
 import { fullBookAt } from '../servers/shared/data.js';
-import { runK6 } from '../dev/k6.js';
+import { runK6 } from '../dev/run-k6.js';
 
 // What k6 needs to receive ListBooks(500000) (~35 MB); its default is 4 MB.
 const MAX_RECEIVE = 64 * 1024 * 1024;

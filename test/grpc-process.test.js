@@ -15,7 +15,7 @@ import grpc from '@grpc/grpc-js';
 import { SHUTDOWN_GRACE_MS } from '../servers/shared/lifecycle.js';
 import { loadTlsMaterial } from '../servers/shared/tls.js';
 import { booksClient, collectStream, healthClient, unaryCall } from '../servers/grpc/client.js';
-import { freePorts } from '../dev/stack.js';
+import { freePorts } from '../dev/test-stack.js';
 
 const SERVER = fileURLToPath(new URL('../servers/grpc/server.js', import.meta.url));
 

@@ -21,7 +21,7 @@ import {
 } from '../servers/grpc/client.js';
 import { createServer, DRAIN_MS } from '../servers/grpc/server.js';
 import { expectGrpcError, grpcMessage, waitFor } from './helpers/hostile.js';
-import { scaled } from './helpers/machine.js';
+import { scaled } from './helpers/waits.js';
 
 const { status } = grpc;
 // As the GraphQL server's Server-Timing header: milliseconds, at most 3 decimals.

@@ -12,8 +12,8 @@ import { buildScenario } from '../common/scenario.js';
 import { parsePolicy } from '../common/thresholds.js';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { runK6 } from '../dev/k6.js';
-import { useTestStack } from '../dev/stack.js';
+import { runK6 } from '../dev/run-k6.js';
+import { useTestStack } from '../dev/test-stack.js';
 import declare from '../scenarios/specs/grpc-vs-graphql.js';
 
 const SCRIPT = join(ROOT, 'scenarios', 'grpc-vs-graphql.js');

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { execa } from 'execa';
 import { ROOT } from '../lib/tools.js';
 import { chromium, launch, openPage } from './helpers/browser.js';
-import { cliEnv, runCli } from './helpers/cli.js';
+import { cliEnv, runCli } from './helpers/cli-env.js';
 
 const GATE = ['gate', '--scenarios', 'push', '--profile', 'lan', '--load', 'smoke'];
 const FAST = ['-e', 'STEP_SECONDS=1'];

@@ -18,7 +18,7 @@ import { requireK6, k6RunArgs } from '../lib/k6.js';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
-import { cliEnv, runCli, waitFor } from './helpers/cli.js';
+import { cliEnv, runCli, waitFor } from './helpers/cli-env.js';
 import { WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 const SCENARIO = join(ROOT, 'scenarios', 'ws-vs-http.js');

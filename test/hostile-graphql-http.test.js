@@ -23,7 +23,7 @@ import {
   spawnServer,
 } from './helpers/hostile.js';
 import { serverMemory } from '../dev/server-memory.js';
-import { scaled } from './helpers/machine.js';
+import { scaled } from './helpers/waits.js';
 
 let server;
 let h2; // one HTTP/2 session for the h2 rows

@@ -29,8 +29,8 @@ import {
   targetsFor,
 } from '../common/defaults.js';
 import { parseDockerfile } from './helpers/compose.js';
-import { freePorts, startTestStack } from '../dev/stack.js';
-import { segmentFlags } from '../dev/segments.js';
+import { freePorts, startTestStack } from '../dev/test-stack.js';
+import { segmentFlags } from '../dev/run-segments.js';
 
 const K8S_DIR = join(ROOT, 'deploy', 'k8s');
 const CRD = process.env.K6_OPERATOR_CRD;

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { targetsFor } from '../common/defaults.js';
-import { cliEnv, portsInUse, runCli } from './helpers/cli.js';
+import { cliEnv, portsInUse, runCli } from './helpers/cli-env.js';
 import { GRPC_VS_GRAPHQL_LANES, WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 // Live processes running `command` (part of the command line) with

@@ -79,6 +79,33 @@ test('the check sees a wrong import', () => {
   assert.equal(allowed(layerOf('test/x.test.js'), layerOf('bench/lib/common.js')), false);
   assert.equal(allowed(layerOf('bench/gate.js'), layerOf('lib/commands/k6pack-gate.js')), false);
   assert.equal(allowed(layerOf('common/model.js'), layerOf('lib/tools.js')), false);
-  assert.equal(allowed(layerOf('lib/runner.js'), layerOf('dev/k6.js')), false);
+  assert.equal(allowed(layerOf('lib/runner.js'), layerOf('dev/run-k6.js')), false);
   assert.equal(allowed(layerOf('bench/gate.js'), layerOf('lib/gate-defaults.js')), true);
+});
+
+// docs/layout.md "Names": no two source files share a name, but a pure module and its
+// runtimes' sides, a scenario and its declaration, a bench and its k6 load (named after
+// what it measures), and the files inside each reference server's own folder.
+const SHARED_NAME_FOLDERS = new Set([
+  'common',
+  'lib',
+  'scenarios/lib',
+  'scenarios',
+  'scenarios/specs',
+  'bench',
+  'bench/k6',
+]);
+
+test('no two source files share a name, but where docs/layout.md says why', () => {
+  const files = execFileSync('git', ['ls-files', '*.js', '*.mjs'], { cwd: ROOT, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .filter((f) => !f.startsWith('servers/'));
+  const byName = new Map();
+  for (const f of files) byName.set(posix.basename(f), [...(byName.get(posix.basename(f)) || []), f]);
+  const wrong = [...byName.values()]
+    .filter((group) => group.length > 1)
+    .filter((group) => !group.every((f) => SHARED_NAME_FOLDERS.has(posix.dirname(f))))
+    .map((group) => group.join(', '));
+  assert.deepEqual(wrong, []);
 });

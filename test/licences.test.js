@@ -12,9 +12,9 @@ import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import spdx from 'spdx-license-list/full.js';
 import { ROOT } from '../lib/tools.js';
-import { startTestStack } from '../dev/stack.js';
-import { runCli } from './helpers/cli.js';
-import { runInto } from './helpers/results.js';
+import { startTestStack } from '../dev/test-stack.js';
+import { runCli } from './helpers/cli-env.js';
+import { runInto } from './helpers/run-folders.js';
 
 const normalise = (text) => text.replace(/\s+/g, ' ').trim();
 const readRepo = (path) => readFileSync(join(ROOT, path), 'utf8');

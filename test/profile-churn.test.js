@@ -16,8 +16,8 @@ import { toxicChanges } from '../common/toxics.js';
 import { k6RunArgs, requireK6 } from '../lib/k6.js';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { runK6 } from '../dev/k6.js';
-import { useTestStack } from '../dev/stack.js';
+import { runK6 } from '../dev/run-k6.js';
+import { useTestStack } from '../dev/test-stack.js';
 
 const SPECS = ['lan', 'lte', '3g', '2g', '3g+flaky', 'lte+stall', '4g+jitter', 'lte+truncate', '3g+slow-close'];
 // 60, not 120 (until 2026-11-28): each of the nine specs six times or more, where the

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { cliEnv, runCli } from './helpers/cli.js';
+import { cliEnv, runCli } from './helpers/cli-env.js';
 import { WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 const LANES = ['http_fresh', 'http_keepalive', 'ws', 'https_fresh', 'http2', 'wss'];

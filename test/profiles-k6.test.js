@@ -12,7 +12,7 @@ import { execa } from 'execa';
 import { k6RunArgs, requireK6 } from '../lib/k6.js';
 import { findToxiproxy, ROOT } from '../lib/tools.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
-import { freePorts } from '../dev/stack.js';
+import { freePorts } from '../dev/test-stack.js';
 
 // A copy of the pack's profile machinery with a scenario at scenarios/probe.js, so a
 // profile file can be broken without touching the repository.
@@ -81,7 +81,7 @@ test('an unknown profile stops k6 at init with one line listing the known ones',
     ['nope', 'unknown network profile "nope"'],
     ['3g+wobbly', 'unknown modifier or fault profile "wobbly"'],
   ]) {
-    const run = await k6('test/k6/network.js', { env: { PROFILE: spec } });
+    const run = await k6('test/k6/network-probe.js', { env: { PROFILE: spec } });
     assert.equal(run.code, 107, run.stderr);
     const line = errorLine(run.stderr);
     assert.ok(line?.startsWith(start), line);

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { execa } from 'execa';
 import { ROOT } from '../lib/tools.js';
-import { cliEnv, runCli } from './helpers/cli.js';
+import { cliEnv, runCli } from './helpers/cli-env.js';
 import { assertDocPassedButLatency } from './helpers/exits.js';
-import { scaled } from './helpers/machine.js';
-import { prometheusBinary, PROMTOOL, startPrometheus } from './helpers/prometheus.js';
+import { scaled } from './helpers/waits.js';
+import { prometheusBinary, PROMTOOL, startPrometheus } from './helpers/prometheus-server.js';
 import { WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 const DASHBOARD = join(ROOT, 'deploy', 'grafana', 'k6pack.json');

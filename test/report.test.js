@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { chromium, launch, openPage } from './helpers/browser.js';
-import { runCli } from './helpers/cli.js';
-import { runInto } from './helpers/results.js';
-import { startTestStack } from '../dev/stack.js';
+import { runCli } from './helpers/cli-env.js';
+import { runInto } from './helpers/run-folders.js';
+import { startTestStack } from '../dev/test-stack.js';
 import { GRPC_VS_GRAPHQL_LANES, WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 const QUICK = { LOAD: 'smoke', STEP_SECONDS: '1' };

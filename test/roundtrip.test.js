@@ -15,8 +15,8 @@ import { test } from 'node:test';
 import { linkOf, operation, setupPhases } from '../common/model.js';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { runK6 } from '../dev/k6.js';
-import { useTestStack } from '../dev/stack.js';
+import { runK6 } from '../dev/run-k6.js';
+import { useTestStack } from '../dev/test-stack.js';
 
 const PROBE = join(ROOT, 'test', 'k6', 'roundtrip.js');
 const BIG_BYTES = 100000;

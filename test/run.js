@@ -10,7 +10,7 @@
 // and lib/**/*.test.js) runs in phase 2.
 // No file of phase 2 may depend on the machine's speed: no latency budget it must meet
 // (a run's exit is 0, or 99 when only timing thresholds failed: test/helpers/exits.js),
-// waits scaled by the calibrated CPU (test/helpers/machine.js), no capacity asserted.
+// waits scaled by the calibrated CPU (test/helpers/waits.js), no capacity asserted.
 // REST_AT_ONCE defaults to the cores this process may use (os.availableParallelism():
 // 2 on the reference VM, 1 under `taskset -c 0`). Four at a time on two cores, phase 2
 // kept the load average near 10 (15 at times) and the CLI's calibration read CPU x9.5 to

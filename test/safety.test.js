@@ -17,8 +17,8 @@ import { k6RunArgs, requireK6 } from '../lib/k6.js';
 import { refuseRemoteHosts, StackError } from '../lib/stack.js';
 import { ROOT } from '../lib/tools.js';
 import { DEFAULT_PORTS, PROXY_ROUTES, TARGET_DEFAULTS, targetsFor } from '../common/defaults.js';
-import { cliEnv, portsInUse, recordedPids, runCli } from './helpers/cli.js';
-import { startTestStack } from '../dev/stack.js';
+import { cliEnv, portsInUse, recordedPids, runCli } from './helpers/cli-env.js';
+import { startTestStack } from '../dev/test-stack.js';
 
 const SCENARIOS = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.js'));
 const REMOTE = '192.0.2.1'; // TEST-NET-1 (RFC 5737): reserved, routed nowhere

@@ -12,7 +12,7 @@ import { requireK6 } from '../lib/k6.js';
 import { ROOT } from '../lib/tools.js';
 import { resolveTargets } from '../scenarios/lib/config.js';
 import { TARGET_DEFAULTS } from '../common/defaults.js';
-import { runK6 } from '../dev/k6.js';
+import { runK6 } from '../dev/run-k6.js';
 
 const SCENARIOS = readdirSync(join(ROOT, 'scenarios'))
   .filter((f) => f.endsWith('.js'))

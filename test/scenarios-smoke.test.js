@@ -18,8 +18,8 @@ import { parsePolicy } from '../common/thresholds.js';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
 import declareCompound from '../scenarios/specs/compound-vs-parallel.js';
-import { runK6 } from '../dev/k6.js';
-import { startTestStack } from '../dev/stack.js';
+import { runK6 } from '../dev/run-k6.js';
+import { startTestStack } from '../dev/test-stack.js';
 import { GRPC_VS_GRAPHQL_LANES, WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 const policy = parsePolicy(readFileSync(join(ROOT, 'thresholds.json'), 'utf8'), 'thresholds.json');

@@ -23,9 +23,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
 import { PROXY_ROUTES } from '../common/defaults.js';
-import { runCli } from './helpers/cli.js';
-import { readSummary, runInto, validSummary } from './helpers/results.js';
-import { startTestStack } from '../dev/stack.js';
+import { runCli } from './helpers/cli-env.js';
+import { readSummary, runInto, validSummary } from './helpers/run-folders.js';
+import { startTestStack } from '../dev/test-stack.js';
 
 const R = 70; // lte
 const SEQ = '0,1/2,1';

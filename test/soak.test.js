@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { median } from '../common/quantiles.js';
 import { leakEnv, sampleHeap, withExposeGc } from '../dev/heap.js';
-import { startTestStack } from '../dev/stack.js';
+import { startTestStack } from '../dev/test-stack.js';
 import { ROOT } from '../lib/tools.js';
 import { serverMemory } from '../dev/server-memory.js';
-import { runK6 } from '../dev/k6.js';
+import { runK6 } from '../dev/run-k6.js';
 import { assertPassedButLatency } from './helpers/exits.js';
 
 // The thresholds a summary export marks failed (k6: { expression: true } when crossed).

@@ -12,10 +12,10 @@ import { PORT_WAIT_MS, portIsFree, stillHeldMessage, stopReleasing } from '../li
 import { isAlive } from '../lib/processes.js';
 import { resolvePorts, StackError, startStack } from '../lib/stack.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
-import { portsInUse } from './helpers/cli.js';
+import { portsInUse } from './helpers/cli-env.js';
 import { startPortHolder } from './helpers/port-holder.js';
-import { freePortMap, freePorts, startTestStack } from '../dev/stack.js';
-import { scaled } from './helpers/machine.js';
+import { freePortMap, freePorts, startTestStack } from '../dev/test-stack.js';
+import { scaled } from './helpers/waits.js';
 
 const healthz = (env) => env.GRAPHQL_HTTP_URL.replace(/\/graphql$/, '/healthz');
 

@@ -1,5 +1,5 @@
 // TCP on the pack's link, through the real stack (servers, the pack's Toxiproxy, k6:
-// dev/k6/tcp.js): slow start on a new connection and its absence under +ideal, the
+// dev/k6/tcp-probe.js): slow start on a new connection and its absence under +ideal, the
 // window's restart after idle, six connections sharing one link under +shared, and a
 // lossy link that delivers every byte intact, late. Each against the round-trip model
 // (common/model.js). About 90 s.
@@ -9,10 +9,10 @@ import { test } from 'node:test';
 import { linkOf, operation } from '../common/model.js';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { runK6 } from '../dev/k6.js';
-import { useTestStack } from '../dev/stack.js';
+import { runK6 } from '../dev/run-k6.js';
+import { useTestStack } from '../dev/test-stack.js';
 
-const PROBE = join(ROOT, 'dev', 'k6', 'tcp.js');
+const PROBE = join(ROOT, 'dev', 'k6', 'tcp-probe.js');
 const REQ_BYTES = 70;
 const RES_WRAP = 45;
 // Date.now() has whole milliseconds; k6 and the servers take a little of their own.

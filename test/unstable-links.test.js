@@ -14,7 +14,7 @@ import { after, describe, test } from 'node:test';
 import { execa } from 'execa';
 import { loadProfile } from '../lib/profiles.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
-import { CLI, cliEnv } from './helpers/cli.js';
+import { CLI, cliEnv } from './helpers/cli-env.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'k6pack-traces-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -16,10 +16,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { startTestStack } from '../dev/stack.js';
-import { failed, metric, networkFile, recovery, runUnstable } from './helpers/unstable.js';
+import { startTestStack } from '../dev/test-stack.js';
+import { failed, metric, networkFile, recovery, runUnstable } from './helpers/unstable-run.js';
 import { assertPassedButLatency, crossedInSummary } from './helpers/exits.js';
-import { scaled } from './helpers/machine.js';
+import { scaled } from './helpers/waits.js';
 
 const LANES = ['http_keepalive', 'http2', 'sub_ws'];
 const dir = mkdtempSync(join(tmpdir(), 'k6pack-unstable-silent-'));

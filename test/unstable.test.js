@@ -11,9 +11,9 @@
 // model. About 50 s.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { failed, metric, recovery, useUnstable } from './helpers/unstable.js';
+import { failed, metric, recovery, useUnstable } from './helpers/unstable-run.js';
 import { assertPassedButLatency, crossedInSummary } from './helpers/exits.js';
-import { scaled } from './helpers/machine.js';
+import { scaled } from './helpers/waits.js';
 
 const { network, run } = useUnstable();
 

@@ -19,7 +19,7 @@ import { listProfiles } from '../lib/profiles.js';
 import { scenarioNames } from '../lib/cli-support.js';
 import { GATE_DEFAULTS } from '../lib/gate-defaults.js';
 import { parseDockerfile } from './helpers/compose.js';
-import { freePortMap } from '../dev/stack.js';
+import { freePortMap } from '../dev/test-stack.js';
 import { WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 const WORKFLOW_DIR = join(ROOT, '.github', 'workflows');

@@ -26,8 +26,8 @@ import { buildScenario } from '../common/scenario.js';
 import { parsePolicy } from '../common/thresholds.js';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import { runK6 } from '../dev/k6.js';
-import { startTestStack } from '../dev/stack.js';
+import { runK6 } from '../dev/run-k6.js';
+import { startTestStack } from '../dev/test-stack.js';
 
 const SCENARIO = join(ROOT, 'scenarios', 'ws-vs-http.js');
 // Small enough that the low step keeps within its p50 budget (R + 15 ms + the proxies'

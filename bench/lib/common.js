@@ -9,8 +9,8 @@ import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { execaSync } from 'execa';
 import { ROOT } from '../../lib/tools.js';
-import { runK6 } from '../../dev/k6.js';
-import { startTestStack } from '../../dev/stack.js';
+import { runK6 } from '../../dev/run-k6.js';
+import { startTestStack } from '../../dev/test-stack.js';
 
 export { ROOT, runK6 };
 

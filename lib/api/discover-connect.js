@@ -8,7 +8,7 @@
 // (connectrpc.com/docs/protocol; github.com/grpc/grpc doc/PROTOCOL-WEB.md)
 import http from 'node:http';
 import https from 'node:https';
-import { hostPort } from '../../common/api.js';
+import { hostPort } from '../../common/your-api.js';
 import { parseServerTiming, serverTotal } from '../../common/server-timing.js';
 import { DISCOVERY_VU, variableSource } from '../../common/variables.js';
 import { UsageError } from '../cli-support.js';

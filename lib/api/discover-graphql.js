@@ -12,7 +12,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { buildClientSchema, getIntrospectionQuery } from 'graphql';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { hostPort } from '../../common/api.js';
+import { hostPort } from '../../common/your-api.js';
 import { DISCOVERY_VU, variableSource } from '../../common/variables.js';
 import { setting } from '../../common/settings.js';
 import { parseServerTiming, serverTotal } from '../../common/server-timing.js';

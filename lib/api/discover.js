@@ -2,8 +2,8 @@
 // operations and their variables, the .proto, the method and the request), then
 // discovery against the endpoints (discover-graphql.js, discover-grpc.js,
 // discover-connect.js), then the lanes that apply and one reason for each that does
-// not (common/api.js API_LANES), and the lines that say so.
-import { API_LANES } from '../../common/api.js';
+// not (common/your-api.js API_LANES), and the lines that say so.
+import { API_LANES } from '../../common/your-api.js';
 import { describeCredentials } from '../../common/credentials.js';
 import { fill, SAMPLE, setsOf } from '../../common/variables.js';
 import { formatMs } from '../../common/results.js';
@@ -123,7 +123,7 @@ export function lanesFor(cfg, g, r, methods, ops = [], c = null) {
   return { lanes, skipped: skipped.sort((a, b) => order(a.lane) - order(b.lane)) };
 }
 
-// Discovery against the endpoints. -> the plan's API part (common/api.js), with
+// Discovery against the endpoints. -> the plan's API part (common/your-api.js), with
 // warnings: operations that already failed before the run.
 export async function discoverApi(cfg, input, { signal }) {
   let g = null;

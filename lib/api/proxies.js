@@ -2,11 +2,11 @@
 // (cleartext or TLS: Toxiproxy forwards TCP), one for the WebSocket endpoint when it is
 // on another host:port, one for the gRPC port; each listening on 127.0.0.1 only, at the
 // port of its variable (PROXY_API_GRAPHQL_PORT, ...). k6 keeps the user's URLs and is
-// sent to the proxies by its `hosts` option (common/api.js), so Host headers, TLS names
+// sent to the proxies by its `hosts` option (common/your-api.js), so Host headers, TLS names
 // and certificates stay the user's.
 import { connect } from 'node:net';
 import { API_PROXY_PORTS, API_PROXY_ROUTES, DEFAULT_HOST, targetsFor } from '../../common/defaults.js';
-import { hostPort } from '../../common/api.js';
+import { hostPort } from '../../common/your-api.js';
 import { UsageError } from '../cli-support.js';
 import { readState } from '../runstate.js';
 import { portInUseMessage, waitPortsFree } from '../ports.js';

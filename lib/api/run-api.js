@@ -5,7 +5,7 @@
 // Toxiproxy only, when no stack runs), then the plan file k6 reads (-e API).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { API_PLAN_VERSION } from '../../common/api.js';
+import { API_PLAN_VERSION } from '../../common/your-api.js';
 import { planCredentials, redact, secretsOf } from '../../common/credentials.js';
 import { targetsFor } from '../../common/defaults.js';
 import { levelName } from '../../common/schedule.js';
@@ -50,7 +50,7 @@ export async function prepareApi(opts, ctx) {
   return { cfg, api, routes };
 }
 
-// The plan file (common/api.js) for a stack's Toxiproxy. Credentials keep their
+// The plan file (common/your-api.js) for a stack's Toxiproxy. Credentials keep their
 // ${VAR} references; literal values move to k6's environment. -> { file, env, literal }
 function writePlan(file, api, routes, toxiproxyUrl) {
   const { warnings, credentials, ...rest } = api;

@@ -1,14 +1,14 @@
 // Your own API's plan (scenarios/api.js runs it): the lanes discovery found for the
-// endpoints (common/api.js), each operation a row of every lane that applies, and
+// endpoints (common/your-api.js), each operation a row of every lane that applies, and
 // each row's model from what was measured before the run: the bodies' bytes and the
 // API's own server time under lan at one VU. So the same derived gates
 // (common/gates.js) fit any API. Plain ES module: k6 and Node read it.
 //
-// declare(env, api): api is the plan file's content (common/api.js parseApiPlan);
-// without one, the nominal API (common/api.js nominalPlan), so the plan builds for
+// declare(env, api): api is the plan file's content (common/your-api.js parseApiPlan);
+// without one, the nominal API (common/your-api.js nominalPlan), so the plan builds for
 // `k6 inspect`, `k6pack thresholds api` and the tests over every plan.
 import { describeCredentials } from '../../common/credentials.js';
-import { API_LANES, nominalPlan } from '../../common/api.js';
+import { API_LANES, nominalPlan } from '../../common/your-api.js';
 import { linkOf, operation } from '../../common/model.js';
 import { levelName } from '../../common/schedule.js';
 import { DEFAULT_COLUMNS, lane, setupColumn } from '../../common/scenario.js';

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
-import { portsInUse, processesMatching } from './cli.js';
+import { portsInUse, processesMatching } from './cli-env.js';
 import { OPS, PROTO, startRouteGuide, startYoga, VARS } from './api-servers.js';
 
 // A scratch folder for the test file's inputs, removed after it.

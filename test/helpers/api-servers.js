@@ -3,7 +3,7 @@
 // route_guide.proto), each started as a child process on a free port.
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { freePorts } from '../../dev/stack.js';
+import { freePorts } from '../../dev/test-stack.js';
 import { ROOT } from '../../lib/tools.js';
 
 export const EXAMPLES = join(ROOT, 'examples', 'api');

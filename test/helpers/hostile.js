@@ -14,8 +14,8 @@ import grpc from '@grpc/grpc-js';
 import WebSocket from 'ws';
 import { postGraphQL } from '../../servers/graphql/client.js';
 import { ROOT } from '../../lib/tools.js';
-import { scaled } from './machine.js';
-import { freePorts } from '../../dev/stack.js';
+import { scaled } from './waits.js';
+import { freePorts } from '../../dev/test-stack.js';
 
 // ---- the servers as processes ----
 
@@ -235,7 +235,7 @@ export async function rawSocket(url, protocols = PROTOCOL) {
 }
 
 // Polls check() until it holds; fails after `ms` on the reference machine, scaled to
-// this one (./machine.js: at most WAIT_SCALE_MAX times as long).
+// this one (./waits.js: at most WAIT_SCALE_MAX times as long).
 export async function waitFor(check, what, ms = 5000) {
   const deadline = Date.now() + scaled(ms);
   while (!check()) {

@@ -2,7 +2,7 @@
 // its runners (its pkg/segmentation): runner `index` (1-based) of `total` gets
 // --execution-segment=<(index-1)/total>:<index/total> and the whole sequence.
 // runSegments() runs every segment at once, each a real k6 into its own run
-// folder (test/helpers/results.js runInto), as the operator's runners do.
+// folder (test/helpers/run-folders.js runInto), as the operator's runners do.
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import { ROOT } from '../../lib/tools.js';
-import { runToFolder } from '../../dev/k6.js';
+import { runToFolder } from '../../dev/run-k6.js';
 
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
 ajv.addFormat('date-time', (s) => !Number.isNaN(Date.parse(s)) && /^\d{4}-\d\d-\d\dT/.test(s));

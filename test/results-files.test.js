@@ -27,12 +27,12 @@ import { streamSamples } from '../lib/report/sample-stream.js';
 import { compareDocs } from '../lib/report/compare.js';
 import { ROOT } from '../lib/tools.js';
 import { K6_VERSION } from '../common/defaults.js';
-import { cliEnv, runCli } from './helpers/cli.js';
-import { runK6 } from '../dev/k6.js';
-import { readSummary, runInto, validSummary } from './helpers/results.js';
+import { cliEnv, runCli } from './helpers/cli-env.js';
+import { runK6 } from '../dev/run-k6.js';
+import { readSummary, runInto, validSummary } from './helpers/run-folders.js';
 import { assertPassedButLatency, crossedInStderr } from './helpers/exits.js';
-import { scaled } from './helpers/machine.js';
-import { startTestStack } from '../dev/stack.js';
+import { scaled } from './helpers/waits.js';
+import { startTestStack } from '../dev/test-stack.js';
 import { WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 const R = 70; // lte

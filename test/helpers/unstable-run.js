@@ -5,10 +5,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { runK6 } from '../../dev/k6.js';
-import { useTestStack } from '../../dev/stack.js';
+import { runK6 } from '../../dev/run-k6.js';
+import { useTestStack } from '../../dev/test-stack.js';
 import { ROOT } from '../../lib/tools.js';
-import { scaled } from './machine.js';
+import { scaled } from './waits.js';
 
 export function useUnstable() {
   const stack = useTestStack();
@@ -28,13 +28,13 @@ export function networkFile(dir, name, events) {
   const { rttMs, jitterMs, downKbps, upKbps } = lte;
   writeFileSync(
     file,
-    JSON.stringify({ name, source: 'test/helpers/unstable.js', rttMs, jitterMs, downKbps, upKbps, events }),
+    JSON.stringify({ name, source: 'test/helpers/unstable-run.js', rttMs, jitterMs, downKbps, upKbps, events }),
   );
   return file;
 }
 
 // A k6 run of the unstable scenario's `lanes` under `profile` against the stack whose
-// targets are `env` (a stack's env: dev/stack.js); resolves runK6's result with
+// targets are `env` (a stack's env: dev/test-stack.js); resolves runK6's result with
 // output (the ends of stdout and stderr) and m (the summary's metrics).
 export async function runUnstable(env, profile, lanes) {
   const r = await runK6(join(ROOT, 'scenarios', 'unstable.js'), {

@@ -8,9 +8,9 @@ import { execa } from 'execa';
 import { isAlive } from '../../lib/processes.js';
 import { portIsFree } from '../../lib/stack.js';
 import { ROOT } from '../../lib/tools.js';
-import { freePortMap } from '../../dev/stack.js';
+import { freePortMap } from '../../dev/test-stack.js';
 import { API_PROXY_PORTS } from '../../common/defaults.js';
-import { scaled } from './machine.js';
+import { scaled } from './waits.js';
 
 export const CLI = join(ROOT, 'bin', 'k6pack.js');
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
-import { freePortMap } from '../../dev/stack.js';
+import { freePortMap } from '../../dev/test-stack.js';
 import { aptInstall } from './apt.js';
 
 const BIN = '/usr/bin/prometheus';

@@ -1,4 +1,4 @@
-// Your own API's lanes and plan file (common/api.js), without an API: the lanes the
+// Your own API's lanes and plan file (common/your-api.js), without an API: the lanes the
 // scenario knows, the nominal plan it builds without one, host:port of an endpoint, and
 // the plan file checked: a good plan comes back as it is, every bad one is one sentence
 // naming the file, and a plan that points k6 beyond loopback is refused.
@@ -12,7 +12,7 @@ import {
   NOMINAL_OPERATION,
   nominalPlan,
   parseApiPlan,
-} from './api.js';
+} from './your-api.js';
 
 const FILE = '.run/api-plan.json';
 const AGAIN = 'write it again with `npx k6pack up --api …` (or let `npx k6pack run api` make it)';

@@ -6,7 +6,7 @@ import { buildScenario } from '../../common/scenario.js';
 import { parsePolicy } from '../../common/thresholds.js';
 import { loadProfile } from '../../lib/profiles.js';
 import { ROOT } from '../../lib/tools.js';
-import { runK6 } from '../../dev/k6.js';
+import { runK6 } from '../../dev/run-k6.js';
 import declare from '../../scenarios/specs/fanout.js';
 
 const SCRIPT = join(ROOT, 'scenarios', 'fanout.js');
