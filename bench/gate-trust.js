@@ -29,14 +29,24 @@
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { busyCore } from './lib/busy.js';
 import { spreadOf } from '../dev/spread.js';
 import { GATE_DEFAULTS } from '../lib/gate-defaults.js';
 import { loadProfile } from '../lib/profiles.js';
 import { freePortMap } from '../dev/test-stack.js';
-import { BenchError, main, parseFlags, recordResult, round, ROOT, table, withTempDir } from './lib/common.js';
+import {
+  BenchError,
+  main,
+  parseFlags,
+  recordResult,
+  round,
+  ROOT,
+  runPinnedToOneCore,
+  table,
+  withTempDir,
+} from './lib/common.js';
 import {
   CLI,
   failedGates,
@@ -67,15 +77,7 @@ await main(async () => {
     oneCore: false,
   });
   // --one-core: the same bench again, pinned to the first core with everything it starts.
-  if (flags.oneCore && availableParallelism() > 1) {
-    const args = process.argv.slice(2).filter((a) => a !== '--one-core');
-    const r = await execa('taskset', ['-c', '0', process.execPath, fileURLToPath(import.meta.url), ...args], {
-      stdio: 'inherit',
-      reject: false,
-    });
-    if (r.exitCode !== 0) throw new BenchError(`the bench pinned to core 0 exited ${r.exitCode}`);
-    return;
-  }
+  if (flags.oneCore && (await runPinnedToOneCore(import.meta.url))) return;
   if (flags.quick)
     Object.assign(flags, { runs: 1, driftRuns: 1, scenarios: flags.scenarios || 'ws-vs-http', load: 'smoke' });
   if (flags.runs < 1 || (flags.driftRuns > 0 && flags.runs < 1))

@@ -7,7 +7,8 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
-import { execaSync } from 'execa';
+import { execa, execaSync } from 'execa';
+import { fileURLToPath } from 'node:url';
 import { ROOT } from '../../lib/tools.js';
 import { runK6 } from '../../dev/run-k6.js';
 import { startTestStack } from '../../dev/test-stack.js';
@@ -118,6 +119,21 @@ export function recordResult(bench, figures, { quick = false } = {}) {
   };
   appendFileSync(RESULTS_FILE, `${JSON.stringify(entry)}\n`);
   return entry;
+}
+
+// --one-core: the same bench again, pinned to the first core with everything it starts
+// (`taskset -c 0`: a machine half as fast, k6, the servers and Toxiproxy sharing it).
+// scriptUrl: the bench's import.meta.url. -> true when the pinned run happened (the
+// caller returns), false when this process already has one core.
+export async function runPinnedToOneCore(scriptUrl) {
+  if (availableParallelism() <= 1) return false;
+  const args = process.argv.slice(2).filter((a) => a !== '--one-core');
+  const r = await execa('taskset', ['-c', '0', process.execPath, fileURLToPath(scriptUrl), ...args], {
+    stdio: 'inherit',
+    reject: false,
+  });
+  if (r.exitCode !== 0) throw new BenchError(`the bench pinned to core 0 exited ${r.exitCode}`);
+  return true;
 }
 
 // ---- stack and k6 ----
