@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { execa } from 'execa';
-import { targetsFor } from '../common/defaults.js';
+import { PROXY_NAMES, targetsFor } from '../common/defaults.js';
 import { k6RunArgs, requireK6 } from '../lib/k6.js';
 import { PORT_WAIT_MS } from '../lib/ports.js';
 import { isAlive } from '../lib/processes.js';
@@ -80,15 +80,7 @@ describe('the stack commands', { concurrency: 3 }, () => {
     assert.equal(p3g.exitCode, 0, p3g.stderr);
     assert.match(p3g.stdout, /profile 3g: on every proxy/);
     const toxics = await toxicsByProxy(toxiproxy);
-    assert.deepEqual(Object.keys(toxics).sort(), [
-      'connect',
-      'connect_h2c',
-      'connect_tls',
-      'graphql_http',
-      'graphql_tls',
-      'grpc',
-      'grpc_tls',
-    ]);
+    assert.deepEqual(Object.keys(toxics).sort(), [...PROXY_NAMES].sort());
     for (const [proxy, list] of Object.entries(toxics)) {
       assert.equal(attrsOf(list, 'link', 'upstream')?.latency, 150, `${proxy}: 150 ms up`);
       assert.equal(attrsOf(list, 'link', 'downstream')?.latency, 150, `${proxy}: 150 ms down`);

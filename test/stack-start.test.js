@@ -7,7 +7,7 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { proxiesFor } from '../common/defaults.js';
+import { PROXY_NAMES, proxiesFor } from '../common/defaults.js';
 import { PORT_WAIT_MS, portIsFree, stillHeldMessage, stopReleasing } from '../lib/ports.js';
 import { isAlive } from '../lib/processes.js';
 import { resolvePorts, StackError, startStack } from '../lib/stack.js';
@@ -63,15 +63,7 @@ test(
       { name: 'lat_up', type: 'latency', stream: 'upstream', toxicity: 1, attributes: { latency: 100 } },
       { name: 'lat_down', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 100 } },
     ]);
-    assert.deepEqual(Object.keys(applied).sort(), [
-      'connect',
-      'connect_h2c',
-      'connect_tls',
-      'graphql_http',
-      'graphql_tls',
-      'grpc',
-      'grpc_tls',
-    ]);
+    assert.deepEqual(Object.keys(applied).sort(), [...PROXY_NAMES].sort());
     const slow = await timedGet(healthz(stack.env));
     assert.equal(slow.status, 200);
     assert.ok(slow.ms >= 195, `with 100 ms each way the request took ${slow.ms.toFixed(0)} ms`);
