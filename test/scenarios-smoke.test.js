@@ -20,6 +20,7 @@ import { ROOT } from '../lib/tools.js';
 import declareCompound from '../scenarios/specs/compound-vs-parallel.js';
 import { runK6 } from '../dev/run-k6.js';
 import { startTestStack } from '../dev/test-stack.js';
+import { assertPassedButLatency, crossedInStderr } from './helpers/exits.js';
 import { GRPC_VS_GRAPHQL_LANES, WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 const policy = parsePolicy(readFileSync(join(ROOT, 'thresholds.json'), 'utf8'), 'thresholds.json');
@@ -39,7 +40,12 @@ async function run(t, name, profile, env = {}, { allowFailedChecks = false } = {
     timeoutMs: 150000,
   });
   const output = `${r.stdout}\n${r.stderr.slice(-4000)}`;
-  assert.equal(r.code, 0, `k6 exited ${r.code} (timed out: ${r.timedOut})\n${output}`);
+  // What this file asserts are the studies' effects, below, in round trips. At LOAD=smoke
+  // every row is gated whatever it rests on (plumbing: a p95 of 4 operations is their
+  // slowest), so a latency gate alone may fail (test/helpers/exits.js): pinned to one core
+  // (taskset -c 0, 2026-11-29) grpc_client_stream's big upload under 4g crossed its p95 of
+  // 586 ms at 608.7 ms, the slowest of 4. Every other gate (failures, events) must hold.
+  assertPassedButLatency(r.code, crossedInStderr(r.stderr), output);
   const m = r.summary.metrics;
   // The clients record a check only when it fails (common/recording.js): op_failed holds
   // every operation's outcome.
