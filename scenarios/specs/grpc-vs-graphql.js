@@ -1,4 +1,5 @@
 // Studies 003 and 004's plan (scenarios/grpc-vs-graphql.js runs it).
+import { machineOf } from '../../common/machine.js';
 import { setting } from '../../common/settings.js';
 import { K6_BYTE_MS, linkOf, transferMs } from '../../common/model.js';
 import { callMs, DEFAULT_COLUMNS, lane, laneModelSeconds, rttOf, setupColumn } from '../../common/scenario.js';
@@ -72,11 +73,15 @@ export default function declare(env) {
   // UploadBooks: every book up, one summary back once the stream ends.
   // k6 writes the books while the first ones are already on the link, and the server
   // reads them as they come: on a link slower than that, their time hides behind the
-  // upload's (measured under lte: 164 ms where adding them in full said 181).
+  // upload's (measured under lte: 164 ms where adding them in full said 181). That takes
+  // a second core: on one (taskset -c 0, CPU_CORES=1) k6's script writing the messages
+  // and its HTTP/2 writer sending them take turns, and the 100 KB upload under lte took
+  // 185 ms against 150.8 with the writes hidden (2026-11-29), so there they add in full.
+  const { cores } = machineOf(env);
   const upload = (dims, link) => {
     const books = UPLOADS[dims.payload];
     const reqBytes = books * BOOK_WIRE_BYTES;
-    const onLink = link ? transferMs(reqBytes, link.upKbps) : 0;
+    const onLink = link && cores > 1 ? transferMs(reqBytes, link.upKbps) : 0;
     const hidden = (ms) => Math.max(0, ms - onLink);
     return {
       conn: dims.conn,
