@@ -5,12 +5,13 @@
 // its plot area, the page makes no request beyond its own file (no CDN) and
 // logs no error. The screenshot is left in the test's temp folder (diagnostic).
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { chromium, launch, openPage } from './helpers/browser.js';
 import { runCli } from './helpers/cli-env.js';
+import { writeReport } from '../lib/report/html.js';
 import { runInto } from './helpers/run-folders.js';
 import { startTestStack } from '../dev/test-stack.js';
 import { GRPC_VS_GRAPHQL_LANES, WS_VS_HTTP_LANES } from './helpers/lanes.js';
@@ -188,4 +189,54 @@ test('report: --out, and one clear line for a folder that is not a run', async (
   r = await runCli(['report', tmp], { timeoutMs: 30000 });
   assert.equal(r.exitCode, 1);
   assert.match(r.stderr.trim(), /^k6pack: .* has no summary\.json: give a run folder/);
+});
+
+// A gate's report.html opens with the gate's own verdict and every failed threshold (as its
+// comment.md does), above the studies' answers. A copy of the ws run with one threshold
+// marked failed stands for a red gate; the same run drawn by `k6pack report` has no gate box.
+test("a gate's report opens with the gate's verdict and each failed threshold", { timeout: 60000 }, async () => {
+  const dir = join(tmp, 'red-gate', 'ws-vs-http-lte');
+  cpSync(runs.ws.dir, dir, { recursive: true });
+  const file = join(dir, 'summary.json');
+  const doc = JSON.parse(readFileSync(file, 'utf8'));
+  const bad = doc.thresholds[0];
+  bad.ok = false;
+  writeFileSync(file, JSON.stringify(doc));
+  const out = join(tmp, 'red-gate', 'report.html');
+  const verdict = 'thresholds failed in ws-vs-http (lte)';
+  await writeReport([dir], { out, gate: { verdict, code: 99 } });
+  const { page, errors } = await openPage(browser, out);
+  const seen = await page.evaluate(() => {
+    const root = document.getElementById('report');
+    const gate = document.getElementById('gate');
+    return {
+      first: root.firstElementChild?.id,
+      heading: gate?.querySelector('h2')?.textContent,
+      rows: [...(gate ? gate.querySelectorAll('tbody tr') : [])].map((tr) =>
+        [...tr.querySelectorAll('td')].map((td) => td.textContent),
+      ),
+      gateBeforeAnswer:
+        Boolean(gate && document.getElementById('answer')) &&
+        Boolean(gate.compareDocumentPosition(document.getElementById('answer')) & Node.DOCUMENT_POSITION_FOLLOWING),
+    };
+  });
+  await page.close();
+  assert.deepEqual(errors, []);
+  assert.equal(seen.first, 'gate', 'the page opens with the gate');
+  assert.equal(seen.heading, `Gate: ${verdict}`);
+  assert.deepEqual(seen.rows, [['ws-vs-http — lte', bad.key, bad.threshold, seen.rows[0]?.[3]]]);
+  assert.ok(seen.rows[0][3] !== '', 'the observed value');
+  assert.ok(seen.gateBeforeAnswer, "the gate's verdict comes before the studies' answers");
+
+  // A passed gate says so, and `k6pack report` (no gate) opens with the answers as before.
+  await writeReport([runs.ws.dir], { out, gate: { verdict: 'the run passed', code: 0 } });
+  const passed = await openPage(browser, out);
+  const text = await passed.page.evaluate(() => document.getElementById('gate')?.textContent);
+  await passed.page.close();
+  assert.match(text, /^Gate: the run passed.*Every threshold held\.$/);
+  await writeReport([runs.ws.dir], { out });
+  const plain = await openPage(browser, out);
+  const first = await plain.page.evaluate(() => document.getElementById('report').firstElementChild?.id);
+  await plain.page.close();
+  assert.equal(first, 'answer');
 });

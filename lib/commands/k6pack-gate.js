@@ -19,7 +19,15 @@
 // threshold failed, else 3 on a regression, else 0.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { clock, FILES, junitDocument, junitSuite, junitSuiteOf, toMarkdown } from '../../common/results.js';
+import {
+  clock,
+  FILES,
+  formatValue,
+  junitDocument,
+  junitSuite,
+  junitSuiteOf,
+  toMarkdown,
+} from '../../common/results.js';
 import { action, profileList, UsageError } from '../cli-support.js';
 import { HISTORY_RULE } from '../../common/history.js';
 import { recordRuns } from '../history/record.js';
@@ -132,6 +140,16 @@ function markdownOf(gate, runs, comparisons, { brief = false } = {}) {
     lines.push(`| ${r.scenario} | ${r.profile || 'default'} | ${r.exitCode} | ${clock(r.seconds)} | ${verdict} |`);
   }
   lines.push('');
+  // Each failed threshold, named with its run, as the report opens with them too.
+  const failed = runs.flatMap((r) =>
+    (r.loaded?.doc.thresholds || []).filter((t) => !t.ok).map((t) => ({ run: runName(r), t })),
+  );
+  if (failed.length) {
+    lines.push(`Failed thresholds (${failed.length}):`, '');
+    for (const { run, t } of failed)
+      lines.push(`- ${run}: \`${t.key}\` \`${t.threshold}\`, observed ${formatValue(t.observed)}`);
+    lines.push('');
+  }
   if (!brief) for (const r of runs) if (r.loaded) lines.push(toMarkdown(r.loaded.doc));
   if (comparisons) {
     lines.push('## Compared with the baseline', '');
@@ -243,7 +261,7 @@ export async function runGate(opts, ctx) {
   if (done.length)
     await writeReport(
       done.map((r) => r.loaded.dir),
-      { out: file(GATE_FILES.report) },
+      { out: file(GATE_FILES.report), gate: { verdict, code } },
     );
   writeFileSync(file(GATE_FILES.junit), junitOf(runs));
   writeFileSync(file(GATE_FILES.markdown), markdownOf(gate, runs, comparisons));

@@ -97,13 +97,25 @@ function section(group, index) {
 
 export const CSS = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ccc}h3{font-size:15px}
-.facts{color:#555}.verdict{font-size:15px;margin:4px 0}.answer{background:#f4f8ff;border:1px solid #cde;padding:4px 16px 12px}.grid{display:flex;flex-wrap:wrap;gap:16px}figure{margin:0;border:1px solid #ddd;padding:8px}
+.facts{color:#555}.gate{border:1px solid #ccc;padding:4px 16px 12px}.gate.failed{background:#fff4f4;border-color:#e99}.gate.passed{background:#f4fff4;border-color:#9c9}.verdict{font-size:15px;margin:4px 0}.answer{background:#f4f8ff;border:1px solid #cde;padding:4px 16px 12px}.grid{display:flex;flex-wrap:wrap;gap:16px}figure{margin:0;border:1px solid #ddd;padding:8px}
 figcaption{font-weight:600;max-width:560px}small{display:block;color:#666;max-width:560px}
 table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:2px 8px;text-align:right}
 td:first-child,td:nth-child(2),th{text-align:left}`;
 
-// The HTML for groups from groupRuns().
-export function renderReport(groups, runs, now = new Date()) {
+// The gate's own verdict and every failed threshold, with the run it failed in: what the
+// page opens with when `k6pack gate` draws it (gate: { verdict, code }), as comment.md does.
+function gateBlock(gate, sections) {
+  if (!gate) return null;
+  return {
+    verdict: gate.verdict,
+    code: gate.code,
+    failed: sections.flatMap((s) => s.thresholds.failed.map((row) => [s.title, ...row])),
+  };
+}
+
+// The HTML for groups from groupRuns(); gate: the gate's { verdict, code } (k6pack gate).
+export function renderReport(groups, runs, now = new Date(), gate = null) {
+  const sections = groups.map(section);
   const data = {
     generatedAt: now.toISOString(),
     runs: runs.map((r) => ({
@@ -114,7 +126,8 @@ export function renderReport(groups, runs, now = new Date()) {
       segment: r.doc.run.executionSegment,
       startedAt: r.doc.run.startedAt,
     })),
-    sections: groups.map(section),
+    gate: gateBlock(gate, sections),
+    sections,
   };
   const title = `k6pack report: ${[...new Set(groups.map((g) => g.doc.run.scenario))].join(', ')}`;
   return htmlPage({ title, data, script: PAGE_JS, css: CSS });
@@ -150,14 +163,15 @@ ${inline(chartJsFile())}</script>
 `;
 }
 
-// `k6pack report`: writes the file; returns { file, groups }.
-export async function writeReport(args, { out, method } = {}) {
+// `k6pack report`: writes the file; returns { file, groups }. gate: the gate's { verdict,
+// code }, which the page then opens with (k6pack gate).
+export async function writeReport(args, { out, method, gate } = {}) {
   if (!args.length) throw new ResultsError('give at least one run folder (results/<scenario>-<profile>-<time>/)');
   const runs = args.map(loadRun);
   const groups = await groupRuns(runs, { method });
   const file = out || join(runs[0].dir, FILES.report);
   try {
-    writeFileSync(file, renderReport(groups, runs));
+    writeFileSync(file, renderReport(groups, runs, new Date(), gate));
   } catch (err) {
     throw new ResultsError(`cannot write ${file}: ${err.message}`);
   }

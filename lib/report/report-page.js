@@ -69,6 +69,24 @@
     );
 
   const root = document.getElementById('report');
+  // A gate's report opens with the gate's own verdict and every threshold that failed (as
+  // its comment.md does), before the studies' answers.
+  if (data.gate) {
+    const { verdict, code, failed } = data.gate;
+    const box = el(
+      'section',
+      { class: `gate ${code === 0 ? 'passed' : 'failed'}`, id: 'gate' },
+      el('h2', {}, `Gate: ${verdict}`),
+      el('p', { class: 'facts' }, `exit ${code}`),
+    );
+    if (failed.length)
+      box.append(
+        el('h3', {}, `Failed thresholds (${failed.length})`),
+        table(['run', 'metric', 'threshold', 'observed'], failed),
+      );
+    else box.append(el('p', {}, 'Every threshold held.'));
+    root.append(box);
+  }
   // The answer first: each run's verdict, before any chart or table.
   const answers = data.sections.filter((s) => s.verdict.length);
   if (answers.length) {
