@@ -1,0 +1,802 @@
+#!/usr/bin/env node
+// The figures the README and docs/ quote from bench/results.jsonl, generated from it.
+//
+//   node bench/figures.js            exit 1, naming every stale block (0: all current)
+//   node bench/figures.js --write    rewrite the stale blocks in place
+//   node bench/figures.js --list     every figure: its record, target and verdict
+//
+// A block sits between `<!-- figures:begin NAME -->` and `<!-- figures:end NAME -->` in
+// README.md or a page of docs/; what lies between is this script's, never typed by hand.
+// Each figure is read from the newest record of its kind (FIGURES below: which records,
+// what is read, the target), and its verdict is computed here against that target, in one
+// place: the bench's own verdict field is not read. `--root DIR` works on another checkout
+// (the docs test points it at a copy). It reads files only: it runs no bench.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const DEFAULT_ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+
+// ---- reading the records -------------------------------------------------------------
+
+export function readRecords(root) {
+  return readFileSync(join(root, 'bench', 'results.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l, i) => ({ ...JSON.parse(l), line: i + 1 }));
+}
+
+// The newest record (by date) of a bench that `where` accepts; null when there is none.
+function newest(records, bench, where = () => true) {
+  const found = records.filter((r) => r.bench === bench && !r.quick && where(r));
+  return found.sort((a, b) => String(a.date).localeCompare(String(b.date))).at(-1) ?? null;
+}
+
+const cores = (r) => r.cores ?? r.machine?.cores ?? r.machine?.cpus;
+const quiet = (r) => !r.busy && cores(r) !== 1;
+const num = (x, digits) => (digits === undefined ? String(x) : Number(x).toFixed(digits));
+const signed = (x, digits) => `${x < 0 ? '−' : '+'}${num(Math.abs(x), digits)}`;
+const int = (x) => Number(x).toLocaleString('en-US');
+function span(values, digits) {
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  return lo === hi ? num(lo, digits) : `${num(lo, digits)}–${num(hi, digits)}`;
+}
+const within = (x, [lo, hi]) => x >= lo && x <= hi;
+// Two lanes' server CPU per operation: the median of their per-round ratios, as the bench takes it.
+function costRatio(r, op, a, b) {
+  const rounds = (lane) =>
+    String(r.rows.find((x) => x.op === op && x.lane === lane)['per round us/op'])
+      .split(' ')
+      .map(Number);
+  const [ra, rb] = [rounds(a), rounds(b)];
+  const ratios = ra.map((x, i) => x / rb[i]).sort((x, y) => x - y);
+  const mid = ratios.length >> 1;
+  return ratios.length % 2 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2;
+}
+
+// ---- the figures ---------------------------------------------------------------------
+// id: the figure's name; what: the README's words for it; bench: the command that records
+// it; target: its words, and `test` the values it is judged on (null: a figure, no target).
+// read(records) -> { records: [the records read], text, values } or null (never recorded).
+
+export const FIGURES = [
+  {
+    id: 'fidelity',
+    what: 'fidelity: measured p50 / model, every lane of ws-vs-http and grpc-vs-graphql, where RTT ≥ 40 ms',
+    bench: 'node bench/fidelity.js',
+    target: { text: '0.95–1.05', range: [0.95, 1.05] },
+    read(records) {
+      const r = newest(records, 'fidelity', (x) => x.rows.some((row) => row.rtt >= 40));
+      if (!r) return null;
+      const rows = r.rows.filter((row) => row.rtt >= 40);
+      const ratios = rows.map((row) => row.ratio);
+      const profiles = [...new Set(rows.map((row) => row.profile))].join(', ');
+      const inside = ratios.filter((x) => within(x, this.target.range)).length;
+      return {
+        records: [r],
+        text: `${inside} of ${rows.length} rows within, x${span(ratios, 3)} (${profiles})`,
+        pass: inside === rows.length,
+      };
+    },
+  },
+  {
+    id: 'fidelity-short-rtt',
+    what: 'fidelity where 0 < RTT < 40 ms (fios, cable)',
+    bench: 'node bench/fidelity.js --profiles fios,cable',
+    target: { text: '0.9–1.1', range: [0.9, 1.1] },
+    read(records) {
+      const r = newest(records, 'fidelity', (x) => x.rows.some((row) => row.rtt > 0 && row.rtt < 40));
+      if (!r) return null;
+      const parts = [];
+      const verdicts = [];
+      for (const profile of [
+        ...new Set(r.rows.filter((row) => row.rtt > 0 && row.rtt < 40).map((row) => row.profile)),
+      ]) {
+        const ratios = r.rows.filter((row) => row.profile === profile).map((row) => row.ratio);
+        const inside = ratios.filter((x) => within(x, this.target.range)).length;
+        parts.push(`${profile} ${inside} of ${ratios.length} rows within, x${span(ratios, 3)}`);
+        verdicts.push(`${profile} ${inside === ratios.length ? 'met' : 'missed'}`);
+      }
+      return { records: [r], text: parts.join('; '), verdict: verdicts.join(', ') };
+    },
+  },
+  {
+    id: 'tcp-overhead',
+    what: "TCP: the shaped proxy's own time per round trip, beyond R + bytes / rate (p50 of 400 round trips)",
+    bench: 'node bench/tcp.js --parts overhead',
+    target: { text: '≤ 0.3 ms', max: 0.3 },
+    read(records) {
+      const r = newest(records, 'tcp', (x) => x.overhead);
+      if (!r) return null;
+      const shaped = r.overhead.filter((row) => row.model > 0);
+      const bare = r.overhead.find((row) => !(row.model > 0));
+      const text =
+        shaped.map((row) => `${row.profile} +${num(row.excess, 2)}`).join(', ') +
+        ' ms' +
+        (bare ? ` (the unshaped proxy +${num(bare.excess, 2)})` : '');
+      return { records: [r], text, pass: shaped.every((row) => row.excess <= this.target.max) };
+    },
+  },
+  {
+    id: 'tcp-slowstart',
+    what: 'TCP slow start: 10 KB to 1 MB on new, kept and idle connections under 3g and lte, measured p50 / model',
+    bench: 'node bench/tcp.js --parts slowstart',
+    target: { text: '0.9–1.1', range: [0.9, 1.1] },
+    read(records) {
+      const r = newest(records, 'tcp', (x) => x.slowstart);
+      if (!r) return null;
+      const ratios = r.slowstart.map((row) => row.ratio);
+      const inside = ratios.filter((x) => within(x, this.target.range)).length;
+      return {
+        records: [r],
+        text: `${inside} of ${ratios.length} within, x${span(ratios, 3)}`,
+        pass: inside === ratios.length,
+      };
+    },
+  },
+  {
+    id: 'tcp-loss',
+    what: 'TCP loss: study 000 under lte+loss1 and 3g+burst, measured p50 / model',
+    bench: 'node bench/tcp.js --parts study000',
+    target: { text: '0.9–1.1', range: [0.9, 1.1] },
+    read(records) {
+      const r = newest(records, 'tcp', (x) => x.study000);
+      if (!r) return null;
+      const ratios = r.study000.flatMap((part) => part.rows.map((row) => row['p50 ratio']));
+      const inside = ratios.filter((x) => within(x, this.target.range)).length;
+      return {
+        records: [r],
+        text: `${inside} of ${ratios.length} within, x${span(ratios, 3)}`,
+        pass: inside === ratios.length,
+      };
+    },
+  },
+  {
+    id: 'gate-seconds',
+    what: "the PR gate's wall time (`npx k6pack gate`: `LOAD=gate`, lan and lte)",
+    bench: 'node bench/gate-trust.js',
+    target: { text: '≤ 4 min', max: 240 },
+    read(records) {
+      const r = newest(records, 'gate-trust', (x) => x.load === 'gate' && quiet(x));
+      if (!r) return null;
+      const c = r.calibration;
+      const cpu = c ? `, CPU x${num(c.cpuScaleMin, 2)}–${num(c.cpuScaleMax, 2)} of the reference` : '';
+      return {
+        records: [r],
+        text: `${span(r.gateSeconds)} s over ${r.gateSeconds.length} gates${cpu}`,
+        short: `${span(r.gateSeconds)} s`,
+        pass: Math.max(...r.gateSeconds) <= this.target.max,
+      };
+    },
+  },
+  {
+    id: 'gate-seconds-one-core',
+    what: "the PR gate's wall time pinned to one core (`bench/gate-trust.js --one-core`)",
+    bench: 'node bench/gate-trust.js --one-core',
+    target: { text: '≤ 4 min', max: 240 },
+    read(records) {
+      const r = newest(records, 'gate-trust', (x) => x.load === 'gate' && cores(x) === 1);
+      if (!r) return null;
+      const c = r.calibration;
+      const cpu = c ? `, CPU x${num(c.cpuScaleMin, 2)}–${num(c.cpuScaleMax, 2)}` : '';
+      return {
+        records: [r],
+        text: `${span(r.gateSeconds)} s over ${r.gateSeconds.length} gates${cpu}`,
+        pass: Math.max(...r.gateSeconds) <= this.target.max,
+      };
+    },
+  },
+  {
+    id: 'gate-lint',
+    what: 'the gate lint: every scenario under every built-in network, alone, `+loss3` and `+shared`, at ci; and the gate',
+    bench: 'node bench/gate-lint.js',
+    target: { text: '0 gated percentiles below their floor', max: 0 },
+    read(records) {
+      const r = newest(records, 'gate-lint');
+      if (!r) return null;
+      const t = r.total;
+      const g = r.gate;
+      return {
+        records: [r],
+        text: `${int(t.rows)} percentiles under ${r.profiles} profiles, ${int(t.gated)} gated, ${t.failed} failed; the gate: ${g.gated} of ${g.rows} gated, ${g.failed} failed`,
+        pass: t.failed + g.failed <= this.target.max,
+      };
+    },
+  },
+  {
+    id: 'profile-sweep',
+    what: 'every gated scenario under other networks at ci, unchanged code (`k6pack gate --profile …`)',
+    bench: 'node bench/profile-sweep.js',
+    target: { text: 'every run exits 0' },
+    read(records) {
+      const last = newest(records, 'profile-sweep');
+      if (!last) return null;
+      const rs = records.filter((x) => x.bench === 'profile-sweep' && !x.quick && x.commit === last.commit);
+      const runs = rs.reduce((s, x) => s + x.runs, 0);
+      const red = rs.flatMap((x) =>
+        x.rows.filter((row) => row.exit !== 0).map((row) => `${row.scenario} under ${row.profile}`),
+      );
+      const profiles = rs.map((x) => x.profiles.split(',').join(', ')).join(', ');
+      return {
+        records: rs,
+        text: `${runs - red.length} of ${runs} runs exit 0 (${profiles}${red.length ? `; red: ${red.join(', ')}` : ''})`,
+        pass: red.length === 0,
+      };
+    },
+  },
+  ...[
+    ['suite', '`npm test` on a fresh clone (`bash .ci/run`)', '', quiet],
+    ['suite-one-core', '`taskset -c 0 npm test` on a fresh clone (one core)', ' --one-core', (x) => cores(x) === 1],
+    ['suite-busy', '`npm test` on a fresh clone with one core kept busy', ' --busy', (x) => x.busy],
+  ].map(([id, what, flag, where]) => ({
+    id,
+    what,
+    bench: `node bench/suite.js${flag}`,
+    target: { text: '0 failures, ≤ 20 min a run', failures: 0, max: 1200 },
+    read(records) {
+      const r = newest(records, 'suite', where);
+      if (!r) return null;
+      const tests = r.rows.map((row) => row.tests);
+      const failures = r.rows.map((row) => row.failures);
+      const phases = r.rows.length === 1 && r.rows[0].phases ? `; phases: ${r.rows[0].phases}` : '';
+      const failuresMet = failures.every((f) => f <= this.target.failures);
+      const timeMet = r.seconds.every((s) => s <= this.target.max);
+      return {
+        records: [r],
+        text: `${failures.join(', ')} of ${span(tests)} tests failed, ${span(r.seconds)} s${phases}${r.rows.length > 1 ? `, ${r.rows.length} runs` : ''}`,
+        short: `${span(r.seconds)} s`,
+        verdict:
+          failuresMet && timeMet
+            ? 'met'
+            : `failures ${failuresMet ? 'met' : 'missed'}, time ${timeMet ? 'met' : 'missed'}`,
+      };
+    },
+  })),
+  {
+    id: 'gate-trust-clean',
+    what: 'gate trust: clean gates on unchanged code',
+    bench: 'node bench/gate-trust.js',
+    target: { text: '0 false failures', max: 0 },
+    read(records) {
+      const rs = [
+        newest(records, 'gate-trust', (x) => x.load === 'gate' && quiet(x)),
+        newest(records, 'gate-trust', (x) => x.load === 'gate' && cores(x) === 1),
+      ].filter(Boolean);
+      if (!rs.length) return null;
+      const text = rs
+        .map((r) => `${r.falseFailures} of ${r.cleanRuns} failed${cores(r) === 1 ? ' pinned to one core' : ''}`)
+        .join('; ');
+      return { records: rs, text, pass: rs.every((r) => r.falseFailures <= this.target.max) };
+    },
+  },
+  {
+    id: 'gate-trust-margins',
+    what: "gate trust: every budget's margin over its gated figure's run-to-run spread (clean gates)",
+    bench: 'node bench/gate-trust.js',
+    target: { text: '≥ 3 sd', min: 3 },
+    read(records) {
+      const r = newest(records, 'gate-trust', (x) => x.load === 'gate' && quiet(x) && x.spread);
+      if (!r) return null;
+      const below = r.spread.below;
+      const worst = below.length
+        ? `; the least ${span(
+            below.map((b) => b['margin sd']),
+            1,
+          )} sd`
+        : '';
+      return {
+        records: [r],
+        text: `${below.length} of ${r.spread.gates} gated figures under ${this.target.min} sd${worst}`,
+        pass: below.length === 0,
+      };
+    },
+  },
+  {
+    id: 'gate-trust-drift',
+    what: 'gate trust: servers slowed by 20 % of the RTT, `gate --baseline`',
+    bench: 'node bench/gate-trust.js',
+    target: { text: 'every slowed gate caught' },
+    read(records) {
+      const r = newest(records, 'gate-trust', (x) => x.driftRuns > 0);
+      if (!r) return null;
+      const counts = (r.rows ?? []).filter((row) => row.part === 'drift').map((row) => row.regressions);
+      return {
+        records: [r],
+        text: `${r.detected} of ${r.driftRuns} caught${counts.length ? `, ${span(counts)} regressions a gate` : ''}`,
+        pass: r.detected === r.driftRuns,
+      };
+    },
+  },
+  {
+    id: 'history-clean',
+    what: 'history: gates on unchanged code judged by a history of 10 (`--baseline --history`)',
+    bench: 'node bench/history-trust.js',
+    target: { text: '0 flagged' },
+    read(records) {
+      const r = newest(records, 'history-trust');
+      if (!r) return null;
+      return { records: [r], text: `${r.falseFlags} of ${r.cleanRuns} flagged`, pass: r.falseFlags === 0 };
+    },
+  },
+  {
+    id: 'history-slowed',
+    what: 'history: servers slowed by 10 % of the RTT, judged by the history',
+    bench: 'node bench/history-trust.js',
+    target: { text: 'every slowed gate caught' },
+    read(records) {
+      const r = newest(records, 'history-trust');
+      if (!r) return null;
+      const counts = r.rows.filter((row) => row.part === 'slowed').map((row) => row.regressions);
+      return {
+        records: [r],
+        text: `${r.caught} of ${r.slowRuns} caught, ${span(counts)} figures a gate`,
+        pass: r.caught === r.slowRuns,
+      };
+    },
+  },
+  {
+    id: 'history-size',
+    what: "history: a gate's digest, `history add`, a trend page",
+    bench: 'node bench/history-trust.js',
+    target: null,
+    read(records) {
+      const r = newest(records, 'history-trust');
+      if (!r) return null;
+      return {
+        records: [r],
+        text: `${int(r.bytesPerRun)} bytes a gate of ${r.scenarios.split(',').length} scenarios; add ${num(r.addMsMedian / 1000, 2)} s; trends of ${r.trendRuns} runs ${num(r.trendMs / 1000, 2)} s, ${Math.round(r.trendBytes / 1024)} KB`,
+      };
+    },
+  },
+  {
+    id: 'open-workload',
+    what: 'open workload (`--workload open --load ci`), five runs a network on unchanged code',
+    bench: 'node bench/open-workload.js',
+    target: { text: 'every run exits 0' },
+    read(records) {
+      const parts = [];
+      const used = new Set();
+      let pass = true;
+      for (const profile of ['lan', 'lte', '3g']) {
+        const r = newest(records, 'open-workload', (x) =>
+          x.rows.some((row) => row.part === 'clean' && row.profile === profile),
+        );
+        if (!r) continue;
+        used.add(r);
+        const rows = r.rows.filter((row) => row.part === 'clean' && row.profile === profile);
+        const ok = rows.filter((row) => row.exit === 0).length;
+        pass &&= ok === rows.length;
+        parts.push(`${profile} ${ok} of ${rows.length}`);
+      }
+      if (!parts.length) return null;
+      return { records: [...used], text: parts.join(', '), pass };
+    },
+  },
+  {
+    id: 'open-workload-knee',
+    what: 'open workload: servers that slow with load, the knee',
+    bench: 'node bench/open-workload.js',
+    target: { text: 'the knee shows' },
+    read(records) {
+      const r = newest(records, 'open-workload', (x) => x.kneeRuns > 0);
+      if (!r) return null;
+      return { records: [r], text: `${r.kneeShown} of ${r.kneeRuns} runs`, pass: r.kneeShown === r.kneeRuns };
+    },
+  },
+  {
+    id: 'restart',
+    what: '`k6pack down` then `run`, back to back',
+    bench: 'node bench/restart.js',
+    target: { text: 'every run starts' },
+    read(records) {
+      const r = newest(records, 'restart');
+      if (!r) return null;
+      return {
+        records: [r],
+        text: `${r.started} of ${r.runs} runs and ${r.upsStarted} of ${r.runs} ups started; down p50 ${r.downSeconds.p50} s`,
+        pass: r.started === r.runs && r.upsStarted === r.runs,
+      };
+    },
+  },
+  {
+    id: 'profile-switch',
+    what: 'profile switches under connection churn',
+    bench: 'node bench/profile-switch.js',
+    target: { text: 'no crash, no error' },
+    read(records) {
+      const r = newest(records, 'profile-switch');
+      if (!r) return null;
+      return {
+        records: [r],
+        text: `${int(r.perMinute)} switches a minute, ${r.errors} errors; one switch p50 ${r.apiMs.p50} ms`,
+        pass: r.errors === 0 && r.toxiproxyAlive,
+      };
+    },
+  },
+  {
+    id: 'event-timing',
+    what: "link events: a blackout's edges as a probe sees them, against the schedule",
+    bench: 'node bench/event-timing.js',
+    target: { text: 'within 2 ms', max: 2 },
+    read(records) {
+      const r = newest(records, 'event-timing');
+      if (!r) return null;
+      return {
+        records: [r],
+        text: `worst ${r.worstAbsErrMs} ms of ${r.events * 2} edges, median ${r.p50AbsErrMs} ms`,
+        pass: r.worstAbsErrMs <= this.target.max && r.unseenEdges === 0,
+      };
+    },
+  },
+  {
+    id: 'recovery',
+    what: "recovery from link events: each lane's p50 over 5 events / the model's, lte and 3g",
+    bench: 'node bench/recovery.js',
+    target: { text: '0.8–1.25', range: [0.8, 1.25] },
+    read(records) {
+      const r = newest(records, 'recovery');
+      if (!r) return null;
+      const parts = [];
+      for (const network of [...new Set(r.rows.map((row) => row.network))]) {
+        const rows = r.rows.filter((row) => row.network === network);
+        const inside = rows.filter((row) => within(row.ratio, this.target.range)).length;
+        parts.push(
+          `${network} ${inside} of ${rows.length}, x${span(
+            rows.map((row) => row.ratio),
+            2,
+          )}`,
+        );
+      }
+      return {
+        records: [r],
+        text: parts.join('; '),
+        pass: r.rows.every((row) => within(row.ratio, this.target.range)),
+      };
+    },
+  },
+  {
+    id: 'overhead-proxy',
+    what: '(a) Toxiproxy with no toxics vs direct: added p50 per request',
+    bench: 'node bench/overhead.js',
+    target: null,
+    read(records) {
+      const r = newest(records, 'overhead', (x) => x.a);
+      if (!r) return null;
+      const text = r.a
+        .map((row) => {
+          const added = row['added p50 ms'];
+          return added === undefined ? null : `${row.transport} ${signed(added, 2)}`;
+        })
+        .filter(Boolean)
+        .join(', ');
+      return text ? { records: [r], text: `${text} ms` } : null;
+    },
+  },
+  {
+    id: 'overhead-clients',
+    what: "(b) the pack's clients vs a bare k6 script, iterations/s, 1 VU",
+    bench: 'node bench/overhead.js',
+    target: { text: 'lib/bare ≥ 0.85', min: 0.85 },
+    read(records) {
+      const r = newest(records, 'overhead', (x) => x.b);
+      if (!r) return null;
+      const text = r.b.map((row) => `${row.transport} ${num(row['lib/bare'], 2)}`).join(', ');
+      const met = r.b.filter((row) => row['lib/bare'] >= this.target.min).map((row) => row.transport);
+      const missed = r.b.filter((row) => row['lib/bare'] < this.target.min).map((row) => row.transport);
+      const verdict = !missed.length
+        ? 'met'
+        : !met.length
+          ? 'missed'
+          : `met for ${met.join(', ')}; missed for ${missed.join(', ')}`;
+      return { records: [r], text, verdict };
+    },
+  },
+  {
+    id: 'scale-ws',
+    what: 'WebSocket connections held open, a query every 30 s each',
+    bench: 'node bench/scale.js',
+    target: { text: '≥ 10,000 without errors', min: 10000 },
+    read(records) {
+      const r = newest(records, 'scale', (x) => x.ws);
+      if (!r) return null;
+      const w = r.ws;
+      return {
+        records: [r],
+        text: `${int(w.opened)} opened, ${w['open failed']} failed; ${w['server KB/conn']} KB a connection on the server`,
+        pass: w.opened >= this.target.min && w['open failed'] === 0 && w['ops failed'] === 0,
+      };
+    },
+  },
+  {
+    id: 'scale-knee',
+    what: 'the knee: the highest rate before p95 doubles, through Toxiproxy under lan (k6 on the same cores)',
+    bench: 'node bench/scale.js --parts knee',
+    target: null,
+    read(records) {
+      const r = newest(records, 'scale', (x) => x.knee);
+      if (!r) return null;
+      return { records: [r], text: r.knee.map((row) => `${row.transport} ${int(row['knee ops/s'])}/s`).join(', ') };
+    },
+  },
+  {
+    id: 'soak-memory',
+    what: 'soak, 1 h under 3g: server heap after a full GC',
+    bench: 'node bench/soak.js --duration 1h',
+    target: { text: 'no leak (heap slope ≤ 1 MB/hour)', max: 1 },
+    read(records) {
+      const r = newest(records, 'soak', (x) => x.duration === '1h' && !x.leakBytesPerRequest);
+      if (!r) return null;
+      const slopes = r.memory.map((m) => m['heap slope MB/hour']);
+      return {
+        records: [r],
+        text: r.memory.map((m) => `${m.server} ${signed(m['heap slope MB/hour'], 1)} MB/hour`).join(', '),
+        pass: slopes.every((s) => s <= this.target.max),
+      };
+    },
+  },
+  {
+    id: 'soak-drift',
+    what: 'soak, 1 h under 3g: p50 drift, last ten minutes / first ten',
+    bench: 'node bench/soak.js --duration 1h',
+    target: null,
+    read(records) {
+      const r = newest(records, 'soak', (x) => x.duration === '1h' && x.drift);
+      if (!r) return null;
+      return {
+        records: [r],
+        text: `x${span(
+          r.drift.map((d) => d['drift last/first']),
+          3,
+        )} on every transport, ${r.dropped} dropped`,
+      };
+    },
+  },
+  {
+    id: 'server-cost',
+    what: 'server CPU per operation: ws / HTTP/1.1, h2 / HTTP/1.1 over TLS (small operation; 100 KB payload)',
+    bench: 'node bench/server-cost.js',
+    target: { text: '≤ 1.15', max: 1.15 },
+    read(records) {
+      const r = newest(records, 'server-cost', (x) => x.rows.some((row) => row.lane === 'h2'));
+      if (!r) return null;
+      const ratio = (op, a, b) => costRatio(r, op, a, b);
+      const pairs = [
+        ['ws', 'h1'],
+        ['h2', 'h1-tls'],
+      ];
+      const parts = pairs.map(
+        ([a, b]) => `${a} / ${b} ${num(ratio('book', a, b), 2)}; ${num(ratio('payload', a, b), 2)}`,
+      );
+      const missed = pairs.filter(([a, b]) => ['book', 'payload'].some((op) => ratio(op, a, b) > this.target.max));
+      return {
+        records: [r],
+        text: parts.join(', '),
+        verdict: missed.length ? `missed: ${missed.map(([a, b]) => `${a} / ${b}`).join(', ')}` : 'met',
+      };
+    },
+  },
+  {
+    id: 'server-cost-connect',
+    what: 'server CPU per call on the Connect server: Connect JSON, Connect protobuf, gRPC-Web / its gRPC',
+    bench: 'node bench/server-cost.js',
+    target: { text: '≤ 1.15', max: 1.15 },
+    read(records) {
+      const r = newest(records, 'server-cost', (x) => x.rows.some((row) => row.lane === 'connect-grpc'));
+      if (!r) return null;
+      const ratios = ['connect-json', 'connect-proto', 'grpc-web'].flatMap((lane) =>
+        ['book', 'payload'].map((op) => costRatio(r, op, lane, 'connect-grpc')),
+      );
+      return {
+        records: [r],
+        text: `x${span(ratios, 2)}`,
+        pass: ratios.every((x) => x <= this.target.max),
+      };
+    },
+  },
+  {
+    id: 'merge-scale',
+    what: '`k6pack merge` of 10 million samples from 8 runners',
+    bench: 'node bench/merge-scale.js',
+    target: { text: '≤ 60 s, ≤ 1 GB, within 0.1 %' },
+    read(records) {
+      const r = newest(records, 'merge-scale');
+      if (!r) return null;
+      const s = r.rows.find((row) => row.from === 'samples') ?? r.rows[0];
+      return {
+        records: [r],
+        text: `${s.seconds} s, ${s['peak RSS MB']} MB, worst error ${s['worst rel. error']}`,
+        pass: r.rows.every(
+          (row) => row.seconds <= r.target.seconds && row['peak RSS MB'] <= r.target.rssMB && row['within precision'],
+        ),
+      };
+    },
+  },
+  {
+    id: 'segments',
+    what: 'four execution segments on one machine vs one k6 process, same plan',
+    bench: 'node bench/segments.js',
+    target: { text: 'iterations add up, the same verdicts' },
+    read(records) {
+      const r = newest(records, 'segments');
+      if (!r) return null;
+      return {
+        records: [r],
+        text: `ops/s x${r.ratio} of one process; ${r.thresholds - r.differ.length} of ${r.thresholds} verdicts the same; iterations ${r.iterationsAdd ? 'add up' : 'do not add up'}`,
+        pass: r.iterationsAdd && r.differ.length === 0,
+      };
+    },
+  },
+  {
+    id: 'fanout-held',
+    what: 'fan-out: the most subscribers each transport holds with nothing missed',
+    bench: 'node bench/fanout.js',
+    target: null,
+    read(records) {
+      const r = newest(records, 'fanout');
+      if (!r) return null;
+      const parts = r.profiles.map((profile) => {
+        const best = {};
+        for (const row of r.rows.filter((x) => x.profile === profile && x.held === 'yes'))
+          best[row.transport] = Math.max(best[row.transport] ?? 0, row.subscribers);
+        return `${profile}: ${Object.entries(best)
+          .map(([t, n]) => `${t} ${int(n)}`)
+          .join(', ')}`;
+      });
+      return { records: [r], text: parts.join('; ') };
+    },
+  },
+];
+
+// ---- rendering -----------------------------------------------------------------------
+
+const day = (r) => String(r.date).slice(0, 10);
+function machine(r) {
+  const n = cores(r);
+  return `${r.machine?.cpus ?? n}-core reference VM${n === 1 ? ', pinned to one core' : ''}${r.busy ? ', one core kept busy' : ''}`;
+}
+
+// -> [{ figure, result, verdict }] for every figure recorded.
+export function evaluate(records) {
+  return FIGURES.map((figure) => {
+    const result = figure.read(records);
+    if (!result) return null;
+    const verdict = result.verdict ?? (figure.target === null ? '–' : result.pass ? 'met' : 'missed');
+    return { figure, result, verdict };
+  }).filter(Boolean);
+}
+
+const when = (result) => [...new Set(result.records.map(day))].sort().join(', ');
+
+function readmeTable(evaluated) {
+  return [
+    '| figure | target | verdict |',
+    '|---|---|---|',
+    ...evaluated.map(
+      ({ figure, result, verdict }) =>
+        `| ${figure.what} | ${figure.target?.text ?? '(figure)'} | ${verdict === '–' ? '' : `${verdict}: `}${result.text} (${when(result)}) |`,
+    ),
+  ].join('\n');
+}
+
+function fullTable(evaluated) {
+  return [
+    '| figure | bench | target | measured | recorded | verdict |',
+    '|---|---|---|---|---|---|',
+    ...evaluated.map(({ figure, result, verdict }) => {
+      const recorded = [...new Set(result.records.map((r) => `${day(r)}, ${machine(r)}, line ${r.line}`))].join('; ');
+      return `| ${figure.what} | \`${figure.bench}\` | ${figure.target?.text ?? '(figure)'} | ${result.text} | ${recorded} | ${verdict} |`;
+    }),
+  ].join('\n');
+}
+
+// An inline block NAME is `<figure id>` (its text) or `<figure id>:short` (its short form).
+function inline(evaluated, name) {
+  const [id, form] = name.split(':');
+  const found = evaluated.find((e) => e.figure.id === id);
+  if (!found) return null;
+  const r = found.result;
+  const text = form === 'short' || form === 'dated' ? (r.short ?? r.text) : form === 'verdict' ? found.verdict : r.text;
+  return form === 'dated' ? `${text} (${when(r)}, ${machine(r.records[0])})` : text;
+}
+
+// The Connect server's cost per call beside gRPC on it and on grpc-js (docs/browser-rpc.md).
+function connectCostTable(records) {
+  const r = newest(records, 'server-cost', (x) => x.rows.some((row) => row.lane === 'connect-grpc'));
+  if (!r) return null;
+  const us = (op, lane) => r.rows.find((x) => x.op === op && x.lane === lane)['CPU us/op'];
+  // The bench's comparisons are medians of per-round ratios; the rest, ratios of the medians.
+  const both = (a, b) => ['book', 'payload'].map((op) => num(costRatio(r, op, a, b), 2)).join(' / ');
+  const across = (a, b) => ['book', 'payload'].map((op) => num(us(op, a) / us(op, b), 2)).join(' / ');
+  const lanes = [
+    ['gRPC on the Connect server (h2c)', 'connect-grpc'],
+    ['Connect JSON (HTTP/1.1 keep-alive)', 'connect-json'],
+    ['Connect protobuf', 'connect-proto'],
+    ['gRPC-Web', 'grpc-web'],
+  ];
+  return [
+    "| lane | GetBook | Payload (100 KB) | / the Connect server's gRPC | / grpc-js's gRPC (the `grpc` lanes) |",
+    '|---|--:|--:|--:|--:|',
+    ...lanes.map(
+      ([label, lane], i) =>
+        `| ${label} | ${int(us('book', lane))} µs | ${int(us('payload', lane))} µs | ${i ? both(lane, 'connect-grpc') : '1'} | ${i ? across(lane, 'grpc') : both(lane, 'grpc')} |`,
+    ),
+    `| gRPC on the grpc-js server | ${int(us('book', 'grpc'))} µs | ${int(us('payload', 'grpc'))} µs | – | 1 |`,
+    `| GraphQL, HTTP/1.1 keep-alive (the book query and mutation; \`payload\`) | ${int(us('book', 'h1'))} µs | ${int(us('payload', 'h1'))} µs | – | – |`,
+    '',
+    `Median of ${r.rounds} rounds of ${r.seconds} s at ${r.vus} VUs, k6 straight to the server, the server process's utime + stime per call (\`node bench/server-cost.js\`, ${day(r)}, ${machine(r)}).`,
+  ].join('\n');
+}
+
+export function renderBlock(name, evaluated, records) {
+  if (name === 'connect-cost') return connectCostTable(records);
+  if (name === 'readme-benchmarks') return readmeTable(evaluated);
+  if (name === 'benchmarks') return fullTable(evaluated);
+  return inline(evaluated, name);
+}
+
+// ---- the blocks in the files ---------------------------------------------------------
+
+const BLOCK = /<!-- figures:begin ([\w:-]+) -->([\s\S]*?)<!-- figures:end \1 -->/g;
+
+export function markdownFiles(root) {
+  const walk = (dir) =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : [],
+    );
+  return [join(root, 'README.md'), ...walk(join(root, 'docs'))];
+}
+
+// -> { text, stale: [names], unknown: [names] }: the text with every block rendered afresh.
+export function refresh(text, evaluated, records) {
+  const stale = [];
+  const unknown = [];
+  const out = text.replace(BLOCK, (whole, name, body) => {
+    const rendered = renderBlock(name, evaluated, records);
+    if (rendered === null) {
+      unknown.push(name);
+      return whole;
+    }
+    const block = body.includes('\n') ? `\n\n${rendered}\n\n` : rendered;
+    if (block !== body) stale.push(name);
+    return `<!-- figures:begin ${name} -->${block}<!-- figures:end ${name} -->`;
+  });
+  const begins = [...text.matchAll(/<!-- figures:begin ([\w:-]+) -->/g)].length;
+  const blocks = [...text.matchAll(BLOCK)].length;
+  if (begins !== blocks) unknown.push('(a begin marker without its end)');
+  return { text: out, stale, unknown };
+}
+
+function main(argv) {
+  const write = argv.includes('--write');
+  const rootAt = argv.indexOf('--root');
+  const root = rootAt >= 0 ? argv[rootAt + 1] : DEFAULT_ROOT;
+  const records = readRecords(root);
+  const evaluated = evaluate(records);
+  if (argv.includes('--list')) {
+    for (const { figure, result, verdict } of evaluated)
+      console.log(`${figure.id}: ${result.text} [${verdict}] (lines ${result.records.map((r) => r.line).join(', ')})`);
+    return 0;
+  }
+  let faults = 0;
+  for (const file of markdownFiles(root)) {
+    const text = readFileSync(file, 'utf8');
+    const { text: fresh, stale, unknown } = refresh(text, evaluated, records);
+    for (const name of unknown) {
+      console.log(`${relative(root, file)}: unknown figures block ${name}`);
+      faults++;
+    }
+    if (!stale.length) continue;
+    if (write) {
+      writeFileSync(file, fresh);
+      console.log(`${relative(root, file)}: rewrote ${stale.join(', ')}`);
+    } else {
+      console.log(`${relative(root, file)}: stale ${stale.join(', ')} (node bench/figures.js --write)`);
+      faults++;
+    }
+  }
+  return faults ? 1 : 0;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1])
+  process.exitCode = main(process.argv.slice(2));
