@@ -272,6 +272,14 @@ const LIST = [
   ['K6PACK_RUN_DIR', 'path', '.run', {}, [K6, CLI], "the stack's logs and pid files"],
   ['K6PACK_RESULTS_DIR', 'path', 'results', {}, [CLI], 'where run folders go'],
   [
+    'K6PACK_TOOLS_DIR',
+    'path',
+    '$XDG_CACHE_HOME/k6pack, else ~/.cache/k6pack',
+    {},
+    [CLI],
+    'where `k6pack tools` builds k6 and Toxiproxy, once per machine (k6-v1.8.1/, toxiproxy-v2.5.0-HASH/)',
+  ],
+  [
     'K6_PROMETHEUS_RW_PUSH_INTERVAL',
     'text',
     '5s',
@@ -340,6 +348,7 @@ const LIST = [
   ['GITHUB_SHA', 'text', '(CI)', {}, [K6], 'the commit, for summary.json, when K6PACK_GIT_COMMIT is not set'],
   ['GIT_COMMIT', 'text', '(CI)', {}, [K6], 'the same, after GITHUB_SHA'],
   ['PATH', 'text', "(the shell's)", {}, [CLI], 'where `k6pack tools` looks for a k6 v1.8.1'],
+  ['XDG_CACHE_HOME', 'path', '~/.cache', {}, [CLI], 'the user cache the tools go to when K6PACK_TOOLS_DIR is not set'],
   ['GIT_DIR', 'path', '(unset)', {}, [CLI], "cleared when `k6pack tools` applies Toxiproxy's patches with git"],
   ['GIT_WORK_TREE', 'path', '(unset)', {}, [CLI], 'the same'],
 ];

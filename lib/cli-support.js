@@ -1,13 +1,16 @@
 // Pieces the CLI commands share: usage errors (exit 2), signal trapping,
 // profile and scenario lookup.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
+import { basename, join, relative, resolve, sep } from 'node:path';
 import { WORKLOADS } from '../common/schedule.js';
 import { loadProfile } from './profiles.js';
 import { ROOT } from './tools.js';
 
-// A path as messages show it: relative inside the repository, else as it is.
-export const show = (path) => (path.startsWith(ROOT) ? relative(process.cwd(), path) || '.' : path);
+// A path as messages show it: relative inside the package or the current directory, else as it is.
+export const show = (path) =>
+  path.startsWith(ROOT) || path === process.cwd() || path.startsWith(process.cwd() + sep)
+    ? relative(process.cwd(), path) || '.'
+    : path;
 
 // A command's action: it returns the exit code; errors become one line on stderr
 // (bin/k6pack.js; K6PACK_DEBUG=1 for the stack).

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_HOST, DEFAULT_PORTS, PROXY_ROUTES, proxiesFor, targetsFor } from '../common/defaults.js';
 import { isLoopback, isLoopbackHost } from '../common/loopback.js';
@@ -20,9 +20,10 @@ export class StackError extends Error {}
 export const START_TIMEOUT_MS = 30000;
 const HOST = DEFAULT_HOST;
 
-// Where `up` keeps logs and pid files; K6PACK_RUN_DIR moves it (tests do).
+// Where `up` keeps logs and pid files: .run/ in the current directory (the user's project,
+// never the package, which may be read-only); K6PACK_RUN_DIR moves it (tests do).
 export function defaultRunDir(env = process.env) {
-  return rawSetting(env, 'K6PACK_RUN_DIR') || join(ROOT, '.run');
+  return resolve(rawSetting(env, 'K6PACK_RUN_DIR') || '.run');
 }
 
 // The embedded stack listens on 127.0.0.1 only, and k6pack drives its own

@@ -1,7 +1,9 @@
 // Installs and finds the pinned tools: k6 v1.8.1 (stock) and the pack's own
 // toxiproxy-server v2.5.0 build (tools/toxiproxy, with the pack's link and handshake toxics and
 // tools/toxiproxy/patches applied to the vendored module).
-// Both build from the Go module proxy into .tools/bin/, which git ignores.
+// Both build from the Go module proxy once per machine, into a user cache shared by every
+// project (toolsDir below): <cache>/k6-v1.8.1/k6 and <cache>/toxiproxy-v2.5.0-<sources' hash>/,
+// never into the package, which may be read-only. A k6 v1.8.1 on PATH is used as it is.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -12,22 +14,31 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
+  renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { basename, dirname, join, relative, sep } from 'node:path';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { K6_VERSION, TOXIPROXY_VERSION } from '../common/defaults.js';
 import { rawSetting } from '../common/settings.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const TOOLS_BIN = join(ROOT, '.tools', 'bin');
 const TOXIPROXY_SRC = join(ROOT, 'tools', 'toxiproxy');
 const TOXIPROXY_PATCHES = join(TOXIPROXY_SRC, 'patches');
 const TOXIPROXY_TESTDATA = join(TOXIPROXY_SRC, 'testdata');
 const TOXIPROXY_MODULE = 'github.com/Shopify/toxiproxy/v2';
-// Toxiproxy builds are prepared in a fresh directory under here (sources + vendored, patched modules).
-const BUILD_ROOT = join(ROOT, '.tools', 'build');
+
+// Where the built tools go: K6PACK_TOOLS_DIR, else $XDG_CACHE_HOME/k6pack, else ~/.cache/k6pack
+// (a relative XDG_CACHE_HOME is ignored, as the XDG spec says; a relative K6PACK_TOOLS_DIR is
+// taken from the current directory).
+export function toolsDir(env = process.env) {
+  const given = rawSetting(env, 'K6PACK_TOOLS_DIR');
+  if (given) return resolve(given);
+  const xdg = rawSetting(env, 'XDG_CACHE_HOME');
+  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache'), 'k6pack');
+}
 
 export class ToolError extends Error {}
 
@@ -121,7 +132,7 @@ function applyPatch(patch, moduleDir, buildDir) {
   }
 }
 
-// Prepares a toxiproxy build directory (a new one under .tools/build/ unless `dir`
+// Prepares a toxiproxy build directory (a new one under the tools' build/ unless `dir`
 // is given; the caller removes it): a copy of tools/toxiproxy's sources,
 // `go mod vendor`, and every patch applied, in name order, to the vendored
 // toxiproxy module. `go build -mod=vendor` or `go test -mod=vendor` then runs
@@ -134,8 +145,9 @@ export function prepareToxiproxyBuild({ dir, patchesDir = TOXIPROXY_PATCHES } = 
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
   } else {
-    mkdirSync(BUILD_ROOT, { recursive: true });
-    dir = mkdtempSync(join(BUILD_ROOT, 'toxiproxy-'));
+    const buildRoot = join(toolsDir(), 'build');
+    mkdirSync(buildRoot, { recursive: true });
+    dir = mkdtempSync(join(buildRoot, 'toxiproxy-'));
   }
   try {
     for (const f of toxiproxySources().src) copyFileSync(f, join(dir, basename(f)));
@@ -151,41 +163,90 @@ export function prepareToxiproxyBuild({ dir, patchesDir = TOXIPROXY_PATCHES } = 
   return dir;
 }
 
-const K6_LOCAL = join(TOOLS_BIN, 'k6');
-const TOXIPROXY_LOCAL = join(TOOLS_BIN, 'toxiproxy-server');
-const TOXIPROXY_STAMP = join(TOOLS_BIN, 'toxiproxy-server.stamp');
+// Each tool in a folder of its own, named by its version (the pack's toxiproxy also by its
+// sources' hash: two installs of the pack with other toxics do not rebuild each other's).
+export function toolPaths(env = process.env) {
+  const root = toolsDir(env);
+  const hash = toxiproxySourceHash();
+  const k6Dir = join(root, `k6-${K6_VERSION}`);
+  const toxiproxyDir = join(root, `toxiproxy-${TOXIPROXY_VERSION}-${hash}`);
+  return {
+    root,
+    hash,
+    k6Dir,
+    k6: join(k6Dir, 'k6'),
+    toxiproxyDir,
+    toxiproxy: join(toxiproxyDir, 'toxiproxy-server'),
+    // Written last, after the binary is in place: the build is complete and from these sources.
+    stamp: join(toxiproxyDir, 'toxiproxy-server.stamp'),
+  };
+}
 
 const k6Matches = (bin) => (versionOf(bin, ['version']) || '').includes(`k6 ${K6_VERSION}`);
 
-// Path of a k6 at the pinned version: .tools/bin first, then PATH; null if none.
+// Path of a k6 at the pinned version: PATH first, then the tools' cache; null if none.
 export function findK6() {
-  if (existsSync(K6_LOCAL) && k6Matches(K6_LOCAL)) return K6_LOCAL;
   const p = onPath('k6');
-  return p && k6Matches(p) ? p : null;
+  if (p && k6Matches(p)) return p;
+  const { k6 } = toolPaths();
+  return existsSync(k6) && k6Matches(k6) ? k6 : null;
 }
 
 // Path of the pack's toxiproxy build if it is current; null if it must be (re)built.
 // A stock toxiproxy-server on PATH is never used: it lacks the pack's toxics (link, handshake).
 export function findToxiproxy() {
-  if (!existsSync(TOXIPROXY_LOCAL) || !existsSync(TOXIPROXY_STAMP)) return null;
-  return readFileSync(TOXIPROXY_STAMP, 'utf8').trim() === toxiproxySourceHash() ? TOXIPROXY_LOCAL : null;
+  const { toxiproxy, stamp, hash } = toolPaths();
+  if (!existsSync(toxiproxy) || !existsSync(stamp)) return null;
+  return readFileSync(stamp, 'utf8').trim() === hash ? toxiproxy : null;
+}
+
+// A folder of the cache, made with one line that says what to do when it cannot be.
+function makeDir(dir) {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw new ToolError(
+      `cannot create ${dir} for the tools (${err.code || err.message}): set K6PACK_TOOLS_DIR to a folder you can write, or XDG_CACHE_HOME`,
+    );
+  }
+}
+
+// A file built beside its place, then renamed into it: a second build running at the same
+// time (another project, a parallel test) never sees half a binary.
+function buildInto(target, build) {
+  const tmp = `${target}.${process.pid}.tmp`;
+  try {
+    build(tmp);
+    renameSync(tmp, target);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 export function installTools({ log = console.log } = {}) {
-  mkdirSync(TOOLS_BIN, { recursive: true });
+  const paths = toolPaths();
   let k6 = findK6();
   if (k6) {
     log(
-      k6 === K6_LOCAL ? `k6 ${K6_VERSION}: ${k6}` : `k6 ${K6_VERSION} on PATH: ${k6} (used as it is; no k6 is built)`,
+      k6 === paths.k6 ? `k6 ${K6_VERSION}: ${k6}` : `k6 ${K6_VERSION} on PATH: ${k6} (used as it is; no k6 is built)`,
     );
   } else {
     requireGo();
+    makeDir(paths.k6Dir);
     log(
-      `no k6 ${K6_VERSION} on PATH: building the stock k6 ${K6_VERSION} (AGPL-3.0, github.com/grafana/k6) from the Go module proxy into .tools/bin (about 2 minutes on a cold cache)...`,
+      `no k6 ${K6_VERSION} on PATH: building the stock k6 ${K6_VERSION} (AGPL-3.0, github.com/grafana/k6) from the Go module proxy into ${paths.k6Dir} (about 2 minutes on a cold cache; once per machine)...`,
     );
-    go(['install', `go.k6.io/k6@${K6_VERSION}`], { env: { GOBIN: TOOLS_BIN, CGO_ENABLED: '0' } });
-    if (!k6Matches(K6_LOCAL)) throw new ToolError(`built ${K6_LOCAL} but it does not report k6 ${K6_VERSION}`);
-    k6 = K6_LOCAL;
+    // go install writes <GOBIN>/k6: a GOBIN of this build's own, then the binary renamed into place.
+    const gobin = `${paths.k6}.${process.pid}.build`;
+    try {
+      makeDir(gobin);
+      go(['install', `go.k6.io/k6@${K6_VERSION}`], { cwd: gobin, env: { GOBIN: gobin, CGO_ENABLED: '0' } });
+      renameSync(join(gobin, 'k6'), paths.k6);
+    } finally {
+      rmSync(gobin, { recursive: true, force: true });
+    }
+    if (!k6Matches(paths.k6)) throw new ToolError(`built ${paths.k6} but it does not report k6 ${K6_VERSION}`);
+    k6 = paths.k6;
     log(`k6 ${K6_VERSION}: ${k6}`);
   }
   let toxiproxy = findToxiproxy();
@@ -193,32 +254,35 @@ export function installTools({ log = console.log } = {}) {
     log(`toxiproxy-server ${TOXIPROXY_VERSION} (+link and handshake toxics, patched): ${toxiproxy}`);
   } else {
     requireGo();
+    makeDir(paths.toxiproxyDir);
     log(
-      `building toxiproxy-server ${TOXIPROXY_VERSION} (MIT, github.com/Shopify/toxiproxy) with the pack's link and handshake toxics and patches (tools/toxiproxy) from the Go module proxy into .tools/bin...`,
+      `building toxiproxy-server ${TOXIPROXY_VERSION} (MIT, github.com/Shopify/toxiproxy) with the pack's link and handshake toxics and patches (tools/toxiproxy) from the Go module proxy into ${paths.toxiproxyDir} (once per machine)...`,
     );
     const dir = prepareToxiproxyBuild();
     try {
-      go(
-        [
-          'build',
-          '-mod=vendor',
-          '-trimpath',
-          '-ldflags',
-          `-X github.com/Shopify/toxiproxy/v2.Version=${TOXIPROXY_VERSION}`,
-          '-o',
-          TOXIPROXY_LOCAL,
-          '.',
-        ],
-        {
-          cwd: dir,
-          env: { CGO_ENABLED: '0' },
-        },
+      buildInto(paths.toxiproxy, (tmp) =>
+        go(
+          [
+            'build',
+            '-mod=vendor',
+            '-trimpath',
+            '-ldflags',
+            `-X github.com/Shopify/toxiproxy/v2.Version=${TOXIPROXY_VERSION}`,
+            '-o',
+            tmp,
+            '.',
+          ],
+          {
+            cwd: dir,
+            env: { CGO_ENABLED: '0' },
+          },
+        ),
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-    writeFileSync(TOXIPROXY_STAMP, toxiproxySourceHash() + '\n');
-    toxiproxy = TOXIPROXY_LOCAL;
+    buildInto(paths.stamp, (tmp) => writeFileSync(tmp, paths.hash + '\n'));
+    toxiproxy = paths.toxiproxy;
     log(`toxiproxy-server ${TOXIPROXY_VERSION} (+link and handshake toxics, patched): ${toxiproxy}`);
   }
   return { k6, toxiproxy };

@@ -18,7 +18,7 @@ import { recordRuns } from '../history/record.js';
 import { checkPrometheus, parsePrometheusOut } from '../prometheus.js';
 import { clearState, deadLine, deadOf, readState, writeState } from '../runstate.js';
 import { StackError, startStack } from '../stack.js';
-import { ensureTools, ROOT } from '../tools.js';
+import { ensureTools, findK6, ROOT } from '../tools.js';
 import { Toxiproxy } from '../toxiproxy.js';
 import { apiConfig } from './api-config.js';
 import { THRESHOLDS_FAILED } from '../k6.js';
@@ -233,6 +233,6 @@ export async function upApi(opts, ctx) {
   out(`== proxies: ${describeRoutes(routes)}`);
   out(`profile ${profile.name}: ${profile.toxics.map(describeToxic).join('; ') || 'no toxics'}`);
   out(`the plan for k6: ${show(planFile)}; stop everything with \`npx k6pack down\``);
-  out(`  .tools/bin/k6 run -e API=${show(planFile)} -e PROFILE=3g scenarios/api.js`);
+  out(`  ${show(findK6() || 'k6')} run -e API=${show(planFile)} -e PROFILE=3g ${show(SCRIPT)}`);
   return 0;
 }

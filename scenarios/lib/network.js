@@ -68,14 +68,14 @@ export function useToxiproxy(url) {
 export const toxiproxyUrl = () =>
   (rawSetting(__ENV, 'TOXIPROXY_URL') || stackUrl || TARGET_DEFAULTS.TOXIPROXY_URL).replace(/\/+$/, '');
 
-// The stack `npx k6pack up` recorded (.run/stack.json, or K6PACK_RUN_DIR), and the end
-// of its toxiproxy's log, read once in the init context of setup's VU (__VU 0: k6 reads
-// files only in init), so an unreachable Toxiproxy is named with what killed it.
+// The stack `npx k6pack up` recorded (.run/stack.json in the directory k6 runs in, as `up`
+// writes it in its own, or K6PACK_RUN_DIR), and the end of its toxiproxy's log, read once in
+// the init context of setup's VU (__VU 0: k6 reads files only in init), so an unreachable
+// Toxiproxy is named with what killed it.
 function readStackRecord() {
   if (__VU !== 0) return null;
-  const runDir = rawSetting(__ENV, 'K6PACK_RUN_DIR');
-  const dir = runDir ? runDir.replace(/\/+$/, '') : null;
-  const at = (file) => (dir ? `${dir}/${file}` : import.meta.resolve(`../../.run/${file}`));
+  const dir = resolveFrom(rawSetting(__ENV, 'PWD'), rawSetting(__ENV, 'K6PACK_RUN_DIR') || '.run').replace(/\/+$/, '');
+  const at = (file) => `${dir}/${file}`;
   try {
     const state = JSON.parse(open(at('stack.json')));
     let log = '';
