@@ -19,6 +19,7 @@ import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { cliEnv, runCli, waitFor } from './helpers/cli-env.js';
+import { scaled } from './helpers/waits.js';
 import { WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 const SCENARIO = join(ROOT, 'scenarios', 'ws-vs-http.js');
@@ -46,7 +47,7 @@ function plainK6(env, extra = {}) {
     }),
     {
       reject: false,
-      timeout: 180000,
+      timeout: scaled(180000),
       stdin: 'ignore',
     },
   );
@@ -87,17 +88,21 @@ describe('one run at a time on a stack', () => {
   let tp;
   before(async () => {
     env = await cliEnv();
-    const up = await runCli(['up', '--profile', 'lte'], { env: env.env, timeoutMs: 120000 });
+    const up = await runCli(['up', '--profile', 'lte'], { env: env.env, timeoutMs: scaled(120000) });
     assert.equal(up.exitCode, 0, up.stderr);
     tp = new Toxiproxy(targetsFor(env.ports).TOXIPROXY_URL);
   });
   after(() => env?.cleanup());
 
   test(
-    'a run holding the stack: a second run, a gate and a profile change are refused, the toxics stay byte for byte, its p50 is the model',
-    { timeout: 240000 },
+    'a run holding the stack: a second run, a gate and a profile change are refused, the toxics stay byte for byte, its p50 pays the round trip of lte',
+    { timeout: scaled(240000) },
     async (t) => {
-      const holder = plainK6(env, { PROFILE: 'lte', LOAD: 'smoke', STEP_SECONDS: '6' });
+      const holder = plainK6(env, {
+        PROFILE: 'lte',
+        LOAD: 'smoke',
+        STEP_SECONDS: String(Math.round(scaled(6000) / 1000)),
+      });
       await waitHeld(tp);
       const during = await proxiesText(tp);
       const refused = [
@@ -108,7 +113,7 @@ describe('one run at a time on a stack', () => {
       for (const args of refused) {
         const r = await runCli(args, {
           env: { ...env.env, THRESHOLDS: join(dir, 'nothing-here.json') },
-          timeoutMs: 60000,
+          timeoutMs: scaled(60000),
         });
         t.diagnostic(`k6pack ${args[0]}: exit ${r.exitCode}: ${r.stderr.trim()}`);
         assert.equal(r.exitCode, 4, `k6pack ${args.join(' ')}: ${r.stdout}\n${r.stderr}`);
@@ -124,10 +129,13 @@ describe('one run at a time on a stack', () => {
       assert.ok(r.exitCode === 0 || r.exitCode === 99, `the holding run broke: ${r.exitCode} ${r.stderr.slice(-800)}`);
       const { metrics } = JSON.parse((await import('node:fs')).readFileSync(holder.summaryFile, 'utf8'));
       const R = loadProfile('lte').network.rttMs;
+      // lte's round trip held through the refusals: a refused `gate` to lan would have
+      // taken it away. A floor only (a busy machine only adds; no ceiling in phase 2: the
+      // toxics' byte-for-byte check above stands for a refused switch to a slower profile).
       for (const lane of ['ws_c1', 'http_keepalive_c1']) {
         const p50 = metrics[`op_duration{scenario:${lane}}`].med;
         t.diagnostic(`${lane} p50 ${p50} ms (model ${R} ms)`);
-        assert.ok(p50 >= R * 0.97 && p50 <= R * 1.1, `${lane}: p50 ${p50} ms, the model says ${R} ms`);
+        assert.ok(p50 >= R * 0.97, `${lane}: p50 ${p50} ms, under lte's round trip of ${R} ms`);
       }
       // teardown put back what the run found, and gave the hold back
       assert.equal(await tp.holder(), null);
@@ -135,11 +143,15 @@ describe('one run at a time on a stack', () => {
     },
   );
 
-  test('--wait proceeds once the holding run has ended', { timeout: 180000 }, async () => {
-    const holder = plainK6(env, { PROFILE: 'lte', LOAD: 'smoke', STEP_SECONDS: '1' });
+  test('--wait proceeds once the holding run has ended', { timeout: scaled(180000) }, async () => {
+    const holder = plainK6(env, {
+      PROFILE: 'lte',
+      LOAD: 'smoke',
+      STEP_SECONDS: String(Math.round(scaled(1000) / 1000)),
+    });
     await waitHeld(tp);
-    const waiting = runCli(['run', TINY, '--profile', 'lan', '--wait'], { env: env.env, timeoutMs: 150000 });
-    await waitFor(waiting, 'waiting for the stack: in use by k6 run ws-vs-http', 20000);
+    const waiting = runCli(['run', TINY, '--profile', 'lan', '--wait'], { env: env.env, timeoutMs: scaled(150000) });
+    await waitFor(waiting, 'waiting for the stack: in use by k6 run ws-vs-http', scaled(20000));
     const [h, w] = await Promise.all([holder, waiting]);
     assert.ok(h.exitCode === 0 || h.exitCode === 99, h.stderr.slice(-500));
     assert.equal(w.exitCode, 0, w.stdout + w.stderr);
@@ -149,7 +161,7 @@ describe('one run at a time on a stack', () => {
 
   test(
     'a killed holder does not block: the next command releases its hold and says so',
-    { timeout: 120000 },
+    { timeout: scaled(120000) },
     async () => {
       // plain k6, killed outright: no teardown, the hold stays behind
       const holder = plainK6(env, { PROFILE: 'lte', LOAD: 'smoke', STEP_SECONDS: '20' });
@@ -168,12 +180,12 @@ describe('one run at a time on a stack', () => {
       const args = ['--', '-e', 'STEP_SECONDS=20', '-e', `LANES=${WS_VS_HTTP_LANES}`];
       const cli = runCli(['run', 'ws-vs-http', '--profile', 'lte', '--load', 'smoke', ...args], {
         env: env.env,
-        timeoutMs: 60000,
+        timeoutMs: scaled(60000),
       });
-      await waitFor(cli, '== ws-vs-http, profile lte', 30000);
+      await waitFor(cli, '== ws-vs-http, profile lte', scaled(30000));
       // The hold names the CLI's k6 once it has started it (a moment after that line).
       let held = await tp.holder();
-      for (const deadline = Date.now() + 20000; !held?.childPid && Date.now() < deadline;) {
+      for (const deadline = Date.now() + scaled(20000); !held?.childPid && Date.now() < deadline;) {
         await sleep(100);
         held = await tp.holder();
       }
@@ -203,7 +215,7 @@ describe('one run at a time on a stack', () => {
 
   test(
     'a command that fails before its k6 run touches the network leaves live connections alone',
-    { timeout: 120000 },
+    { timeout: scaled(120000) },
     async () => {
       const port = env.ports.PROXY_GRAPHQL_PORT;
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -216,7 +228,7 @@ describe('one run at a time on a stack', () => {
         writeFileSync(broken, '{ "ws-vs-http": ');
         const r = await runCli(['run', 'ws-vs-http', '--profile', '3g', '--load', 'smoke'], {
           env: { ...env.env, THRESHOLDS: broken },
-          timeoutMs: 60000,
+          timeoutMs: scaled(60000),
         });
         assert.notEqual(r.exitCode, 0);
         assert.match(r.stdout + r.stderr, /thresholds file .*broken\.json: not valid JSON/);
@@ -234,14 +246,14 @@ describe('one run at a time on a stack', () => {
     },
   );
 
-  test('a second stack on other ports runs beside the first', { timeout: 180000 }, async () => {
+  test('a second stack on other ports runs beside the first', { timeout: scaled(180000) }, async () => {
     const second = await cliEnv();
     try {
-      const up = await runCli(['up', '--profile', '3g'], { env: second.env, timeoutMs: 120000 });
+      const up = await runCli(['up', '--profile', '3g'], { env: second.env, timeoutMs: scaled(120000) });
       assert.equal(up.exitCode, 0, up.stderr);
       const [a, b] = await Promise.all([
-        runCli(['run', TINY, '--profile', 'lte'], { env: env.env, timeoutMs: 120000 }),
-        runCli(['run', TINY, '--profile', '3g'], { env: second.env, timeoutMs: 120000 }),
+        runCli(['run', TINY, '--profile', 'lte'], { env: env.env, timeoutMs: scaled(120000) }),
+        runCli(['run', TINY, '--profile', '3g'], { env: second.env, timeoutMs: scaled(120000) }),
       ]);
       assert.equal(a.exitCode, 0, a.stderr);
       assert.equal(b.exitCode, 0, b.stderr);

@@ -55,7 +55,6 @@ export const TIMED = [
   // Its third gate compares a lan run with a baseline taken seconds before and expects no
   // regression: with three files beside it a lan p95 jumped from 1.1 to 14.2 ms (2026-11-27).
   'history-gate.test.js',
-  'hold-stack.test.js',
   'profile-churn.test.js',
   'profiles-gates.test.js',
   'roundtrip.test.js',
