@@ -6,6 +6,7 @@
 // for `run` (99: a threshold failed), 3 for `compare` on a regression, 99 for
 // `merge` when a threshold fails on the pooled data, for `gate` a broken run's
 // code, else 99, else 3; 130/143 after SIGINT/SIGTERM.
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { DEFAULT_PORTS } from '../common/defaults.js';
 import { InterruptedError, trapSignals, UsageError } from '../lib/cli-support.js';
@@ -30,6 +31,7 @@ function exitCodeFor(err) {
 
 const program = new Command('k6pack')
   .description('GraphQL over HTTP/WS vs gRPC load-testing pack: stack, profiles, runs')
+  .version(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version)
   .exitOverride()
   .showHelpAfterError('(add --help for usage)')
   .addHelpText(
