@@ -690,12 +690,14 @@ function fullTable(evaluated) {
   ].join('\n');
 }
 
-// An inline block NAME is `<figure id>` (its text) or `<figure id>:short` (its short form).
+// An inline block NAME is `<figure id>` (its text), `<id>:short` (its short form), `<id>:dated`
+// (the short form, its date and machine) or `<id>:when` (the date and machine alone).
 function inline(evaluated, name) {
   const [id, form] = name.split(':');
   const found = evaluated.find((e) => e.figure.id === id);
   if (!found) return null;
   const r = found.result;
+  if (form === 'when') return `${when(r)}, ${machine(r.records[0])}`;
   const text = form === 'short' || form === 'dated' ? (r.short ?? r.text) : form === 'verdict' ? found.verdict : r.text;
   return form === 'dated' ? `${text} (${when(r)}, ${machine(r.records[0])})` : text;
 }
@@ -767,6 +769,18 @@ export function refresh(text, evaluated, records) {
   return { text: out, stale, unknown };
 }
 
+// A figure typed by hand beside its block: the measured values of each figure's text (a time,
+// a size, a range of ratios) found in a page's prose outside the blocks and the code.
+const VALUE = /\d[\d,.–]*\d ?(?:s|ms|MB|KB|µs|sd)\b|x\d\.\d{2,3}(?:–\d\.\d{2,3})?|\d\.\d{3}/g;
+export function typedTwice(text, evaluated) {
+  const prose = text.replace(BLOCK, '').replace(/^```[\s\S]*?^```/gm, '');
+  const found = [];
+  for (const { figure, result } of evaluated)
+    for (const value of new Set((result.text.match(VALUE) ?? []).map((v) => v.replace(/^x/, ''))))
+      if (value.length >= 4 && prose.includes(value)) found.push(`${value} (${figure.id})`);
+  return found;
+}
+
 function main(argv) {
   const write = argv.includes('--write');
   const rootAt = argv.indexOf('--root');
@@ -784,6 +798,10 @@ function main(argv) {
     const { text: fresh, stale, unknown } = refresh(text, evaluated, records);
     for (const name of unknown) {
       console.log(`${relative(root, file)}: unknown figures block ${name}`);
+      faults++;
+    }
+    for (const value of typedTwice(text, evaluated)) {
+      console.log(`${relative(root, file)}: ${value} typed outside its block: quote the block, or link to it`);
       faults++;
     }
     if (!stale.length) continue;

@@ -1,8 +1,21 @@
 // The README is a front page (at most 250 lines) and every relative link in it and in
 // docs/ leads somewhere: to a file of the repository and, with #anchor, to one of that
-// page's headings (GitHub's slugs).
+// page's headings (GitHub's slugs). Every code block closes, every table row has its
+// header's cells, and every figure quoted from bench/results.jsonl is the generated one
+// (bench/figures.js, run as a process: a test does not import a bench).
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { test } from 'node:test';
 import { ROOT } from '../lib/tools.js';
@@ -132,4 +145,55 @@ test('fences and tables: every code block closes on a fence alone, every table r
     for (const f of [...fenceFaults(text), ...tableFaults(text)]) faults.push(`${relative(ROOT, file)}: ${f}`);
   }
   assert.deepEqual(faults, []);
+});
+
+const FIGURES = join(ROOT, 'bench', 'figures.js');
+const figures = (...args) => spawnSync(process.execPath, [FIGURES, ...args], { encoding: 'utf8' });
+
+test('every figures block in README.md and docs/ is what bench/results.jsonl gives, and no figure is typed beside it', () => {
+  const r = figures();
+  assert.equal(
+    r.status,
+    0,
+    `stale or typed figures (node bench/figures.js --write, then quote or link the block):\n${r.stdout}${r.stderr}`,
+  );
+  const blocks = ['README.md', 'docs/benchmarks.md', 'docs/browser-rpc.md', 'docs/tests.md'].map((f) =>
+    readFileSync(join(ROOT, f), 'utf8').match(/<!-- figures:begin [\w:-]+ -->/g),
+  );
+  assert.ok(
+    blocks.every((b) => b && b.length),
+    'the README, benchmarks, browser-rpc and tests pages quote generated blocks',
+  );
+});
+
+test('bench/figures.js names a stale block and a typed figure, exits 1, and --write mends the block', () => {
+  const root = mkdtempSync(join(tmpdir(), 'k6pack-figures-'));
+  try {
+    mkdirSync(join(root, 'bench'));
+    mkdirSync(join(root, 'docs'));
+    copyFileSync(join(ROOT, 'bench', 'results.jsonl'), join(root, 'bench', 'results.jsonl'));
+    const readme = (figure) =>
+      `# x\n\nThe gate: <!-- figures:begin gate-seconds:short -->${figure}<!-- figures:end gate-seconds:short -->.\n`;
+    writeFileSync(join(root, 'README.md'), readme('1 s'));
+    let r = figures('--root', root);
+    assert.equal(r.status, 1);
+    assert.match(r.stdout, /README\.md: stale gate-seconds:short/);
+    r = figures('--root', root, '--write');
+    assert.equal(r.status, 0, r.stdout);
+    const fresh = readFileSync(join(root, 'README.md'), 'utf8');
+    assert.notEqual(fresh, readme('1 s'));
+    assert.equal(figures('--root', root).status, 0);
+    const value = /-->([^<]+)<!--/.exec(fresh)[1];
+    writeFileSync(join(root, 'docs', 'page.md'), `# y\n\nThe gate takes ${value}.\n`);
+    r = figures('--root', root);
+    assert.equal(r.status, 1);
+    assert.match(r.stdout, /docs\/page\.md: .* typed outside its block/);
+    writeFileSync(
+      join(root, 'docs', 'page.md'),
+      '<!-- figures:begin no-such-figure --><!-- figures:end no-such-figure -->\n',
+    );
+    assert.match(figures('--root', root).stdout, /unknown figures block no-such-figure/);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
