@@ -333,6 +333,25 @@ async function measureSubscription(url, op, next, options) {
   };
 }
 
+// The endpoint's schema, or null when introspection is off, after discovery's own checks
+// (TLS, that it answers GraphQL, credentials): `k6pack init` builds a first operation from it.
+export async function graphqlSchema(cfg, { signal } = {}) {
+  const url = cfg.graphql;
+  const tls = url.startsWith('https:');
+  if (tls)
+    await tlsProbe(hostPort(url), { what: 'GraphQL endpoint', target: url, flag: '--graphql', insecure: cfg.insecure });
+  const agent = tls
+    ? new HttpsAgent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: !cfg.insecure })
+    : new HttpAgent({ keepAlive: true, maxSockets: 1 });
+  const http = { agent, signal, headers: cfg.expanded.headers };
+  try {
+    await checkAnswersGraphql(url, http);
+    return await introspect(url, http);
+  } finally {
+    agent.destroy();
+  }
+}
+
 // -> { url, tls, alpn, h2, schema, wsUrl, ws: { ok } | { reason }, measured: { op: measure() } }
 // hooks: { checkOperations(schema) } runs once the schema is known, before anything is measured.
 export async function discoverGraphql(cfg, ops, variables, { signal, checkOperations }) {

@@ -1,5 +1,6 @@
 // The commands of bin/k6pack.js, one file each, in the order `k6pack --help` lists them.
 // Each file's register(program, ctx) adds its command (flags, help, action) to commander.
+import { register as init } from './k6pack-init.js';
 import { register as tools } from './k6pack-tools.js';
 import { register as up } from './k6pack-up.js';
 import { register as down } from './k6pack-down.js';
@@ -16,6 +17,7 @@ import { register as plan } from './k6pack-plan.js';
 import { register as list } from './k6pack-list.js';
 
 export const COMMANDS = [
+  init,
   tools,
   up,
   down,
