@@ -239,6 +239,9 @@ describe('history: gates appended, trends drawn, the comment posted, the branch 
         ours.slice(0, 200),
       );
       assert.match(ours, /\| push \| lan \| 99 \|/);
+      // Each failed threshold, named with its run (report.html opens with the same).
+      assert.match(ours, /^Failed thresholds \(\d+\):$/m);
+      assert.match(ours, /^- push \(lan\): `[^`]+` `[^`]+`, observed /m);
       assert.deepEqual(seen, [
         'GET /repos/o/r/issues/7/comments',
         'POST /repos/o/r/issues/7/comments',
