@@ -199,7 +199,7 @@ export const FIGURES = [
       const g = r.gate;
       return {
         records: [r],
-        text: `${int(t.rows)} percentiles under ${r.profiles} profiles, ${int(t.gated)} gated, ${t.failed} failed; the gate: ${g.gated} of ${g.rows} gated, ${g.failed} failed`,
+        text: `${int(t.rows)} percentiles under ${r.profiles} profiles, ${int(t.gated)} gated, ${t.failed} failed; the gate: ${g.gated} of ${g.rows} gated, ${g.failed} failed${g.planSeconds ? `, ${g.planSeconds} s of steps` : ''}`,
         pass: t.failed + g.failed <= this.target.max,
       };
     },
@@ -572,7 +572,7 @@ export const FIGURES = [
       return {
         records: [r],
         text: parts.join(', '),
-        verdict: missed.length ? `missed: ${missed.map(([a, b]) => `${a} / ${b}`).join(', ')}` : 'met',
+        verdict: pairs.map(([a, b]) => `${a} / ${b} ${missed.some((m) => m[0] === a) ? 'missed' : 'met'}`).join(', '),
       };
     },
   },
