@@ -15,7 +15,9 @@
 //                  server sends only once the connection is open (1.5 R): one more R
 // A pushed event travels one way: R/2 + s/Bd.
 //
-// Plain ES module with no imports (k6 and Node both load it).
+// Plain ES module (k6 and Node both load it); a transport's own facts come from the
+// lane catalogue (common/lanes/).
+import { FRESH_TRANSPORTS, framingOf as transportFraming, setupPhasesOf } from './lanes/catalogue.js';
 
 export const PHASES = {
   tcp: 'TCP handshake',
@@ -26,46 +28,13 @@ export const PHASES = {
 };
 
 // The connection set-up a transport pays: per operation for the fresh transports,
-// once per connection (or socket, or channel) for the others.
-export function setupPhases(transport, tls) {
-  const secure = tls ? ['tcp', 'tls'] : ['tcp'];
-  switch (transport) {
-    case 'http2':
-      return ['tcp', 'tls'];
-    case 'ws':
-      return [...secure, 'ws_upgrade', 'ws_init'];
-    case 'grpc':
-    case 'grpc-fresh':
-    case 'grpc-stream':
-    case 'grpc-bidi':
-    case 'grpc-client-stream':
-      return [...secure, 'grpc_settings'];
-    default:
-      return secure; // http-fresh, http-keepalive, http-poll
-  }
-}
+// once per connection (or socket, or channel) for the others. Each lane family declares
+// its transports' phases, framing and freshness (common/lanes/).
+export const setupPhases = setupPhasesOf;
 
 // Transports that open a connection for every operation.
-export const FRESH = new Set(['http-fresh', 'grpc-fresh']);
+export const FRESH = FRESH_TRANSPORTS;
 
-// The bytes a transport adds around a request and a response (headers, frames,
-// length prefixes, TLS records): measured on the wire through the proxies with the
-// pack's k6 clients (k6's default headers, Apollo's answer headers), rounded up.
-// They matter only on slow links (2g: 400 B up is 12 ms).
-export const FRAMING = {
-  http: { req: 260, res: 330 }, // HTTP/1.1 request line + headers; status line + headers
-  http2: { req: 90, res: 140 }, // HPACK-compressed headers after the first request
-  ws: { req: 40, res: 60 }, // frame headers, the graphql-transport-ws envelope
-  grpc: { req: 70, res: 110 }, // HEADERS + DATA frames, 5-byte prefix, trailers
-  // Connect and gRPC-Web from k6's http (Connect-Protocol-Version or X-Grpc-Web) to
-  // servers/connect (connect-node's answer headers, Server-Timing; gRPC-Web's answer is
-  // chunked on HTTP/1.1), over HTTP/1.1 and HTTP/2 (TLS records apart): k6's
-  // data_sent/data_received over 201 calls of Payload(100) less the messages (2026-11-27).
-  connect: { req: 180, res: 210 },
-  'connect-h2': { req: 50, res: 60 },
-  'grpc-web': { req: 170, res: 240 },
-  'grpc-web-h2': { req: 50, res: 90 },
-};
 const TLS_RECORD = 30;
 // CPU a new TLS 1.3 connection costs k6 and the server together (key exchange,
 // certificate): 5-9 ms on the pack's 2-core machine; it is all a fresh HTTPS
@@ -107,20 +76,10 @@ const setupBytes = (link, phases) => {
   return { ms: transferMs(u, link.upKbps) + transferMs(d, link.downKbps), text: `set-up ${u}/${d} B/B` };
 };
 
-// protocol: 'connect-json', 'connect-proto' or 'grpc-web' for the browser's RPC lanes,
-// whose headers are their own on the same HTTP transports.
+// The bytes around a request and a response (the transport's, or the browser's RPC
+// protocol's on it: common/lanes/), with a TLS record each over TLS.
 function framingOf(transport, tls, protocol) {
-  const rpc =
-    protocol && `${protocol.startsWith('connect') ? 'connect' : protocol}${transport === 'http2' ? '-h2' : ''}`;
-  const f = rpc
-    ? FRAMING[rpc]
-    : transport.startsWith('grpc')
-      ? FRAMING.grpc
-      : transport === 'ws'
-        ? FRAMING.ws
-        : transport === 'http2'
-          ? FRAMING.http2
-          : FRAMING.http;
+  const f = transportFraming(transport, protocol);
   return tls ? { req: f.req + TLS_RECORD, res: f.res + TLS_RECORD } : f;
 }
 
@@ -215,12 +174,25 @@ export function windowRounds(bytes, window, R, kbps, loss = null) {
 // of the TCP Congestion Avoidance Algorithm, CCR 1997: 0.75 x sqrt(8/(3p)) segments),
 // in congestion avoidance. What a loss stalls (the lost bytes' own wait,
 // head-of-line) is lossCost's.
+// A kept connection's window on a lossy link, in bytes: the sawtooth's mean (Mathis et
+// al., below), at least two segments.
+export const settledWindow = (loss) => Math.max(2 * TCP.mss, 0.75 * Math.sqrt(8 / (3 * loss.events)) * TCP.mss);
+
+// What one connection carries at most, in kbit/s: the link's down-rate, and under loss
+// its settled window once a round trip (Mathis: 4g with 3 % loss, R 170 ms, ~480 kbit/s
+// of the link's 12,000). null when neither limits it (lan).
+export function connectionKbps(link) {
+  const windowKbps = link.loss && link.R > 0 ? (settledWindow(link.loss) * 8) / link.R : null;
+  const all = [link.downKbps, windowKbps].filter((x) => x);
+  return all.length ? Math.min(...all) : null;
+}
+
 function lossyRounds(bytes, window, R, kbps, loss) {
   const line = (b) => transferMs(b, kbps);
   const cap = windowCap(R, kbps, window === Infinity ? 0 : window);
   const spacing = TCP.mss / loss.events; // bytes between losses
   let nextLoss = Math.LN2 * spacing;
-  const settled = Math.max(2 * TCP.mss, 0.75 * Math.sqrt(8 / (3 * loss.events)) * TCP.mss);
+  const settled = settledWindow(loss);
   let w = Math.min(window === Infinity ? settled : window, cap);
   let ssthresh = window === Infinity ? w : Infinity;
   let t = 0;

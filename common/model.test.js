@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import {
+  connectionKbps,
   budget,
   GRPC_INITIAL_WINDOW,
   linkOf,
@@ -159,4 +160,15 @@ test('budgets carry the loss tail at p95', () => {
     b('3g+loss3').p95 >= b('3g').p95 + rtoMs(300) * policy.p95.factor - 5,
     `${b('3g+loss3').p95} vs ${b('3g').p95}`,
   );
+});
+
+test("connectionKbps: the link's down-rate, and under loss a connection's settled window a round trip", () => {
+  const kbps = (spec) => connectionKbps(linkOf(loadProfile(spec)));
+  assert.equal(kbps('lan'), null);
+  assert.equal(kbps('lte'), loadProfile('lte').network.downKbps);
+  // 4g (R 170 ms) with 3 % loss: Mathis's 0.75 x sqrt(8 / 3p) segments a round trip,
+  // far below the link's own rate; more loss, less.
+  const lossy = kbps('4g+loss3');
+  assert.ok(lossy < 0.1 * loadProfile('4g').network.downKbps, `${lossy}`);
+  assert.ok(kbps('4g+loss1') > lossy);
 });

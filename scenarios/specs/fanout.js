@@ -3,6 +3,7 @@
 import { configError } from '../../common/env.js';
 import { rawSetting, setting } from '../../common/settings.js';
 import { byLevel } from '../../common/schedule.js';
+import { connectionKbps, linkOf } from '../../common/model.js';
 import { lane, rttOf } from '../../common/scenario.js';
 
 // A delivered event's bytes around its payload: the graphql-transport-ws `next`
@@ -91,11 +92,15 @@ export default function declare(env) {
   // for a model of 9.5. One event's fan-out at a time (RATE 10/s: 0.1 of a core at 100).
   const pushedStep = { ...steps, atOnce: 1 };
   // Subscribers a VU holds. A VU's gRPC subscribers share its channel, one connection
-  // through the profile's link, so a VU holds as many as use at most a quarter of
-  // the link's down-rate at RATE (lan: PER_VU): sharing it never throttles them.
+  // through the profile's link, so a VU holds as many as use at most a quarter of what
+  // one connection carries at RATE (common/model.js connectionKbps: the link's
+  // down-rate, and under loss the connection's settled window a round trip; lan:
+  // PER_VU): sharing it never throttles them. Under 4g+shared+loss3, 50 on a connection
+  // (a quarter of the link) took 1.5 s at p50 and missed 3,362 events of 11,400 at 100
+  // subscribers, where ws, a connection each, kept 113 ms (2026-11-29).
   // Every other subscriber has a connection of its own.
   const perVu = (laneName, profile) => {
-    const kbps = profile.network.downKbps;
+    const kbps = connectionKbps(linkOf(profile));
     if (laneName !== 'grpc_stream' || !kbps) return PER_VU;
     const perSubscriberKbps = (RATE * (SIZE + EVENT_BYTES) * 8) / 1000;
     return Math.max(1, Math.min(PER_VU, Math.floor((0.25 * kbps) / perSubscriberKbps)));
