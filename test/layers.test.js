@@ -84,10 +84,12 @@ test('the check sees a wrong import', () => {
 });
 
 // docs/layout.md "Names": no two source files share a name, but a pure module and its
-// runtimes' sides, a scenario and its declaration, a bench and its k6 load (named after
-// what it measures), and the files inside each reference server's own folder.
+// runtimes' sides (a lane family in common/lanes/ and its k6 client in scenarios/lib/),
+// a scenario and its declaration, a bench and its k6 load (named after what it
+// measures), and the files inside each reference server's own folder.
 const SHARED_NAME_FOLDERS = new Set([
   'common',
+  'common/lanes',
   'lib',
   'scenarios/lib',
   'scenarios',

@@ -6,7 +6,7 @@
 //      p50s of real runs: TIMED below), one at a time, alone on the machine;
 //   2. every other file (servers, CLI, stack, reports, bad input, the benches' tiny
 //      modes: real processes whose assertions are not timings), REST_AT_ONCE at a time.
-// The unit tier (below: UNIT and the tests beside the pure modules, common/*.test.js
+// The unit tier (below: UNIT and the tests beside the pure modules, common/**/*.test.js
 // and lib/**/*.test.js) runs in phase 2.
 // No file of phase 2 may depend on the machine's speed: no latency budget it must meet
 // (a run's exit is 0, or 99 when only timing thresholds failed: test/helpers/exits.js),
@@ -21,7 +21,7 @@
 // so fewer at once costs phase 2 time. After each phase, a line gives its load
 // average (1 min, the mean and the highest of samples every 10 s) against the cores.
 // `unit` runs only the files that start no stack, k6 or CLI (UNIT below; servers in
-// the test's own process at most), every common/*.test.js and every lib/**/*.test.js
+// the test's own process at most), every common/**/*.test.js and every lib/**/*.test.js
 // (beside lib/'s pure modules: the API config, compare, the history folder, merge),
 // one at a time, in one phase under c8: seconds, for the model, profiles, verdict,
 // gates, results and those. It fails when they leave the lines it measures less than
@@ -207,7 +207,7 @@ const testsIn = (dir, recursive) =>
       return e.name.endsWith('.test.js') ? [path] : [];
     });
 const besideLib = testsIn(LIB, true);
-const beside = [...testsIn(COMMON, false), ...besideLib];
+const beside = [...testsIn(COMMON, true), ...besideLib];
 const inTest = (names) => names.map((f) => join(here, f));
 const others = inTest(
   [...LONG_FIRST, ...all.filter((f) => !LONG_FIRST.includes(f))].filter((f) => !TIMED.includes(f) && !UNIT.includes(f)),

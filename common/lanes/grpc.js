@@ -1,0 +1,42 @@
+// The gRPC family: the books service over k6's grpc (scenarios/lib/grpc.js Channel,
+// BidiStream, clientStream), its transports and its lanes. Plain ES module with no
+// imports; common/lanes/http.js says what a transport's fields mean.
+//
+// Every gRPC transport waits for the server's HTTP/2 SETTINGS after TCP (and TLS):
+// k6's connect does. framing: HEADERS + DATA frames, the 5-byte prefix, trailers.
+const GRPC = { req: 70, res: 110 };
+const grpc = (more = {}) => ({ phases: ['grpc_settings'], framing: GRPC, ...more });
+export const GRPC_TRANSPORTS = {
+  grpc: grpc(),
+  'grpc-fresh': grpc({ fresh: true }),
+  'grpc-stream': grpc(),
+  'grpc-bidi': grpc(),
+  'grpc-client-stream': grpc(),
+};
+
+// setups: the set-up phase the client measures apart on a kept channel (a fresh call's
+// is inside its operation). TLS follows the server (TLS=true, or your endpoint).
+const client = 'scenarios/lib/grpc.js Channel';
+const setups = ['grpc_connect'];
+export const GRPC_LANES = [
+  { name: 'grpc', transport: 'grpc', tls: false, setups, policy: 'grpc', api: 'grpc', client },
+  { name: 'grpc_fresh', transport: 'grpc-fresh', tls: false, api: 'grpc', client },
+  { name: 'grpc_stream', transport: 'grpc-stream', tls: false, setups, api: 'grpc', client },
+  { name: 'grpc_bidi', transport: 'grpc-bidi', tls: false, setups, client: 'scenarios/lib/grpc.js BidiStream' },
+  {
+    name: 'grpc_client_stream',
+    transport: 'grpc-client-stream',
+    tls: false,
+    setups,
+    client: 'scenarios/lib/grpc.js clientStream',
+  },
+  // A server stream held through the link's events (unstable).
+  {
+    name: 'sub_grpc',
+    transport: 'grpc-stream',
+    tls: false,
+    variant: 'subscription',
+    policy: 'sub-grpc',
+    client: 'scenarios/lib/held-subscription.js',
+  },
+];
