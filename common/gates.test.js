@@ -35,8 +35,8 @@ const LATENCY = {
   reason: 'r',
 };
 const model = () => ({ reqBytes: 200, resBytes: 500, serverMs: 2 });
-const ws = lane('ws', 'ws', false, { model, setups: ['ws_upgrade'] });
-const fresh = lane('http_fresh', 'http-fresh', false, { model });
+const ws = lane('ws', { model, setups: ['ws_upgrade'] });
+const fresh = lane('http_fresh', { model });
 const closed = (exec, transport, step, vus) => ({
   exec,
   executor: 'constant-vus',
@@ -80,19 +80,19 @@ test('expectationsOf: a kept connection is warm at the median and cold at the ta
   assert.equal(f.p50, f.p95);
   assert.match(f.p50.formula, /^2R \+ /);
   // A lane whose model says conn: 'cold' pays the set-up at the median too.
-  const coldWs = expectationsOf(lane('ws', 'ws', false, { model: () => ({ ...model(), conn: 'cold' }) }), {}, link);
+  const coldWs = expectationsOf(lane('ws', { model: () => ({ ...model(), conn: 'cold' }) }), {}, link);
   assert.equal(coldWs.p50, coldWs.p95);
   assert.equal(coldWs.p50.ms, e.p95.ms);
   // A model that gives its median and tail operations itself.
   const own = expectationsOf(
-    lane('ws', 'ws', false, { model: () => ({ p50: { conn: 'warm', rounds: 2 }, p95: { conn: 'warm', rounds: 3 } }) }),
+    lane('ws', { model: () => ({ p50: { conn: 'warm', rounds: 2 }, p95: { conn: 'warm', rounds: 3 } }) }),
     {},
     link,
   );
   assert.deepEqual([own.p50.roundTrips, own.p95.roundTrips], [2, 3]);
   // The step's concurrency reaches the model.
   let seen;
-  expectationsOf(lane('ws', 'ws', false, { model: (d, l, step) => ((seen = step), model()) }), {}, link, { n: 8 });
+  expectationsOf(lane('ws', { model: (d, l, step) => ((seen = step), model()) }), {}, link, { n: 8 });
   assert.deepEqual(seen, { n: 8 });
 });
 
@@ -224,7 +224,7 @@ test('the sample floors: a percentile is gated only where its step holds enough 
   assert.equal(rowSamples(ws, { ...sc, executor: 'per-vu-iterations' }, 10000, 1, {}, { iterationMs: 400 }), Infinity);
 
   // Derived: a slow lane's thin step has no gate at all, and says why.
-  const slow = lane('ws', 'ws', false, { model: () => ({ ...model(), serverMs: 2000 }) });
+  const slow = lane('ws', { model: () => ({ ...model(), serverMs: 2000 }) });
   const [g] = derive({ lanes: [slow], rows: [{ tags: { scenario: 'ws_c1' } }] });
   assert.ok(g.samples < SAMPLE_FLOORS.p50, `${g.samples}`);
   assert.deepEqual([g.thresholds, g.budget], [[], { p50: null, p95: null }]);
@@ -253,7 +253,7 @@ test('the sample floors: a percentile is gated only where its step holds enough 
   const [o] = derive({ plan: open, rows: [{ tags: { scenario: 'ws_o50' } }] });
   assert.deepEqual([o.samples, o.thresholds], [1, []]);
   // Polling lanes: their median is a poll's phase: never gated (at smoke: at the tail's budget).
-  const poll = lane('http_poll', 'http-poll', false, { model });
+  const poll = lane('http_poll', { model });
   const pollPlan = { scenarios: { http_poll_c1: closed('httpPoll', 'http-poll', 'c1', 1) }, durations: {} };
   const [p] = derive({ plan: pollPlan, lanes: [poll], rows: [{ tags: { scenario: 'http_poll_c1' } }] });
   assert.equal(p.verdicts.p50.gated, false);

@@ -38,6 +38,7 @@
 //
 // Plain ES module (k6 and Node both load it); its imports are pure modules of this folder.
 
+import { LANES } from './lanes/catalogue.js';
 import { FRESH, operation, rtoMs, setupOnly, setupPhases } from './model.js';
 import { POLICIES, reconnectWaitMs } from './policies.js';
 import { eventAttributes } from './profiles.js';
@@ -56,17 +57,11 @@ const MAX_SYN_TRIES = 8;
 // guard: every case here needs one or two).
 const MAX_OPERATIONS = 20;
 
-// The transport (common/model.js) of each lane of the unstable scenario.
-export const LANE_TRANSPORTS = {
-  'http-fresh': 'http-fresh',
-  'http-keepalive': 'http-keepalive',
-  http2: 'http2',
-  ws: 'ws',
-  'ws-nokeepalive': 'ws',
-  grpc: 'grpc',
-  'sub-ws': 'ws',
-  'sub-grpc': 'grpc',
-};
+// The transport (common/model.js) a policy's lanes run on (common/lanes/: each lane's
+// policy), by policy; a policy no lane uses (ws: a client that pings) is its transport's name.
+export const LANE_TRANSPORTS = Object.fromEntries(
+  [...LANES].reverse().flatMap((l) => (l.policy ? [[l.policy, l.transport]] : [])),
+);
 
 // The unstable scenario's publisher sends its subscription lanes an event this often
 // (straight to the server: the events are the subscriber's link's).

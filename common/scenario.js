@@ -36,6 +36,7 @@ import {
   iterationDims,
   k6Ms,
 } from './gates.js';
+import { atTls, laneEntry } from './lanes/catalogue.js';
 import { budget, cpuMsOf, LOSS_SAMPLES, linkOf, setupOnly, setupPhases } from './model.js';
 import { cellKey } from './results.js';
 import { settingNames } from './settings.js';
@@ -46,20 +47,36 @@ import { recordingOf, serverPartsOf } from './recording.js';
 
 export const rttOf = (profile) => profile.network.rttMs;
 
-// One lane of a scenario: lane('http_keepalive', 'http-keepalive', false) runs
-// the scenario's exported httpKeepalive() tagged transport:http-keepalive, tls:false.
-// more: { exec, tags (more tags), dims, model(dims, link) (common/gates.js), setups
-// (set-up phases it measures apart: ws_upgrade, ws_init, grpc_connect), vuCheck (every
+// One lane of a scenario, from the lane catalogue (common/lanes/): lane('http_keepalive')
+// runs the scenario's exported httpKeepalive() tagged with the lane's transport and TLS
+// (transport:http-keepalive, tls:false) and its variant, if any.
+// more: { tls (the scenario's TLS: a kept HTTP/1.1 lane becomes http2 over it,
+// common/lanes/catalogue.js atTls), transport (with tls: as `run api`'s discovery chose
+// them for your endpoint), on (a lane of the scenario's own, such as
+// serialization's `typed`, runs on this catalogue lane's transport and TLS), setups: true
+// (gate the set-up phases its client measures apart: ws_upgrade, ws_init, grpc_connect;
+// or a list of them),
+// exec, tags (more tags), dims, model(dims, link) (common/gates.js), vuCheck (every
 // VU must record an outcome in every step: scenarios/lib/silent-vus.js), opsPerIteration
 // (operations of each dim an iteration runs, default 1), session: { ops } (under an
 // open workload an iteration opens a socket for `ops` operations), iterationSeconds,
 // rate, timeUnit, maxVUs }.
-export function lane(name, transport, tls, more = {}) {
-  const { tags = {}, ...rest } = more;
+export function lane(name, more = {}) {
+  const { tags = {}, tls, transport, on, setups, ...rest } = more;
+  const entry = laneEntry(on ?? name);
+  const at = transport ? { transport, tls } : tls === undefined ? entry : atTls(entry, tls);
   return {
     name,
+    family: entry.family,
+    ...(entry.protocol ? { protocol: entry.protocol } : {}),
     exec: name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase()),
-    tags: { transport, tls: String(tls), ...tags },
+    tags: {
+      transport: at.transport,
+      tls: String(at.tls),
+      ...(entry.variant ? { variant: entry.variant } : {}),
+      ...tags,
+    },
+    ...(setups ? { setups: setups === true ? entry.setups : setups } : {}),
     ...rest,
   };
 }

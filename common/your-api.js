@@ -29,30 +29,25 @@
 // Plain ES module with no k6 or Node imports.
 import { checkHeaders } from './credentials.js';
 import { configError } from './env.js';
+import { LANES } from './lanes/catalogue.js';
 import { isLoopback } from './loopback.js';
 import { rawSetting } from './settings.js';
 
 export const API_PLAN_VERSION = 2; // 2: grpc.calls (several methods), credentials
 
-// Every lane the scenario knows, in the order they run. kind: what the lane needs
-// (a GraphQL endpoint over http:// or https://, graphql-transport-ws, a gRPC method).
-export const API_LANES = [
-  { name: 'http_fresh', transport: 'http-fresh', tls: false, kind: 'http' },
-  { name: 'http_keepalive', transport: 'http-keepalive', tls: false, kind: 'http' },
-  { name: 'https_fresh', transport: 'http-fresh', tls: true, kind: 'http' },
-  { name: 'https_keepalive', transport: 'http-keepalive', tls: true, kind: 'http' },
-  { name: 'http2', transport: 'http2', tls: true, kind: 'http' },
-  { name: 'ws', transport: 'ws', tls: false, kind: 'ws' },
-  { name: 'wss', transport: 'ws', tls: true, kind: 'ws' },
-  { name: 'grpc', transport: 'grpc', tls: null, kind: 'grpc' },
-  { name: 'grpc_fresh', transport: 'grpc-fresh', tls: null, kind: 'grpc' },
-  { name: 'grpc_stream', transport: 'grpc-stream', tls: null, kind: 'grpc' },
-  // The browser's RPC on a Connect endpoint (--connect): unary calls over k6's http, on
-  // HTTP/1.1 keep-alive (cleartext) or HTTP/2 (https with h2 by ALPN).
-  { name: 'connect_json', transport: 'http-keepalive', tls: null, kind: 'connect', protocol: 'connect-json' },
-  { name: 'connect_proto', transport: 'http-keepalive', tls: null, kind: 'connect', protocol: 'connect-proto' },
-  { name: 'grpc_web', transport: 'http-keepalive', tls: null, kind: 'connect', protocol: 'grpc-web' },
-];
+// Every lane the scenario knows, in the order they run: the catalogue's lanes with an
+// `api` kind (common/lanes/). kind: what the lane needs (a GraphQL endpoint over http://
+// or https://, graphql-transport-ws, a gRPC method, a Connect endpoint: --connect, whose
+// unary calls go over k6's http on HTTP/1.1 keep-alive, or HTTP/2 where h2 is offered).
+// A gRPC or Connect lane's TLS is its endpoint's (tls null: its URL or address says).
+const ENDPOINT_TLS = new Set(['grpc', 'connect']);
+export const API_LANES = LANES.filter((l) => l.api).map((l) => ({
+  name: l.name,
+  transport: l.transport,
+  tls: ENDPOINT_TLS.has(l.api) ? null : l.tls,
+  kind: l.api,
+  ...(l.protocol ? { protocol: l.protocol } : {}),
+}));
 export const API_LANE_NAMES = API_LANES.map((l) => l.name);
 
 // What the scenario builds when no API is given (`k6 inspect`, `k6pack thresholds api`,

@@ -30,7 +30,8 @@ export const GRPC_LANES = [
     setups,
     client: 'scenarios/lib/grpc.js clientStream',
   },
-  // A server stream held through the link's events (unstable).
+  // A server stream held through the link's events (unstable), with grpc-go's defaults
+  // (no keepalive) and after_seq to resume.
   {
     name: 'sub_grpc',
     transport: 'grpc-stream',

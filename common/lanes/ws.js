@@ -8,8 +8,12 @@ export const WS_TRANSPORTS = {
 };
 
 // setups: the set-up phases the client measures apart (setup_duration{phase}); a
-// scenario gates them where it asks (lane(name, { setups: true })). The pack's k6 client
-// sends no keepalive pings: policy ws-nokeepalive (common/policies.js).
+// scenario gates them where it asks (lane(name, { setups: true })). policy: the ws lanes
+// follow graphql-ws's defaults, keepAlive off: they do not ping yet (a busy socket's
+// operation times out before a ping would find the death: the model gives 0.04 s at p50
+// under lte+move for the ping, common/recovery.js). sub_ws holds one subscription
+// through the link's events with graphql-ws's keepAlive (10 s, 5 s pong timeout) and no
+// resume.
 const client = 'scenarios/lib/sessions.js wsSession';
 const setups = ['ws_upgrade', 'ws_init'];
 export const WS_LANES = [

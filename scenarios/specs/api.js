@@ -52,22 +52,25 @@ export default function declare(env, api = null) {
   const streams = Boolean(streamsOf(plan));
   const lanes = plan.lanes.map((l) => {
     const kind = kindOf(l.name);
+    // The transport and TLS discovery chose for your endpoint (the plan file's).
+    const at = { transport: l.transport, tls: l.tls };
     const more = EXEC[l.name] ? { exec: EXEC[l.name] } : {};
     if (kind === 'connect') {
       // The unary calls take turns; each row's model is the call's bytes over Connect.
       const protocol = API_LANES.find((x) => x.name === l.name).protocol;
-      return lane(l.name, l.transport, l.tls, {
+      return lane(l.name, {
+        ...at,
         dims: dimsOf(connectCalls.map((c) => c.name)),
         opsPerIteration: 1 / (connectCalls.length * per),
         model: (dims) => ({ ...bytesOf(connectByName[dims.op]), protocol, ...idle }),
-        tags: { variant: protocol },
       });
     }
     if (kind === 'grpc') {
       // The unary calls take turns on grpc and grpc_fresh, the streaming ones on grpc_stream.
       const stream = l.name === 'grpc_stream';
       const mine = calls.filter((c) => Boolean(c.stream) === stream);
-      return lane(l.name, l.transport, l.tls, {
+      return lane(l.name, {
+        ...at,
         ...more,
         dims: dimsOf(mine.map((c) => c.name)),
         opsPerIteration: 1 / (mine.length * per),
@@ -75,20 +78,21 @@ export default function declare(env, api = null) {
           const c = callByName[dims.op];
           return { ...bytesOf(c), ...idle, ...(stream ? { messages: Math.max(1, c.messages) } : {}) };
         },
-        setups: l.name === 'grpc_fresh' ? [] : ['grpc_connect'],
+        setups: true,
       });
     }
     // An operation on an open socket: its set-up is measured apart (setup_duration).
     // Subscriptions run on the WebSocket lanes only.
     const ws = kind === 'ws';
     const mine = ws ? ops : ops.filter((o) => !isSubscription(o));
-    return lane(l.name, l.transport, l.tls, {
+    return lane(l.name, {
+      ...at,
       ...more,
       dims: dimsOf(mine.map((o) => o.name)),
       // An iteration runs one of the operations: they take turns.
       opsPerIteration: 1 / (mine.length * per),
       model: (dims) => ({ ...bytesOf(byName[dims.op]), ...idle, ...(ws ? { conn: 'warm' } : {}) }),
-      ...(ws ? { setups: ['ws_upgrade', 'ws_init'], session: { ops: WS_OPEN_OPS } } : {}),
+      ...(ws ? { setups: true, session: { ops: WS_OPEN_OPS } } : {}),
     });
   });
   // The longest iteration of a lane: its slowest operation on a new connection.

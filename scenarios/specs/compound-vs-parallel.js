@@ -166,16 +166,18 @@ export default function declare(env) {
     window: windowBefore(laneName, d, link),
     age: ageOf(laneName, d),
   });
-  const laneOf = (name, transport, tags) =>
-    lane(name, transport, transport === 'http2', {
+  // Its lanes run on HTTP/1.1 keep-alive (_h1) or HTTP/2 (_h2) (common/lanes/http.js).
+  const laneOf = (name, on, tags) =>
+    lane(name, {
+      on,
       tags,
       dims: dimsFor(name),
       model: model(name),
       coldEachIteration: true,
     });
   const lanes = [
-    laneOf('compound_h1', 'http-keepalive', { variant: 'compound', resolve: 'parallel' }),
-    laneOf('atomic_h1', 'http-keepalive', { variant: 'atomic' }),
+    laneOf('compound_h1', 'http_keepalive', { variant: 'compound', resolve: 'parallel' }),
+    laneOf('atomic_h1', 'http_keepalive', { variant: 'atomic' }),
     laneOf('compound_h2', 'http2', { variant: 'compound', resolve: 'parallel' }),
     ...(withStudy ? [laneOf('compound_serial_h2', 'http2', { variant: 'compound', resolve: 'serial' })] : []),
     laneOf('atomic_h2', 'http2', { variant: 'atomic' }),

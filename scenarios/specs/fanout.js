@@ -113,14 +113,14 @@ export default function declare(env) {
     (_dims, { durationMs, vus: n, profile }) =>
       eventsIn(laneName, n, profile, durationMs);
   const lanes = [
-    lane('ws', 'ws', false, { model: pushed('ws'), ...pushedStep, samples: deliveries('ws') }),
-    lane('wss', 'ws', true, { model: pushed('wss'), ...pushedStep, samples: deliveries('wss') }),
-    lane('grpc_stream', 'grpc-stream', false, {
+    lane('ws', { model: pushed('ws'), ...pushedStep, samples: deliveries('ws') }),
+    lane('wss', { model: pushed('wss'), ...pushedStep, samples: deliveries('wss') }),
+    lane('grpc_stream', {
       model: pushed('grpc-stream'),
       ...pushedStep,
       samples: deliveries('grpc_stream'),
     }),
-    lane('http_poll', 'http-poll', false, { model: polled, ...steps, samples: deliveries('http_poll') }),
+    lane('http_poll', { model: polled, ...steps, samples: deliveries('http_poll') }),
   ];
   const costOf = (laneName) => (laneName === 'wss' ? 'wss' : laneName === 'grpc_stream' ? 'grpc-stream' : 'ws');
 

@@ -29,11 +29,11 @@ export default function declare(env) {
     name: 'faults',
     defaultProfile: '4g+flaky',
     lanes: [
-      lane('http_keepalive', 'http-keepalive', false, { model: op(), opsPerIteration: CONN_OPS }),
-      lane('http2', 'http2', true, { model: op(), opsPerIteration: CONN_OPS }),
+      lane('http_keepalive', { model: op(), opsPerIteration: CONN_OPS }),
+      lane('http2', { model: op(), opsPerIteration: CONN_OPS }),
       // Every VU of the WebSocket lane must record an outcome in every step (silent_vus).
-      lane('ws', 'ws', false, { model: op({ conn: 'warm' }), session: { ops: CONN_OPS }, vuCheck: true }),
-      lane('grpc', 'grpc', false, { model: op({ reqBytes: 20, resBytes: 120 }), opsPerIteration: CONN_OPS }),
+      lane('ws', { model: op({ conn: 'warm' }), session: { ops: CONN_OPS }, vuCheck: true }),
+      lane('grpc', { model: op({ reqBytes: 20, resBytes: 120 }), opsPerIteration: CONN_OPS }),
     ],
     minIterations: (profile) => (profile.faults.length ? FAULT_MIN_ITERATIONS : 0),
     // One connection's life (an HTTP or gRPC operation that times out at a step's end is

@@ -1,6 +1,8 @@
 // Studies 003 and 004's plan (scenarios/grpc-vs-graphql.js runs it).
 import { machineOf } from '../../common/machine.js';
 import { setting } from '../../common/settings.js';
+import { laneEntry } from '../../common/lanes/catalogue.js';
+import { RPC_WEB_PROTOCOLS } from '../../common/lanes/rpc-web.js';
 import { K6_BYTE_MS, linkOf, transferMs } from '../../common/model.js';
 import { callMs, DEFAULT_COLUMNS, lane, laneModelSeconds, rttOf, setupColumn } from '../../common/scenario.js';
 
@@ -13,16 +15,6 @@ export const BOOK_WIRE_BYTES = 80;
 // and the server's per book it reads: measured under lan (1000-book uploads, p50).
 export const K6_WRITE_MS = 0.03;
 export const SERVER_BOOK_MS = 0.005;
-
-// Payload's message bytes beyond its `size` of data, by protocol: the request
-// ({"size":1000000} or its 5 B of protobuf) and the answer ({"size":N,"data":""} is 20 B
-// of JSON; protobuf's field headers 8 B; gRPC-Web adds its two 5-byte frame prefixes
-// and the trailer frame's "grpc-status: 0" line).
-export const RPC_WEB_BYTES = {
-  'connect-json': { req: 16, res: 20 },
-  'connect-proto': { req: 5, res: 8 },
-  'grpc-web': { req: 10, res: 34 },
-};
 
 // -> { TLS, BIG, PAYLOADS, UPLOADS, ...declaration }
 // Whether `npx k6pack gate` runs this scenario, and at which load level (lib/specs.js
@@ -94,19 +86,20 @@ export default function declare(env) {
   };
   // The browser's RPC (servers/connect): Payload over Connect (JSON or binary protobuf)
   // and gRPC-Web. The message around `size` bytes of data: {"size":N,"data":"..."} or
-  // its protobuf (a 5-byte prefix more, and the trailer frame, for gRPC-Web); the
-  // headers around it are the model's framing for the protocol (common/model.js).
+  // its protobuf (a 5-byte prefix more, and the trailer frame, for gRPC-Web): Payload's
+  // bytes and the headers around it are the protocol's (common/lanes/rpc-web.js).
   const rpcWeb = (protocol) =>
     firstBig(
       (dims) => ({
         conn: dims.conn,
         protocol,
-        reqBytes: RPC_WEB_BYTES[protocol].req,
-        resBytes: bytes[dims.payload] + RPC_WEB_BYTES[protocol].res,
+        reqBytes: RPC_WEB_PROTOCOLS[protocol].payload.req,
+        resBytes: bytes[dims.payload] + RPC_WEB_PROTOCOLS[protocol].payload.res,
         serverMs: 1,
       }),
       true,
     );
+  const rpcLane = (name, more) => lane(name, { model: rpcWeb(laneEntry(name).protocol), ...more });
   // A kept connection's first call opens it (conn:cold), the rest are warm; a fresh
   // lane's every call is cold.
   const kept = PAYLOADS.flatMap(([payload]) => [
@@ -115,33 +108,26 @@ export default function declare(env) {
   ]);
   const fresh = PAYLOADS.map(([payload]) => ({ payload, conn: 'cold' }));
   const lanes = [
-    lane('grpc', 'grpc', TLS, { exec: 'grpcWarm', dims: kept, model: grpc, setups: ['grpc_connect'] }),
-    lane('grpc_fresh', 'grpc-fresh', TLS, { dims: fresh, model: grpc }),
-    lane('http_keepalive', TLS ? 'http2' : 'http-keepalive', TLS, { dims: kept, model: graphql }),
-    lane('http_fresh', 'http-fresh', TLS, { dims: fresh, model: graphql }),
+    lane('grpc', { tls: TLS, exec: 'grpcWarm', dims: kept, model: grpc, setups: true }),
+    lane('grpc_fresh', { tls: TLS, dims: fresh, model: grpc }),
+    // HTTP/2 with TLS=true: k6 takes h2 wherever TLS offers it (common/lanes/http.js).
+    lane('http_keepalive', { tls: TLS, dims: kept, model: graphql }),
+    lane('http_fresh', { tls: TLS, dims: fresh, model: graphql }),
     // The same small and big messages one after another on one long-lived
     // bidirectional stream per VU and step (PayloadStream): gRPC's counterpart of
     // many operations on one WebSocket.
-    lane('grpc_bidi', 'grpc-bidi', TLS, { dims: kept, model: grpc, setups: ['grpc_connect'] }),
+    lane('grpc_bidi', { tls: TLS, dims: kept, model: grpc, setups: true }),
     // A client stream of books (UploadBooks), answered once it ends: 10 (small) or UPLOAD_BOOKS (big).
-    lane('grpc_client_stream', 'grpc-client-stream', TLS, { dims: kept, model: upload }),
+    lane('grpc_client_stream', { tls: TLS, dims: kept, model: upload }),
     // Connect and gRPC-Web, as a browser's fetch sends them: HTTP/1.1 keep-alive
     // (HTTP/2 with TLS=true: k6 takes h2 wherever TLS offers it), a fresh connection
     // per call, and HTTP/2 over TLS.
-    ...['connect-json', 'connect-proto'].flatMap((protocol) => {
-      const base = protocol.replace('-', '_');
-      const tags = { variant: protocol };
-      return [
-        lane(base, TLS ? 'http2' : 'http-keepalive', TLS, { dims: kept, model: rpcWeb(protocol), tags }),
-        lane(`${base}_fresh`, 'http-fresh', TLS, { dims: fresh, model: rpcWeb(protocol), tags }),
-        lane(`${base}_h2`, 'http2', true, { dims: kept, model: rpcWeb(protocol), tags }),
-      ];
-    }),
-    lane('grpc_web', TLS ? 'http2' : 'http-keepalive', TLS, {
-      dims: kept,
-      model: rpcWeb('grpc-web'),
-      tags: { variant: 'grpc-web' },
-    }),
+    ...['connect_json', 'connect_proto'].flatMap((name) => [
+      rpcLane(name, { tls: TLS, dims: kept }),
+      rpcLane(`${name}_fresh`, { tls: TLS, dims: fresh }),
+      rpcLane(`${name}_h2`, { dims: kept }),
+    ]),
+    rpcLane('grpc_web', { tls: TLS, dims: kept }),
   ];
   return {
     TLS,

@@ -37,9 +37,9 @@ export default function declare(env) {
     // arrive at the server's rate, an open workload already).
     open: false,
     lanes: [
-      lane('ws', 'ws', false, { model: pushed, samples }),
-      lane('grpc_stream', 'grpc-stream', false, { model: pushed, samples }),
-      lane('http_poll', 'http-poll', false, { model: polled, samples }),
+      lane('ws', { model: pushed, samples }),
+      lane('grpc_stream', { model: pushed, samples }),
+      lane('http_poll', { model: polled, samples }),
     ],
     // A subscription fills its step; this only keeps the step long enough for set-up and a few events.
     iterationSeconds: (profile) => (4 * rttOf(profile) + 4 * Math.max(INTERVAL_MS, POLL_MS)) / 1000,

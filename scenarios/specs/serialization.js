@@ -70,13 +70,15 @@ export default function declare(env) {
     resBytes: Number(d.n) * bytesPerBook(name),
     serverMs: (Number(d.n) * usPerBook[name]) / 1000,
   });
-  const laneOf = (name, transport, tags) => lane(name, transport, false, { tags, dims, model: model(name) });
-  const typedLanes = EXECUTORS.map((e) => laneOf(typedLaneOf(e), 'http-keepalive', { variant: 'typed', executor: e }));
+  // The study's lanes run on the catalogue's (common/lanes/): its own names on HTTP/1.1
+  // keep-alive and a unary gRPC call, and the server stream.
+  const laneOf = (name, on, tags) => lane(name, { on, tags, dims, model: model(name) });
+  const typedLanes = EXECUTORS.map((e) => laneOf(typedLaneOf(e), 'http_keepalive', { variant: 'typed', executor: e }));
   const lanes = [
     ...typedLanes,
-    laneOf('json', 'http-keepalive', { variant: 'json', executor: 'plain' }),
+    laneOf('json', 'http_keepalive', { variant: 'json', executor: 'plain' }),
     laneOf('grpc_list', 'grpc', { variant: 'list' }),
-    laneOf('grpc_stream', 'grpc-stream', { variant: 'stream' }),
+    laneOf('grpc_stream', 'grpc_stream', { variant: 'stream' }),
   ];
   return {
     NS,

@@ -30,10 +30,10 @@ export default function declare(env) {
     level: 'soak',
     mix: true,
     lanes: [
-      lane('http_keepalive', 'http-keepalive', false, { dims: parts, model: op() }),
-      lane('http2', 'http2', true, { dims: parts, model: op() }),
-      lane('ws', 'ws', false, { dims: parts, model: op({ conn: 'warm' }) }),
-      lane('grpc', 'grpc', false, { dims: parts, model: op({ reqBytes: 20, resBytes: 120 }) }),
+      lane('http_keepalive', { dims: parts, model: op() }),
+      lane('http2', { dims: parts, model: op() }),
+      lane('ws', { dims: parts, model: op({ conn: 'warm' }) }),
+      lane('grpc', { dims: parts, model: op({ reqBytes: 20, resBytes: 120 }) }),
       // One VU, so the baseline it keeps is the run's.
       { name: 'memory', exec: 'sampleMemory', tags: {}, rate: 1, timeUnit: `${SAMPLE_SECONDS}s`, maxVUs: 1 },
     ],

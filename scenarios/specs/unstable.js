@@ -6,7 +6,8 @@ import { laneOfStep } from '../../common/schedule.js';
 import { setting } from '../../common/settings.js';
 import { linkOf } from '../../common/model.js';
 import { POLICIES } from '../../common/policies.js';
-import { LANE_TRANSPORTS, PUBLISH_MS, recoveryByLane } from '../../common/recovery.js';
+import { laneEntry } from '../../common/lanes/catalogue.js';
+import { PUBLISH_MS, recoveryByLane } from '../../common/recovery.js';
 import { DEFAULT_COLUMNS, lane, rttOf } from '../../common/scenario.js';
 import { BOOK_OP } from './ws-vs-http.js';
 
@@ -21,24 +22,9 @@ const op =
 const EVENT_BYTES = 160;
 const pushed = () => ({ conn: 'warm', oneWay: true, resBytes: EVENT_BYTES });
 
-// The policy a lane's client follows (common/policies.js), by lane name. The ws lanes
-// follow graphql-ws's defaults, keepAlive off: they do not ping yet (a busy socket's
-// operation times out before a ping would find the death: the model gives 0.04 s at
-// p50 under lte+move for the ping, common/recovery.js).
-// The subscription lanes hold one subscription through the events: sub_ws with
-// graphql-ws's keepAlive (10 s, 5 s pong timeout) and no resume, sub_grpc with grpc-go's
-// defaults (no keepalive) and after_seq to resume.
-export const LANE_POLICY = {
-  http_fresh: 'http-fresh',
-  http_keepalive: 'http-keepalive',
-  http2: 'http2',
-  ws: 'ws-nokeepalive',
-  wss: 'ws-nokeepalive',
-  grpc: 'grpc',
-  sub_ws: 'sub-ws',
-  sub_grpc: 'sub-grpc',
-};
-export const policyOf = (laneName) => POLICIES[LANE_POLICY[laneName]];
+// The policy a lane's client follows (common/policies.js): its entry's in the lane
+// catalogue (common/lanes/ws.js and grpc.js say why for the sockets and subscriptions).
+export const policyOf = (laneName) => POLICIES[laneEntry(laneName).policy];
 
 // A lane's recovery gate: the model's slowest phase (common/recovery.js) x FACTOR +
 // PLUS_MS, plus half the random part of the policy's reconnect wait (the model takes its
@@ -59,8 +45,8 @@ export function laneRecoveries(profile, lanes) {
       .filter((l) => l.tags.transport)
       .map((l) => ({
         lane: l.name,
-        policy: LANE_POLICY[l.name],
-        transport: LANE_TRANSPORTS[LANE_POLICY[l.name]],
+        policy: laneEntry(l.name).policy,
+        transport: l.tags.transport,
         op: { ...(l.model ? l.model({}, link) : {}), tls: l.tags.tls === 'true' },
       })),
     publishMs: PUBLISH_MS,
@@ -104,14 +90,14 @@ export default function declare(env = {}) {
     name: 'unstable',
     defaultProfile: 'lte+handover',
     lanes: [
-      lane('http_fresh', 'http-fresh', false, { model: op() }),
-      lane('http_keepalive', 'http-keepalive', false, { model: op() }),
-      lane('http2', 'http2', true, { model: op() }),
-      lane('ws', 'ws', false, { model: op({ conn: 'warm' }) }),
-      lane('wss', 'ws', true, { model: op({ conn: 'warm' }) }),
-      lane('grpc', 'grpc', false, { model: op({ reqBytes: 20, resBytes: 120 }) }),
-      lane('sub_ws', 'ws', false, { model: pushed, subscription: true, tags: { variant: 'subscription' } }),
-      lane('sub_grpc', 'grpc-stream', false, { model: pushed, subscription: true, tags: { variant: 'subscription' } }),
+      lane('http_fresh', { model: op() }),
+      lane('http_keepalive', { model: op() }),
+      lane('http2', { model: op() }),
+      lane('ws', { model: op({ conn: 'warm' }) }),
+      lane('wss', { model: op({ conn: 'warm' }) }),
+      lane('grpc', { model: op({ reqBytes: 20, resBytes: 120 }) }),
+      lane('sub_ws', { model: pushed, subscription: true }),
+      lane('sub_grpc', { model: pushed, subscription: true }),
     ],
     // One client per lane: what one user meets. STEPS=1,4 adds concurrency.
     steps: [1],

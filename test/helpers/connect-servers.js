@@ -7,22 +7,18 @@ import protoLoader from '@grpc/proto-loader';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { registryOf } from '../../servers/connect/proto.js';
+import { API_LANES } from '../../common/your-api.js';
+import declareGrpcVsGraphql from '../../scenarios/specs/grpc-vs-graphql.js';
 
 export const BOOKS_PROTO = fileURLToPath(new URL('../../servers/proto/books.proto', import.meta.url));
 export const ELIZA_PROTO = fileURLToPath(new URL('../fixtures/eliza.proto', import.meta.url));
 export const ELIZA_SERVICE = 'connectrpc.eliza.v1.ElizaService';
-// grpc-vs-graphql's browser-RPC lanes.
-export const GRPC_VS_GRAPHQL_RPC_LANES = [
-  'connect_json',
-  'connect_json_fresh',
-  'connect_json_h2',
-  'connect_proto',
-  'connect_proto_fresh',
-  'connect_proto_h2',
-  'grpc_web',
-];
+// grpc-vs-graphql's browser-RPC lanes (the rpc-web family's, common/lanes/rpc-web.js).
+export const GRPC_VS_GRAPHQL_RPC_LANES = declareGrpcVsGraphql({})
+  .lanes.filter((l) => l.family === 'rpc-web')
+  .map((l) => l.name);
 // The lanes `run api --connect` runs where every protocol goes through.
-export const API_CONNECT_LANES = ['connect_json', 'connect_proto', 'grpc_web'];
+export const API_CONNECT_LANES = API_LANES.filter((l) => l.kind === 'connect').map((l) => l.name);
 
 // Say answers `Why do you say "<sentence>"?`; an empty sentence is invalid_argument
 // "say something". -> { url, close() }

@@ -3,5 +3,14 @@
 // run folder, reports, a server killed mid-run) run these, as `-e LANES=…`, so they
 // stay as long as they were; the browser-RPC lanes have tests of their own
 // (connect-lanes, api-connect, connect-foreign).
-export const WS_VS_HTTP_LANES = 'http_fresh,http_keepalive,ws,https_fresh,http2,wss';
-export const GRPC_VS_GRAPHQL_LANES = 'grpc,grpc_fresh,http_keepalive,http_fresh,grpc_bidi,grpc_client_stream';
+// (the lanes of every family but rpc-web's, common/lanes/).
+import declareWsVsHttp from '../../scenarios/specs/ws-vs-http.js';
+import declareGrpcVsGraphql from '../../scenarios/specs/grpc-vs-graphql.js';
+
+const studyLanes = (decl) =>
+  decl.lanes
+    .filter((l) => l.family !== 'rpc-web')
+    .map((l) => l.name)
+    .join(',');
+export const WS_VS_HTTP_LANES = studyLanes(declareWsVsHttp({}));
+export const GRPC_VS_GRAPHQL_LANES = studyLanes(declareGrpcVsGraphql({}));

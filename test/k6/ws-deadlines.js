@@ -21,8 +21,8 @@ import { wsSession } from '../../scenarios/lib/sessions.js';
 
 const MODE = __ENV.MODE || 'stall';
 const lanes = [
-  ...(MODE === 'stall' ? [lane('stall', 'ws', false, { vuCheck: true })] : []),
-  lane('ws', 'ws', false, { vuCheck: true }),
+  ...(MODE === 'stall' ? [lane('stall', { on: 'ws', vuCheck: true })] : []),
+  lane('ws', { vuCheck: true }),
 ];
 
 const s = defineScenario({ name: 'ws-probe', defaultProfile: 'lan', lanes, iterationSeconds: () => 1, level: 'smoke' });
