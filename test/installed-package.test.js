@@ -76,6 +76,26 @@ describe('the package', () => {
     assert.deepEqual(missing, [], 'shipped code names files the package lacks');
   });
 
+  test('every package the shipped code imports is one of its dependencies (not a development one)', () => {
+    assert.ok(files, 'the list from npm pack');
+    const deps = new Set(Object.keys(pkg.dependencies));
+    const outside = [];
+    for (const f of files.filter((p) => p.endsWith('.js'))) {
+      const text = readFileSync(join(ROOT, f), 'utf8').replace(/^\s*(\/\/|\*).*$/gm, '');
+      const names = [
+        ...[...text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s+'([^'./][^']*)'/gm)].map((m) => m[1]),
+        ...[...text.matchAll(/\bimport\(\s*'([^'./][^']*)'\s*\)/g)].map((m) => m[1]),
+        ...[...text.matchAll(/\b(?:require|resolve)\(\s*'([^'./][^']*)'\s*\)/g)].map((m) => m[1]),
+      ];
+      for (const name of names) {
+        if (name.startsWith('node:') || (f.startsWith('scenarios/') && /^k6(\/|$)/.test(name))) continue;
+        const pkgName = name.startsWith('@') ? name.split('/').slice(0, 2).join('/') : name.split('/')[0];
+        if (!deps.has(pkgName)) outside.push(`${f}: ${name}`);
+      }
+    }
+    assert.deepEqual(outside, [], 'a user installs only dependencies: move these there, or stop importing them');
+  });
+
   test('k6pack --version prints the package version', async () => {
     const r = await execa(process.execPath, [CLI, '--version'], { reject: false });
     assert.equal(r.exitCode, 0, r.stderr);
