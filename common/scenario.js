@@ -48,19 +48,21 @@ import { recordingOf, serverPartsOf } from './recording.js';
 export const rttOf = (profile) => profile.network.rttMs;
 
 // One lane of a scenario, from the lane catalogue (common/lanes/): lane('http_keepalive')
-// runs the scenario's exported httpKeepalive() tagged with the lane's transport and TLS
-// (transport:http-keepalive, tls:false) and its variant, if any.
+// is tagged with the lane's transport and TLS (transport:http-keepalive, tls:false) and
+// its variant, if any, and runs the scenario file's one exec, runLane (scenarios/lib/
+// scenario.js dispatch: the client of the lane's family).
 // more: { tls (the scenario's TLS: a kept HTTP/1.1 lane becomes http2 over it,
 // common/lanes/catalogue.js atTls), transport (with tls: as `run api`'s discovery chose
 // them for your endpoint), on (a lane of the scenario's own, such as
 // serialization's `typed`, runs on this catalogue lane's transport and TLS), setups: true
 // (gate the set-up phases its client measures apart: ws_upgrade, ws_init, grpc_connect;
 // or a list of them),
-// exec, tags (more tags), dims, model(dims, link) (common/gates.js), vuCheck (every
+// exec (another exported function, for a lane outside the catalogue), tags (more tags), dims, model(dims, link) (common/gates.js), vuCheck (every
 // VU must record an outcome in every step: scenarios/lib/silent-vus.js), opsPerIteration
 // (operations of each dim an iteration runs, default 1), session: { ops } (under an
 // open workload an iteration opens a socket for `ops` operations), iterationSeconds,
 // rate, timeUnit, maxVUs }.
+export const LANE_EXEC = 'runLane';
 export function lane(name, more = {}) {
   const { tags = {}, tls, transport, on, setups, ...rest } = more;
   const entry = laneEntry(on ?? name);
@@ -69,7 +71,7 @@ export function lane(name, more = {}) {
     name,
     family: entry.family,
     ...(entry.protocol ? { protocol: entry.protocol } : {}),
-    exec: name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase()),
+    exec: LANE_EXEC,
     tags: {
       transport: at.transport,
       tls: String(at.tls),

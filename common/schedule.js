@@ -404,8 +404,9 @@ function mixPlan(lanes, level, name, env, levelWhy) {
 // hints.open: false for a scenario an open workload does not apply to (its lanes
 // stay open for their whole step: push's subscriptions); a mix is open already.
 // The lane a k6 scenario of a plan runs: its name is the lane's and its step's
-// (`${lane.name}_c4`, `_o90`, `_mix`, as schedule() names them), and it runs the lane's exec.
-export const laneOfStep = (lanes, name, sc) => lanes.find((l) => l.exec === sc.exec && name.startsWith(`${l.name}_`));
+// (`${lane.name}_c4`, `_o90`, `_mix`, as schedule() names them; tags.step), so
+// connect_json_c1 is connect_json's whatever connect_json_fresh's are named.
+export const laneOfStep = (lanes, name, sc) => lanes.find((l) => name === `${l.name}_${sc.tags.step}`);
 
 export function schedule(lanes, hints, name, env) {
   const level = LEVELS[name];

@@ -161,31 +161,15 @@ const callOf = (op) => ({ query: op.query, variables: op.next(exec.vu.idInTest),
 const GRAPHQL_URL = API && API.graphql ? API.graphql.url : null;
 const WS_URL = API && API.graphql ? API.graphql.wsUrl : null;
 
-function httpOp(transport, tls) {
+function httpOp({ transport, tls }) {
   const call = callOf(HTTP_OPS[exec.vu.iterationInScenario % HTTP_OPS.length]);
   drifted(call.tags, graphqlHttp({ transport, tls, url: GRAPHQL_URL, ...call, headers: HEADERS }));
-}
-
-export function httpFresh() {
-  httpOp('http-fresh', false);
-}
-export function httpKeepalive() {
-  httpOp('http-keepalive', false);
-}
-export function httpsFresh() {
-  httpOp('http-fresh', true);
-}
-export function httpsKeepalive() {
-  httpOp('http-keepalive', true);
-}
-export function http2() {
-  httpOp('http2', true);
 }
 
 // One socket per VU for the whole step, operations one after another; under an open
 // workload (a soak's mix too) one socket per arrival, for WS_OPEN_OPS operations.
 const maxOps = s.plan.workload === 'closed' ? undefined : WS_OPEN_OPS;
-function wsLane(tls) {
+function wsLane({ tls }) {
   return wsSession({
     tls,
     url: WS_URL,
@@ -200,12 +184,6 @@ function wsLane(tls) {
       return drifted(call.tags, r);
     },
   });
-}
-export function ws() {
-  return wsLane(false);
-}
-export function wss() {
-  return wsLane(true);
 }
 
 // ---- gRPC: init context loads the proto, one client per channel kind ----
@@ -223,12 +201,12 @@ const UNARY = callsOf(false);
 const STREAMS = callsOf(true);
 const turnOf = (calls) => calls[exec.vu.iterationInScenario % calls.length];
 
-export function grpcWarm() {
+function grpcWarm() {
   const c = turnOf(UNARY);
   const tags = tagsOf(c.tags);
   drifted(tags, warm.call(c.method, c.next(exec.vu.idInTest), { tags }));
 }
-export function grpcFresh() {
+function grpcFresh() {
   const c = turnOf(UNARY);
   const tags = tagsOf(c.tags);
   drifted(tags, fresh.call(c.method, c.next(exec.vu.idInTest), { tags, fresh: true }));
@@ -243,10 +221,9 @@ const CONNECT_CALLS = (C ? C.calls : []).map((c) => ({
   next: variableSource(c.request),
   tags: { op: c.name },
 }));
-// name: the lane, whose transport (keep-alive, or HTTP/2 where the server's TLS offers h2)
-// discovery chose.
-function connectOp(name, protocol) {
-  const { transport, tls } = API.lanes.find((l) => l.name === name);
+// The lane's transport (keep-alive, or HTTP/2 where the server's TLS offers h2) is what
+// discovery chose (specs/api.js).
+function connectOp({ protocol, transport, tls }) {
   const c = turnOf(CONNECT_CALLS);
   const tags = tagsOf(c.tags);
   drifted(
@@ -265,12 +242,18 @@ function connectOp(name, protocol) {
     }),
   );
 }
-export const connectJson = () => connectOp('connect_json', 'connect-json');
-export const connectProto = () => connectOp('connect_proto', 'connect-proto');
-export const grpcWeb = () => connectOp('grpc_web', 'grpc-web');
-
-export async function grpcStream() {
+async function grpcStream() {
   const c = turnOf(STREAMS);
   const tags = tagsOf(c.tags);
   drifted(tags, await warm.stream(c.method, c.next(exec.vu.idInTest), { tags, events: true }));
 }
+
+// Every lane's exec: its family's client (scenarios/lib/scenario.js dispatch); the gRPC
+// lanes differ by transport (a kept channel's unary calls, a fresh one's, a server stream).
+const GRPC_CLIENTS = { grpc: grpcWarm, 'grpc-fresh': grpcFresh, 'grpc-stream': grpcStream };
+export const runLane = s.dispatch({
+  http: httpOp,
+  ws: wsLane,
+  grpc: (l) => GRPC_CLIENTS[l.transport](),
+  'rpc-web': connectOp,
+});

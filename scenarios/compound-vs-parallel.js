@@ -179,14 +179,24 @@ async function iteration(op, transport, sizes = SIZES) {
 }
 
 const serial = (transport, size, cache, etags) => compoundOp(transport, size, cache, etags, 'serial');
-// (Each starts only when it fits in its step: fit.js wholeIterations.)
-const whole = (laneName, fn) => wholeIterations(s, laneName, fn);
-export const compoundH1 = whole('compound_h1', () => iteration(compoundOp, 'http-keepalive'));
-export const atomicH1 = whole('atomic_h1', () => iteration(atomicOp, 'http-keepalive'));
-export const compoundH2 = whole('compound_h2', () => iteration(compoundOp, 'http2'));
-export const compoundSerialH2 = whole('compound_serial_h2', () => iteration(serial, 'http2', ['study']));
-export const atomicH2 = whole('atomic_h2', () => iteration(atomicOp, 'http2'));
-export const vulcainH2 = whole('vulcain_h2', () => iteration(vulcainOp, 'http2', ['study']));
+// Each lane's operation, and its sizes (the study's document alone for two of them).
+const LANE_OPS = {
+  compound_h1: [compoundOp],
+  atomic_h1: [atomicOp],
+  compound_h2: [compoundOp],
+  compound_serial_h2: [serial, ['study']],
+  atomic_h2: [atomicOp],
+  vulcain_h2: [vulcainOp, ['study']],
+};
+// Every lane's exec (scenarios/lib/scenario.js dispatch): an iteration over the lane's
+// transport, started only when it fits in its step (fit.js wholeIterations).
+const byName = Object.fromEntries(
+  Object.entries(LANE_OPS).map(([name, [op, sizes]]) => [
+    name,
+    wholeIterations(s, name, (l) => iteration(op, l.transport, sizes)),
+  ]),
+);
+export const runLane = s.dispatch({ http: (l) => byName[l.name](l) });
 
 const WARM_OFF = 'cache:off,conn:warm';
 const lanesOf = (prefix) => Object.keys(s.plan.scenarios).filter((k) => k.startsWith(prefix));

@@ -543,18 +543,12 @@ const pollKind = {
   },
 };
 
-export function ws(data) {
-  return runStep(data, 'ws', wsKind(false));
-}
-export function wss(data) {
-  return runStep(data, 'wss', wsKind(true));
-}
-export function grpcStream(data) {
-  return runStep(data, 'grpc_stream', grpcKind);
-}
-export function httpPoll(data) {
-  return runStep(data, 'http_poll', pollKind);
-}
+// Every lane's exec: its family's client (scenarios/lib/scenario.js dispatch) runs the step.
+export const runLane = s.dispatch({
+  ws: (l, data) => runStep(data, l.name, wsKind(l.tls)),
+  grpc: (l, data) => runStep(data, l.name, grpcKind),
+  http: (l, data) => runStep(data, l.name, pollKind),
+});
 
 // Under the table: what the publisher wrote.
 function notes() {

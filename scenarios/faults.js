@@ -68,8 +68,8 @@ function fitsNext(laneName, i) {
   return false;
 }
 
-function httpLane(laneName, transport, tls) {
-  for (let i = 0; i < CONN_OPS && fitsNext(laneName, i); i++) {
+function httpLane({ name, transport, tls }) {
+  for (let i = 0; i < CONN_OPS && fitsNext(name, i); i++) {
     const r = graphqlHttp({
       transport,
       tls,
@@ -80,12 +80,9 @@ function httpLane(laneName, transport, tls) {
   }
 }
 
-export const httpKeepalive = () => httpLane('http_keepalive', 'http-keepalive', false);
-export const http2 = () => httpLane('http2', 'http2', true);
-
-export function ws() {
+function wsLane({ tls }) {
   return wsSession({
-    tls: false,
+    tls,
     tags: {},
     recover: true,
     maxOps: CONN_OPS,
@@ -98,8 +95,8 @@ export function ws() {
 
 const channel = new Channel(newClient());
 
-export function grpc() {
-  for (let i = 0; i < CONN_OPS && fitsNext('grpc', i); i++) {
+function grpcLane({ name }) {
+  for (let i = 0; i < CONN_OPS && fitsNext(name, i); i++) {
     const id = bookId(1 + ((exec.vu.idInTest * 7919 + exec.vu.iterationInScenario * CONN_OPS + i) % 1000));
     const r = channel.call(
       'GetBook',
@@ -110,3 +107,6 @@ export function grpc() {
   }
   channel.close();
 }
+
+// Every lane's exec: its family's client (scenarios/lib/scenario.js dispatch).
+export const runLane = s.dispatch({ http: httpLane, ws: wsLane, grpc: grpcLane });

@@ -101,16 +101,9 @@ function grpcCalls(lane, channel, isFresh) {
   if (!ran) waitOutStep(s);
 }
 
-export function grpcWarm() {
-  grpcCalls('grpc', warm, false);
-}
-export function grpcFresh() {
-  grpcCalls('grpc_fresh', fresh, true);
-}
-
 // A kept HTTP connection is opened by the VU's first request.
 let httpWarm = false;
-function graphqlCalls(lane, transport) {
+function graphqlCalls({ name: lane, transport }) {
   let ran = 0;
   for (const [payload, size] of PAYLOADS) {
     if (!fits(lane, { payload, conn: transport === 'http-fresh' || !httpWarm ? 'cold' : 'warm' })) continue;
@@ -128,17 +121,10 @@ function graphqlCalls(lane, transport) {
   if (!ran) waitOutStep(s);
 }
 
-export function httpKeepalive() {
-  graphqlCalls('http_keepalive', TLS ? 'http2' : 'http-keepalive');
-}
-export function httpFresh() {
-  graphqlCalls('http_fresh', 'http-fresh');
-}
-
 // The browser's RPC: Payload over Connect (JSON, protobuf) and gRPC-Web, with k6's http.
 // A kept connection is opened by the VU's first call.
 const rpcWarm = {};
-function rpcCalls(lane, protocol, transport, tls) {
+function rpcCalls({ name: lane, protocol, transport, tls }) {
   const step = exec.scenario.name;
   // Each step's first call opens the VU's connection (conn:cold).
   if (transport !== 'http-fresh' && rpcWarm[step] === undefined) {
@@ -162,14 +148,6 @@ function rpcCalls(lane, protocol, transport, tls) {
   }
   if (!ran) waitOutStep(s);
 }
-const keptHttp = TLS ? 'http2' : 'http-keepalive';
-export const connectJson = () => rpcCalls('connect_json', 'connect-json', keptHttp, TLS);
-export const connectJsonFresh = () => rpcCalls('connect_json_fresh', 'connect-json', 'http-fresh', TLS);
-export const connectJsonH2 = () => rpcCalls('connect_json_h2', 'connect-json', 'http2', true);
-export const connectProto = () => rpcCalls('connect_proto', 'connect-proto', keptHttp, TLS);
-export const connectProtoFresh = () => rpcCalls('connect_proto_fresh', 'connect-proto', 'http-fresh', TLS);
-export const connectProtoH2 = () => rpcCalls('connect_proto_h2', 'connect-proto', 'http2', true);
-export const grpcWeb = () => rpcCalls('grpc_web', 'grpc-web', keptHttp, TLS);
 
 // grpc-bidi: under the closed workload a VU's first iteration in a step keeps one
 // PayloadStream for the whole step, sending small and big messages one after
@@ -204,7 +182,7 @@ async function bidiRound(stream, lane) {
   return ran;
 }
 
-export async function grpcBidi() {
+async function grpcBidi() {
   const open = s.plan.workload === 'open';
   const name = exec.scenario.name;
   if (!open && bidiStarted[name]) return waitOutStep(s);
@@ -239,7 +217,7 @@ function booksFor(count) {
 }
 const UPLOAD_BOOKS = Object.fromEntries(Object.entries(UPLOADS).map(([payload, count]) => [payload, booksFor(count)]));
 
-export async function grpcClientStream() {
+async function grpcClientStream() {
   let ran = 0;
   for (const [payload] of PAYLOADS) {
     const conn = uploadChannel.connected ? 'warm' : 'cold';
@@ -264,6 +242,21 @@ export async function grpcClientStream() {
   }
   if (!ran) waitOutStep(s);
 }
+
+// Every lane's exec: its family's client (scenarios/lib/scenario.js dispatch); the gRPC
+// lanes differ by transport (a kept or fresh channel's unary calls, a bidirectional or
+// client stream).
+const GRPC_CLIENTS = {
+  grpc: () => grpcCalls('grpc', warm, false),
+  'grpc-fresh': () => grpcCalls('grpc_fresh', fresh, true),
+  'grpc-bidi': grpcBidi,
+  'grpc-client-stream': grpcClientStream,
+};
+export const runLane = s.dispatch({
+  grpc: (l) => GRPC_CLIENTS[l.transport](),
+  http: graphqlCalls,
+  'rpc-web': rpcCalls,
+});
 
 // The big message's time beside what TCP's slow start costs it by the model: on a
 // new connection (fresh lanes) it starts from a 10-segment window; on a kept one

@@ -108,7 +108,7 @@ function idle() {
   sleep(Math.max(0, Math.min(remainingMs(), 5000)) / 1000 + 0.05);
 }
 
-export function ws() {
+function wsLane() {
   const setupMs = 4 * rttOf(s.profile) + 500;
   if (!firstInStep() || eventCount(setupMs) < 1) return idle();
   return wsSession({
@@ -145,7 +145,7 @@ export function ws() {
 
 const channel = new Channel(newClient());
 
-export async function grpcStream() {
+async function grpcStream() {
   const setupMs = 3 * rttOf(s.profile) + 500;
   const count = eventCount(setupMs);
   if (!firstInStep() || count < 1) return idle();
@@ -166,7 +166,7 @@ export async function grpcStream() {
 
 // Polls until the step is about to end; each poll learns the events due by the
 // server's clock at the time it answered.
-export async function httpPoll(data) {
+async function httpPoll(data) {
   if (!firstInStep() || remainingMs() < POLL_MS + 2 * rttOf(s.profile)) return idle();
   const start = Date.now();
   let seen = 0;
@@ -190,6 +190,9 @@ export async function httpPoll(data) {
   }
   return undefined;
 }
+
+// Every lane's exec: its family's client (scenarios/lib/scenario.js dispatch).
+export const runLane = s.dispatch({ ws: wsLane, grpc: grpcStream, http: (_l, data) => httpPoll(data) });
 
 // Events per second per lane and step (push_events / the step's duration).
 function rateNotes(data) {

@@ -39,6 +39,7 @@
  *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
  * (end of the plan)
  */
+import { EXECUTOR_NAMES } from '../common/executors.js';
 import declare, { STUDY_FACTORS, typedLaneOf } from './specs/serialization.js';
 import { wholeIterations } from './lib/fit.js';
 import { Channel, newClient, serverStream } from './lib/grpc.js';
@@ -74,21 +75,16 @@ function typedOrJson(field, query, executor) {
   }
 }
 
-// One lane per executor (the plan's typed lanes): typed, typedPerItem, ...
-// Each iteration starts only when it fits in its step (fit.js wholeIterations).
-const typedLane = (executor) =>
-  wholeIterations(s, typedLaneOf(executor), () => typedOrJson('allBooks', ALL_BOOKS, executor));
-export const typed = typedLane('plain');
-export const typedPerItem = typedLane('per-item');
-export const typedDataloader = typedLane('dataloader');
-export const typedInstrumented = typedLane('instrumented');
-export const typedJit = typedLane('jit');
-export const json = wholeIterations(s, 'json', () => typedOrJson('allBooksAsJSON', ALL_BOOKS_JSON, 'plain'));
+// One lane per executor (the plan's typed lanes): typed, typed_per_item, ...
+const typedLanes = Object.fromEntries(
+  EXECUTOR_NAMES.map((e) => [typedLaneOf(e), () => typedOrJson('allBooks', ALL_BOOKS, e)]),
+);
+const json = () => typedOrJson('allBooksAsJSON', ALL_BOOKS_JSON, 'plain');
 
 const channel = new Channel(newClient());
 let listChecked = false;
 
-export const grpcList = wholeIterations(s, 'grpc_list', () => {
+function grpcList() {
   if (!listChecked) {
     // Once per VU, untimed: the reply converted and its books counted.
     listChecked = true;
@@ -96,9 +92,9 @@ export const grpcList = wholeIterations(s, 'grpc_list', () => {
     channel.call('ListBooks', { n }, { validate: validateGrpcBooks(n), record: false });
   }
   for (const n of LARGEST_FIRST) channel.call('ListBooks', { n }, { discard: true, tags: { n: String(n) } });
-});
+}
 
-export const grpcStream = wholeIterations(s, 'grpc_stream', async () => {
+async function grpcStream() {
   for (const n of LARGEST_FIRST) {
     const t0 = Date.now();
     const r = await serverStream(channel, 'StreamBooks', { n });
@@ -112,7 +108,19 @@ export const grpcStream = wholeIterations(s, 'grpc_stream', async () => {
     });
     if (r.error) channel.reset();
   }
-});
+}
+
+// Every lane's exec (scenarios/lib/scenario.js dispatch): the study's lanes differ by
+// name within a family; each iteration starts only when it fits in its step (fit.js
+// wholeIterations).
+const byName = Object.fromEntries(
+  Object.entries({ ...typedLanes, json, grpc_list: grpcList, grpc_stream: grpcStream }).map(([name, fn]) => [
+    name,
+    wholeIterations(s, name, fn),
+  ]),
+);
+const study = (l) => byName[l.name]();
+export const runLane = s.dispatch({ http: study, grpc: study });
 
 // The study's comparison factor, typed / JSON string, per executor, N and step,
 // with the server's own share (Server-Timing total) and what it spent executing

@@ -57,19 +57,16 @@ const { WS_OPS } = decl;
 const s = defineScenario(decl, { notes: memoryNotes });
 export const { options, setup, teardown, handleSummary } = s;
 
-function httpLane(transport, tls) {
+function httpLane({ transport, tls }) {
   const part = partNow();
   const op = bookOperation(exec.vu.idInTest, exec.scenario.iterationInTest);
   const r = graphqlHttp({ transport, tls, ...op, tags: { ...op.tags, part } });
   recordDrift(transport, { part }, r);
 }
 
-export const httpKeepalive = () => httpLane('http-keepalive', false);
-export const http2 = () => httpLane('http2', true);
-
-export function ws() {
+function wsLane({ tls }) {
   return wsSession({
-    tls: false,
+    tls,
     tags: {},
     maxOps: WS_OPS,
     op: async (socket, i) => {
@@ -84,7 +81,7 @@ export function ws() {
 
 const channel = new Channel(newClient());
 
-export function grpc() {
+function grpcLane() {
   const part = partNow();
   const id = bookId(1 + (exec.scenario.iterationInTest % 1000));
   const r = channel.call(
@@ -94,6 +91,9 @@ export function grpc() {
   );
   recordDrift('grpc', { part }, r);
 }
+
+// Every lane's exec: its family's client (scenarios/lib/scenario.js dispatch).
+export const runLane = s.dispatch({ http: httpLane, ws: wsLane, grpc: grpcLane });
 
 // ---- memory ----
 

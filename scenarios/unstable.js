@@ -75,7 +75,6 @@ export const { options, setup, teardown, handleSummary } = s;
 // Each lane's budget for event_slow: the model's p95 for one operation.
 const link = linkOf(s.profile);
 const budgets = Object.fromEntries(s.lanes.map((l) => [l.name, expectationsOf(l, {}, link).p95.ms]));
-const laneOf = () => exec.scenario.name.replace(/_c\d+$/, '');
 
 const operation = (i) => bookOperation(exec.vu.idInTest, i);
 
@@ -97,20 +96,14 @@ function timed(data, laneName, fn) {
   return r;
 }
 
-function httpOp(data, transport, tls) {
-  const laneName = laneOf();
-  const policy = policyOf(laneName);
-  timed(data, laneName, () =>
+function httpOp(data, { name, transport, tls }) {
+  const policy = policyOf(name);
+  timed(data, name, () =>
     graphqlHttp({ transport, tls, timeout: `${policy.timeoutMs}ms`, ...operation(exec.vu.iterationInScenario) }),
   );
 }
 
-export const httpFresh = (data) => httpOp(data, 'http-fresh', false);
-export const httpKeepalive = (data) => httpOp(data, 'http-keepalive', false);
-export const http2 = (data) => httpOp(data, 'http2', true);
-
-function wsLane(data, tls) {
-  const laneName = laneOf();
+function wsLane(data, { name: laneName, tls }) {
   const policy = policyOf(laneName);
   return wsSession({
     tls,
@@ -129,12 +122,9 @@ function wsLane(data, tls) {
   });
 }
 
-export const ws = (data) => wsLane(data, false);
-export const wss = (data) => wsLane(data, true);
-
 const channel = new Channel(newClient());
 
-export function grpc(data) {
+function grpcLane(data) {
   const policy = policyOf('grpc');
   const id = bookId(1 + ((exec.vu.idInTest * 7919 + exec.vu.iterationInScenario) % 1000));
   timed(data, 'grpc', () =>
@@ -155,8 +145,8 @@ export function grpc(data) {
 const subChannel = new Channel(newClient());
 const SUB_MIN_MS = 3000; // a step with less left starts no subscription
 
-async function subscriptionLane(data, transport) {
-  const laneName = laneOf();
+// transport: held-subscription.js's, the lane's family (ws or grpc).
+async function subscriptionLane(data, { name: laneName, family: transport }) {
   const left = remainingMs();
   if (left < SUB_MIN_MS) {
     sleep(Math.max(0, left) / 1000 + 0.05);
@@ -201,8 +191,14 @@ function metByEvents(network, events) {
   return (e) => windows.some(([from, recovered]) => e.sentAt < recovered && e.at > from);
 }
 
-export const subWs = (data) => subscriptionLane(data, 'ws');
-export const subGrpc = (data) => subscriptionLane(data, 'grpc');
+// Every lane's exec: its family's client (scenarios/lib/scenario.js dispatch); a
+// subscription lane holds one subscription.
+const held = (client) => (l, data) => (l.subscription ? subscriptionLane(data, l) : client(data, l));
+export const runLane = s.dispatch({
+  http: (l, data) => httpOp(data, l),
+  ws: held(wsLane),
+  grpc: held(grpcLane),
+});
 
 // Under the table: each lane's recovery beside the model's, fastest first, with what
 // the events cost it (failed, slow, and for a subscription what it missed); then the

@@ -58,46 +58,26 @@ export const { options, setup, teardown, handleSummary } = s;
 
 const operation = (i) => bookOperation(exec.vu.idInTest, i);
 
-function httpOp(transport, tls) {
+function httpOp({ transport, tls }) {
   const op = operation(exec.vu.iterationInScenario);
   graphqlHttp({ transport, tls, ...op });
 }
 
-export function httpFresh() {
-  httpOp('http-fresh', false);
-}
-export function httpKeepalive() {
-  httpOp('http-keepalive', false);
-}
-export function httpsFresh() {
-  httpOp('http-fresh', true);
-}
-export function http2() {
-  httpOp('http2', true);
-}
-
 // The browser's RPC: GetBook over Connect (JSON, protobuf) and gRPC-Web.
-function rpcOp(protocol, transport, tls) {
+function rpcOp({ protocol, transport, tls }) {
   const i = exec.vu.iterationInScenario;
   // A step's first operation opens the VU's connection, not the lane before's.
   if (i === 0) dropKeptConnection(tls);
   const id = bookOfOperation(exec.vu.idInTest, i);
   rpcCall({ protocol, transport, tls, method: 'GetBook', request: { id }, validate: (book) => checkBook(book, id) });
 }
-export const connectJson = () => rpcOp('connect-json', 'http-keepalive', false);
-export const connectProto = () => rpcOp('connect-proto', 'http-keepalive', false);
-export const grpcWeb = () => rpcOp('grpc-web', 'http-keepalive', false);
 
 // One socket per VU for the whole step, operations one after another; under an open
 // workload one socket per arrival, for WS_OPEN_OPS operations.
 const maxOps = s.plan.workload === 'open' ? WS_OPEN_OPS : undefined;
-function wsLane(tls) {
+function wsLane({ tls }) {
   return wsSession({ tls, tags: {}, maxOps, op: (socket, i) => socket.execute(operation(i)) });
 }
 
-export function ws() {
-  return wsLane(false);
-}
-export function wss() {
-  return wsLane(true);
-}
+// Every lane's exec: its family's client (scenarios/lib/scenario.js dispatch).
+export const runLane = s.dispatch({ http: httpOp, 'rpc-web': rpcOp, ws: wsLane });

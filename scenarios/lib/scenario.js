@@ -9,6 +9,7 @@
 import exec from 'k6/execution';
 import http from 'k6/http';
 import { buildScenario } from '../../common/scenario.js';
+import { laneOfStep } from '../../common/schedule.js';
 import { registerPlan } from './load.js';
 import { configureRecording } from './metrics.js';
 import { fatal, networkProfile, profileTags, toxiproxyUrl } from './network.js';
@@ -70,7 +71,27 @@ export function defineScenario(decl, extra = {}) {
     thresholdsFile: thresholdsPath() === DEFAULT_FILE ? 'thresholds.json' : thresholdsPath(),
   });
 
-  return { ...built, options, setup, teardown, handleSummary };
+  // The scenario file's one exec for every lane (`export const runLane = s.dispatch({ … })`,
+  // common/scenario.js lane()): the k6 scenario running names its lane (`<lane>_<step>`,
+  // common/schedule.js laneOfStep), and its family's client runs it with the lane:
+  // { name, family, protocol, transport, tls (a boolean), ... }. clients: { <family>:
+  // (lane, data) => ... }, data being setup()'s.
+  const running = {};
+  const laneNow = () => {
+    const name = exec.scenario.name;
+    if (!running[name]) {
+      const l = laneOfStep(built.lanes, name, plan.scenarios[name]);
+      running[name] = { ...l, transport: l.tags.transport, tls: l.tags.tls === 'true' };
+    }
+    return running[name];
+  };
+  const dispatch = (clients) => (data) => {
+    const l = laneNow();
+    if (!clients[l.family]) fatal(`${decl.name}: no client for ${l.name}'s family ${l.family}`);
+    return clients[l.family](l, data);
+  };
+
+  return { ...built, options, setup, teardown, handleSummary, dispatch };
 }
 
 // What summary.json says about the run that only setup() can see: k6's version

@@ -21,7 +21,6 @@ export { WS_OPEN_OPS };
 const kindOf = (name) => API_LANES.find((l) => l.name === name).kind;
 // A subscription runs for its events on ws and wss (scenarios/api.js).
 export const isSubscription = (op) => op.kind === 'subscription';
-const EXEC = { grpc: 'grpcWarm' };
 
 // The model of one operation: its bodies and the API's server time.
 const bytesOf = (o) => ({ reqBytes: o.reqBytes, resBytes: o.resBytes, serverMs: o.serverMs });
@@ -54,7 +53,6 @@ export default function declare(env, api = null) {
     const kind = kindOf(l.name);
     // The transport and TLS discovery chose for your endpoint (the plan file's).
     const at = { transport: l.transport, tls: l.tls };
-    const more = EXEC[l.name] ? { exec: EXEC[l.name] } : {};
     if (kind === 'connect') {
       // The unary calls take turns; each row's model is the call's bytes over Connect.
       const protocol = API_LANES.find((x) => x.name === l.name).protocol;
@@ -71,7 +69,6 @@ export default function declare(env, api = null) {
       const mine = calls.filter((c) => Boolean(c.stream) === stream);
       return lane(l.name, {
         ...at,
-        ...more,
         dims: dimsOf(mine.map((c) => c.name)),
         opsPerIteration: 1 / (mine.length * per),
         model: (dims) => {
@@ -87,7 +84,6 @@ export default function declare(env, api = null) {
     const mine = ws ? ops : ops.filter((o) => !isSubscription(o));
     return lane(l.name, {
       ...at,
-      ...more,
       dims: dimsOf(mine.map((o) => o.name)),
       // An iteration runs one of the operations: they take turns.
       opsPerIteration: 1 / (mine.length * per),

@@ -108,7 +108,7 @@ export default function declare(env) {
   ]);
   const fresh = PAYLOADS.map(([payload]) => ({ payload, conn: 'cold' }));
   const lanes = [
-    lane('grpc', { tls: TLS, exec: 'grpcWarm', dims: kept, model: grpc, setups: true }),
+    lane('grpc', { tls: TLS, dims: kept, model: grpc, setups: true }),
     lane('grpc_fresh', { tls: TLS, dims: fresh, model: grpc }),
     // HTTP/2 with TLS=true: k6 takes h2 wherever TLS offers it (common/lanes/http.js).
     lane('http_keepalive', { tls: TLS, dims: kept, model: graphql }),

@@ -33,15 +33,18 @@ if (MODE === 'stall') options.thresholds['iteration_duration{scenario:stall_c1}'
 
 const op = (socket, i) => socket.execute(bookOperation(exec.vu.idInTest, i));
 
-export async function stall() {
+async function stall() {
   await wsSession({ tls: false, tags: {}, url: __ENV.STALL_WS_URL, timeoutMs: 60000, op });
   stallSessionsDone.add(1);
 }
 
-export function ws() {
+function ws() {
   if (MODE === 'silent' && exec.scenario.name === 'ws_c2' && exec.vu.idInTest === 2) {
     sleep(Math.max(0, remainingMs()) / 1000 + 0.05);
     return undefined;
   }
   return wsSession({ tls: false, tags: {}, op });
 }
+
+// The probe's one exec (scenarios/lib/scenario.js dispatch): both lanes are WebSockets.
+export const runLane = s.dispatch({ ws: (l) => (l.name === 'stall' ? stall() : ws()) });
