@@ -10,7 +10,6 @@ import { createServer } from 'node:net';
 import { basename, join, relative, resolve } from 'node:path';
 import { execa } from 'execa';
 import { clock, FILES, seconds } from '../../common/results.js';
-import { ROOT } from '../tools.js';
 import { createRunFolder } from './runs.js';
 import { streamSamples } from './sample-stream.js';
 import { rawSetting } from '../../common/settings.js';
@@ -35,11 +34,13 @@ const givenResultsDir = (k6Args) =>
     .map((f) => f.slice('RESULTS_DIR='.length))
     .at(-1);
 
+// The commit of the project the run is made from (the current directory: a team's
+// repository, or this one in a clone), not of the installed package.
 function gitCommit() {
   try {
     return (
       execFileSync('git', ['rev-parse', 'HEAD'], {
-        cwd: ROOT,
+        cwd: process.cwd(),
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'ignore'],
         timeout: 5000,
