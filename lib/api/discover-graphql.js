@@ -333,28 +333,10 @@ async function measureSubscription(url, op, next, options) {
   };
 }
 
-// The endpoint's schema, or null when introspection is off, after discovery's own checks
-// (TLS, that it answers GraphQL, credentials): `k6pack init` builds a first operation from it.
-export async function graphqlSchema(cfg, { signal } = {}) {
-  const url = cfg.graphql;
-  const tls = url.startsWith('https:');
-  if (tls)
-    await tlsProbe(hostPort(url), { what: 'GraphQL endpoint', target: url, flag: '--graphql', insecure: cfg.insecure });
-  const agent = tls
-    ? new HttpsAgent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: !cfg.insecure })
-    : new HttpAgent({ keepAlive: true, maxSockets: 1 });
-  const http = { agent, signal, headers: cfg.expanded.headers };
-  try {
-    await checkAnswersGraphql(url, http);
-    return await introspect(url, http);
-  } finally {
-    agent.destroy();
-  }
-}
-
-// -> { url, tls, alpn, h2, schema, wsUrl, ws: { ok } | { reason }, measured: { op: measure() } }
-// hooks: { checkOperations(schema) } runs once the schema is known, before anything is measured.
-export async function discoverGraphql(cfg, ops, variables, { signal, checkOperations }) {
+// Discovery's first look at a GraphQL endpoint, over one kept connection: its TLS (and
+// ALPN), that it answers GraphQL (credentials too), and its schema (null when
+// introspection is off). -> { url, tls, alpn, agent, http, schema }; the caller destroys agent.
+async function reachGraphql(cfg, signal) {
   const url = cfg.graphql;
   const tls = url.startsWith('https:');
   let alpn = null;
@@ -369,11 +351,30 @@ export async function discoverGraphql(cfg, ops, variables, { signal, checkOperat
     ).alpn;
   const Agent = tls ? HttpsAgent : HttpAgent;
   const agent = new Agent({ keepAlive: true, maxSockets: 1, ...(tls ? { rejectUnauthorized: !cfg.insecure } : {}) });
-  const { headers, initPayload } = cfg.expanded;
-  const http = { agent, signal, headers };
+  const http = { agent, signal, headers: cfg.expanded.headers };
   try {
     await checkAnswersGraphql(url, http);
-    const schema = await introspect(url, http);
+    return { url, tls, alpn, agent, http, schema: await introspect(url, http) };
+  } catch (err) {
+    agent.destroy();
+    throw err;
+  }
+}
+
+// The endpoint's schema, or null when introspection is off, after discovery's own checks:
+// `k6pack init` builds a first operation from it.
+export async function graphqlSchema(cfg, { signal } = {}) {
+  const { agent, schema } = await reachGraphql(cfg, signal);
+  agent.destroy();
+  return schema;
+}
+
+// -> { url, tls, alpn, h2, schema, wsUrl, ws: { ok } | { reason }, measured: { op: measure() } }
+// hooks: { checkOperations(schema) } runs once the schema is known, before anything is measured.
+export async function discoverGraphql(cfg, ops, variables, { signal, checkOperations }) {
+  const { url, tls, alpn, agent, http, schema } = await reachGraphql(cfg, signal);
+  const { headers, initPayload } = cfg.expanded;
+  try {
     checkOperations(schema);
     const measured = {};
     const next = Object.fromEntries(ops.map((op) => [op.name, variableSource(variables[op.name])]));
