@@ -168,16 +168,20 @@ export function prepareToxiproxyBuild({ dir, patchesDir = TOXIPROXY_PATCHES } = 
 
 // Each tool in a folder of its own, named by its version (the pack's toxiproxy also by its
 // sources' hash: two installs of the pack with other toxics do not rebuild each other's).
+// k6's place in the cache (no sources to hash: findK6 runs before every k6 run).
+function k6PathsIn(root) {
+  const k6Dir = join(root, `k6-${K6_VERSION}`);
+  return { k6Dir, k6: join(k6Dir, 'k6') };
+}
+
 export function toolPaths(env = process.env) {
   const root = toolsDir(env);
   const hash = toxiproxySourceHash();
-  const k6Dir = join(root, `k6-${K6_VERSION}`);
   const toxiproxyDir = join(root, `toxiproxy-${TOXIPROXY_VERSION}-${hash}`);
   return {
     root,
     hash,
-    k6Dir,
-    k6: join(k6Dir, 'k6'),
+    ...k6PathsIn(root),
     toxiproxyDir,
     toxiproxy: join(toxiproxyDir, 'toxiproxy-server'),
     // Written last, after the binary is in place: the build is complete and from these sources.
@@ -191,14 +195,15 @@ const k6Matches = (bin) => (versionOf(bin, ['version']) || '').includes(`k6 ${K6
 export function findK6() {
   const p = onPath('k6');
   if (p && k6Matches(p)) return p;
-  const { k6 } = toolPaths();
+  const { k6 } = k6PathsIn(toolsDir());
   return existsSync(k6) && k6Matches(k6) ? k6 : null;
 }
 
 // Path of the pack's toxiproxy build if it is current; null if it must be (re)built.
 // A stock toxiproxy-server on PATH is never used: it lacks the pack's toxics (link, handshake).
-export function findToxiproxy() {
-  const { toxiproxy, stamp, hash } = toolPaths();
+// paths: toolPaths()'s, when the caller has them (the sources' hash reads every source).
+export function findToxiproxy(paths = toolPaths()) {
+  const { toxiproxy, stamp, hash } = paths;
   if (!existsSync(toxiproxy) || !existsSync(stamp)) return null;
   return readFileSync(stamp, 'utf8').trim() === hash ? toxiproxy : null;
 }
@@ -252,7 +257,7 @@ export function installTools({ log = console.log } = {}) {
     k6 = paths.k6;
     log(`k6 ${K6_VERSION}: ${k6}`);
   }
-  let toxiproxy = findToxiproxy();
+  let toxiproxy = findToxiproxy(paths);
   if (toxiproxy) {
     log(`toxiproxy-server ${TOXIPROXY_VERSION} (+link and handshake toxics, patched): ${toxiproxy}`);
   } else {
