@@ -163,17 +163,6 @@ export function windowRounds(bytes, window, R, kbps, loss = null) {
   return { waitMs: Math.max(0, t - line(bytes)), rounds, window: w };
 }
 
-// windowRounds on a lossy link (tcp.go's rules), along the median path: losses at
-// even spacing, 1/events segments apart, the first at ln 2/events (where half of all
-// transfers have met one). A loss is detected about a round trip after it left, so
-// it halves the window two rounds on (and ends slow start: ssthresh), and losses
-// before that reduction count with it (one reduction per window of data); then the
-// window grows a segment per round trip (congestion avoidance). A kept connection
-// on a lossy link has no open window to start from: it starts where its earlier
-// traffic left it, at the sawtooth's mean (Mathis et al., The Macroscopic Behavior
-// of the TCP Congestion Avoidance Algorithm, CCR 1997: 0.75 x sqrt(8/(3p)) segments),
-// in congestion avoidance. What a loss stalls (the lost bytes' own wait,
-// head-of-line) is lossCost's.
 // A kept connection's window on a lossy link, in bytes: the sawtooth's mean (Mathis et
 // al., below), at least two segments.
 export const settledWindow = (loss) => Math.max(2 * TCP.mss, 0.75 * Math.sqrt(8 / (3 * loss.events)) * TCP.mss);
@@ -187,6 +176,17 @@ export function connectionKbps(link) {
   return all.length ? Math.min(...all) : null;
 }
 
+// windowRounds on a lossy link (tcp.go's rules), along the median path: losses at
+// even spacing, 1/events segments apart, the first at ln 2/events (where half of all
+// transfers have met one). A loss is detected about a round trip after it left, so
+// it halves the window two rounds on (and ends slow start: ssthresh), and losses
+// before that reduction count with it (one reduction per window of data); then the
+// window grows a segment per round trip (congestion avoidance). A kept connection
+// on a lossy link has no open window to start from: it starts where its earlier
+// traffic left it, at the sawtooth's mean (Mathis et al., The Macroscopic Behavior
+// of the TCP Congestion Avoidance Algorithm, CCR 1997: 0.75 x sqrt(8/(3p)) segments),
+// in congestion avoidance. What a loss stalls (the lost bytes' own wait,
+// head-of-line) is lossCost's.
 function lossyRounds(bytes, window, R, kbps, loss) {
   const line = (b) => transferMs(b, kbps);
   const cap = windowCap(R, kbps, window === Infinity ? 0 : window);
