@@ -14,6 +14,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median } from '../common/quantiles.js';
 
 const DEFAULT_ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
@@ -50,9 +51,12 @@ function costRatio(r, op, a, b) {
       .split(' ')
       .map(Number);
   const [ra, rb] = [rounds(a), rounds(b)];
-  const ratios = ra.map((x, i) => x / rb[i]).sort((x, y) => x - y);
-  const mid = ratios.length >> 1;
-  return ratios.length % 2 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2;
+  return median(ra.map((x, i) => x / rb[i]));
+}
+// Ratios against a target's range: "n of m[ noun] within, xlo–hi", and whether all are.
+function ratiosWithin(ratios, range, noun = '') {
+  const inside = ratios.filter((x) => within(x, range)).length;
+  return { text: `${inside} of ${ratios.length}${noun} within, x${span(ratios, 3)}`, all: inside === ratios.length };
 }
 
 // ---- the figures ---------------------------------------------------------------------
@@ -72,12 +76,8 @@ export const FIGURES = [
       const rows = r.rows.filter((row) => row.rtt >= 40);
       const ratios = rows.map((row) => row.ratio);
       const profiles = [...new Set(rows.map((row) => row.profile))].join(', ');
-      const inside = ratios.filter((x) => within(x, this.target.range)).length;
-      return {
-        records: [r],
-        text: `${inside} of ${rows.length} rows within, x${span(ratios, 3)} (${profiles})`,
-        pass: inside === rows.length,
-      };
+      const w = ratiosWithin(ratios, this.target.range, ' rows');
+      return { records: [r], text: `${w.text} (${profiles})`, pass: w.all };
     },
   },
   {
@@ -94,9 +94,9 @@ export const FIGURES = [
         ...new Set(r.rows.filter((row) => row.rtt > 0 && row.rtt < 40).map((row) => row.profile)),
       ]) {
         const ratios = r.rows.filter((row) => row.profile === profile).map((row) => row.ratio);
-        const inside = ratios.filter((x) => within(x, this.target.range)).length;
-        parts.push(`${profile} ${inside} of ${ratios.length} rows within, x${span(ratios, 3)}`);
-        verdicts.push(`${profile} ${inside === ratios.length ? 'met' : 'missed'}`);
+        const w = ratiosWithin(ratios, this.target.range, ' rows');
+        parts.push(`${profile} ${w.text}`);
+        verdicts.push(`${profile} ${w.all ? 'met' : 'missed'}`);
       }
       return { records: [r], text: parts.join('; '), verdict: verdicts.join(', ') };
     },
@@ -127,12 +127,8 @@ export const FIGURES = [
       const r = newest(records, 'tcp', (x) => x.slowstart);
       if (!r) return null;
       const ratios = r.slowstart.map((row) => row.ratio);
-      const inside = ratios.filter((x) => within(x, this.target.range)).length;
-      return {
-        records: [r],
-        text: `${inside} of ${ratios.length} within, x${span(ratios, 3)}`,
-        pass: inside === ratios.length,
-      };
+      const w = ratiosWithin(ratios, this.target.range);
+      return { records: [r], text: w.text, pass: w.all };
     },
   },
   {
@@ -144,12 +140,8 @@ export const FIGURES = [
       const r = newest(records, 'tcp', (x) => x.study000);
       if (!r) return null;
       const ratios = r.study000.flatMap((part) => part.rows.map((row) => row['p50 ratio']));
-      const inside = ratios.filter((x) => within(x, this.target.range)).length;
-      return {
-        records: [r],
-        text: `${inside} of ${ratios.length} within, x${span(ratios, 3)}`,
-        pass: inside === ratios.length,
-      };
+      const w = ratiosWithin(ratios, this.target.range);
+      return { records: [r], text: w.text, pass: w.all };
     },
   },
   {
