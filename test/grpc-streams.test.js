@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { cpuMsOf } from '../common/model.js';
 import { buildScenario } from '../common/scenario.js';
 import { parsePolicy } from '../common/thresholds.js';
 import { loadProfile } from '../lib/profiles.js';
@@ -72,9 +73,14 @@ test(
       t.diagnostic(
         `grpc-client-stream ${payload} p50 ${p50(key)} ms, model ${model.formula} = ${model.ms.toFixed(1)} ms`,
       );
+      // The floor is the network's part (round trips and bytes: the model less its CPU
+      // terms, whose time a scheduler may partly hide); the ceiling the whole model's. On
+      // one core the upload's CPU overlaps the link by turns: 177..193 ms over 10 runs against
+      // 185.8 (2026-11-29), 177 and 179 under the old floor of 0.97 x 185.8.
+      const network = model.ms - cpuMsOf(model);
       assert.ok(
-        p50(key) >= FLOOR * model.ms && p50(key) <= UPLOAD_CEILING[payload] * model.ms,
-        `${payload} upload p50 ${p50(key)} ms vs model ${model.ms.toFixed(1)} ms (x${(p50(key) / model.ms).toFixed(3)}, want ${FLOOR}..${UPLOAD_CEILING[payload]})`,
+        p50(key) >= FLOOR * network && p50(key) <= UPLOAD_CEILING[payload] * model.ms,
+        `${payload} upload p50 ${p50(key)} ms vs model ${model.ms.toFixed(1)} ms, ${network.toFixed(1)} of it the network's (x${(p50(key) / model.ms).toFixed(3)}, want ${FLOOR} x the network's..${UPLOAD_CEILING[payload]} x the model)`,
       );
     }
   },
