@@ -38,7 +38,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { createRequire } from 'node:module';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
@@ -87,7 +87,29 @@ const REST_AT_ONCE = Number(process.env.REST_AT_ONCE || availableParallelism());
 // Phase 2's longest files start first (node's runner takes files in the order given),
 // so that none of them starts last and runs alone at the end: bench.test.js (every
 // bench, four at once), the unstable scenario's runs (about 75 s and 45 s).
-const LONG_FIRST = ['bench.test.js', 'unstable-silent.test.js', 'unstable.test.js'];
+// Phase 2's longest files first (longest-processing-time order), so that no long file starts
+// last and runs on alone: on a fresh clone of 22ab42b (2026-11-29) these took 128, 63 (gate,
+// hold-stack, action), 55, 42, 40, 39, 37, 35, 31, 29, 28, 27, 23 s and less; phase 2 was 580 s
+// against its 1060 s of files over two at a time (530 s).
+const LONG_FIRST = [
+  'bench.test.js',
+  'gate.test.js',
+  'hold-stack.test.js',
+  'action.test.js',
+  'cli-stack.test.js',
+  'compose-runtime.test.js',
+  'hostile-slow.test.js',
+  'api-cli.test.js',
+  'report.test.js',
+  'unstable-silent.test.js',
+  'results-files.test.js',
+  'k8s.test.js',
+  'licences.test.js',
+  'prometheus.test.js',
+  'unstable.test.js',
+  'workflows.test.js',
+  'faults-matrix.test.js',
+];
 // The unit tier fails below this share of the lines it measures (common/, lib/'s tested modules).
 export const COVERAGE_LINES = 90;
 // What the coverage line names.
@@ -101,11 +123,45 @@ const spawnInherit = (cmd, args, opts) =>
     child.on('close', (status, signal) => resolve({ status, signal }));
   });
 
+// Each failed test's file, line, name and error, as JSON lines (test/helpers/failures-reporter.js):
+// each phase writes the file anew, run() keeps its lines, and they are printed after the last
+// phase, where a CI page that shows only the tail of a long log can show them.
+const FAILURES_REPORTER = pathToFileURL(join(here, 'helpers', 'failures-reporter.js')).href;
+const failuresDir = mkdtempSync(join(tmpdir(), 'k6pack-failures-'));
+const FAILURES_FILE = join(failuresDir, 'failures.jsonl');
+const failures = [];
+
+function keepFailures() {
+  if (!existsSync(FAILURES_FILE)) return;
+  for (const line of readFileSync(FAILURES_FILE, 'utf8').split('\n').filter(Boolean)) failures.push(JSON.parse(line));
+  rmSync(FAILURES_FILE, { force: true });
+}
+
+function printFailures() {
+  rmSync(failuresDir, { recursive: true, force: true });
+  if (!failures.length) return;
+  console.log(`== ${failures.length} failed:`);
+  for (const f of failures) {
+    const where = f.file
+      ? `${relative(root, f.file.startsWith('file:') ? fileURLToPath(f.file) : f.file)}:${f.line}`
+      : '?';
+    console.log(`== ${where} ${f.name}\n     ${f.error.split('\n').slice(0, 12).join('\n     ')}`);
+  }
+}
+
 // files: paths. coverage: run them under c8 and check common/'s line coverage.
 async function run(files, concurrency, { coverage = false } = {}) {
   if (!files.length) return 0;
   const t0 = Date.now();
-  const args = ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files];
+  const args = [
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${FAILURES_REPORTER}`,
+    `--test-reporter-destination=${FAILURES_FILE}`,
+    ...files,
+  ];
   const dir = coverage ? mkdtempSync(join(tmpdir(), 'k6pack-coverage-')) : null;
   // The machine's load while the phase runs: the 1-minute load average every 10 s.
   const load = [];
@@ -122,6 +178,7 @@ async function run(files, concurrency, { coverage = false } = {}) {
     if (coverage && coverageCheck(dir) && code === 0) exit = code = 1;
   } finally {
     clearInterval(sampler);
+    keepFailures();
     if (dir) rmSync(dir, { recursive: true, force: true });
   }
   // (bench/suite.js reads this line back: keep its shape.)
@@ -235,4 +292,5 @@ if (tier === 'unit') {
   console.error(`unknown tier '${tier}': use all (the default), unit or rest`);
   code = 2;
 }
+printFailures();
 process.exit(code);
