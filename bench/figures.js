@@ -6,7 +6,12 @@
 //   node bench/figures.js --list     every figure: its record, target and verdict
 //
 // A block sits between `<!-- figures:begin NAME -->` and `<!-- figures:end NAME -->` in
-// README.md or a page of docs/; what lies between is this script's, never typed by hand.
+// README.md or a page of docs/ (its studies too); what lies between is this script's, never
+// typed by hand. NAME is a figure's id (below), with a form (`:short`, `:dated`, `:when`), or a
+// table: `fidelity-table:SCENARIO:PROFILE` (a study's rows of bench/fidelity.js),
+// `recovery-table` (bench/recovery.js), `connect-cost`, `benchmarks`, `readme-benchmarks`.
+// A value of a figure or of a table in use, typed in a page's prose outside its block, is a
+// fault: a page quotes the block or links to it.
 // Each figure is read from the newest record of its kind (FIGURES below: which records,
 // what is read, the target), and its verdict is computed here against that target, in one
 // place: the bench's own verdict field is not read. `--root DIR` works on another checkout
@@ -722,8 +727,84 @@ function connectCostTable(records) {
   ].join('\n');
 }
 
+// A study's rows of bench/fidelity.js under one profile (`fidelity-table:SCENARIO:PROFILE`):
+// each row's p50 beside the model's, from the newest record that has them.
+function fidelityTable(records, scenario, profile) {
+  const mine = (row) => row.scenario === scenario && row.profile === profile;
+  const r = newest(records, 'fidelity', (x) => x.rows.some(mine));
+  if (!r) return null;
+  const rows = r.rows.filter(mine);
+  const rtt = rows[0].rtt;
+  return {
+    text: [
+      '| row | measured | model | ratio |',
+      '|---|--:|--:|--:|',
+      ...rows.map(
+        (row) => `| ${row.row} | ${row.p50} | ${row.model} | ${row.ratio === null ? '–' : num(row.ratio, 3)} |`,
+      ),
+      '',
+      `p50 in ms at one VU under ${profile}${rtt ? ` (R ${rtt} ms)` : ''}, measured against the model (\`node bench/fidelity.js\`, ${day(r)}, ${machine(r)}).`,
+    ].join('\n'),
+    // A whole number of ms recurs on other pages by the model's own accuracy (609 ms is 2R and
+    // a little under 3g); a p50 with decimals and a ratio of three do not.
+    values: rows.flatMap((row) => [
+      ...(Number.isInteger(row.p50) ? [] : [`${row.p50} ms`]),
+      ...(row.ratio === null ? [] : [num(row.ratio, 3)]),
+    ]),
+  };
+}
+
+// bench/recovery.js's newest record (`recovery-table`): each lane's p50 over its events after each
+// network's event, beside the model's p50, and per event how many lanes are within the target.
+function recoveryTable(records) {
+  const r = newest(records, 'recovery');
+  if (!r) return null;
+  const columns = [...new Set(r.rows.map((row) => `${row.network} ${row.event}`))];
+  const lanes = [...new Set(r.rows.map((row) => row.lane))];
+  const cell = (lane, column) => {
+    const row = r.rows.find((x) => x.lane === lane && `${x.network} ${x.event}` === column);
+    if (!row) return '–';
+    const p50 = row.p50Ms === null ? 'never' : int(row.p50Ms);
+    const ratio = row.ratio === null ? '' : ` x${num(row.ratio, 2)}`;
+    const events = row.events !== r.eventsPerLane ? `, ${row.events} events` : '';
+    return `${p50} (${row.modelP50Ms === 'never' ? 'never' : int(row.modelP50Ms)})${ratio}${events}`;
+  };
+  const range = r.target ?? [0.8, 1.25];
+  const summary = columns.map((column) => {
+    const ratios = r.rows.filter((x) => `${x.network} ${x.event}` === column && x.ratio !== null).map((x) => x.ratio);
+    return `${column} ${ratios.filter((x) => within(x, range)).length} of ${ratios.length} (x${span(ratios, 2)})`;
+  });
+  return {
+    text: [
+      `| lane | ${columns.join(' | ')} |`,
+      `|---|${columns.map(() => '--:|').join('')}`,
+      ...lanes.map((lane) => `| ${lane} | ${columns.map((c) => cell(lane, c)).join(' | ')} |`),
+      '',
+      `Recovery p50 over ${r.eventsPerLane} events a lane, ms, the model's p50 in brackets, then measured / model. Within ${num(range[0], 1)}–${num(range[1], 2)}: ${summary.join(', ')} (\`node bench/recovery.js\`, ${day(r)}, ${machine(r)}).`,
+    ].join('\n'),
+    // Its p50s are whole ms, which recur elsewhere by the model's accuracy: its ranges are looked for.
+    values: summary.map((s) => /x(\S+)\)$/.exec(s)[1]).filter((v) => v.includes('–')),
+  };
+}
+
+// The tables: a block whose name's first part is one of these, its other parts the arguments.
+// Each gives { text, values }: the values are what typedTwice looks for outside the block.
+const TABLES = {
+  'connect-cost': (records) => {
+    const text = connectCostTable(records);
+    return text && { text, values: [] };
+  },
+  'fidelity-table': fidelityTable,
+  'recovery-table': recoveryTable,
+};
+export function renderTable(name, records) {
+  const [kind, ...args] = name.split(':');
+  return TABLES[kind] ? TABLES[kind](records, ...args) : undefined;
+}
+
 export function renderBlock(name, evaluated, records) {
-  if (name === 'connect-cost') return connectCostTable(records);
+  const table = renderTable(name, records);
+  if (table !== undefined) return table?.text ?? null;
   if (name === 'readme-benchmarks') return readmeTable(evaluated);
   if (name === 'benchmarks') return fullTable(evaluated);
   return inline(evaluated, name);
@@ -762,15 +843,36 @@ export function refresh(text, evaluated, records) {
 }
 
 // A figure typed by hand beside its block: the measured values of each figure's text (a time,
-// a size, a range of ratios) found in a page's prose outside the blocks and the code.
+// a size, a range of ratios), and the values of every table block in use (`tableValues`: a
+// study's p50s and ratios), found in a page's prose outside the blocks and the code. A range
+// typed with a hyphen (0.86-1.09) is the same range.
 const VALUE = /\d[\d,.–]*\d ?(?:s|ms|MB|KB|µs|sd)\b|x\d\.\d{2,3}(?:–\d\.\d{2,3})?|\d\.\d{3}/g;
-export function typedTwice(text, evaluated) {
-  const prose = text.replace(BLOCK, '').replace(/^```[\s\S]*?^```/gm, '');
+export function typedTwice(text, evaluated, tableValues = []) {
+  const prose = text
+    .replace(BLOCK, '')
+    .replace(/^```[\s\S]*?^```/gm, '')
+    .replace(/(\d)-(?=\d)/g, '$1–');
   const found = [];
+  const escaped = (value) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // A value alone, not the end or the start of a longer number.
+  const look = (value, id) => {
+    if (value.length >= 4 && new RegExp(`(?<![\\d.])${escaped(value)}(?!\\d)`).test(prose))
+      found.push(`${value} (${id})`);
+  };
   for (const { figure, result } of evaluated)
     for (const value of new Set((result.text.match(VALUE) ?? []).map((v) => v.replace(/^x/, ''))))
-      if (value.length >= 4 && prose.includes(value)) found.push(`${value} (${figure.id})`);
-  return found;
+      look(value, figure.id);
+  for (const { name, values } of tableValues) for (const value of new Set(values)) look(value, name);
+  return [...new Set(found)];
+}
+
+// Every table block named in the files, rendered: [{ name, values }].
+export function tablesInUse(texts, records) {
+  const names = new Set(texts.flatMap((t) => [...t.matchAll(BLOCK)].map((m) => m[1])));
+  return [...names]
+    .map((name) => ({ name, table: renderTable(name, records) }))
+    .filter((t) => t.table)
+    .map((t) => ({ name: t.name, values: t.table.values }));
 }
 
 function main(argv) {
@@ -785,14 +887,19 @@ function main(argv) {
     return 0;
   }
   let faults = 0;
-  for (const file of markdownFiles(root)) {
+  const files = markdownFiles(root);
+  const tables = tablesInUse(
+    files.map((f) => readFileSync(f, 'utf8')),
+    records,
+  );
+  for (const file of files) {
     const text = readFileSync(file, 'utf8');
     const { text: fresh, stale, unknown } = refresh(text, evaluated, records);
     for (const name of unknown) {
       console.log(`${relative(root, file)}: unknown figures block ${name}`);
       faults++;
     }
-    for (const value of typedTwice(text, evaluated)) {
+    for (const value of typedTwice(text, evaluated, tables)) {
       console.log(`${relative(root, file)}: ${value} typed outside its block: quote the block, or link to it`);
       faults++;
     }

@@ -1,8 +1,9 @@
 // The README is a front page (at most 250 lines) and every relative link in it and in
 // docs/ leads somewhere: to a file of the repository and, with #anchor, to one of that
 // page's headings (GitHub's slugs). Every code block closes, every table row has its
-// header's cells, and every figure quoted from bench/results.jsonl is the generated one
-// (bench/figures.js, run as a process: a test does not import a bench).
+// header's cells, and every figure quoted from bench/results.jsonl is the generated one, on
+// every page of docs/ and its studies (bench/figures.js, run as a process: a test does not
+// import a bench).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import {
@@ -157,12 +158,17 @@ test('every figures block in README.md and docs/ is what bench/results.jsonl giv
     0,
     `stale or typed figures (node bench/figures.js --write, then quote or link the block):\n${r.stdout}${r.stderr}`,
   );
-  const blocks = ['README.md', 'docs/benchmarks.md', 'docs/browser-rpc.md', 'docs/tests.md'].map((f) =>
-    readFileSync(join(ROOT, f), 'utf8').match(/<!-- figures:begin [\w:-]+ -->/g),
-  );
+  const blocks = [
+    'README.md',
+    'docs/benchmarks.md',
+    'docs/browser-rpc.md',
+    'docs/tests.md',
+    'docs/studies/000-ws-vs-http.md',
+    'docs/studies/003-grpc-vs-graphql.md',
+  ].map((f) => readFileSync(join(ROOT, f), 'utf8').match(/<!-- figures:begin [\w:-]+ -->/g));
   assert.ok(
     blocks.every((b) => b && b.length),
-    'the README, benchmarks, browser-rpc and tests pages quote generated blocks',
+    'the README, benchmarks, browser-rpc and tests pages and studies 000 and 003 quote generated blocks',
   );
 });
 
@@ -193,6 +199,28 @@ test('bench/figures.js names a stale block and a typed figure, exits 1, and --wr
       '<!-- figures:begin no-such-figure --><!-- figures:end no-such-figure -->\n',
     );
     assert.match(figures('--root', root).stdout, /unknown figures block no-such-figure/);
+    // A study's table block: its values typed on another page (a ratio, a range written with a
+    // hyphen) are found there too, under docs/studies/.
+    mkdirSync(join(root, 'docs', 'studies'));
+    writeFileSync(join(root, 'docs', 'page.md'), '# y\n');
+    const study = join(root, 'docs', 'studies', '000.md');
+    writeFileSync(
+      study,
+      '# z\n\n<!-- figures:begin fidelity-table:ws-vs-http:3g -->\n<!-- figures:end fidelity-table:ws-vs-http:3g -->\n',
+    );
+    r = figures('--root', root, '--write');
+    assert.equal(r.status, 0, r.stdout);
+    const ratio = /^\| http fresh \| [\d.]+ \| [\d.]+ \| (\d\.\d{3}) \|$/m.exec(readFileSync(study, 'utf8'))[1];
+    writeFileSync(join(root, 'docs', 'studies', '004.md'), `# w\n\nFresh HTTP: ${ratio} of the model.\n`);
+    r = figures('--root', root);
+    assert.equal(r.status, 1);
+    assert.match(
+      r.stdout,
+      /docs\/studies\/004\.md: \d\.\d{3} \(fidelity-table:ws-vs-http:3g\) typed outside its block/,
+    );
+    const recovery = /recovery: lte \d+ of \d+, x(\d\.\d+)–(\d\.\d+)/.exec(figures('--root', root, '--list').stdout);
+    writeFileSync(join(root, 'docs', 'studies', '004.md'), `# w\n\nRecovery ${recovery[1]}-${recovery[2]}.\n`);
+    assert.match(figures('--root', root).stdout, /docs\/studies\/004\.md: .* \(recovery\) typed outside its block/);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
