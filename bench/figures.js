@@ -9,7 +9,8 @@
 // README.md or a page of docs/ (its studies too); what lies between is this script's, never
 // typed by hand. NAME is a figure's id (below), with a form (`:short`, `:dated`, `:when`), or a
 // table: `fidelity-table:SCENARIO:PROFILE` (a study's rows of bench/fidelity.js),
-// `recovery-table` (bench/recovery.js), `connect-cost`, `benchmarks`, `readme-benchmarks`.
+// `recovery-table` (bench/recovery.js), `overhead-extra`, `connect-cost`, `benchmarks`,
+// `readme-benchmarks`.
 // A value of a figure or of a table in use, typed in a page's prose outside its block, is a
 // fault: a page quotes the block or links to it.
 // Each figure is read from the newest record of its kind (FIGURES below: which records,
@@ -787,6 +788,16 @@ function recoveryTable(records) {
   };
 }
 
+// bench/overhead.js's newest part (b) (`overhead-extra`): the k6 CPU the pack's clients add to a
+// bare script per operation, over every transport, full and lean metrics.
+function overheadExtra(records) {
+  const r = newest(records, 'overhead', (x) => x.b);
+  if (!r) return null;
+  const us = r.b.flatMap((row) => [row['lib extra us/op'], row['lean extra us/op']]).filter((x) => x !== undefined);
+  const text = `${span(us)} µs`;
+  return { text: `${text} (${day(r)}, ${machine(r)})`, values: [text] };
+}
+
 // The tables: a block whose name's first part is one of these, its other parts the arguments.
 // Each gives { text, values }: the values are what typedTwice looks for outside the block.
 const TABLES = {
@@ -796,6 +807,7 @@ const TABLES = {
   },
   'fidelity-table': fidelityTable,
   'recovery-table': recoveryTable,
+  'overhead-extra': overheadExtra,
 };
 export function renderTable(name, records) {
   const [kind, ...args] = name.split(':');
