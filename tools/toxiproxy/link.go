@@ -20,6 +20,11 @@ package main
 //	epoch, event, event_offset, event_period, event_length, dip_share, trace
 //	           blackouts, moves, dips and a Mahimahi trace, timed from epoch
 //	           (Unix ms): events.go
+//	radio, radio_device, uplink
+//	           the phone's radio states (RRC), shared by every connection of
+//	           the device: radio.go; uplink 1 on the toxic that carries the
+//	           phone's packets (upstream)
+//	nat_idle   a carrier NAT's idle timeout (ms, 0: none): nat.go
 //
 // What TCP does with these is tcp.go's model. Replacing the handshake + latency
 // + bandwidth chain of earlier versions, it also costs less: one channel hop and
@@ -62,6 +67,10 @@ type LinkToxic struct {
 	EventLen  int64   `json:"event_length"`
 	DipShare  int64   `json:"dip_share"`
 	Trace     []int64 `json:"trace"`
+	Radio     int64   `json:"radio"`
+	Device    int64   `json:"radio_device"`
+	Uplink    int64   `json:"uplink"`
+	NatIdle   int64   `json:"nat_idle"`
 
 	mu     sync.Mutex  // guards shared
 	shared *sharedLink // the proxy's one link in this direction, when Shared is 1
@@ -80,6 +89,13 @@ type linkState struct {
 	// passedClose: a WebSocket close frame was let through the dead connection (die)
 	passedClose bool
 	slept       bool // the timer was set short of a long wait: the rest is spun
+	// radioAt: when the radio let this direction's last chunk go (radio.go):
+	// a later chunk never goes before it
+	radioAt time.Time
+	// nat: the connection's NAT mapping, shared with the other direction
+	// under patch 0004 (natID; nat.go)
+	nat   *natCell
+	natID string
 }
 
 // A wait longer than spinAfter (an answer's latency, not the pace of a transfer)
@@ -94,7 +110,35 @@ const (
 )
 
 func (t *LinkToxic) NewState() interface{} {
-	return &linkState{sender: newTCPSender(time.Now(), rand.Int63()), timer: newPreciseTimer()}
+	return &linkState{sender: newTCPSender(t.opened(time.Now()), rand.Int63()), timer: newPreciseTimer()}
+}
+
+// opened: when a connection accepted at `now` starts its handshake. Its SYN is
+// the phone's packet: on an idle radio the handshake starts when the promotion
+// ends (the uplink toxic sends it; the downlink's state, made just after for
+// the same connection, waits for the same promotion).
+func (t *LinkToxic) opened(now time.Time) time.Time {
+	r := radioFor(t.Device, radioKind(t.Radio))
+	if r == nil {
+		return now
+	}
+	if t.Uplink == 1 {
+		return r.send(now, true, 0)
+	}
+	return r.ready(now)
+}
+
+// throughRadio: when a chunk that reached the toxic at `at` may go, after the radio.
+func (t *LinkToxic) throughRadio(st *linkState, r *radio, at time.Time, n int) time.Time {
+	if r == nil {
+		return at
+	}
+	at = r.send(at, t.Uplink == 1, n)
+	if at.Before(st.radioAt) {
+		at = st.radioAt // in order: TCP's queue takes its chunks one after another
+	}
+	st.radioAt = at
+	return at
 }
 
 // Buffer like the latency toxic, so the reader never waits on this toxic.
@@ -167,13 +211,30 @@ func (t *LinkToxic) Pipe(stub *toxics.ToxicStub) {
 	st := stub.State.(*linkState)
 	c := t.config()
 	link := t.link()
+	r := radioFor(t.Device, radioKind(t.Radio))
 	s := st.sender
 	defer st.timer.Stop()
+	natIdle := time.Duration(t.NatIdle) * time.Millisecond
+	if natIdle > 0 && st.nat == nil {
+		from := time.Now()
+		if s.opened.After(from) {
+			from = s.opened
+		}
+		st.nat, st.natID = natCellFor(stub, from)
+	}
+	defer t.releaseClosed(stub, st)
 	death := c.events.deathAt(s.opened)
 	for {
 		now := time.Now()
+		if st.nat != nil && st.nat.isDead() {
+			st.dead = true // the other direction found the mapping gone
+		}
 		if st.dead || (!death.IsZero() && !now.Before(death)) {
-			t.die(stub, st, c.events.kind)
+			kind := eventMoveSilent // a NAT's death is silent
+			if c.events != nil {
+				kind = c.events.kind
+			}
+			t.die(stub, st, kind)
 			return
 		}
 		nextSend := s.advance(now, &c, link)
@@ -226,11 +287,20 @@ func (t *LinkToxic) Pipe(stub *toxics.ToxicStub) {
 		case <-stub.Interrupt:
 			return
 		case chunk := <-input:
+			now := time.Now()
+			at := now
+			if chunk != nil {
+				at = arrival(chunk, now)
+			}
+			if st.nat != nil && !st.nat.pass(at, natIdle) {
+				st.dead = true // the NAT forgot the connection: this chunk (or close) is lost, and all after it
+				continue
+			}
 			if chunk == nil {
 				st.closed = true
 				continue
 			}
-			s.push(chunk.Data, arrival(chunk, time.Now()))
+			s.push(chunk.Data, t.throughRadio(st, r, at, len(chunk.Data)))
 		case <-fired:
 		}
 	}
@@ -298,6 +368,14 @@ func (t *LinkToxic) die(stub *toxics.ToxicStub, st *linkState, kind eventKind) {
 				return
 			}
 		}
+	}
+}
+
+// releaseClosed lets the connection's NAT cell go when this direction has ended.
+func (t *LinkToxic) releaseClosed(stub *toxics.ToxicStub, st *linkState) {
+	if st.natID != "" && stub.Closed() {
+		releaseNATCell(st.natID)
+		st.natID = ""
 	}
 }
 
