@@ -5,7 +5,8 @@
 // (lib/profiles.js, which reads them with fs) share the parsing, validation and toxic
 // arithmetic. A profile spec is a network profile plus any modifiers and fault
 // profiles, and at most one trace: '3g', '3g+flaky', 'lte+loss1+flaky', '3g+ideal',
-// 'lte+handover', 'lte+trace=walk-lte', 'lte+trace=./down.trace:./up.trace'.
+// 'lte+handover', 'lte+trace=walk-lte', 'lte+trace=./down.trace:./up.trace', and at most
+// one NAT timeout: 'lte+rrc+nat=60' (common/mobile-modifiers.js).
 //
 // Three kinds of profile file:
 //   network   (profiles/network/)   a link: rttMs, jitterMs, downKbps, upKbps, and
@@ -13,8 +14,9 @@
 //             initialWindow (bytes, default 14600), loss ({ rate, burst }), sharedBandwidth
 //   modifiers (profiles/modifiers/) change the network's own fields: +ideal (no slow
 //             start), +loss1, +loss3, +burst (segment loss TCP repairs), +shared
-//             (one bandwidth for every connection of a proxy), and the events of an
-//             unstable link: +handover, +move, +move-reset, +dip (`events`, below)
+//             (one bandwidth for every connection of a proxy), the events of an
+//             unstable link: +handover, +move, +move-reset, +dip (`events`, below), and
+//             the phone's radio states: +rrc (`radio`, common/mobile-modifiers.js)
 //   faults    (profiles/faults/)    toxics of their own: resets, stalls, jitter, ...
 // and a trace (profiles/traces/, or a file of the user's own: common/trace.js), which
 // replaces the bandwidth with Mahimahi's delivery opportunities.
@@ -39,9 +41,25 @@
 //              reset, 4 dip; event_offset, event_period, event_length in ms;
 //              dip_share in parts per million of the bitrate
 //   trace      the direction's Mahimahi trace (ms), [] for none
+//   radio, radio_device  the radio's states (0 none, 1 LTE, 2 3G) and the device whose
+//              radio every proxy's toxics share (tools/toxiproxy/radio.go); uplink 1 on
+//              the upstream toxic (the phone's packets), 0 downstream
+//   nat_idle   a carrier NAT's idle timeout in ms, 0 for none (tools/toxiproxy/nat.go)
 // A network with events or a trace gets its link toxics even when it is otherwise
-// lan-like (no round trip, no rate). Fault toxics follow the link toxic in each direction.
+// lan-like (no round trip, no rate), and so does one with a radio or a NAT timeout.
+// Fault toxics follow the link toxic in each direction.
 
+import {
+  checkMobileFields,
+  hasMobileShaping,
+  MOBILE_FIELDS,
+  mobileAttributes,
+  NAT_EXTRA,
+  natWithoutValue,
+  parseNat,
+  resolveRadio,
+  unknownParameter,
+} from './mobile-modifiers.js';
 import { ProfileError } from './profile-error.js';
 import { MAX_TRACE_BYTES, parseTrace } from './trace.js';
 
@@ -94,8 +112,16 @@ export function parseSpec(spec) {
     .split('+')
     .map((p) => p.trim());
   let trace;
+  let nat;
   parts.forEach((p, i) => {
     if (i === 0 && isProfileFile(p)) return;
+    if (i > 0 && p.startsWith(NAT_EXTRA)) {
+      if (nat !== undefined) throw new ProfileError(`profile spec "${spec}" names a NAT timeout twice: give one +nat=`);
+      nat = parseNat(spec, p);
+      return;
+    }
+    if (i > 0 && p === 'nat') throw natWithoutValue(spec);
+    if (i > 0 && p.includes('=') && !p.startsWith(TRACE_EXTRA)) throw unknownParameter(spec, p);
     if (i > 0 && p.startsWith(TRACE_EXTRA)) {
       if (trace) throw new ProfileError(`profile spec "${spec}" names a trace twice: give one +trace=`);
       const refs = p.slice(TRACE_EXTRA.length).split(':');
@@ -111,10 +137,16 @@ export function parseSpec(spec) {
       );
     }
   });
-  const extras = parts.slice(1).filter((p) => !p.startsWith(TRACE_EXTRA));
+  const extras = parts.slice(1).filter((p) => !p.startsWith(TRACE_EXTRA) && !p.startsWith(NAT_EXTRA));
   const dup = extras.find((f, i) => extras.indexOf(f) !== i);
   if (dup) throw new ProfileError(`profile spec "${spec}" names "${dup}" twice`);
-  return { network: parts[0], file: isProfileFile(parts[0]), extras, ...(trace ? { trace } : {}) };
+  return {
+    network: parts[0],
+    file: isProfileFile(parts[0]),
+    extras,
+    ...(trace ? { trace } : {}),
+    ...(nat !== undefined ? { nat } : {}),
+  };
 }
 
 const isNumber = (v) => typeof v === 'number' && Number.isFinite(v);
@@ -140,7 +172,7 @@ function checkHeader(obj, file, name) {
 // unless it gives one. SHAPE_FIELDS (how TCP behaves, and the link's events) are
 // optional in any network file and are what a modifier sets.
 const TCP_FIELDS = ['slowStart', 'initialWindow', 'loss', 'sharedBandwidth'];
-const SHAPE_FIELDS = [...TCP_FIELDS, 'events'];
+const SHAPE_FIELDS = [...TCP_FIELDS, 'events', ...MOBILE_FIELDS];
 const NETWORK_FIELDS = ['name', 'description', 'source', 'rttMs', 'jitterMs', 'downKbps', 'upKbps', ...SHAPE_FIELDS];
 // Toxiproxy's bandwidth rate is a whole number of KB/s, so 8 kbit/s is the least it can express.
 const MIN_KBPS = 8;
@@ -205,6 +237,7 @@ function checkTcpFields(obj, file) {
     }
   }
   if ('events' in obj) checkEvents(obj.events, file);
+  checkMobileFields(obj, file);
 }
 
 // ---- events: an unstable link (issue 26) ----
@@ -420,7 +453,15 @@ export function networkToxics(profile, { epochMs = 0 } = {}) {
   const loss = profile.loss || {};
   const trace = profile.trace || null;
   const timed = Boolean(profile.events || trace);
-  if (rtt === 0 && profile.upKbps === null && profile.downKbps === null && !lossRate(loss) && !timed) return [];
+  if (
+    rtt === 0 &&
+    profile.upKbps === null &&
+    profile.downKbps === null &&
+    !lossRate(loss) &&
+    !timed &&
+    !hasMobileShaping(profile)
+  )
+    return [];
   const common = {
     rtt,
     shared: profile.sharedBandwidth ? 1 : 0,
@@ -433,6 +474,7 @@ export function networkToxics(profile, { epochMs = 0 } = {}) {
     burst_loss: ppm(loss.burst && loss.burst.rate),
     epoch: timed ? Math.round(epochMs) : 0,
     ...eventAttributes(profile.events),
+    ...mobileAttributes(profile),
   };
   const bitrate = (kbps) => (kbps === null ? 0 : Math.round(kbps * 1000));
   return [
@@ -442,6 +484,7 @@ export function networkToxics(profile, { epochMs = 0 } = {}) {
       jitter: upJitter,
       bitrate: bitrate(profile.upKbps),
       ...common,
+      uplink: 1,
       trace: trace ? [...trace.up] : [],
     }),
     toxic('link_downstream', 'link', 'downstream', {
@@ -450,6 +493,7 @@ export function networkToxics(profile, { epochMs = 0 } = {}) {
       jitter: downJitter,
       bitrate: bitrate(profile.downKbps),
       ...common,
+      uplink: 0,
       trace: trace ? [...trace.down] : [],
     }),
   ];
@@ -519,7 +563,7 @@ function unknownMessage(kind, name, index) {
   const traces = (index.traces || []).length
     ? `; traces (+trace=NAME, or a file: +trace=./my.trace) are ${index.traces.join(', ')}`
     : '';
-  return `unknown ${what} "${name}": network profiles are ${index.network.join(', ')}; modifiers (add with +, e.g. 3g+loss1) are ${index.modifiers.join(', ')}; fault profiles (e.g. 3g+flaky) are ${index.faults.join(', ')}${traces}`;
+  return `unknown ${what} "${name}": network profiles are ${index.network.join(', ')}; modifiers (add with +, e.g. 3g+loss1) are ${index.modifiers.join(', ')}, and +nat=SECONDS; fault profiles (e.g. 3g+flaky) are ${index.faults.join(', ')}${traces}`;
 }
 
 function parseJson(text, file) {
@@ -631,13 +675,16 @@ export function resolveProfile(spec, readText, readUser) {
     else if (index.faults.includes(name)) faults.push(load(KINDS.faults, name, validateFaultProfile));
     else throw new ProfileError(unknownMessage(KINDS.faults, name, index));
   }
-  const shaped = applyModifiers(network, modifiers);
-  let name = [network.name, ...parsed.extras].join('+');
+  const shaped = resolveRadio(applyModifiers(network, modifiers), network);
+  const natPart = parsed.nat !== undefined ? [`${NAT_EXTRA}${parsed.nat}`] : [];
+  if (parsed.nat !== undefined) shaped.natIdleS = parsed.nat;
+  let name = [network.name, ...parsed.extras, ...natPart].join('+');
+  if (natPart.length) specOut = [networkPart, ...parsed.extras, ...natPart].join('+');
   if (parsed.trace) {
     const t = loadTraces(parsed.trace, index, readText, readUser);
     shaped.trace = { label: t.label, down: t.down, up: t.up };
     name += `+${TRACE_EXTRA}${t.label}`;
-    specOut = [networkPart, ...parsed.extras, `${TRACE_EXTRA}${t.spec}`].join('+');
+    specOut = [networkPart, ...parsed.extras, ...natPart, `${TRACE_EXTRA}${t.spec}`].join('+');
   }
   return {
     name,

@@ -16,6 +16,7 @@ import {
   validateNetworkProfile,
   withEpoch,
 } from './profiles.js';
+import { RADIO_CODES } from './mobile-modifiers.js';
 
 const byName = (toxics) => Object.fromEntries(toxics.map((t) => [t.name, t]));
 
@@ -38,20 +39,24 @@ test('3g: one link toxic per direction with every attribute: handshake R up and 
     event_period: 0,
     event_length: 0,
     dip_share: 0,
+    // No radio, no NAT: set to 0 likewise.
+    radio: 0,
+    radio_device: 0,
+    nat_idle: 0,
   };
   assert.deepEqual(t.link_upstream, {
     name: 'link_upstream',
     type: 'link',
     stream: 'upstream',
     toxicity: 1,
-    attributes: { handshake: 300, latency: 150, jitter: 0, bitrate: 768000, ...tcp, trace: [] },
+    attributes: { handshake: 300, latency: 150, jitter: 0, bitrate: 768000, ...tcp, uplink: 1, trace: [] },
   });
   assert.deepEqual(t.link_downstream, {
     name: 'link_downstream',
     type: 'link',
     stream: 'downstream',
     toxicity: 1,
-    attributes: { handshake: 450, latency: 150, jitter: 0, bitrate: 1600000, ...tcp, trace: [] },
+    attributes: { handshake: 450, latency: 150, jitter: 0, bitrate: 1600000, ...tcp, uplink: 0, trace: [] },
   });
   assert.equal(Object.keys(t).length, 2);
 });
@@ -181,7 +186,7 @@ test('unknown profiles: one line naming the known ones', () => {
         assert.ok(e.message.startsWith(what), e.message);
         assert.match(
           e.message,
-          /network profiles are lan, .*3g.*; modifiers .* are ideal, loss1, loss3, burst, shared, handover, move, move-reset, dip; fault profiles .* are flaky, /,
+          /network profiles are lan, .*3g.*; modifiers .* are ideal, loss1, loss3, burst, shared, handover, move, move-reset, dip, rrc, and \+nat=SECONDS; fault profiles .* are flaky, /,
         );
         assert.doesNotMatch(e.message, /\n/);
         return true;
@@ -210,7 +215,7 @@ test('a malformed network profile file: the message names the file and the field
     ],
     [
       { ...real3g, rtt: 300 },
-      'profiles/network/3g.json: unknown field "rtt" (allowed: name, description, source, rttMs, jitterMs, downKbps, upKbps, slowStart, initialWindow, loss, sharedBandwidth, events)',
+      'profiles/network/3g.json: unknown field "rtt" (allowed: name, description, source, rttMs, jitterMs, downKbps, upKbps, slowStart, initialWindow, loss, sharedBandwidth, events, radio, natIdleS)',
     ],
     [[1], 'profiles/network/3g.json: must be a JSON object'],
   ];
@@ -261,11 +266,11 @@ test('a malformed modifier file: the message names the file and the field', () =
   const cases = [
     [
       { ...realLoss1, network: {} },
-      /^profiles\/modifiers\/loss1\.json: network must set at least one of slowStart, initialWindow, loss, sharedBandwidth, events$/,
+      /^profiles\/modifiers\/loss1\.json: network must set at least one of slowStart, initialWindow, loss, sharedBandwidth, events, radio, natIdleS$/,
     ],
     [
       { ...realLoss1, network: { rttMs: 10 } },
-      /^profiles\/modifiers\/loss1\.json: network: unknown field "rttMs" \(allowed: slowStart, initialWindow, loss, sharedBandwidth, events\)$/,
+      /^profiles\/modifiers\/loss1\.json: network: unknown field "rttMs" \(allowed: slowStart, initialWindow, loss, sharedBandwidth, events, radio, natIdleS\)$/,
     ],
     [
       { ...realLoss1, network: { loss: { rate: 2 } } },
@@ -478,4 +483,122 @@ test("the link toxic's event codes: tools/toxiproxy/events.go numbers them as EV
     ]),
   );
   assert.deepEqual(fromGo, EVENT_CODES);
+});
+
+// ---- +rrc and +nat=SECONDS (issue 41; common/mobile-modifiers.js) ----
+
+const mobile = (spec) => {
+  const { link_upstream: up, link_downstream: down } = byName(loadProfile(spec).toxics);
+  const pick = (a) => ({ radio: a.radio, radio_device: a.radio_device, uplink: a.uplink, nat_idle: a.nat_idle });
+  return [pick(up.attributes), pick(down.attributes)];
+};
+
+test('+rrc: LTE radio states on lte, 4g and 5g-like networks, 3G ones on 3g-like networks, one device for every proxy', () => {
+  for (const n of ['lte', '4g', '4g-fast', '5g', 'devtools-fast-4g', 'devtools-slow-4g'])
+    assert.deepEqual(
+      mobile(`${n}+rrc`),
+      [
+        { radio: 1, radio_device: 1, uplink: 1, nat_idle: 0 },
+        { radio: 1, radio_device: 1, uplink: 0, nat_idle: 0 },
+      ],
+      n,
+    );
+  for (const n of ['3g', '3g-fast', '3g-slow', 'devtools-3g']) assert.equal(mobile(`${n}+rrc`)[0].radio, 2, n);
+  // Everything else stays the network's: lte -> lte+rrc is an update of the same two toxics.
+  const plain = byName(loadProfile('lte').toxics).link_upstream.attributes;
+  const rrc = byName(loadProfile('lte+rrc').toxics).link_upstream.attributes;
+  assert.deepEqual({ ...rrc, radio: 0, radio_device: 0 }, plain);
+  assert.equal(loadProfile('lte+rrc+loss1+flaky').name, 'lte+rrc+loss1+flaky');
+});
+
+test('+rrc on a network without radio states: one line naming it', () => {
+  for (const n of ['lan', 'fios', 'cable', 'dsl', '2g', 'edge'])
+    assert.throws(() => loadProfile(`${n}+rrc`), {
+      name: 'ProfileError',
+      message: new RegExp(
+        `^\\+rrc needs a mobile network: "${n}" has no radio states \\(LTE's for lte, 4g and 5g-like networks, 3G's for 3g-like ones; [^\\n]*\\)$`,
+      ),
+    });
+});
+
+test("a network file of your own may set its radio and NAT timeout; +rrc follows the file's radio, else its name", () => {
+  const read = (obj) => () => ({ text: JSON.stringify(obj), path: '/tmp/my-phone.json' });
+  const base = { rttMs: 80, jitterMs: 0, downKbps: 5000, upKbps: 1000, source: 'my measurements' };
+  const load = (spec, obj) => resolveProfile(spec, (p) => readFileSync(join(ROOT, p), 'utf8'), read(obj));
+  const attrs = (p) => byName(p.toxics).link_upstream.attributes;
+  assert.equal(attrs(load('./my-phone.json', { ...base, radio: '3g', natIdleS: 300 })).radio, 2);
+  assert.equal(attrs(load('./my-phone.json', { ...base, radio: '3g', natIdleS: 300 })).nat_idle, 300000);
+  assert.equal(attrs(load('./my-phone.json+rrc', { ...base, radio: 'lte' })).radio, 1);
+  assert.equal(attrs(load('./my-phone.json+rrc', { ...base, name: 'field-4g' })).radio, 1);
+  assert.throws(() => load('./my-phone.json+rrc', base), {
+    message: /^\+rrc needs a mobile network: "my-phone" has no radio states/,
+  });
+  assert.throws(() => load('./my-phone.json', { ...base, radio: 'wifi' }), {
+    message:
+      /^\.\/my-phone\.json: radio must be "lte" \(RRC_IDLE and RRC_CONNECTED with DRX\), "3g" \(IDLE, FACH, DCH\) or "auto"/,
+  });
+  for (const natIdleS of [9, 7201, 60.5, '60'])
+    assert.throws(() => load('./my-phone.json', { ...base, natIdleS }), {
+      message: /^\.\/my-phone\.json: natIdleS must be whole seconds from 10 to 7200/,
+    });
+});
+
+test('+nat=SECONDS: the NAT idle timeout in ms on both link toxics, with or without a radio, in the name and spec', () => {
+  assert.deepEqual(mobile('3g+nat=60'), [
+    { radio: 0, radio_device: 0, uplink: 1, nat_idle: 60000 },
+    { radio: 0, radio_device: 0, uplink: 0, nat_idle: 60000 },
+  ]);
+  assert.deepEqual(mobile('lte+rrc+nat=7200')[1], { radio: 1, radio_device: 1, uplink: 0, nat_idle: 7200000 });
+  assert.equal(mobile('lte+nat=10')[0].nat_idle, 10000);
+  const p = loadProfile('3g+nat=60+rrc+trace=walk-3g');
+  assert.equal(p.name, '3g+rrc+nat=60+trace=walk-3g');
+  assert.equal(p.network.natIdleS, 60);
+  assert.equal(p.network.radio, '3g');
+  assert.deepEqual(parseSpec('lte+rrc+nat=90'), { network: 'lte', file: false, extras: ['rrc'], nat: 90 });
+  // lan has no link toxics, but a NAT timeout gives it a pair (nothing else shaped).
+  const lan = byName(loadProfile('lan+nat=30').toxics);
+  assert.equal(lan.link_upstream.attributes.nat_idle, 30000);
+  assert.equal(lan.link_upstream.attributes.rtt, 0);
+  assert.equal(lan.link_upstream.attributes.bitrate, 0);
+});
+
+test('a malformed or unknown parameter: one line naming it', () => {
+  const help =
+    "give \\+nat=SECONDS, whole seconds from 10 to 7200 \\(a carrier NAT's idle timeout\\), e\\.g\\. lte\\+nat=60$";
+  for (const [spec, message] of [
+    ['lte+nat=abc', `^profile spec "lte\\+nat=abc": "nat=abc" is not a NAT idle timeout: ${help}`],
+    ['lte+nat=', `^profile spec "lte\\+nat=": "nat=" is not a NAT idle timeout: ${help}`],
+    ['lte+nat=9', `"nat=9" is not a NAT idle timeout: ${help}`],
+    ['lte+nat=7201', `"nat=7201" is not a NAT idle timeout`],
+    ['lte+nat=60.5', `"nat=60.5" is not a NAT idle timeout`],
+    ['lte+nat=-60', `"nat=-60" is not a NAT idle timeout`],
+    ['lte+nat=1e3', `"nat=1e3" is not a NAT idle timeout`],
+    ['lte+nat', `^profile spec "lte\\+nat": \\+nat needs its timeout: ${help}`],
+    ['lte+nat=60+nat=90', '^profile spec "lte\\+nat=60\\+nat=90" names a NAT timeout twice: give one \\+nat=$'],
+    [
+      'lte+rrc=lte',
+      '^profile spec "lte\\+rrc=lte": unknown parameter "rrc" in "rrc=lte": the extras that take one are \\+nat=SECONDS and \\+trace=FILE$',
+    ],
+    ['lte+foo=1', 'unknown parameter "foo" in "foo=1"'],
+    ['lte+rrc+rrc', '^profile spec "lte\\+rrc\\+rrc" names "rrc" twice$'],
+  ])
+    assert.throws(
+      () => loadProfile(spec),
+      (e) => {
+        assert.ok(e instanceof ProfileError, spec);
+        assert.match(e.message, new RegExp(message), spec);
+        assert.doesNotMatch(e.message, /\n/);
+        return true;
+      },
+    );
+});
+
+// The radio codes are written once, in JS; radio_params.go's iota constants must agree.
+test("the link toxic's radio codes: tools/toxiproxy/radio_params.go numbers them as RADIO_CODES does", () => {
+  const go = readFileSync(join(ROOT, 'tools', 'toxiproxy', 'radio_params.go'), 'utf8');
+  const block = /const \(\n\tradioNone radioKind = iota\n([\s\S]*?)\n\)/.exec(go);
+  assert.ok(block, 'radio_params.go: no `radioNone radioKind = iota` const block');
+  const names = block[1].split('\n').map((l) => l.trim());
+  assert.deepEqual(names, ['radioLTE', 'radioUMTS']);
+  assert.deepEqual(RADIO_CODES, { lte: 1, '3g': 2 });
 });

@@ -50,7 +50,7 @@ test('parseTrace: hostile input is one line naming the file and the line', () =>
   assert.throws(() => parseTrace(null, 'x.trace'), oneLine(/cannot read it as text/));
 });
 
-test('parseSpec: trace= is the only extra with an =, one file for both directions or DOWN:UP', () => {
+test('parseSpec: trace= (and nat=) are the only extras with an =, one file for both directions or DOWN:UP', () => {
   assert.deepEqual(parseSpec('lte+trace=walk-lte'), {
     network: 'lte',
     file: false,
@@ -69,7 +69,7 @@ test('parseSpec: trace= is the only extra with an =, one file for both direction
   assert.throws(() => parseSpec('lte+trace=a+trace=b'), oneLine(/names a trace twice/));
   assert.throws(
     () => parseSpec('lte+loss=1'),
-    oneLine(/malformed: expected NETWORK\[\+MODIFIER or FAULT\.\.\.\]\[\+trace=FILE\]/),
+    oneLine(/unknown parameter "loss" in "loss=1": the extras that take one are \+nat=SECONDS and \+trace=FILE/),
   );
   assert.throws(() => parseSpec('trace=a'), oneLine(/malformed/));
 });

@@ -71,14 +71,17 @@ test('the pack has the profiles its docs promise', () => {
   }
   for (const name of ['flaky', 'stall', 'slow-close', 'truncate', 'jitter'])
     assert.ok(faults.includes(name), `fault profile ${name}`);
-  for (const name of ['ideal', 'loss1', 'loss3', 'burst', 'shared', 'handover', 'move', 'move-reset', 'dip'])
+  for (const name of ['ideal', 'loss1', 'loss3', 'burst', 'shared', 'handover', 'move', 'move-reset', 'dip', 'rrc'])
     assert.ok(listProfiles().modifiers.includes(name), `modifier ${name}`);
 });
 
 test('every modifier loads on any network profile, says what it does and cites its source', () => {
   const { network, modifiers } = listProfiles();
+  // +rrc gives a mobile network its radio states, and is refused on others (lan).
+  const onNetworks = (m) =>
+    m === 'rrc' ? ['lte', '3g', network[network.length - 1]] : ['lan', '3g', network[network.length - 1]];
   for (const m of modifiers) {
-    for (const n of ['lan', '3g', network[network.length - 1]]) {
+    for (const n of onNetworks(m)) {
       const p = loadProfile(`${n}+${m}`);
       assert.equal(p.name, `${n}+${m}`);
       assert.equal(p.modifiers[0].name, m);

@@ -1,5 +1,6 @@
 // `k6pack list` (also `scenarios`, `profiles`): the scenarios and profiles, one line each;
 // `--env`: every environment variable the pack reads (common/settings.js).
+import { NAT_DESCRIPTION } from '../../common/mobile-modifiers.js';
 import { describeSettings } from '../../common/settings.js';
 import { action, scenarioDescription, scenarioNames } from '../cli-support.js';
 import { listProfiles, loadProfile } from '../profiles.js';
@@ -49,8 +50,9 @@ export async function list(_opts, { out }) {
   for (const name of names) out(`  ${name.padEnd(24)} ${scenarioDescription(name)}`);
   const { network, modifiers, faults, traces } = listProfiles();
   const describe = (name) => {
-    // A modifier or a fault alone is not a profile: describe it through lan+name.
-    for (const spec of [name, `lan+${name}`]) {
+    // A modifier or a fault alone is not a profile: describe it through lan+name (+rrc,
+    // which lan refuses, through lte+rrc).
+    for (const spec of [name, `lan+${name}`, `lte+${name}`]) {
       try {
         const p = loadProfile(spec);
         const text = spec === name ? p.network?.description : [...p.modifiers, ...p.faults].at(-1)?.description;
@@ -65,6 +67,7 @@ export async function list(_opts, { out }) {
   for (const name of network) out(`  ${name.padEnd(24)} ${describe(name)}`);
   out("modifiers (change how the network's TCP behaves, or its events: --profile 3g+loss1, lte+handover):");
   for (const name of modifiers) out(`  ${name.padEnd(24)} ${describe(name)}`);
+  out(`  ${'nat=SECONDS'.padEnd(24)} ${NAT_DESCRIPTION.split(/(?<=\.)\s/)[0]}`);
   out('fault profiles (combine with a network profile: --profile 3g+flaky):');
   for (const name of faults) out(`  ${name.padEnd(24)} ${describe(name)}`);
   out('traces (the bandwidth as Mahimahi delivery opportunities: --profile lte+trace=NAME, or +trace=./my.trace):');
