@@ -2,6 +2,8 @@ package main
 
 // The radio parameter sets of the link toxic's `+rrc` (radio.go), each value
 // with its source, in this one place (docs/model.md's sources name the same).
+// common/radio.js holds the same timings for the model, with each state's
+// power; common/radio.test.js reads this file and fails when they disagree.
 //
 // Sources:
 //
