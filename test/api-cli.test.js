@@ -10,11 +10,11 @@
 // Real servers this project did not write (graphql-yoga, grpc-node's route guide, Eliza on
 // connect-node), real Toxiproxy and real k6. Every test runs at once with the others
 // (node:test concurrency): each has its own ports and run dir (cliEnv), and checks what
-// its own runs left (nothingLeftOf: no k6 of a plan in its run dir, no toxiproxy on its
+// its own runs left (nothingLeft: no k6 of a plan in its run dir, no toxiproxy on its
 // port, every port of its env free, no plan file), so that neither its neighbours here
 // nor another file's `run api` beside this one can hide or fake what it left.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -23,31 +23,16 @@ import { ROOT } from '../lib/tools.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { targetsFor } from '../common/defaults.js';
 import { startTestStack } from '../dev/test-stack.js';
-import { cliEnv, portsInUse, processesMatching, runCli, waitFor } from './helpers/cli-env.js';
+import { cliEnv, runCli, waitFor } from './helpers/cli-env.js';
 import { assertDocPassedButLatency } from './helpers/exits.js';
 import { scaled } from './helpers/waits.js';
 import { OPS, PROTO, startYoga, VARS } from './helpers/api-servers.js';
-import { apiArgs, apiServers, GET_FEATURE, scratch, summaries, TOKEN } from './helpers/api-run.js';
+import { apiArgs, apiServers, GET_FEATURE, nothingLeft, scratch, summaries, TOKEN } from './helpers/api-run.js';
 import { API_CONNECT_LANES, BOOKS_PROTO, ELIZA_PROTO, ELIZA_SERVICE, startEliza } from './helpers/connect-servers.js';
 import { createServer as createConnectServer } from '../servers/connect/server.js';
 
 const file = scratch();
 const servers = apiServers();
-
-// What a CLI run of this env left behind (test/helpers/api-run.js nothingLeft, for one
-// env): no k6 of a plan in its run dir (lib/api/run-api.js writes <run dir>/api-plan-<pid>.json
-// and names it on k6's command line), no toxiproxy on its port, every port free, no plan
-// file. Scoped to the env because the tests of this file run at once.
-async function nothingLeftOf(env, ports) {
-  assert.deepEqual(processesMatching(`-port ${ports.TOXIPROXY_PORT}`), [], 'no toxiproxy left');
-  assert.deepEqual(processesMatching(join(env.K6PACK_RUN_DIR, 'api-plan-')), [], 'no k6 of an api run left');
-  assert.deepEqual(await portsInUse(ports), [], 'every port free');
-  assert.deepEqual(
-    existsSync(env.K6PACK_RUN_DIR) ? readdirSync(env.K6PACK_RUN_DIR).filter((f) => f.startsWith('api-plan')) : [],
-    [],
-    'no plan file left',
-  );
-}
 
 // The bad-input cases, split among this many tests (each its own env, its cases one after another).
 const BAD_INPUT_PARTS = 3;
@@ -290,7 +275,7 @@ describe('your API through the CLI', { concurrency: true }, () => {
             !`${r.stdout}${r.stderr}`.includes(TOKEN) && !r.stderr.includes('wrong-token'),
             `${what}: a token shown`,
           );
-          await nothingLeftOf(env, ports);
+          await nothingLeft(env, ports);
         }
       });
 
@@ -312,7 +297,7 @@ describe('your API through the CLI', { concurrency: true }, () => {
         ),
       );
       blocker.close();
-      await nothingLeftOf(env, ports);
+      await nothingLeft(env, ports);
     });
   });
 
@@ -327,7 +312,7 @@ describe('your API through the CLI', { concurrency: true }, () => {
       child.kill('SIGINT');
       const r = await child;
       assert.equal(r.exitCode, 130, r.stdout + r.stderr);
-      await nothingLeftOf(env, ports);
+      await nothingLeft(env, ports);
     });
 
     test(
@@ -402,7 +387,7 @@ describe('your API through the CLI', { concurrency: true }, () => {
         );
         // Within the step the server died in: a run that went on would have lasted its step.
         assert.ok(Date.now() - killed < STEP_SECONDS * 1000, 'ended before the first step would have');
-        await nothingLeftOf(env, ports);
+        await nothingLeft(env, ports);
       },
     );
   });
@@ -606,7 +591,7 @@ describe('your API through the CLI', { concurrency: true }, () => {
             assert.equal(r.exitCode, 2, `${what}: ${r.stdout}${r.stderr}`);
             assert.match(r.stderr, message, what);
             assert.equal(r.stderr.trim().split('\n').length, 1, `${what}: one line: ${r.stderr}`);
-            await nothingLeftOf(env, ports);
+            await nothingLeft(env, ports);
           }
         });
       });

@@ -96,6 +96,7 @@ const LONG_FIRST = [
   'gate.test.js',
   'hold-stack.test.js',
   'action.test.js',
+  'api-discovery.test.js', // ~70 s alone: moved from api-lanes.test.js (2026-11-29)
   'cli-stack.test.js',
   'compose-runtime.test.js',
   'hostile-slow.test.js',

@@ -1,5 +1,6 @@
-// What test/api-lanes.test.js (timed: every lane pays the model's round trips) and
-// test/api-cli.test.js (bad input, and what happens while a run holds the stack) share:
+// What test/api-lanes.test.js (timed: every lane pays the model's round trips),
+// test/api-discovery.test.js (discovery, credentials, TLS, up --api) and test/api-cli.test.js
+// (bad input, and what happens while a run holds the stack) share:
 // the API servers this project did not write, a scratch folder, the run folders' summaries
 // and the check that a CLI run left nothing behind.
 import assert from 'node:assert/strict';
@@ -65,10 +66,17 @@ export function summaries(runDir) {
   );
 }
 
-// Nothing a CLI run left behind: no toxiproxy on its port, no k6 of its plan, every port free.
+// The lanes of a run's summary that recorded operations.
+export const lanesOf = (doc) => [...new Set(doc.rows.filter((r) => r.latency && r.latency.count).map((r) => r.lane))];
+
+// Nothing a CLI run left behind: no toxiproxy on its port, no k6 of a plan in its run dir
+// (lib/api/run-api.js writes <run dir>/api-plan-<pid>.json and names it on k6's command
+// line), every port of its env free, no plan file. Each of these is the run's own (cliEnv gives every test
+// its ports and run dir), so a `run api` of another test or file beside it neither hides nor
+// fakes what this one left.
 export async function nothingLeft(env, ports) {
   assert.deepEqual(processesMatching(`-port ${ports.TOXIPROXY_PORT}`), [], 'no toxiproxy left');
-  assert.deepEqual(processesMatching('api-plan-'), [], 'no k6 of an api run left');
+  assert.deepEqual(processesMatching(join(env.K6PACK_RUN_DIR, 'api-plan-')), [], 'no k6 of an api run left');
   assert.deepEqual(await portsInUse(ports), [], 'every port free');
   assert.deepEqual(
     existsSync(env.K6PACK_RUN_DIR) ? readdirSync(env.K6PACK_RUN_DIR).filter((f) => f.startsWith('api-plan')) : [],
