@@ -330,8 +330,26 @@ describe('results', { concurrency: true }, () => {
       assert.doesNotMatch(r.stdout, / new$| missing$/m);
     });
 
-    test('a synthetic regression: exit 3, the row named; improvements, new and missing rows shown', async () => {
-      const doc = JSON.parse(JSON.stringify(b.doc));
+    test('a synthetic regression: exit 3, the row named; improvements, new and missing rows shown; a percentile of too few operations not judged', async () => {
+      // The real run's rows hold a few operations each (QUICK): as they are, a p95 that moved
+      // is too few to judge (under the gate's floor of 100, common/gates.js SAMPLE_FLOORS).
+      const few = JSON.parse(JSON.stringify(b.doc));
+      const fewWs = few.rows.find((x) => x.id === 'ws_c1');
+      assert.ok(fewWs.latency.count < 100, `ws_c1 holds ${fewWs.latency.count} operations`);
+      fewWs.latency.p95 = fewWs.latency.p95 * 1.5 + 20;
+      writeFileSync(join(tmp, 'few.json'), JSON.stringify(few));
+      const thin = await compare(b.dir, join(tmp, 'few.json'));
+      assert.equal(thin.exitCode, 0, thin.stdout + thin.stderr);
+      assert.match(thin.stdout, /^ws tls=false\s+c1\s+p95\s.*\+\d+\.\d%\s+too few to judge\s+floor: 100 operations$/m);
+      // The same documents with every row at the floors: the rules judge every figure.
+      const atFloors = (d) => {
+        const out = JSON.parse(JSON.stringify(d));
+        for (const x of out.rows) if (x.latency?.count) x.latency.count = Math.max(x.latency.count, 100);
+        return out;
+      };
+      const base = join(tmp, 'base.json');
+      writeFileSync(base, JSON.stringify(atFloors(b.doc)));
+      const doc = atFloors(b.doc);
       const row = (id) => doc.rows.find((x) => x.id === id);
       row('ws_c1').latency.p95 = b.doc.rows.find((x) => x.id === 'ws_c1').latency.p95 * 1.5 + 20;
       row('wss_c1').failures.rate += 0.02;
@@ -340,7 +358,7 @@ describe('results', { concurrency: true }, () => {
       doc.rows.push({ ...row('http2_c1'), id: 'http3_c1', transport: 'http3' });
       const file = join(tmp, 'regressed.json');
       writeFileSync(file, JSON.stringify(doc));
-      const r = await compare(b.dir, file);
+      const r = await compare(base, file);
       assert.equal(r.exitCode, 3, r.stdout + r.stderr);
       assert.match(r.stdout, /^ws tls=false\s+c1\s+p95\s.*\+\d+\.\d%\s+❌ regression\s+fixed$/m);
       assert.match(r.stdout, /^ws tls=true\s+c1\s+failed\s.*\+2\.00 pt\s+❌ regression\s+fixed$/m);
@@ -348,7 +366,7 @@ describe('results', { concurrency: true }, () => {
       assert.match(r.stdout, /^http3 tls=true\s+c1\s+p50\s.*new$/m);
       assert.match(r.stdout, /^http-fresh tls=true\s+c1\s+-.*missing$/m);
       assert.match(r.stdout, /^2 regressions$/m);
-      const md = await compare(b.dir, file, '--markdown', '--changes-only');
+      const md = await compare(base, file, '--markdown', '--changes-only');
       assert.equal(md.exitCode, 3);
       assert.match(md.stdout, /^### k6pack compare ws-vs-http: .* — 2 regressions$/m);
       assert.match(md.stdout, /^\| ws tls=false \| c1 \| p95 \| .* \| ❌ regression \| fixed \|$/m);

@@ -21,7 +21,7 @@ export function register(program, ctx) {
       `with --history: how many comparable runs the rule needs and looks at (default ${HISTORY_RULE.runs})`,
     )
     .option('--markdown', 'a Markdown table (PR comment, $GITHUB_STEP_SUMMARY)')
-    .option('--changes-only', 'leave out unchanged lines')
+    .option('--changes-only', 'leave out unchanged lines and those with too few operations to judge')
     .addHelpText(
       'after',
       `

@@ -12,6 +12,12 @@
 //                failure rate up by more than `failurePoints`
 //                (absolute, in rate units: 0.01 = 1 percentage point)
 //   improvement  the same, downwards
+//   too few      a percentile of fewer operations, in either run, than the gate's floor
+//                for it (common/gates.js SAMPLE_FLOORS: 20 for a p50, 100 for a p95): not
+//                judged, as the gate does not gate it. A p95 of a handful is its slowest
+//                operation: two `gate --load smoke` runs of push under lan, seconds apart,
+//                moved grpc_stream's p95 from 2.1 to 12.6 ms (6 events; 2026-11-29, with
+//                other work on the machine), a "regression" of one stall. Never failing.
 //   new/missing  a row only in the current / only in the base run (shown, never failing)
 //
 // With a history (options.history: the comparable runs before the current one, from
@@ -20,6 +26,7 @@
 // rule judged it, and a regression by how much it passed the limit. With fewer runs the
 // fixed rule above applies, and the comparison says so.
 import { HISTORY_RULE, judgeByHistory } from '../../common/history.js';
+import { SAMPLE_FLOORS } from '../../common/gates.js';
 import { formatMs, formatRate, rowLabel } from '../../common/results.js';
 import { ResultsError } from './runs.js';
 
@@ -65,6 +72,11 @@ function verdictOf(kind, base, cur, opts, noiseMs = 0) {
 
 const hasData = (row) => Boolean(row.latency?.count || row.failures?.total);
 
+// Whether a latency percentile rests on fewer operations than the gate's floor for it, in
+// any of the rows given (the base's, when there is one, and the current one's).
+const tooFew = (m, rows) =>
+  m.kind === 'latency' && rows.some((r) => r && (r.latency?.count ?? 0) < SAMPLE_FLOORS[m.name]);
+
 // A row's figure over the history's digests (those that have it): [{ value, row }].
 const historyValues = (history, id, measure) =>
   history.before
@@ -106,7 +118,10 @@ export function compareDocs(base, current, options = {}) {
       const bv = b ? m.get(b) : null;
       const cv = m.get(cur);
       if (b && (bv === null || bv === undefined) && (cv === null || cv === undefined)) continue;
-      const past = history && m.kind === 'latency' && typeof cv === 'number' ? historyValues(history, id, m.name) : [];
+      // (a percentile missing from the base run is n/a, not too few)
+      const few = typeof cv === 'number' && (!b || typeof bv === 'number') && tooFew(m, [b, cur]);
+      const past =
+        history && m.kind === 'latency' && typeof cv === 'number' && !few ? historyValues(history, id, m.name) : [];
       const window = past.slice(-history?.runs);
       const judged =
         past.length >= history?.runs
@@ -127,9 +142,11 @@ export function compareDocs(base, current, options = {}) {
           : null;
       const verdict = judged
         ? judged.verdict
-        : b
-          ? verdictOf(m.kind, bv, cv, opts, m.noise && bv !== null && bv !== undefined ? m.noise(b) : 0)
-          : 'new';
+        : b && few
+          ? 'too few'
+          : b
+            ? verdictOf(m.kind, bv, cv, opts, m.noise && bv !== null && bv !== undefined ? m.noise(b) : 0)
+            : 'new';
       lines.push({
         id,
         label: rowLabel(cur),
@@ -188,6 +205,7 @@ const MARK = {
   new: 'new',
   missing: 'missing',
   'n/a': 'n/a',
+  'too few': 'too few to judge',
 };
 
 // The history's part of the rules: which rule judged, or why the fixed one did.
@@ -202,6 +220,7 @@ function historyLine(h) {
 // Which rule judged a line; for the history's, its limit, and by how much a change passed it.
 function ruleText(l) {
   if (l.verdict === 'new' || l.verdict === 'missing' || l.verdict === 'n/a') return '';
+  if (l.verdict === 'too few') return `floor: ${SAMPLE_FLOORS[l.measure]} operations`;
   if (l.rule !== 'history') return 'fixed';
   const h = l.history;
   if (l.verdict === 'regression')
@@ -211,7 +230,21 @@ function ruleText(l) {
   return `history: within ${formatMs(h.limit)}`;
 }
 
-// A text table (or Markdown with markdown: true); `all: false` leaves out unchanged lines.
+// ' (5 unchanged lines and 2 with too few operations to judge not shown)', or ''.
+function hiddenText(lines, shown) {
+  const hidden = lines.filter((l) => !shown.includes(l));
+  if (!hidden.length) return '';
+  const few = hidden.filter((l) => l.verdict === 'too few').length;
+  const same = hidden.length - few;
+  const parts = [
+    ...(same ? [`${same} unchanged line${same === 1 ? '' : 's'}`] : []),
+    ...(few ? [`${few} with too few operations to judge`] : []),
+  ];
+  return ` (${parts.join(' and ')} not shown)`;
+}
+
+// A text table (or Markdown with markdown: true); `all: false` leaves out unchanged lines
+// and those with too few operations to judge.
 export function renderComparison(result, { markdown = false, all = true } = {}) {
   const o = result.options;
   const head = `${result.current.scenario}: ${result.base.profile} (base, ${result.base.startedAt || '?'}) -> ${result.current.profile} (current, ${result.current.startedAt || '?'})`;
@@ -221,7 +254,8 @@ export function renderComparison(result, { markdown = false, all = true } = {}) 
   ]
     .filter(Boolean)
     .join(markdown ? '  \n' : '\n');
-  const shown = result.lines.filter((l) => all || l.verdict !== 'same');
+  const quiet = (l) => l.verdict === 'same' || l.verdict === 'too few';
+  const shown = result.lines.filter((l) => all || !quiet(l));
   const verdict = result.regressions
     ? `${result.regressions} regression${result.regressions === 1 ? '' : 's'}`
     : 'no regression';
@@ -266,7 +300,7 @@ export function renderComparison(result, { markdown = false, all = true } = {}) 
     line(header),
     ...rows.map(line),
     '',
-    `${verdict}${shown.length < result.lines.length ? ` (${result.lines.length - shown.length} unchanged lines not shown)` : ''}`,
+    `${verdict}${hiddenText(result.lines, shown)}`,
     '',
   ].join('\n');
 }

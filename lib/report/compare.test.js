@@ -120,7 +120,7 @@ test('new, missing, empty and unmeasured rows', () => {
     // No operation: not compared at all.
     row('idle', { p50: 10, p95: 12, count: 0 }),
     // A p95 the base lacks.
-    { ...row('half', { p50: 10, p95: 12 }), latency: { count: 5, p50: 10, p95: null } },
+    { ...row('half', { p50: 10, p95: 12 }), latency: { count: 100, p50: 10, p95: null } },
   ]);
   const current = docOf([
     row('kept', { p50: 10, p95: 12 }),
@@ -156,7 +156,7 @@ test('new, missing, empty and unmeasured rows', () => {
     verdict: 'missing',
   });
   // A measure neither run has is left out.
-  const noP95 = (id) => ({ ...row(id, { p50: 10, p95: 12 }), latency: { count: 5, p50: 10 } });
+  const noP95 = (id) => ({ ...row(id, { p50: 10, p95: 12 }), latency: { count: 50, p50: 10 } });
   assert.deepEqual(verdicts(compareDocs(docOf([noP95('x')]), docOf([noP95('x')]))), ['x p50 same', 'x failed same']);
 });
 
@@ -313,4 +313,38 @@ test('renderComparison: the history rule named per line, with its limit and marg
       '',
     ].join('\n'),
   );
+});
+
+test('a percentile of fewer operations than the gate floors it is too few to judge, never a regression', () => {
+  // SAMPLE_FLOORS (common/gates.js): 20 operations for a p50, 100 for a p95, in both runs.
+  const base = docOf([
+    row('tiny', { p50: 2, p95: 2.1, count: 6 }),
+    row('mid', { p50: 10, p95: 12, count: 50 }),
+    row('thin-base', { p50: 10, p95: 12, count: 10 }),
+    row('big', { p50: 10, p95: 12, count: 100 }),
+  ]);
+  const current = docOf([
+    row('tiny', { p50: 0.3, p95: 12.6, count: 6 }),
+    row('mid', { p50: 20, p95: 40, count: 50 }),
+    row('thin-base', { p50: 20, p95: 40, count: 200 }),
+    row('big', { p50: 20, p95: 40, count: 100 }),
+  ]);
+  const r = compareDocs(base, current);
+  assert.deepEqual(
+    verdicts(r).filter((v) => !v.includes(' failed ')),
+    [
+      'tiny p50 too few',
+      'tiny p95 too few',
+      'mid p50 regression',
+      'mid p95 too few',
+      'thin-base p50 too few',
+      'thin-base p95 too few',
+      'big p50 regression',
+      'big p95 regression',
+    ],
+  );
+  assert.equal(r.regressions, 3);
+  const text = renderComparison(r, { all: false });
+  assert.match(text, /^3 regressions \(4 unchanged lines and 5 with too few operations to judge not shown\)$/m);
+  assert.match(renderComparison(r), /p95 +2\.1 ms +12\.6 ms +\+500\.0% +too few to judge +floor: 100 operations$/m);
 });
