@@ -9,7 +9,7 @@
 // the unit tier runs it over every scenario and built-in profile (test/gate-lint.test.js).
 // Plain ES module (k6 and Node).
 import { SAMPLE_FLOORS } from './gates.js';
-import { wholeMs } from './model.js';
+import { wholeMsOf } from './lanes/catalogue.js';
 import { expectedSpreadMs, familyOf } from './noise.js';
 
 // How many expected spreads a margin must span: a percentile that drifts that far on
@@ -56,7 +56,7 @@ export function lintGates(built) {
           problems.push(
             `margin ${row.marginMs.toFixed(1)} ms, under ${MARGIN_SPREADS} x the expected spread of ${row.spreadMs.toFixed(1)} ms`,
           );
-        if (wholeMs(g.transport) && budget - Math.ceil(e.ms) < WHOLE_MS_CLEARANCE)
+        if (wholeMsOf(g.transport) && budget - Math.ceil(e.ms) < WHOLE_MS_CLEARANCE)
           problems.push(
             `a whole-ms timing whose budget ${budget} is within ${WHOLE_MS_CLEARANCE} ms of the model's ${Math.ceil(e.ms)}`,
           );

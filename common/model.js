@@ -17,7 +17,14 @@
 //
 // Plain ES module (k6 and Node both load it); a transport's own facts come from the
 // lane catalogue (common/lanes/).
-import { FRESH_TRANSPORTS, framingOf as transportFraming, setupPhasesOf } from './lanes/catalogue.js';
+import {
+  FRESH_TRANSPORTS,
+  framingOf as transportFraming,
+  messageSegmentsOf,
+  requestCpuMsOf,
+  setupPhasesOf,
+  wholeMsOf,
+} from './lanes/catalogue.js';
 
 export const PHASES = {
   tcp: 'TCP handshake',
@@ -40,17 +47,6 @@ const TLS_RECORD = 30;
 // certificate): 5-9 ms on the pack's 2-core machine; it is all a fresh HTTPS
 // request costs under lan beyond its bytes.
 export const TLS_HANDSHAKE_CPU_MS = 5;
-// CPU one request costs the load generator, the proxy and the server beyond an HTTP/1.1
-// keep-alive request's, by transport: bench/scale.js's knees on the reference machine
-// (2 cores; 2026-11-25): HTTP/1.1 keep-alive still kept up at 2,688/s (< 0.74 ms of the
-// box's CPU a request), HTTP/2 topped out near 1,050/s (1.9 ms: +1.1 ms; the server's own
-// part of that is ~0.1 ms, bench/server-cost.js: Go's HTTP/2 client in k6 and TLS records),
-// gRPC near 1,660/s (1.2 ms: +0.45 ms). A new TCP connection per request (k6's dial, the
-// proxy's accept and its own dial upstream, the server's accept and close): 4 VUs in a
-// closed loop under lan did 897 fresh requests a second against 2,250 kept-alive ones
-// (2.23 against 0.89 ms of the box's CPU: +1.3 ms; 2026-11-26). CPU, so it shares the
-// cores at c4 (contentionMs) and caps an open step's rate (common/schedule.js openStep).
-export const REQUEST_CPU_MS = { http2: 1.1, grpc: 0.45, 'grpc-fresh': 1.75, 'http-fresh': 1.3 };
 // k6's own time per byte it receives (decoding: a 1 MB gRPC message costs it 14-19 ms,
 // HTTP/JSON 8-9 ms, TLS records ~15 ms a MB): where a scenario's check reads the body.
 export const K6_BYTE_MS = 1.5e-5;
@@ -317,10 +313,9 @@ const maxOf = (dist, n) => {
 // Segments each set-up phase sends [up, down] (each write its own segment; TCP's
 // handshake is never lost): TLS 1.3 ClientHello and Finished, the server's flight
 // and its session tickets; the WebSocket upgrade and graphql-transport-ws init;
-// HTTP/2's preface and SETTINGS each way. And the least an exchange's message is
-// on transports that write headers and data apart (HTTP/2 frames, gRPC messages).
+// HTTP/2's preface and SETTINGS each way. (The least an exchange's message is, on
+// transports that write headers and data apart: the catalogue's messageSegmentsOf.)
 const SETUP_SEGMENTS = { tls: [2, 3], ws_upgrade: [1, 1], ws_init: [1, 1], grpc_settings: [2, 2] };
-const MESSAGE_SEGMENTS = { http2: 2, grpc: 2 };
 
 // Segments a message of `bytes` travels in (each send is cut in MSS pieces).
 const segmentsOf = (bytes) => Math.max(1, Math.ceil(bytes / TCP.mss));
@@ -440,10 +435,7 @@ export function operation(link, op) {
     if (d) flight('down', 0, d);
   }
   // Each message is a write of its own (HTTP/2's 20 atomic requests are 20 segments at least).
-  const least = Math.max(
-    MESSAGE_SEGMENTS[op.transport.startsWith('grpc') ? 'grpc' : op.transport] || 1,
-    Math.round(messages / exchanges),
-  );
+  const least = Math.max(messageSegmentsOf(op.transport), Math.round(messages / exchanges));
   for (let i = 0; i < exchanges; i++) {
     if (up > 0) flight('up', up / exchanges, least);
     if (down > 0) flight('down', down / exchanges, least);
@@ -456,7 +448,7 @@ export function operation(link, op) {
   add('server', op.serverMs || 0, 'server');
   add(
     'client',
-    (op.clientMs || 0) + (phases.includes('tls') ? TLS_HANDSHAKE_CPU_MS : 0) + (REQUEST_CPU_MS[op.transport] || 0),
+    (op.clientMs || 0) + (phases.includes('tls') ? TLS_HANDSHAKE_CPU_MS : 0) + requestCpuMsOf(op.transport),
     'k6',
   );
   add('wait', op.waitMs || 0, 'protocol wait');
@@ -646,8 +638,6 @@ export const stepAllowance = (policy, which, vus) => (vus > 1 ? policy.stepMs[wh
 // plain `k6 run` assumes when CPU_CORES and CPU_SCALE are not given.
 export const REFERENCE_MACHINE = { cores: 2, cpuScale: 1 };
 export const WHOLE_MS_QUANTUM = 1;
-// Transports whose operations k6 times in whole milliseconds (scenarios/lib/grpc.js, ws.js).
-export const wholeMs = (transport) => /^(grpc|ws|wss)(-|$)/.test(transport || '');
 export const cpuMsOf = (e) => e.terms.filter((t) => CPU_TERMS.has(t.name)).reduce((s, t) => s + t.ms, 0);
 // What n operations at once add to one's time by sharing the machine's cores (ms of CPU wait).
 export const contentionMs = (e, vus, machine = REFERENCE_MACHINE) =>
@@ -669,7 +659,7 @@ export function budget(policy, link, { p50: e50, p95: e95 = e50 }, vus = 1, opts
   const { extra = {}, machine = REFERENCE_MACHINE, transport, atOnce = vus } = opts;
   const cpu = (e) => cpuMsOf(e) * machine.cpuScale + contentionMs(e, atOnce, machine);
   const scaled = (e, factor) => (e.ms - cpuMsOf(e)) * factor + cpu(e) * policy.cpuFactor;
-  const quantum = wholeMs(transport) ? WHOLE_MS_QUANTUM : 0;
+  const quantum = wholeMsOf(transport) ? WHOLE_MS_QUANTUM : 0;
   const p50 =
     ceil5(
       scaled(e50, policy.p50.factor) +

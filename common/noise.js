@@ -7,6 +7,9 @@
 // σ of one operation = max(absMs, rel x its model's time), ms:
 //   absMs: the rows whose p50 is under 5 ms (lan: the spread is the CPU's, not the time's)
 //   rel:   the others, relative to their p50 (shaped links: the spread grows with the time)
+import { TRANSPORTS } from './lanes/catalogue.js';
+import { RPC_WEB_PROTOCOLS } from './lanes/rpc-web.js';
+
 export const NOISE = {
   $fitted:
     'dev/fit-noise.js over one gate (lan, lte; 10 run folders; 2026-11-28, 2 cores, CPU x1.27 of the reference, other tests running beside it: an upper bound)',
@@ -30,13 +33,14 @@ const FALLBACK = {
   shaped: { absMs: 1, rel: 0.048 },
 };
 
-// A lane family: how its client and protocol spread, whatever the lane's variant.
+// A lane family (the catalogue's, common/lanes/): how its client and protocol spread,
+// whatever the lane's variant. The browser's RPC rides HTTP's transports under a protocol
+// of its own (the lane's variant); a poll loop, an HTTP lane, spreads by its poll (a
+// group of its own here).
 export function familyOf({ transport = '', variant = '' }) {
-  if (/^(connect|grpc-web)/.test(variant || '')) return 'rpc-web';
+  if (Object.prototype.hasOwnProperty.call(RPC_WEB_PROTOCOLS, variant || '')) return 'rpc-web';
   if (transport === 'http-poll') return 'poll';
-  if (/^grpc/.test(transport)) return 'grpc';
-  if (/^ws/.test(transport)) return 'ws';
-  return 'http';
+  return (TRANSPORTS[transport] && TRANSPORTS[transport].family) || 'http';
 }
 // lan: a link with no delay; shaped: every other.
 export const classOf = (profile) => (profile.network?.rttMs ? 'shaped' : 'lan');

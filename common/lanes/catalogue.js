@@ -32,6 +32,13 @@ const transportOf = (transport) => {
   return t;
 };
 
+// A transport's cost terms for the round-trip model (common/lanes/http.js says what each
+// means): the CPU a request costs beyond a keep-alive HTTP/1.1 one (ms), the least segments
+// a message travels in, and whether k6 times its operations in whole milliseconds.
+export const requestCpuMsOf = (transport) => TRANSPORTS[transport]?.requestCpuMs || 0;
+export const messageSegmentsOf = (transport) => TRANSPORTS[transport]?.messageSegments || 1;
+export const wholeMsOf = (transport) => Boolean(TRANSPORTS[transport]?.wholeMs);
+
 // Transports that open a connection for every operation.
 export const FRESH_TRANSPORTS = new Set(Object.keys(TRANSPORTS).filter((t) => TRANSPORTS[t].fresh));
 

@@ -4,11 +4,13 @@
 //
 // Every gRPC transport waits for the server's HTTP/2 SETTINGS after TCP (and TLS):
 // k6's connect does. framing: HEADERS + DATA frames, the 5-byte prefix, trailers.
+// requestCpuMs: bench/scale.js's knees (common/lanes/http.js); a fresh call's includes its
+// new channel. k6 times a gRPC call in whole milliseconds (wholeMs).
 const GRPC = { req: 70, res: 110 };
-const grpc = (more = {}) => ({ phases: ['grpc_settings'], framing: GRPC, ...more });
+const grpc = (more = {}) => ({ phases: ['grpc_settings'], framing: GRPC, messageSegments: 2, wholeMs: true, ...more });
 export const GRPC_TRANSPORTS = {
-  grpc: grpc(),
-  'grpc-fresh': grpc({ fresh: true }),
+  grpc: grpc({ requestCpuMs: 0.45 }),
+  'grpc-fresh': grpc({ fresh: true, requestCpuMs: 1.75 }),
   'grpc-stream': grpc(),
   'grpc-bidi': grpc(),
   'grpc-client-stream': grpc(),

@@ -10,13 +10,28 @@
 //            prefixes), measured on the wire through the proxies with the pack's k6
 //            clients (k6's default headers, Apollo's answer headers), rounded up; they
 //            matter only on slow links (2g: 400 B up is 12 ms)
+//   requestCpuMs  the CPU one request costs the load generator, the proxy and the server
+//            beyond an HTTP/1.1 keep-alive request's: bench/scale.js's knees on the
+//            reference machine (2 cores; 2026-11-25): HTTP/1.1 keep-alive still kept up
+//            at 2,688/s (< 0.74 ms of the box's CPU a request), HTTP/2 topped out near
+//            1,050/s (1.9 ms: +1.1 ms; the server's own part of that is ~0.1 ms,
+//            bench/server-cost.js: Go's HTTP/2 client in k6 and TLS records), gRPC near
+//            1,660/s (1.2 ms: +0.45 ms). A new TCP connection per request (k6's dial, the
+//            proxy's accept and its own dial upstream, the server's accept and close): 4
+//            VUs in a closed loop under lan did 897 fresh requests a second against 2,250
+//            kept-alive ones (2.23 against 0.89 ms of the box's CPU: +1.3 ms; 2026-11-26).
+//            CPU, so it shares the cores at c4 (common/model.js contentionMs) and caps an
+//            open step's rate (common/schedule.js openStep). 0 where not given.
+//   messageSegments  the least segments a message travels in, on transports that write
+//            headers and data apart (HTTP/2 frames, gRPC messages): 1 where not given
+//   wholeMs  k6 times its operations in whole milliseconds (scenarios/lib/grpc.js, ws.js)
 const H1 = { req: 260, res: 330 }; // HTTP/1.1 request line + headers; status line + headers
 const H2 = { req: 90, res: 140 }; // HPACK-compressed headers after the first request
 export const HTTP_TRANSPORTS = {
-  'http-fresh': { phases: [], fresh: true, framing: H1 },
+  'http-fresh': { phases: [], fresh: true, framing: H1, requestCpuMs: 1.3 },
   'http-keepalive': { phases: [], framing: H1 },
   'http-poll': { phases: [], framing: H1 },
-  http2: { phases: [], tls: 'always', framing: H2 },
+  http2: { phases: [], tls: 'always', framing: H2, requestCpuMs: 1.1, messageSegments: 2 },
 };
 
 // k6 cannot speak HTTP/1.1 over TLS to a server that offers h2 (no per-request ALPN):

@@ -4,7 +4,7 @@
 export const WS_TRANSPORTS = {
   // The HTTP Upgrade and its 101, then connection_init / connection_ack; framing: the
   // frame headers and the graphql-transport-ws envelope.
-  ws: { phases: ['ws_upgrade', 'ws_init'], framing: { req: 40, res: 60 } },
+  ws: { phases: ['ws_upgrade', 'ws_init'], framing: { req: 40, res: 60 }, wholeMs: true },
 };
 
 // setups: the set-up phases the client measures apart (setup_duration{phase}); a
