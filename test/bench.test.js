@@ -151,7 +151,10 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
       const history = { clean: ['history'], slowed: ['history', 'clean'] };
       for (const r of entry.rows.filter((x) => x.part !== 'history')) {
         const before = entry.rows.filter((x) => history[r.part].includes(x.part) && passed(x)).length;
-        assert.equal(r.rule, before >= 5 ? 'history' : 'fixed (history too short)', `${r.part}\n${output}`);
+        // (--quick's smoke steps hold too few operations for the history to judge a figure:
+        // lib/report/compare.js; its full run, LOAD=ci, does.)
+        if (before >= 5) assert.match(r.rule, /^history( \(too few to judge\))?$/, `${r.part}\n${output}`);
+        else assert.equal(r.rule, 'fixed (history too short)', `${r.part}\n${output}`);
       }
       assert.ok(entry.bytesPerRun > 100 && entry.trendRuns === 100 && entry.trendBytes > 0, output);
     }),

@@ -212,6 +212,8 @@ const MARK = {
 function historyLine(h) {
   if (!h) return '';
   const { k, floorShare } = HISTORY_RULE;
+  if (!h.applied && h.runs >= h.needed)
+    return `history: ${h.runs} comparable runs, but no latency figure holds the operations the gate's floors ask to be judged (too few to judge)`;
   if (!h.applied)
     return `history: ${h.runs} comparable run${h.runs === 1 ? '' : 's'}, ${h.needed} needed: the fixed rule above applies`;
   return `history: latency judged against the last ${h.needed} comparable runs that passed: a regression is above their median by more than ${k} robust sd (1.4826 x MAD), ${floorShare * 100} % of it (a p95: the tolerance) and the ms floors (a p95: its usual p95 - p50 too; a p50: that over the root of its operations), and above every one of them`;

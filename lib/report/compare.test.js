@@ -348,3 +348,15 @@ test('a percentile of fewer operations than the gate floors it is too few to jud
   assert.match(text, /^3 regressions \(4 unchanged lines and 5 with too few operations to judge not shown\)$/m);
   assert.match(renderComparison(r), /p95 +2\.1 ms +12\.6 ms +\+500\.0% +too few to judge +floor: 100 operations$/m);
 });
+
+test('a history long enough whose every latency figure is too few operations says so, not that it is too short', () => {
+  const thin = (p50) => docOf([row('x', { p50, p95: p50 + 1, count: 6 })]);
+  const history = { before: Array.from({ length: 5 }, () => digestOf(thin(10))), runs: 5 };
+  const r = compareDocs(thin(10), thin(30), { history });
+  assert.equal(r.regressions, 0);
+  assert.deepEqual(r.history, { runs: 5, needed: 5, applied: false });
+  assert.match(
+    renderComparison(r),
+    /^history: 5 comparable runs, but no latency figure holds the operations the gate's floors ask to be judged \(too few to judge\)$/m,
+  );
+});
