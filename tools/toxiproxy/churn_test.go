@@ -210,8 +210,9 @@ func linkCount(c *toxiproxy.ToxicCollection) int {
 	return reflect.ValueOf(c).Elem().FieldByName("links").Len()
 }
 
-// echoServer echoes every connection until it closes; stops with the test.
-func echoServer(t *testing.T) string {
+// serveTCP listens on a free loopback port and runs handle on each connection it
+// accepts, each in its own goroutine; it stops with the test. Returns the address.
+func serveTCP(t *testing.T, handle func(conn net.Conn)) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -223,13 +224,18 @@ func echoServer(t *testing.T) string {
 			if err != nil {
 				return
 			}
-			go func() {
-				defer conn.Close()
-				io.Copy(conn, conn)
-			}()
+			go handle(conn)
 		}
 	}()
 	return ln.Addr().String()
+}
+
+// echoServer echoes every connection until it closes; stops with the test.
+func echoServer(t *testing.T) string {
+	return serveTCP(t, func(conn net.Conn) {
+		defer conn.Close()
+		io.Copy(conn, conn)
+	})
 }
 
 // churnClient dials the proxy and exchanges lines until stop; it closes the

@@ -283,35 +283,21 @@ func TestSilentMoveLetsAWebSocketCloseGo(t *testing.T) {
 	// The upstream: answers a client's close frame with its own and closes, as a
 	// WebSocket server does; closes by itself after `quitAfter` otherwise.
 	upstream := func(quitAfter time.Duration) string {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ln.Close() })
-		go func() {
+		return serveTCP(t, func(c net.Conn) {
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(quitAfter))
+			buf := make([]byte, 64)
 			for {
-				c, err := ln.Accept()
+				n, err := c.Read(buf)
 				if err != nil {
 					return
 				}
-				go func() {
-					defer c.Close()
-					c.SetDeadline(time.Now().Add(quitAfter))
-					buf := make([]byte, 64)
-					for {
-						n, err := c.Read(buf)
-						if err != nil {
-							return
-						}
-						if client, _ := webSocketCloses(buf[:n]); client {
-							c.Write([]byte{0x88, 0x02, 0x03, 0xe8}) //nolint:errcheck
-							return
-						}
-					}
-				}()
+				if client, _ := webSocketCloses(buf[:n]); client {
+					c.Write([]byte{0x88, 0x02, 0x03, 0xe8}) //nolint:errcheck
+					return
+				}
 			}
-		}()
-		return ln.Addr().String()
+		})
 	}
 	proxyTo := func(up string) string {
 		server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())

@@ -103,32 +103,18 @@ func TestNATDropsAnIdleConnectionSilently(t *testing.T) {
 // pushServer: on each connection, writes "tick" every `every`, `n` times, and
 // echoes what it reads.
 func pushServer(t *testing.T, every time.Duration, n int) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				for i := 0; i < n; i++ {
-					time.Sleep(every)
-					if _, err := conn.Write([]byte("tick")); err != nil {
-						return
-					}
+	return serveTCP(t, func(conn net.Conn) {
+		go func() {
+			for i := 0; i < n; i++ {
+				time.Sleep(every)
+				if _, err := conn.Write([]byte("tick")); err != nil {
+					return
 				}
-			}()
-			go func() {
-				defer conn.Close()
-				io.Copy(conn, conn)
-			}()
-		}
-	}()
-	return ln.Addr().String()
+			}
+		}()
+		defer conn.Close()
+		io.Copy(conn, conn)
+	})
 }
 
 // The mapping is the connection's: a server that pushes keeps it alive for the
