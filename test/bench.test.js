@@ -255,9 +255,15 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
       const { stdout, entry, output } = await bench('fidelity', ['--scenarios', 'grpc-vs-graphql']);
       assert.match(stdout, /grpc-vs-graphql under lte/);
       assert.equal(entry.rows.length, 10, output);
-      // Never faster than the model's round trips (test/roundtrip.test.js holds the 10 % margin; the 5 % target is the bench's).
-      for (const row of entry.rows)
-        assert.ok(row.ratio > 0.97 && Number.isFinite(row.ratio), `${row.row}: x${row.ratio}\n${output}`);
+      // Never faster than the model's round trips and bytes (test/roundtrip.test.js holds the
+      // 10 % margin; the 5 % target is the bench's). The floor leaves out the server's time the
+      // bench measures in the same run: the p50 of a tiny mode's 4 server timings, beside other
+      // files, came to 15.94 ms for a small call (0.03 ms quiet; 2026-11-29), over the client's.
+      for (const row of entry.rows) {
+        const network = row['k*R'] + row.wire;
+        assert.ok(Number.isFinite(row.ratio), `${row.row}: x${row.ratio}\n${output}`);
+        assert.ok(row.p50 >= 0.97 * network, `${row.row}: p50 ${row.p50} ms < 0.97 x ${network} ms\n${output}`);
+      }
     }),
     t.test("tcp: the emulator's cost per round trip, slow start against the model", async () => {
       const { entry, output } = await bench('tcp');

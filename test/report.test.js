@@ -237,7 +237,16 @@ test("a gate's report opens with the gate's verdict and each failed threshold", 
   assert.ok(seen.gateBeforeAnswer, "the gate's verdict comes before the studies' answers");
 
   // A passed gate says so, and `k6pack report` (no gate) opens with the answers as before.
-  await writeReport([runs.ws.dir], { out, gate: { verdict: 'the run passed', code: 0 } });
+  // A copy of the ws run with every threshold held stands for it: the run itself may have
+  // crossed a latency budget beside other files (http_fresh's p95 at 380.88 ms against 270,
+  // 2026-11-29), and a gate that passed has none failed.
+  const green = join(tmp, 'green-gate', 'ws-vs-http-lte');
+  cpSync(runs.ws.dir, green, { recursive: true });
+  writeFileSync(
+    join(green, 'summary.json'),
+    JSON.stringify({ ...doc, thresholds: doc.thresholds.map((t) => ({ ...t, ok: true })) }),
+  );
+  await writeReport([green], { out, gate: { verdict: 'the run passed', code: 0 } });
   const passed = await openPage(browser, out);
   const text = await passed.page.evaluate(() => document.getElementById('gate')?.textContent);
   await passed.page.close();
