@@ -72,6 +72,9 @@ function applyOverrides(b, overrides) {
 // single stall is the row's p95. Below a floor the percentile is not gated, and
 // `k6pack thresholds` says so for every row.
 export const SAMPLE_FLOORS = { p50: 20, p95: 100 };
+// Whether a percentile (which: 'p50' or 'p95') of `samples` operations is too thin to judge:
+// the gate's rule, which compare (lib/report/compare.js) applies to a recorded row too.
+export const belowFloor = (which, samples) => samples < SAMPLE_FLOORS[which];
 // A poll's wait is uniform over its interval, and a step's pollers start together, so
 // their deliveries share a few phases: the median is any of them (fanout's 100 polling
 // subscribers: 203-284 ms p50 over five clean gates under lan, 2026-11-26). Gated at the tail.
@@ -175,7 +178,7 @@ function percentileVerdict(which, samples, lane, plumbing = false) {
     return plumbing
       ? { gated: true, atTail: true, why: "a poll's phase: p50 at the tail's budget" }
       : { gated: false, why: "a poll's phase: its median is any of a few phases" };
-  if (samples < SAMPLE_FLOORS[which] && plumbing)
+  if (belowFloor(which, samples) && plumbing)
     return which === 'p50'
       ? {
           gated: true,
@@ -183,7 +186,7 @@ function percentileVerdict(which, samples, lane, plumbing = false) {
           why: `${fmtSamples(samples)} a step, under the floor of ${SAMPLE_FLOORS.p50}: p50 at the tail's budget`,
         }
       : { gated: true, why: null };
-  if (samples < SAMPLE_FLOORS[which])
+  if (belowFloor(which, samples))
     return {
       gated: false,
       why: `${fmtSamples(samples)} operation${samples === 1 ? '' : 's'} a step, under the ${which} floor of ${SAMPLE_FLOORS[which]}`,

@@ -26,7 +26,7 @@
 // rule judged it, and a regression by how much it passed the limit. With fewer runs the
 // fixed rule above applies, and the comparison says so.
 import { HISTORY_RULE, judgeByHistory } from '../../common/history.js';
-import { SAMPLE_FLOORS } from '../../common/gates.js';
+import { SAMPLE_FLOORS, belowFloor } from '../../common/gates.js';
 import { formatMs, formatRate, rowLabel } from '../../common/results.js';
 import { ResultsError } from './runs.js';
 
@@ -75,7 +75,7 @@ const hasData = (row) => Boolean(row.latency?.count || row.failures?.total);
 // Whether a latency percentile rests on fewer operations than the gate's floor for it, in
 // any of the rows given (the base's, when there is one, and the current one's).
 const tooFew = (m, rows) =>
-  m.kind === 'latency' && rows.some((r) => r && (r.latency?.count ?? 0) < SAMPLE_FLOORS[m.name]);
+  m.kind === 'latency' && rows.some((r) => r && belowFloor(m.name, r.latency?.count ?? 0));
 
 // A row's figure over the history's digests (those that have it): [{ value, row }].
 const historyValues = (history, id, measure) =>
@@ -234,7 +234,8 @@ function ruleText(l) {
 
 // ' (5 unchanged lines and 2 with too few operations to judge not shown)', or ''.
 function hiddenText(lines, shown) {
-  const hidden = lines.filter((l) => !shown.includes(l));
+  const kept = new Set(shown);
+  const hidden = lines.filter((l) => !kept.has(l));
   if (!hidden.length) return '';
   const few = hidden.filter((l) => l.verdict === 'too few').length;
   const same = hidden.length - few;
