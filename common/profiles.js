@@ -95,11 +95,29 @@ export const isProfileFile = (part) => /[/\\]/.test(part) || /\.json$/i.test(par
 // extra a modifier or a fault, which resolveProfile tells apart by the catalogue);
 // './my-network.json+flaky' -> { network: './my-network.json', file: true, extras: ['flaky'] };
 // 'lte+trace=walk-lte' -> { network: 'lte', file: false, extras: [], trace: { down: 'walk-lte',
-// up: 'walk-lte' } } (trace= is the only extra with an =: a shipped trace's name or a file
-// of the user's own for both directions, or DOWN:UP, one for each).
+// up: 'walk-lte' } } (a shipped trace's name or a file of the user's own for both
+// directions, or DOWN:UP, one for each); 'lte+rrc+nat=60' -> { ..., extras: ['rrc'], nat: 60 }.
+// The extras with an = are the rows of PARAMETERISED below.
 export const TRACE_EXTRA = 'trace=';
 const TRACE_HELP =
   'give +trace=FILE (a Mahimahi trace for both directions), +trace=DOWN:UP (one file each) or +trace=NAME (a shipped trace: `npx k6pack list`)';
+
+// A trace= part -> { down, up }.
+function parseTraceRefs(spec, part) {
+  const refs = part.slice(TRACE_EXTRA.length).split(':');
+  if (refs.length > 2 || refs.some((r) => r.trim() === ''))
+    throw new ProfileError(`profile spec "${spec}": "${part}" is not a trace: ${TRACE_HELP}`);
+  const [down, up = down] = refs.map((r) => r.trim());
+  return { down, up };
+}
+
+// The extras that take a parameter (NAME=VALUE): the key parseSpec returns it under, its
+// parser (spec, part) -> value, and the sentence for one named twice. A new one is a row here.
+const PARAMETERISED = [
+  { prefix: TRACE_EXTRA, key: 'trace', parse: parseTraceRefs, twice: 'names a trace twice: give one +trace=' },
+  { prefix: NAT_EXTRA, key: 'nat', parse: parseNat, twice: 'names a NAT timeout twice: give one +nat=' },
+];
+const parameterised = (part) => PARAMETERISED.find((x) => part.startsWith(x.prefix));
 
 export function parseSpec(spec) {
   if (typeof spec !== 'string' || spec.trim() === '') {
@@ -111,42 +129,28 @@ export function parseSpec(spec) {
     .trim()
     .split('+')
     .map((p) => p.trim());
-  let trace;
-  let nat;
+  const values = {};
+  const extras = [];
   parts.forEach((p, i) => {
     if (i === 0 && isProfileFile(p)) return;
-    if (i > 0 && p.startsWith(NAT_EXTRA)) {
-      if (nat !== undefined) throw new ProfileError(`profile spec "${spec}" names a NAT timeout twice: give one +nat=`);
-      nat = parseNat(spec, p);
+    const param = i > 0 && parameterised(p);
+    if (param) {
+      if (param.key in values) throw new ProfileError(`profile spec "${spec}" ${param.twice}`);
+      values[param.key] = param.parse(spec, p);
       return;
     }
     if (i > 0 && p === 'nat') throw natWithoutValue(spec);
-    if (i > 0 && p.includes('=') && !p.startsWith(TRACE_EXTRA)) throw unknownParameter(spec, p);
-    if (i > 0 && p.startsWith(TRACE_EXTRA)) {
-      if (trace) throw new ProfileError(`profile spec "${spec}" names a trace twice: give one +trace=`);
-      const refs = p.slice(TRACE_EXTRA.length).split(':');
-      if (refs.length > 2 || refs.some((r) => r.trim() === ''))
-        throw new ProfileError(`profile spec "${spec}": "${p}" is not a trace: ${TRACE_HELP}`);
-      const [down, up = down] = refs.map((r) => r.trim());
-      trace = { down, up };
-      return;
-    }
+    if (i > 0 && p.includes('=')) throw unknownParameter(spec, p);
     if (!NAME_RE.test(p)) {
       throw new ProfileError(
         `profile spec "${spec}" is malformed: expected NETWORK[+MODIFIER or FAULT...][+trace=FILE] of lower-case names (or a file of your own, ./my-network.json), e.g. "3g+flaky"`,
       );
     }
+    if (i > 0) extras.push(p);
   });
-  const extras = parts.slice(1).filter((p) => !p.startsWith(TRACE_EXTRA) && !p.startsWith(NAT_EXTRA));
   const dup = extras.find((f, i) => extras.indexOf(f) !== i);
   if (dup) throw new ProfileError(`profile spec "${spec}" names "${dup}" twice`);
-  return {
-    network: parts[0],
-    file: isProfileFile(parts[0]),
-    extras,
-    ...(trace ? { trace } : {}),
-    ...(nat !== undefined ? { nat } : {}),
-  };
+  return { network: parts[0], file: isProfileFile(parts[0]), extras, ...values };
 }
 
 const isNumber = (v) => typeof v === 'number' && Number.isFinite(v);
