@@ -83,12 +83,18 @@ export function changeRequest(proxy, change) {
 export const snapshotOf = (proxies, names) =>
   Object.fromEntries(names.filter((p) => proxies[p]).map((p) => [p, byStream(proxies[p].toxics).map(strip)]));
 
+// Attributes a toxic reports but takes no part in setting: the link toxic's radio_log
+// (tools/toxiproxy/radio_log.go), which a snapshot leaves out.
+export const READ_ONLY_ATTRIBUTES = new Set(['radio_log']);
+
 const strip = (t) => ({
   name: t.name,
   type: t.type,
   stream: t.stream,
   toxicity: t.toxicity,
   attributes: Object.fromEntries(
-    Object.entries(t.attributes || {}).map(([k, v]) => [k, Array.isArray(v) ? [...v] : v]),
+    Object.entries(t.attributes || {})
+      .filter(([k]) => !READ_ONLY_ATTRIBUTES.has(k))
+      .map(([k, v]) => [k, Array.isArray(v) ? [...v] : v]),
   ),
 });

@@ -216,3 +216,25 @@ test('lte+handover <-> lte: an update in place that sets (and resets) every even
   snap.p[0].attributes.trace.push(99);
   assert.deepEqual(proxies.p.toxics[0].attributes.trace, [4, 8]);
 });
+
+test("a link toxic's radio_log (tools/toxiproxy/radio_log.go) is read-only: the snapshot leaves it out, and it is no difference", () => {
+  const toxic = {
+    name: 'link_up',
+    type: 'link',
+    stream: 'upstream',
+    toxicity: 1,
+    attributes: { radio: 1, radio_device: 1, uplink: 1 },
+  };
+  const listedWithLog = [
+    {
+      ...toxic,
+      attributes: {
+        ...toxic.attributes,
+        radio_log: { radio: 'lte', events: [[1, 'promotion-start', 'idle', 'connected']] },
+      },
+    },
+  ];
+  assert.deepEqual(toxicChanges(listedWithLog, [toxic]), []);
+  const snap = snapshotOf({ p: { toxics: listedWithLog } }, ['p']);
+  assert.deepEqual(snap.p[0].attributes, { radio: 1, radio_device: 1, uplink: 1 });
+});

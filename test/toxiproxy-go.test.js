@@ -48,6 +48,8 @@ const GO_TESTS = [
   'TestLTEDRXWaitIsBoundedAndDeterministic',
   'TestUMTSStateMachine',
   'TestEveryConnectionOfADeviceSharesItsRadio',
+  'TestRadioLogIsListedWithTheToxics',
+  'TestRadioLogKeepsTheNewestEvents',
   'TestNATMappingExpiresAfterTheIdleTimeout',
   'TestNATDropsAnIdleConnectionSilently',
   'TestNATPairsTheDirectionsOfAConnection',

@@ -25,6 +25,8 @@ package main
 //	           the device: radio.go; uplink 1 on the toxic that carries the
 //	           phone's packets (upstream)
 //	nat_idle   a carrier NAT's idle timeout (ms, 0: none): nat.go
+//	radio_log  read-only, listed on the uplink toxic of a device with a radio:
+//	           the radio's event log (radio_log.go)
 //
 // What TCP does with these is tcp.go's model. Replacing the handshake + latency
 // + bandwidth chain of earlier versions, it also costs less: one channel hop and

@@ -42,7 +42,13 @@ package main
 // to one idle DRX cycle, 1.28 s in [H12]), the promotion's own variance, 3G's
 // DCH timer reset threshold, fast dormancy.
 //
-// Every transition goes to the radio's event log with its time. Timers run
+// Every transition goes to the radio's event log with its time: a promotion's
+// start and end, a tail's start (the last packet before a quiet gap longer than
+// tailQuiet), a resume (the first packet after such a gap, within the tail: the
+// radio is busy again, at the time the packet goes; in FACH, when FACH starts
+// carrying it), a demotion. Between a promotion's end (or a resume) and the
+// next tail-start the radio is busy; from a tail-start to the next resume,
+// promotion or demotion it is in its tail. Timers run
 // out between packets, so the radio applies them when it next looks (a packet,
 // or a reader of the log): each event carries the time it happened, not the
 // time it was noticed.
@@ -55,7 +61,7 @@ import (
 // RadioEvent: one transition of a radio.
 type RadioEvent struct {
 	At   time.Time
-	Kind string // promotion-start, promotion-end, tail-start, demotion
+	Kind string // promotion-start, promotion-end, tail-start, resume, demotion
 	From string // the state it leaves (tail-start: the state whose tail starts)
 	To   string // the state it enters
 }
@@ -64,6 +70,7 @@ const (
 	eventPromotionStart = "promotion-start"
 	eventPromotionEnd   = "promotion-end"
 	eventTailStart      = "tail-start"
+	eventResume         = "resume" // a packet within the tail, after a logged tail-start: the radio is busy again
 	eventDemotion       = "demotion"
 
 	stateIdle      = "idle"
@@ -96,6 +103,8 @@ type radio struct {
 	tailAt time.Time // the packet whose tail was logged
 	fach   [2][]fachPiece
 	log    []RadioEvent
+	// dropped: the oldest events the log let go (maxRadioEvents)
+	dropped int
 }
 
 func newRadio(p *radioParams) *radio { return &radio{p: p, state: stateIdle} }
@@ -109,6 +118,7 @@ func (r *radio) upState() string {
 
 func (r *radio) record(at time.Time, kind, from, to string) {
 	if len(r.log) >= maxRadioEvents {
+		r.dropped += len(r.log) / 2
 		r.log = append(r.log[:0], r.log[len(r.log)/2:]...)
 	}
 	r.log = append(r.log, RadioEvent{At: at, Kind: kind, From: from, To: to})
@@ -180,6 +190,7 @@ func (r *radio) send(t time.Time, up bool, n int) time.Time {
 		return r.promote(t, r.p.promotion)
 	}
 	at := t
+	resumed := !r.last.IsZero() && r.tailAt.Equal(r.last) // the tail of the last packet was logged
 	if at.Before(r.awake) {
 		at = r.awake
 	} else if r.state == stateFACH {
@@ -187,8 +198,15 @@ func (r *radio) send(t time.Time, up bool, n int) time.Time {
 		if r.state == stateDCH {
 			return at // promoted: r.last is its end
 		}
+		if resumed {
+			r.record(t, eventResume, stateFACH, stateFACH) // FACH carries it from t
+			resumed = false
+		}
 	} else if r.p.kind == radioLTE && !up {
 		at = r.drx(t)
+	}
+	if resumed && at.After(r.last) {
+		r.record(at, eventResume, r.state, r.state)
 	}
 	if at.After(r.last) {
 		r.last = at

@@ -74,6 +74,7 @@ func TestLTEPromotionAndTail(t *testing.T) {
 		ev(start, eventPromotionStart, stateIdle, stateConnected),
 		ev(last, eventPromotionEnd, stateIdle, stateConnected),
 		ev(last, eventTailStart, stateConnected, stateConnected),
+		ev(within, eventResume, stateConnected, stateConnected), // busy again within the tail
 		ev(within, eventTailStart, stateConnected, stateConnected),
 		ev(within.Add(p.tail), eventDemotion, stateConnected, stateIdle),
 	)
