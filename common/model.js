@@ -15,8 +15,18 @@
 //                  server sends only once the connection is open (1.5 R): one more R
 // A pushed event travels one way: R/2 + s/Bd.
 //
+// Under +rrc (a phone's radio: common/radio.js, tools/toxiproxy/radio.go), an operation
+// that follows an idle gap (op.gapS) pays the radio's wake-up before any of that:
+//   promotion      the radio was idle (a gap past its tail) or, in 3G, on FACH with a
+//                  request too large for it: the promotion's delay
+//   fach           3G's FACH carrying a small request and its answer slowly
+//   drx            LTE's DRX in the tail: a downlink packet that comes after the
+//                  inactivity timer waits for the next on-period, up to one cycle (half
+//                  of it in the median, the rest in the tail)
+//
 // Plain ES module (k6 and Node both load it); a transport's own facts come from the
-// lane catalogue (common/lanes/).
+// lane catalogue (common/lanes/), the radio's from common/radio.js.
+import { drxBoundMs, RADIOS, wake } from './radio.js';
 import {
   FRESH_TRANSPORTS,
   framingOf as transportFraming,
@@ -252,7 +262,33 @@ export function linkOf(profile) {
     initialWindow: R > 0 && net.slowStart !== false ? (net.initialWindow ?? TCP.initialWindow) : 0,
     shared: Boolean(net.sharedBandwidth),
     loss: lossModel(net.loss),
+    // The phone's radio (+rrc: 'lte' or '3g', null without; "auto" is resolved by
+    // common/profiles.js) and its carrier NAT's idle timeout (+nat, seconds, 0: none).
+    radio: RADIOS[net.radio] ? net.radio : null,
+    natIdleS: net.natIdleS || 0,
   };
+}
+
+// What the radio adds to an operation that follows an idle gap of gapS seconds (from the
+// radio's last packet): { promotionMs, fachMs, drxMs (the median's DRX wait), drxTailMs
+// (the rest of the DRX bound, for the p95), state (what the request finds) }; zeros
+// without a radio or a gap. up/down: the bytes each way (3G's FACH decides on them).
+// oneWay: a push, whose one packet meets the DRX after the whole gap; an answer comes
+// half a round trip and the server's time after its request (the radio's last packet).
+export function radioWake(link, { gapS, oneWay = false, serverMs = 0 }, up = 0, down = 0) {
+  const none = { promotionMs: 0, fachMs: 0, drxMs: 0, drxTailMs: 0, state: null };
+  if (!link.radio || gapS === undefined || gapS === null) return none;
+  if (oneWay) {
+    // A push: the radio is idle past the tail (the promotion; the paging delay is not
+    // modelled: tools/toxiproxy/radio.go), else DRX bounds its wait.
+    const w = wake(link.radio, gapS);
+    if (w.state === 'idle') return { ...none, promotionMs: w.promotionMs, state: w.state };
+    const bound = drxBoundMs(link.radio, gapS);
+    return { ...none, drxMs: bound / 2, drxTailMs: bound / 2, state: w.state };
+  }
+  const w = wake(link.radio, gapS, { upBytes: up, downBytes: down });
+  const bound = drxBoundMs(link.radio, (link.R / 2 + serverMs) / 1000);
+  return { promotionMs: w.promotionMs, fachMs: w.fachMs, drxMs: bound / 2, drxTailMs: bound / 2, state: w.state };
 }
 
 // ---- loss (tools/toxiproxy/tcp.go; docs/model.md "Loss") ----
@@ -387,7 +423,9 @@ const round1 = (x) => Math.round(x * 10) / 10;
 //   connections: parallel connections the bytes are spread over (an HTTP/1.1
 //         batch: 6); on a shared link they share its bandwidth,
 //   upWindow: true for a client stream (its request bytes wait for the server's window),
-//   waitMs: a wait the protocol adds (a poll interval) }
+//   waitMs: a wait the protocol adds (a poll interval),
+//   gapS: seconds since the radio's last packet, under +rrc (radioWake: the promotion,
+//         FACH or the DRX wait the operation pays first; none without it) }
 // -> { ms, setupMs, roundTrips, terms: [{ name, ms, text }], formula, tailMs (what
 //      losses add at the 95th percentile beyond the median: stalls, and a long
 //      transfer's window meeting more losses), spreadMs (that last part alone),
@@ -404,8 +442,12 @@ export function operation(link, op) {
   const add = (name, ms, text) => {
     if (ms > 0 || name === 'request') terms.push({ name, ms, text });
   };
-  for (const p of phases) add(p, link.R + link.extraMs, `${PHASES[p]}: R`);
   const handshake = setupBytes(link, phases);
+  const [setupUp, setupDown] = setupBytesOf(phases, phases.includes('tls'));
+  const radio = radioWake(link, op, up + setupUp, down + setupDown);
+  add('promotion', radio.promotionMs, `radio promotion (${link.radio}, ${radio.state} after ${op.gapS} s)`);
+  add('fach', radio.fachMs, 'FACH carries it (3g)');
+  for (const p of phases) add(p, link.R + link.extraMs, `${PHASES[p]}: R`);
   add('handshake bytes', handshake.ms, handshake.text);
   add(
     'request',
@@ -452,6 +494,7 @@ export function operation(link, op) {
     'k6',
   );
   add('wait', op.waitMs || 0, 'protocol wait');
+  add('drx', radio.drxMs, 'DRX wait (lte)');
   const ms = terms.reduce((s, t) => s + t.ms, 0);
   const setupMs = phases.length * (link.R + link.extraMs) + handshake.ms;
   const roundsTotal = phases.length + rounds;
@@ -465,8 +508,10 @@ export function operation(link, op) {
     roundTrips: roundsTotal,
     terms,
     formula,
-    tailMs: lost.p95 - lost.p50 + tail,
+    tailMs: lost.p95 - lost.p50 + tail + radio.drxTailMs,
     spreadMs: tail,
+    // The radio's part: promotion, FACH and the median's DRX wait (ms), the rest apart.
+    radioMs: radio.promotionMs + radio.fachMs + radio.drxMs,
     stallSpreadMs: lost.bound - lost.p50,
   };
 }
