@@ -195,6 +195,23 @@ const LIST = [
     [K6],
     "unstable: the link events each lane meets (its step lasts as many of the events' periods)",
   ],
+  [
+    'INTERACTION_SECONDS',
+    'intList',
+    [1, 5, 15, 60],
+    { min: 1, max: 3600 },
+    [K6],
+    'mobile: one operation every T seconds, each T in turn (the gap the radio and the NAT see)',
+  ],
+  ['MOBILE_OPS', 'int', 4, { min: 2, max: 1000 }, [K6], 'mobile: operations after a gap, per lane and T'],
+  [
+    'BATTERY_MAH',
+    'int',
+    3000,
+    { min: 100, max: 100000 },
+    [K6],
+    "mobile: the phone battery's capacity (mAh at 3.85 V) the energy's share is of",
+  ],
   ['PUSH_INTERVAL_MS', 'int', 100, { min: LIMITS.MIN_EVENT_INTERVAL_MS, max: 60000 }, [K6], 'push: ms between events'],
   ['PUSH_SIZE', 'int', 100, { min: 0, max: 1024 * 1024 }, [K6], "push: an event's bytes"],
   [

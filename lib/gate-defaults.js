@@ -17,7 +17,7 @@ export const GATE_FILES = {
 };
 
 // The gate's scenarios: those whose declaration says the gate runs them (GATE in
-// scenarios/specs/<name>.js: all but soak, unstable and api, each with its reason), or
+// scenarios/specs/<name>.js: all but mobile, soak, unstable and api, each with its reason), or
 // the --scenarios list (checked).
 export async function gateScenarios(list) {
   const known = scenarioNames();

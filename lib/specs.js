@@ -22,6 +22,15 @@ export async function specGate(scenario) {
   return GATE;
 }
 
+// A scenario's own settings (the mobile scenario's INTERACTION_SECONDS, …), checked by
+// making its declaration under `env` as k6 would: a bad one is a UsageError, one line and
+// exit 2, before anything starts. (api's declaration reads its plan file: not here.)
+export async function checkDeclaration(scenario, env) {
+  if (scenario === 'api' || !scenarioNames().includes(scenario)) return;
+  const { default: declare } = await import(specUrl(scenario));
+  withUsage(() => declare(env));
+}
+
 // -> { built, profile, policy, policyFile (as messages show it) }. baseEnv: what k6's
 // -e flags would hold besides --load and --workload (default: this process's env).
 export async function buildSpec(scenario, { profile: spec, load, workload, file }, { out }, baseEnv = process.env) {

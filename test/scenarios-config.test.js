@@ -33,7 +33,8 @@ const TRANSPORTS = [
 // Concurrency steps at LOAD=full: 1 -> 10 -> 50 -> 200 VUs; fanout's steps are its
 // subscriber counts, 10 -> 100 -> 1000 (several subscribers to a VU).
 // unstable: one client per lane at every level (what one user meets on a failing link).
-const FULL_STEPS = { fanout: 3, unstable: 1 };
+// mobile: one phone per lane and interaction rate (the radio is the device's).
+const FULL_STEPS = { fanout: 3, unstable: 1, mobile: 1 };
 // The PR gate's scenarios must fit its time; the others (unstable: one period of the
 // link's events per lane) are not in it.
 const GATED = new Set(await gateScenarios());

@@ -1,4 +1,4 @@
-// `k6pack gate`: the PR gate in one command. Every scenario but soak, unstable and api (or
+// `k6pack gate`: the PR gate in one command. Every scenario but mobile, soak, unstable and api (or
 // --scenarios), one after another, under each gate profile at the gate's load
 // level, on one stack (started for the gate if it is not up, as `run` does),
 // then one gate folder with:
@@ -316,12 +316,15 @@ export function register(program, ctx) {
   const command = program
     .command('gate')
     .description(
-      'the PR gate in one command: every scenario but soak, unstable and api (or your API: --api), per profile; HTML report, JUnit and Markdown in one folder',
+      'the PR gate in one command: every scenario but mobile, soak, unstable and api (or your API: --api), per profile; HTML report, JUnit and Markdown in one folder',
     )
     .argument('[k6args...]', 'extra arguments for every `k6 run`, after --')
     .option('-p, --profile <names>', 'comma-separated profiles, one k6 run each per scenario', GATE_DEFAULTS.profile)
     .option('-l, --load <level>', 'load level, passed to k6 as -e LOAD=<level>', GATE_DEFAULTS.load)
-    .option('-s, --scenarios <names>', 'comma-separated scenarios (default: every one but soak, unstable and api)')
+    .option(
+      '-s, --scenarios <names>',
+      'comma-separated scenarios (default: every one but mobile, soak, unstable and api)',
+    )
     .option(
       '--results <dir>',
       'the gate folder for its run folders and files (default: results/gate-<UTC time>/, or under K6PACK_RESULTS_DIR)',

@@ -16,6 +16,7 @@ import { checkPrometheus, parsePrometheusOut } from '../prometheus.js';
 import { envFlagsOf, resultsRoot } from '../report/run-folder.js';
 import { checkMetrics, checkWorkload, runProfiles, withRunStack } from '../runner.js';
 import { ensureTools } from '../tools.js';
+import { checkDeclaration } from '../specs.js';
 
 export function register(program, ctx) {
   addApiOptions(
@@ -131,6 +132,12 @@ export async function runScenario(
   // A profile given to k6 itself (`-- -e PROFILE=lte+trace=./my.trace`) is checked here
   // too: a bad one is one line and exit 2 before the stack starts, not k6's error after.
   for (const flag of envFlagsOf(k6Args)) if (flag.startsWith('PROFILE=')) profileOrUsage(flag.slice('PROFILE='.length));
+  // The scenario's own settings, from the environment and `-- -e NAME=value`, likewise.
+  const given = envFlagsOf(k6Args).filter((f) => f !== '-e' && f.includes('='));
+  await checkDeclaration(scenario, {
+    ...process.env,
+    ...Object.fromEntries(given.map((f) => [f.slice(0, f.indexOf('=')), f.slice(f.indexOf('=') + 1)])),
+  });
   const prometheus = parsePrometheusOut(prometheusOut);
   await checkPrometheus(prometheus);
   const { k6 } = ensureTools({ log: ctx.out });

@@ -19,6 +19,7 @@ import { PROXY_NAMES, TARGET_DEFAULTS } from '../../common/defaults.js';
 import { deathLine } from '../../common/log-tail.js';
 import { resolveFrom } from '../../common/paths.js';
 import { isTimed, NETWORK_FILE_HINT, ProfileError, resolveProfile, withEpoch } from '../../common/profiles.js';
+import { radioLogOf } from '../../common/radio-log.js';
 import { changeRequest, snapshotOf, toxicChanges } from '../../common/toxics.js';
 import { rawSetting } from '../../common/settings.js';
 
@@ -214,6 +215,15 @@ export function restoreNetwork(applied, url = toxiproxyUrl()) {
   } catch (err) {
     console.warn(`${err.message || err} (the toxics of this run may remain until the next run's setup)`);
   }
+}
+
+// The phone's radio's event log (tools/toxiproxy/radio_log.go), as the uplink link toxic of
+// `proxy` lists it (every proxy's shares the device's one radio): null without a radio (or
+// on a Toxiproxy that lists no radio_log). common/radio-log.js reads it.
+export function radioLogAt(url = toxiproxyUrl(), proxy = PROXY_NAMES[0]) {
+  const res = call('GET', url, `/proxies/${encodeURIComponent(proxy)}/toxics`);
+  if (res.status !== 200) return null;
+  return radioLogOf(res.json() || []);
 }
 
 // No toxics on any proxy (push.js calibrates its clock on a bare link). Throws like applyNetwork.

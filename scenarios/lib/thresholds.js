@@ -59,6 +59,13 @@ const METRIC_TYPES = {
   delivery_spread: 'trend',
   delivery_missed: 'counter',
   delivery_duplicates: 'counter',
+  // the mobile scenario's radio, from the link's event log (scenarios/mobile.js)
+  radio_energy_op: 'trend',
+  radio_energy_hour: 'trend',
+  radio_on_hour: 'trend',
+  radio_state_hour: 'trend',
+  radio_promotions: 'counter',
+  radio_promotion: 'trend',
   // k6's own, observed per step for summary.json (results.js)
   iterations: 'counter',
   dropped_iterations: 'counter',

@@ -1,0 +1,276 @@
+/*
+ * Mobile: each lane at an interaction rate, on a phone whose radio sleeps.
+ * One operation (the study-000 book query or rating) every T seconds
+ * (INTERACTION_SECONDS, default 1,5,15,60), over HTTP/1.1 fresh and
+ * keep-alive, HTTP/2, and a graphql-ws socket without and with a keepalive
+ * ping (every 10 or 30 s after the last pong). One VU per lane and T (one
+ * phone: the radio is the device's, every proxy's link toxic shares it), the
+ * steps one after another. A step runs the operation once (gap:first: it opens
+ * a kept lane's connection), then MOBILE_OPS more, T seconds apart
+ * (gap:after: the rows). Under +rrc the model prices each one with its gap
+ * (common/model.js: promotion, FACH, DRX); under +nat=SECONDS a kept
+ * connection idle longer is dropped silently and its next operation fails
+ * (the HTTP client opens a new connection next time, the WebSocket lane a new
+ * socket).
+ * Servers: the GraphQL server behind Toxiproxy.
+ * Default profile: lte+rrc; try 3g+rrc, lte+rrc+nat=30.
+ * Look at: p50/p95 after the gap and the model's split (promotion, set-up,
+ * the operation), failures (a NAT's), the promotions the link's event log
+ * shows (tools/toxiproxy/radio_log.go), the radio's time per state per hour
+ * from it, the energy per operation and per hour (common/radio.js's powers),
+ * and one verdict line per T: the fastest lane and the cheapest on battery.
+ *
+ *   npx k6pack up && k6 run scenarios/mobile.js
+ *   k6 run -e PROFILE=3g+rrc -e INTERACTION_SECONDS=5,15 scenarios/mobile.js
+ *
+ * Its plan at LOAD=ci (`npx k6pack plan mobile --load ci`; dev/plan-headers.js writes it):
+ *   mobile under lte+rrc (R 70 ms, down 12000 / up 12000 kbit/s, rrc), load ci, closed workload: 24 k6 scenarios, 2011.2 s in all
+ *     k6 scenario            executor      VUs or rate  start    duration  graceful stop
+ *     http_fresh_t1_c1       constant-vus  1 VU         0s       6s        0.8s
+ *     http_fresh_t5_c1       constant-vus  1 VU         6.8s     22s       0.8s
+ *     http_fresh_t15_c1      constant-vus  1 VU         29.6s    62s       0.8s
+ *     http_fresh_t60_c1      constant-vus  1 VU         92.4s    242s      0.8s
+ *     http_keepalive_t1_c1   constant-vus  1 VU         335.2s   6s        0.8s
+ *     http_keepalive_t5_c1   constant-vus  1 VU         342s     22s       0.8s
+ *     http_keepalive_t15_c1  constant-vus  1 VU         364.8s   62s       0.8s
+ *     http_keepalive_t60_c1  constant-vus  1 VU         427.6s   242s      0.8s
+ *     http2_t1_c1            constant-vus  1 VU         670.4s   6s        0.8s
+ *     http2_t5_c1            constant-vus  1 VU         677.2s   22s       0.8s
+ *     http2_t15_c1           constant-vus  1 VU         700s     62s       0.8s
+ *     http2_t60_c1           constant-vus  1 VU         762.8s   242s      0.8s
+ *     ws_t1_c1               constant-vus  1 VU         1005.6s  6s        0.8s
+ *     ws_t5_c1               constant-vus  1 VU         1012.4s  22s       0.8s
+ *     ws_t15_c1              constant-vus  1 VU         1035.2s  62s       0.8s
+ *     ws_t60_c1              constant-vus  1 VU         1098s    242s      0.8s
+ *     ws_ping10_t1_c1        constant-vus  1 VU         1340.8s  6s        0.8s
+ *     ws_ping10_t5_c1        constant-vus  1 VU         1347.6s  22s       0.8s
+ *     ws_ping10_t15_c1       constant-vus  1 VU         1370.4s  62s       0.8s
+ *     ws_ping10_t60_c1       constant-vus  1 VU         1433.2s  242s      0.8s
+ *     ws_ping30_t1_c1        constant-vus  1 VU         1676s    6s        0.8s
+ *     ws_ping30_t5_c1        constant-vus  1 VU         1682.8s  22s       0.8s
+ *     ws_ping30_t15_c1       constant-vus  1 VU         1705.6s  62s       0.8s
+ *     ws_ping30_t60_c1       constant-vus  1 VU         1768.4s  242s      0.8s
+ *   where the figures come from:
+ *     VUs or rate: each step's concurrency (the spec's steps: 1)
+ *     duration, http_fresh_t1: 1 iteration of the model's 6.000 s
+ *     duration, http_fresh_t5: 1 iteration of the model's 22.000 s
+ *     duration, http_fresh_t15: 1 iteration of the model's 62.000 s
+ *     duration, http_fresh_t60: 1 iteration of the model's 242.000 s
+ *     duration, http_keepalive_t1: 1 iteration of the model's 6.000 s
+ *     duration, http_keepalive_t5: 1 iteration of the model's 22.000 s
+ *     duration, http_keepalive_t15: 1 iteration of the model's 62.000 s
+ *     duration, http_keepalive_t60: 1 iteration of the model's 242.000 s
+ *     duration, http2_t1: 1 iteration of the model's 6.000 s
+ *     duration, http2_t5: 1 iteration of the model's 22.000 s
+ *     duration, http2_t15: 1 iteration of the model's 62.000 s
+ *     duration, http2_t60: 1 iteration of the model's 242.000 s
+ *     duration, ws_t1: 1 iteration of the model's 6.000 s
+ *     duration, ws_t5: 1 iteration of the model's 22.000 s
+ *     duration, ws_t15: 1 iteration of the model's 62.000 s
+ *     duration, ws_t60: 1 iteration of the model's 242.000 s
+ *     duration, ws_ping10_t1: 1 iteration of the model's 6.000 s
+ *     duration, ws_ping10_t5: 1 iteration of the model's 22.000 s
+ *     duration, ws_ping10_t15: 1 iteration of the model's 62.000 s
+ *     duration, ws_ping10_t60: 1 iteration of the model's 242.000 s
+ *     duration, ws_ping30_t1: 1 iteration of the model's 6.000 s
+ *     duration, ws_ping30_t5: 1 iteration of the model's 22.000 s
+ *     duration, ws_ping30_t15: 1 iteration of the model's 62.000 s
+ *     duration, ws_ping30_t60: 1 iteration of the model's 242.000 s
+ *     graceful stop: the spec's time to close
+ *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
+ * (end of the plan)
+ */
+import exec from 'k6/execution';
+import { Counter, Trend } from 'k6/metrics';
+import declare from './specs/mobile.js';
+import { waitOutStep } from './lib/fit.js';
+import { graphqlHttp } from './lib/http.js';
+import { remainingMs } from './lib/load.js';
+import { recordOutcome } from './lib/metrics.js';
+import { radioLogAt } from './lib/network.js';
+import { bookOperation } from './lib/queries.js';
+import { defineScenario } from './lib/scenario.js';
+import { p50Of } from './lib/summary.js';
+import { pause } from './lib/sessions.js';
+import { withObservers } from './lib/thresholds.js';
+import { GraphqlWs, WS_TIMEOUT_MS, wsUrl } from './lib/ws.js';
+import { linkOf } from '../common/model.js';
+import { batteryShare, statePowers } from '../common/radio.js';
+import { energyOfStates, perHour, timeInStates } from '../common/radio-log.js';
+import { cellKey } from '../common/results.js';
+
+const decl = declare(__ENV);
+const { OPS, EVERY, BATTERY_MAH } = decl;
+const s = defineScenario(decl, { notes });
+export const { options, setup, teardown, handleSummary } = s;
+const link = linkOf(s.profile);
+
+// The radio's figures of each step, from the link's event log (laneOnly columns and notes).
+const energyOp = new Trend('radio_energy_op');
+const energyHour = new Trend('radio_energy_hour');
+const onHour = new Trend('radio_on_hour');
+const stateHour = new Trend('radio_state_hour');
+// The promotions the log shows in a step (gap:first: its first operation's; gap:after: the
+// later ones') and how long each took.
+const promotions = new Counter('radio_promotions');
+const promotionMs = new Trend('radio_promotion', true);
+const STATES = link.radio ? Object.keys(statePowers(link.radio)) : [];
+const STEP_NAMES = Object.keys(s.plan.scenarios).filter((n) => s.plan.scenarios[n].tags.transport);
+Object.assign(
+  options.thresholds,
+  withObservers(
+    options.thresholds,
+    STEP_NAMES.flatMap((n) => [
+      ...STATES.map((state) => cellKey('radio_state_hour', { scenario: n, state })),
+      ...['first', 'after'].flatMap((gap) => [
+        cellKey('radio_promotions', { scenario: n, gap }),
+        cellKey('radio_promotion', { scenario: n, gap }),
+      ]),
+    ]),
+  ),
+);
+
+// The radio in a step that began at t0: its promotions (the first operation's: those
+// that start before t0 + T), and over the `periods` periods of T from t0 + T, each
+// opening with an operation after its gap, its time per state and energy.
+function recordRadio(t0, T, periods) {
+  const log = radioLogAt();
+  if (!log) return;
+  for (const p of timeInStates(log, { fromMs: t0 - 50 }).promotions) {
+    const gap = p.atMs < t0 + T ? 'first' : 'after';
+    promotions.add(1, { gap });
+    if (p.ms !== null) promotionMs.add(p.ms, { gap });
+  }
+  if (periods < 1) return;
+  const r = timeInStates(log, { fromMs: t0 + T, toMs: t0 + (periods + 1) * T });
+  if (!(r.windowS > 0)) return;
+  const e = energyOfStates(log.radio, r.seconds);
+  energyOp.add(e.mj / periods);
+  energyHour.add((e.mj * 3600) / r.windowS);
+  onHour.add(((r.windowS - (r.seconds.idle || 0)) * 3600) / r.windowS);
+  for (const [state, sec] of Object.entries(perHour(r.seconds, r.windowS))) stateHour.add(sec, { state });
+}
+
+// A step's one iteration: the operation at once, then OPS more at T, 2T, ... from its
+// start, as long as each still has a second before the step ends; then the radio. A VU
+// that k6 starts again in the same step waits the step out.
+async function paced(l, { op, close }) {
+  if (exec.vu.iterationInScenario > 0) {
+    waitOutStep(s);
+    return;
+  }
+  const T = l.everyS * 1000;
+  const t0 = Date.now();
+  let i = 0;
+  await op('first', i++);
+  let done = 0;
+  for (let k = 1; k <= OPS; k++) {
+    const at = t0 + k * T;
+    if (at - Date.now() > remainingMs() - 1000) break;
+    await pause(Math.max(0, at - Date.now()));
+    await op('after', i++);
+    done = k;
+  }
+  if (close) await close();
+  recordRadio(t0, T, done - 1);
+}
+
+const operation = (gap, i) => {
+  const o = bookOperation(exec.vu.idInTest, i);
+  return { ...o, tags: { ...o.tags, gap } };
+};
+
+function httpLane(l) {
+  return paced(l, { op: async (gap, i) => graphqlHttp({ transport: l.transport, tls: l.tls, ...operation(gap, i) }) });
+}
+
+// One socket for the step; a failed operation (a NAT that forgot the connection, a ping
+// that got no pong) takes the socket for dead: the next operation opens a new one.
+function wsLane(l) {
+  let ws = null;
+  const stop = async () => {
+    if (!ws) return;
+    if (ws.ka) clearTimeout(ws.ka.timer);
+    await ws.close({ timeoutMs: Math.max(0, remainingMs()) });
+    if (ws.ka) clearTimeout(ws.ka.timer);
+    ws = null;
+  };
+  const op = async (gap, i) => {
+    const o = operation(gap, i);
+    if (!ws) {
+      ws = new GraphqlWs(wsUrl(l.tls), { tags: {} });
+      ws.deadline = Date.now() + remainingMs();
+      try {
+        await ws.open();
+      } catch (err) {
+        recordOutcome(false, null, o.tags, `connect: ${err && err.message ? err.message : err}`, 'ws connect');
+        await stop();
+        return;
+      }
+      if (l.pingS) ws.keepAlive({ intervalMs: l.pingS * 1000, timeoutMs: WS_TIMEOUT_MS });
+    }
+    const r = await ws.execute(o);
+    if (!r.ok && !r.abandoned) await stop();
+  };
+  return paced(l, { op, close: stop });
+}
+
+// Every lane's exec: its family's client (scenarios/lib/scenario.js dispatch).
+export const runLane = s.dispatch({ http: httpLane, ws: wsLane });
+
+// ---- the summary's notes: the model's split, the radio per hour, the verdict per T ----
+
+const fmt = (x, digits = 0) => (x === null || x === undefined || Number.isNaN(x) ? '-' : x.toFixed(digits));
+
+const stepOf = (l) => STEP_NAMES.find((n) => n === `${l.name}_${s.plan.scenarios[n].tags.step}`);
+
+function notes(data) {
+  const m = data.metrics;
+  const stat = (key, st) => (m[key] && m[key].values.count ? m[key].values[st] : null);
+  const count = (key) => (m[key] ? m[key].values.count : 0);
+  const lines = [
+    '',
+    `mobile: one operation every T s (INTERACTION_SECONDS ${EVERY.join(',')}), ${OPS} after each step's first; radio ${link.radio || 'none (add +rrc)'}${link.natIdleS ? `, NAT idle timeout ${link.natIdleS} s` : ''}`,
+  ];
+  const verdicts = [];
+  for (const T of EVERY) {
+    const ranked = [];
+    for (const l of s.lanes.filter((x) => x.everyS === T)) {
+      const name = stepOf(l);
+      if (!name) continue;
+      const rowKey = cellKey('op_duration', { scenario: name, gap: 'after' });
+      const p50 = stat(rowKey, 'med');
+      const p95 = stat(rowKey, 'p(95)');
+      const failed = m[cellKey('op_failed', { scenario: name, gap: 'after' })];
+      const fails = failed ? failed.values.passes : 0;
+      const gate = s.gates.find((g) => g.key === rowKey);
+      const e = gate ? gate.expected.p50 : null;
+      const split = e
+        ? `model ${fmt(e.ms)} ms = promotion ${fmt(e.radioMs || 0)} + set-up ${fmt(e.setupMs)} + operation ${fmt(e.ms - (e.radioMs || 0) - e.setupMs)}`
+        : 'no model';
+      const promoted = count(cellKey('radio_promotions', { scenario: name, gap: 'after' }));
+      const promotedMs = stat(cellKey('radio_promotion', { scenario: name, gap: 'after' }), 'med');
+      const mj = p50Of(data, cellKey('radio_energy_op', { scenario: name }));
+      const mjh = p50Of(data, cellKey('radio_energy_hour', { scenario: name }));
+      const states = STATES.map((st) => [st, p50Of(data, cellKey('radio_state_hour', { scenario: name, state: st }))])
+        .filter(([, v]) => v)
+        .map(([st, v]) => `${st} ${fmt(v)}`)
+        .join(', ');
+      lines.push(
+        `  ${l.base} every ${T} s: p50 ${fmt(p50)} ms, p95 ${fmt(p95)} ms (${split}); failed ${fails}` +
+          (link.radio ? `; promotions ${promoted}${promotedMs !== null ? ` (${fmt(promotedMs)} ms each)` : ''}` : '') +
+          (mj !== null
+            ? `; ${fmt(mj)} mJ/op, ${fmt(mjh)} mJ/h (${fmt(batteryShare(mjh, BATTERY_MAH) * 100, 2)} % of a ${BATTERY_MAH} mAh battery an hour); radio s/h: ${states}`
+            : ''),
+      );
+      ranked.push({ lane: l.base, p50, mj, fails });
+    }
+    const ok = ranked.filter((r) => r.fails === 0);
+    const fastest = ok.filter((r) => r.p50 !== null).sort((a, b) => a.p50 - b.p50)[0];
+    const cheapest = ok.filter((r) => r.mj !== null).sort((a, b) => a.mj - b.mj)[0];
+    verdicts.push(
+      `${s.profile.name}, one operation every ${T} s: fastest ${fastest ? `${fastest.lane} (p50 ${fmt(fastest.p50)} ms)` : '-'}, cheapest on battery ${cheapest ? `${cheapest.lane} (${fmt(cheapest.mj)} mJ/op)` : '- (no radio log: add +rrc)'}`,
+    );
+  }
+  return [...lines, '', ...verdicts];
+}

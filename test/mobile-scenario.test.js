@@ -1,0 +1,103 @@
+// The mobile scenario (issue 41) in one short run under lte+rrc: two lanes, one operation
+// every 2 s, three after each step's first. The radio is idle when the run starts (a new
+// stack's Toxiproxy), so the first operation pays LTE's promotion, and the link's event
+// log shows it (260 ms); every later gap (2 s) is within the 11.576 s tail, so no
+// operation after it is promoted, and each costs what the plain network's model says.
+// The radio's time per state and energy come from the log and match common/radio.js's
+// rhythm. Bad input is one line and exit 2. Timed: it asserts latencies.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { execa } from 'execa';
+import { BOOK_OP } from '../scenarios/specs/ws-vs-http.js';
+import { linkOf, operation } from '../common/model.js';
+import { energy } from '../common/radio.js';
+import { loadProfile } from '../lib/profiles.js';
+import { ROOT } from '../lib/tools.js';
+import { runK6 } from '../dev/run-k6.js';
+import { startTestStack } from '../dev/test-stack.js';
+
+let stack;
+before(async () => {
+  stack = await startTestStack();
+});
+after(async () => {
+  await stack?.stop();
+});
+
+const within = (got, want, lo, hi, what) =>
+  assert.ok(got >= want * lo && got <= want * hi, `${what}: ${got}, want ${lo}-${hi} x ${want}`);
+
+test('lte+rrc, one operation every 2 s: the first pays the promotion, none within the tail does; the radio per state and its energy from the log', async (t) => {
+  const r = await runK6(join(ROOT, 'scenarios', 'mobile.js'), {
+    env: {
+      ...stack.env,
+      PROFILE: 'lte+rrc',
+      LANES: 'http_fresh_t2,ws_t2',
+      INTERACTION_SECONDS: '2',
+      MOBILE_OPS: '3',
+    },
+    timeoutMs: 90000,
+  });
+  const output = `${r.stdout}\n${r.stderr.slice(-3000)}`;
+  assert.equal(r.code, 0, output);
+  for (const line of r.stdout.split('\n')) if (/every 2 s|promotions/.test(line)) t.diagnostic(line);
+  const m = r.summary.metrics;
+  const sub = (key) => {
+    assert.ok(m[key], `${key} missing\n${output}`);
+    return m[key];
+  };
+  const link = linkOf(loadProfile('lte+rrc'));
+  const fresh = (gapS) => operation(link, { transport: 'http-fresh', tls: false, ...BOOK_OP, gapS }).ms;
+  const ws = operation(link, { transport: 'ws', tls: false, conn: 'warm', ...BOOK_OP, gapS: 2 }).ms;
+
+  // The first operation of the run found the radio idle: one promotion of 260 ms in the log.
+  assert.equal(sub('radio_promotions{scenario:http_fresh_t2_c1,gap:first}').count, 1);
+  within(sub('radio_promotion{scenario:http_fresh_t2_c1,gap:first}').med, 260, 0.98, 1.02, 'the promotion in the log');
+  within(sub('op_duration{scenario:http_fresh_t2_c1,gap:first}').med, fresh(60), 0.9, 1.1, 'the first operation');
+  // Within the tail: no promotion, and the plain network's time.
+  for (const lane of ['http_fresh_t2_c1', 'ws_t2_c1'])
+    assert.equal(sub(`radio_promotions{scenario:${lane},gap:after}`).count, 0, `${lane}: promoted within the tail`);
+  assert.equal(fresh(2), operation(link, { transport: 'http-fresh', tls: false, ...BOOK_OP }).ms, 'no radio term');
+  within(sub('op_duration{scenario:http_fresh_t2_c1,gap:after}').med, fresh(2), 0.9, 1.1, 'http_fresh after 2 s');
+  within(sub('op_duration{scenario:ws_t2_c1,gap:after}').med, ws, 0.9, 1.1, 'ws after 2 s');
+
+  // The radio never left RRC_CONNECTED in the window: on for the whole hour, and its energy
+  // is common/radio.js's rhythm for one operation every 2 s (the operation's time on the air
+  // is a few percent of the period: the energy barely depends on it).
+  for (const lane of ['http_fresh_t2_c1', 'ws_t2_c1']) {
+    within(sub(`radio_on_hour{scenario:${lane}}`).med, 3600, 0.999, 1.001, `${lane}: radio on s/h`);
+    assert.equal(sub(`radio_state_hour{scenario:${lane},state:idle}`).max, 0, `${lane}: idle in the window`);
+    assert.equal(
+      sub(`radio_state_hour{scenario:${lane},state:promotion}`).max,
+      0,
+      `${lane}: a promotion in the window`,
+    );
+    within(
+      sub(`radio_energy_op{scenario:${lane}}`).med,
+      energy('lte', { periodS: 2, activeS: 0.07 }).perOpMj,
+      0.95,
+      1.05,
+      `${lane}: mJ/op`,
+    );
+  }
+  assert.match(
+    r.stdout,
+    /lte\+rrc, one operation every 2 s: fastest (ws|http_fresh) \(p50 \d+ ms\), cheapest on battery (ws|http_fresh) \(\d+ mJ\/op\)/,
+  );
+  assert.match(
+    r.stdout,
+    /http_fresh every 2 s: p50 \d+ ms, p95 \d+ ms \(model \d+ ms = promotion 0 \+ set-up 70 \+ operation \d+\)/,
+  );
+});
+
+test('a malformed INTERACTION_SECONDS: one line naming it, exit 2, before anything starts', async () => {
+  const r = await execa(process.execPath, [join(ROOT, 'bin', 'k6pack.js'), 'run', 'mobile', '--profile', 'lte+rrc'], {
+    reject: false,
+    env: { INTERACTION_SECONDS: '5,fifteen' },
+    timeout: 30000,
+  });
+  assert.equal(r.exitCode, 2, r.stderr);
+  assert.equal(r.stderr.trim(), 'k6pack: INTERACTION_SECONDS=5,fifteen: item 2 must be a whole number from 1 to 3600');
+  assert.equal(r.stdout.trim(), '');
+});
