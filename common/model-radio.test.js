@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { expectationsOf } from './gates.js';
 import { budget, linkOf, operation, radioWake } from './model.js';
+import { rhythmWakes, wake } from './radio.js';
 import { lane } from './scenario.js';
 import { parsePolicy } from './thresholds.js';
 import { loadProfile } from '../lib/profiles.js';
@@ -105,4 +106,33 @@ test('the budgets: a lane whose model says the gap gets the promotion in its bud
   const b0 = budget(policy, lte, e0);
   assert.ok(b.p50 - b0.p50 >= 260 * policy.p50.factor - 5, `p50 budget ${b.p50} against ${b0.p50}`);
   assert.ok(b.p95 - b0.p95 >= 260 * policy.p95.factor - 5, `p95 budget ${b.p95} against ${b0.p95}`);
+});
+
+test('3G, one operation every T s: a small one FACH carried leaves the radio in FACH, whose 12 s tail counts from it', () => {
+  // ws framing: 140 B up, 260 B down, FACH carries them in 307.44 ms (above).
+  const small = { upBytes: 140, downBytes: 260 };
+  assert.deepEqual(wake('3g', 10, { ...small, from: 'fach' }), { state: 'fach', promotionMs: 0, fachMs: 307.44 });
+  assert.deepEqual(wake('3g', 3, { ...small, from: 'fach' }).state, 'fach', 'no DCH tail after FACH');
+  assert.deepEqual(wake('3g', 12, { ...small, from: 'fach' }), { state: 'idle', promotionMs: 2000, fachMs: 0 });
+  // T = 8 s: every operation on FACH; T = 15 s: FACH (15 s after a DCH one), then IDLE
+  // (15 s after a FACH one, past its 12 s tail), and again; T = 20 s: IDLE each time.
+  const states = (T, bytes) =>
+    rhythmWakes('3g', { periodS: T, ...bytes }).map((w) => `${w.from}>${w.state}+${w.promotionMs}`);
+  assert.deepEqual(states(8, small), ['fach>fach+0']);
+  assert.deepEqual(states(15, small), ['up>fach+0', 'fach>idle+2000']);
+  assert.deepEqual(states(20, small), ['up>idle+2000']);
+  assert.deepEqual(states(15, {}), ['up>fach+1500'], 'a large one promotes FACH: the radio is up after it');
+  assert.deepEqual(states(15, {}).length, 1);
+  assert.deepEqual(
+    rhythmWakes('lte', { periodS: 15 }).map((w) => w.promotionMs),
+    [260],
+  );
+  // In the model: periodS with a quantile picks the cheaper (p50) or the dearer (p95) of the cycle.
+  const g3 = link('3g+rrc');
+  const ws = { transport: 'ws', tls: false, conn: 'warm', reqBytes: 100, resBytes: 200 };
+  const plain = operation(g3, ws).ms;
+  near(operation(g3, { ...ws, periodS: 15, quantile: 0.5 }).ms - plain, 307.44, 'p50: FACH carries it');
+  near(operation(g3, { ...ws, periodS: 15, quantile: 0.95 }).ms - plain, 2000, 'p95: from IDLE');
+  near(operation(g3, { ...ws, periodS: 8, quantile: 0.95 }).ms - plain, 307.44, 'T 8 s: FACH every time');
+  near(operation(link('lte+rrc'), { ...ws, periodS: 15 }).radioMs, 260, 'LTE: past the tail every time');
 });

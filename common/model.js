@@ -26,7 +26,7 @@
 //
 // Plain ES module (k6 and Node both load it); a transport's own facts come from the
 // lane catalogue (common/lanes/), the radio's from common/radio.js.
-import { drxBoundMs, RADIOS, wake } from './radio.js';
+import { drxBoundMs, RADIOS, rhythmWakes, wake } from './radio.js';
 import {
   FRESH_TRANSPORTS,
   framingOf as transportFraming,
@@ -275,8 +275,20 @@ export function linkOf(profile) {
 // without a radio or a gap. up/down: the bytes each way (3G's FACH decides on them).
 // oneWay: a push, whose one packet meets the DRX after the whole gap; an answer comes
 // half a round trip and the server's time after its request (the radio's last packet).
-export function radioWake(link, { gapS, oneWay = false, serverMs = 0 }, up = 0, down = 0) {
+// periodS instead of gapS: one operation every periodS seconds and nothing between, the
+// radio settled into that rhythm (common/radio.js rhythmWakes: in 3G an operation FACH
+// carried changes what the next one finds); quantile picks among the cycle's operations
+// by their cost (0.5: the cheaper of two, 0.95: the dearer).
+export function radioWake(link, op, up = 0, down = 0) {
+  const { oneWay = false, serverMs = 0, periodS, quantile = 0.5 } = op;
   const none = { promotionMs: 0, fachMs: 0, drxMs: 0, drxTailMs: 0, state: null };
+  if (link.radio && periodS && !oneWay) {
+    const cost = (w) => w.promotionMs + w.fachMs;
+    const cycle = rhythmWakes(link.radio, { periodS, upBytes: up, downBytes: down }).sort((a, b) => cost(a) - cost(b));
+    const w = cycle[Math.max(0, Math.ceil(quantile * cycle.length) - 1)];
+    return radioWake(link, { ...op, periodS: undefined, gapS: periodS, from: w.from }, up, down);
+  }
+  const gapS = op.gapS;
   if (!link.radio || gapS === undefined || gapS === null) return none;
   if (oneWay) {
     // A push: the radio is idle past the tail (the promotion; the paging delay is not
@@ -286,7 +298,7 @@ export function radioWake(link, { gapS, oneWay = false, serverMs = 0 }, up = 0, 
     const bound = drxBoundMs(link.radio, gapS);
     return { ...none, drxMs: bound / 2, drxTailMs: bound / 2, state: w.state };
   }
-  const w = wake(link.radio, gapS, { upBytes: up, downBytes: down });
+  const w = wake(link.radio, gapS, { upBytes: up, downBytes: down, from: op.from });
   const bound = drxBoundMs(link.radio, (link.R / 2 + serverMs) / 1000);
   return { promotionMs: w.promotionMs, fachMs: w.fachMs, drxMs: bound / 2, drxTailMs: bound / 2, state: w.state };
 }
@@ -425,7 +437,9 @@ const round1 = (x) => Math.round(x * 10) / 10;
 //   upWindow: true for a client stream (its request bytes wait for the server's window),
 //   waitMs: a wait the protocol adds (a poll interval),
 //   gapS: seconds since the radio's last packet, under +rrc (radioWake: the promotion,
-//         FACH or the DRX wait the operation pays first; none without it) }
+//         FACH or the DRX wait the operation pays first; none without it), or periodS and
+//         quantile: one operation every periodS seconds, settled (radioWake); from: 'fach'
+//         when the radio's last packet went on 3G's FACH (common/radio.js wake) }
 // -> { ms, setupMs, roundTrips, terms: [{ name, ms, text }], formula, tailMs (what
 //      losses add at the 95th percentile beyond the median: stalls, and a long
 //      transfer's window meeting more losses), spreadMs (that last part alone),
@@ -445,7 +459,11 @@ export function operation(link, op) {
   const handshake = setupBytes(link, phases);
   const [setupUp, setupDown] = setupBytesOf(phases, phases.includes('tls'));
   const radio = radioWake(link, op, up + setupUp, down + setupDown);
-  add('promotion', radio.promotionMs, `radio promotion (${link.radio}, ${radio.state} after ${op.gapS} s)`);
+  add(
+    'promotion',
+    radio.promotionMs,
+    `radio promotion (${link.radio}, ${radio.state} after ${op.gapS ?? op.periodS} s)`,
+  );
   add('fach', radio.fachMs, 'FACH carries it (3g)');
   for (const p of phases) add(p, link.R + link.extraMs, `${PHASES[p]}: R`);
   add('handshake bytes', handshake.ms, handshake.text);

@@ -83,19 +83,42 @@ export function tailMs(radio) {
 // What a request after an idle gap of gapS seconds (from the radio's last packet) pays
 // before its bytes go: { state it finds, promotionMs, fachMs (FACH's slow carriage of a
 // small request: its bytes up, then its answer's down) }. upBytes/downBytes decide FACH
-// against its buffer thresholds (absent: large, so FACH promotes).
-export function wake(radio, gapS, { upBytes = Infinity, downBytes = Infinity } = {}) {
+// against its buffer thresholds (absent: large, so FACH promotes). from: where the last
+// packet left the radio, 'up' (DCH or RRC_CONNECTED) or, in 3G, 'fach' (FACH carried it:
+// the radio stays in FACH, and FACH's own tail counts from it).
+export function wake(radio, gapS, { upBytes = Infinity, downBytes = Infinity, from = 'up' } = {}) {
   const set = setOf(radio);
   const gap = gapS * 1000;
   if (set === LTE) return gap >= set.tailMs ? idle(set.promotionMs) : up('connected');
-  if (gap < set.tailMs) return up('dch');
-  if (gap >= set.tailMs + set.fachTailMs) return idle(set.promotionMs);
+  const onFach = from === 'fach';
+  if (gap < set.tailMs && !onFach) return up('dch');
+  if (gap >= (onFach ? 0 : set.tailMs) + set.fachTailMs) return idle(set.promotionMs);
   if (fitsFach(set, upBytes, downBytes))
     return { state: 'fach', promotionMs: 0, fachMs: fachMs(true, upBytes) + fachMs(false, downBytes) };
   return { state: 'fach', promotionMs: set.fachPromotionMs, fachMs: 0 };
 }
 const idle = (promotionMs) => ({ state: 'idle', promotionMs, fachMs: 0 });
 const up = (state) => ({ state, promotionMs: 0, fachMs: 0 });
+
+// What each operation of a steady rhythm pays (one every periodS seconds, nothing in
+// between), once the radio has settled: wake()'s results over one cycle, each with the
+// `from` it met. In 3G an operation FACH carries leaves the radio in FACH, whose 12 s
+// tail then counts from it: at a period from 5 to 12 s small operations stay on FACH, from
+// 12 to 17 s they alternate with promotions from IDLE (the link toxic's state machine does
+// the same: tools/toxiproxy/radio.go).
+export function rhythmWakes(radio, { periodS, upBytes = Infinity, downBytes = Infinity }) {
+  const set = setOf(radio);
+  const out = [];
+  let from = 'up';
+  for (let k = 0; k < 8; k++) {
+    const w = wake(radio, periodS, { upBytes, downBytes, from });
+    out.push({ ...w, from });
+    from = set === UMTS && w.state === 'fach' && w.promotionMs === 0 ? 'fach' : 'up';
+  }
+  // Settled within two; a cycle is at most two long (fach, then idle).
+  const [a, b] = out.slice(6);
+  return a.state === b.state && a.from === b.from ? [b] : [a, b];
+}
 
 // The most DRX adds to a downlink packet (a push) that comes gapS seconds after the
 // radio's last packet: none within the inactivity timer, a short cycle within the short

@@ -23,24 +23,38 @@ export const MOBILE_LANES = [
   { name: 'ws_ping30', on: 'ws', pingS: 30 },
 ];
 
+// The pack's GraphQL server pings every WebSocket every 12 s (graphql-ws's useServer, its
+// keepAlive default 12e3 ms: node_modules/graphql-ws/dist/use/ws.js; servers/graphql/ws.js
+// keeps it), and k6 answers with a pong: a packet each way, whatever the client does.
+export const SERVER_PING_S = 12;
+
+// The pings a lane's connection carries between operations: the client's (pingS) and,
+// on a WebSocket, the server's; the shorter interval counts (0: none).
+export function pingOf(l) {
+  const pings = [l.pingS, l.on === 'ws' ? SERVER_PING_S : 0].filter((p) => p > 0);
+  return pings.length ? Math.min(...pings) : 0;
+}
+
 // The gap before an operation (seconds since the radio's last packet) at quantile q, for
 // one operation every T seconds on a lane that pings every P seconds (0: never). The
-// pings run on their own clock (P after each pong), so an operation finds the last ping
-// u seconds ago, u uniform over [0, P): the gap is min(T, u), whose q-quantile is
-// min(T, q P). Without pings, T. (The operation before took a few round trips of T:
-// left out, a gap a little longer than it is.)
+// pings run on their own clock (P after each pong, or the server's interval), so an
+// operation finds the last ping u seconds ago, u uniform over [0, P): the gap is
+// min(T, u), whose q-quantile is min(T, q P). Without pings, T. (The operation before
+// took a few round trips of T: left out, a gap a little longer than it is.)
 export function gapAt(T, P, q) {
   return P > 0 ? Math.min(T, q * P) : T;
 }
 
 // What a lane's operation costs by the model (common/model.js operation): the book
 // operation after its gap; a fresh lane opens its connection each time, a kept one has it.
+// Without pings the radio settles into the operations' rhythm (periodS: in 3G a small
+// operation FACH carried changes what the next one finds); with them, the gap since the
+// last ping.
 function modelOf(l, T) {
   const base = { ...BOOK_OP, ...(l.on === 'http_fresh' ? {} : { conn: 'warm' }) };
-  return () => ({
-    p50: { ...base, gapS: gapAt(T, l.pingS, 0.5) },
-    p95: { ...base, gapS: gapAt(T, l.pingS, 0.95) },
-  });
+  const P = pingOf(l);
+  const at = (q) => (P > 0 ? { gapS: gapAt(T, P, q) } : { periodS: T, quantile: q });
+  return () => ({ p50: { ...base, ...at(0.5) }, p95: { ...base, ...at(0.95) } });
 }
 
 // Whether `npx k6pack gate` runs this scenario, and at which load level (lib/specs.js
