@@ -82,7 +82,7 @@
  */
 import exec from 'k6/execution';
 import { Counter, Trend } from 'k6/metrics';
-import declare from './specs/mobile.js';
+import declare, { opTimeoutMs } from './specs/mobile.js';
 import { waitOutStep } from './lib/fit.js';
 import { graphqlHttp } from './lib/http.js';
 import { remainingMs } from './lib/load.js';
@@ -180,8 +180,12 @@ const operation = (gap, i) => {
   return { ...o, tags: { ...o.tags, gap } };
 };
 
+// Each operation times out within its slot (specs/mobile.js opTimeoutMs).
 function httpLane(l) {
-  return paced(l, { op: async (gap, i) => graphqlHttp({ transport: l.transport, tls: l.tls, ...operation(gap, i) }) });
+  const timeout = `${opTimeoutMs(l.everyS)}ms`;
+  return paced(l, {
+    op: async (gap, i) => graphqlHttp({ transport: l.transport, tls: l.tls, timeout, ...operation(gap, i) }),
+  });
 }
 
 // One socket for the step; a failed operation (a NAT that forgot the connection, a ping
@@ -209,7 +213,7 @@ function wsLane(l) {
       }
       if (l.pingS) ws.keepAlive({ intervalMs: l.pingS * 1000, timeoutMs: WS_TIMEOUT_MS });
     }
-    const r = await ws.execute(o);
+    const r = await ws.execute({ ...o, timeoutMs: opTimeoutMs(l.everyS) });
     if (!r.ok && !r.abandoned) await stop();
   };
   return paced(l, { op, close: stop });

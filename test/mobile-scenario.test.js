@@ -101,3 +101,29 @@ test('a malformed INTERACTION_SECONDS: one line naming it, exit 2, before anythi
   assert.equal(r.stderr.trim(), 'k6pack: INTERACTION_SECONDS=5,fifteen: item 2 must be a whole number from 1 to 3600');
   assert.equal(r.stdout.trim(), '');
 });
+
+test("the spec's gaps and NAT drops: a ping bounds the gap (the server's every 12 s on a WebSocket), a NAT drops a kept connection idle longer than its timeout", async () => {
+  const { gapAt, MOBILE_LANES, natDrops, pingOf } = await import('../scenarios/specs/mobile.js');
+  const by = Object.fromEntries(MOBILE_LANES.map((l) => [l.name, l]));
+  assert.deepEqual(
+    MOBILE_LANES.map((l) => [l.name, pingOf(l)]),
+    [
+      ['http_fresh', 0],
+      ['http_keepalive', 0],
+      ['http2', 0],
+      ['ws', 12],
+      ['ws_ping10', 10],
+      ['ws_ping30', 12],
+    ],
+  );
+  assert.equal(gapAt(15, 0, 0.5), 15);
+  assert.equal(gapAt(15, 10, 0.5), 5);
+  assert.equal(gapAt(15, 10, 0.95), 9.5);
+  assert.equal(gapAt(4, 10, 0.95), 4);
+  assert.equal(natDrops(by.http_fresh, 60, 10), false, 'a fresh connection each time');
+  assert.equal(natDrops(by.http_keepalive, 15, 10), true);
+  assert.equal(natDrops(by.http_keepalive, 5, 10), false);
+  assert.equal(natDrops(by.ws, 60, 30), false, "the server's 12 s pings keep it");
+  assert.equal(natDrops(by.ws_ping10, 60, 10, 70), true, 'a ping comes a round trip after its interval');
+  assert.equal(natDrops(by.ws, 15, 0), false, 'no NAT');
+});

@@ -50,6 +50,7 @@ const GO_TESTS = [
   'TestEveryConnectionOfADeviceSharesItsRadio',
   'TestRadioLogIsListedWithTheToxics',
   'TestRadioLogKeepsTheNewestEvents',
+  'TestANATDroppedSendStillWakesTheRadio',
   'TestNATMappingExpiresAfterTheIdleTimeout',
   'TestNATDropsAnIdleConnectionSilently',
   'TestNATPairsTheDirectionsOfAConnection',

@@ -296,6 +296,11 @@ func (t *LinkToxic) Pipe(stub *toxics.ToxicStub) {
 			}
 			if st.nat != nil && !st.nat.pass(at, natIdle) {
 				st.dead = true // the NAT forgot the connection: this chunk (or close) is lost, and all after it
+				if chunk != nil && r != nil && t.Uplink == 1 {
+					// The phone's radio sent it (the NAT is beyond the radio): it woke the
+					// radio all the same. A server's chunk dies before it reaches the phone.
+					r.send(at, true, len(chunk.Data))
+				}
 				continue
 			}
 			if chunk == nil {

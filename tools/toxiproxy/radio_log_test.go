@@ -163,3 +163,49 @@ func TestRadioLogKeepsTheNewestEvents(t *testing.T) {
 		t.Fatalf("dropped %d, want %d (the log holds %d)", log.Dropped, total-radioLogMax, total)
 	}
 }
+
+// A NAT that forgot a connection drops what the phone sends on it, beyond the phone's
+// radio: the send wakes the radio all the same (its log shows the radio busy again
+// when the client sent), though nothing reaches the server.
+func TestANATDroppedSendStillWakesTheRadio(t *testing.T) {
+	const idle = 300 * time.Millisecond
+	device := freshDevice()
+	server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
+	proxy := toxiproxy.NewProxy(server, "natradio", "127.0.0.1:0", echoServer(t))
+	if err := proxy.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Stop)
+	attrs := fmt.Sprintf(`"nat_idle":%d,"radio":1,"radio_device":%d`, idle.Milliseconds(), device)
+	for _, j := range []string{
+		`{"name":"link_up","type":"link","stream":"upstream","attributes":{` + attrs + `,"uplink":1}}`,
+		`{"name":"link_down","type":"link","stream":"downstream","attributes":{` + attrs + `}}`,
+	} {
+		if _, err := proxy.Toxics.AddToxicJson(strings.NewReader(j)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := net.Dial("tcp", proxy.Listen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := echoOnce(c, 2*time.Second); err != nil {
+		t.Fatalf("before the NAT's timeout: %v", err)
+	}
+	time.Sleep(idle + 200*time.Millisecond) // past the NAT's timeout, within LTE's tail
+	sent := time.Now()
+	if err := echoOnce(c, 500*time.Millisecond); err == nil {
+		t.Fatal("the NAT let a send through after its timeout")
+	}
+	var resumed *RadioEvent
+	for _, e := range RadioEvents(device, radioLTE, time.Now()) {
+		if e.Kind == eventResume && !e.At.Before(sent.Add(-5*time.Millisecond)) {
+			e := e
+			resumed = &e
+		}
+	}
+	if resumed == nil || resumed.At.Sub(sent) > 50*time.Millisecond {
+		t.Fatalf("the dropped send did not wake the radio at %v: %+v", sent, RadioEvents(device, radioLTE, time.Now()))
+	}
+}
