@@ -3,7 +3,9 @@
 //
 // Every test file runs, in two phases:
 //   1. the files whose assertions are timings (budgets from the model, ratios to it,
-//      p50s of real runs: TIMED below), one at a time, alone on the machine;
+//      p50s of real runs: TIMED below): first TIMED_ALONE's, one at a time, alone on the
+//      machine; then the others, as many at a time as the cores this process may use
+//      (TIMED_AT_ONCE, below);
 //   2. every other file (servers, CLI, stack, reports, bad input, the benches' tiny
 //      modes: real processes whose assertions are not timings), REST_AT_ONCE at a time.
 // The unit tier (below: UNIT and the tests beside the pure modules, common/**/*.test.js
@@ -32,7 +34,7 @@
 // in phase 2, without c8: under c8 every Node process a test starts (phase 2's
 // servers, CLI and k6) would write its coverage too, and alone before phase 1 they
 // cost the suite 18 s.
-// `rest` runs phase 2 alone.
+// `timed` runs phase 1 alone, `rest` phase 2 alone.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -55,6 +57,7 @@ export const TIMED = [
   // Its third gate compares a lan run with a baseline taken seconds before and expects no
   // regression: with three files beside it a lan p95 jumped from 1.1 to 14.2 ms (2026-11-27).
   'history-gate.test.js',
+  'mobile-scenario.test.js',
   'profile-churn.test.js',
   'profiles-gates.test.js',
   'roundtrip.test.js',
@@ -83,7 +86,27 @@ export const UNIT = [
   'tally.test.js',
 ];
 
+// The timed files whose bounds are a few per cent of one round trip, or Go timers of a few
+// ms, run alone: beside another timed file (two at once on two cores, 2026-11-29) tcp-k6's
+// kept 100 KB answer under lte took 153 ms against a model of 137.8 (+11 %, its ceiling
+// +10 %) while toxiproxy-go compiled. The others' margins are round trips (R >= 70 ms),
+// counts and files: they run TIMED_AT_ONCE at a time, by default the cores this process may
+// use (2 on the reference VM, 1 under `taskset -c 0`), so that each has at least a core, as
+// the whole suite has pinned to one core (0 failures, 2026-11-29: bench/results.jsonl).
+// Before the split the 16 timed files took 629 s one at a time, at a load average of 0.6 on
+// 2 cores. The shared files, two at a time pinned to one core (`taskset -c 0`: half a core
+// each, a machine a quarter as fast), passed every one of their 35 tests in 302 s, and two
+// at a time on two cores twice (2026-11-29).
+export const TIMED_ALONE = [
+  'api-connect.test.js',
+  'connect-lanes.test.js',
+  'mobile-scenario.test.js',
+  'roundtrip.test.js',
+  'tcp-k6.test.js',
+  'toxiproxy-go.test.js',
+];
 const REST_AT_ONCE = Number(process.env.REST_AT_ONCE || availableParallelism());
+const TIMED_AT_ONCE = Number(process.env.TIMED_AT_ONCE || availableParallelism());
 // Phase 2's longest files start first (node's runner takes files in the order given),
 // so that none of them starts last and runs alone at the end: bench.test.js (every
 // bench, four at once), the unstable scenario's runs (about 75 s and 45 s).
@@ -91,7 +114,13 @@ const REST_AT_ONCE = Number(process.env.REST_AT_ONCE || availableParallelism());
 // last and runs on alone: on a fresh clone of 22ab42b (2026-11-29) these took 128, 63 (gate,
 // hold-stack, action), 55, 42, 40, 39, 37, 35, 31, 29, 28, 27, 23 s and less; phase 2 was 580 s
 // against its 1060 s of files over two at a time (530 s).
+// The timed phase's shared files likewise (alone, 2026-11-29: scenarios-smoke 205 s, api-lanes
+// 57, workload 51, soak 43, segments 28 and less).
 const LONG_FIRST = [
+  'scenarios-smoke.test.js',
+  'api-lanes.test.js',
+  'workload.test.js',
+  'soak.test.js',
   'bench.test.js',
   'gate.test.js',
   'hold-stack.test.js',
@@ -248,6 +277,11 @@ function coverageCheck(dir) {
 const all = readdirSync(here)
   .filter((f) => f.endsWith('.test.js'))
   .sort();
+for (const f of TIMED_ALONE)
+  if (!TIMED.includes(f)) {
+    console.error(`test/run.js: ${f} is in TIMED_ALONE but not in TIMED: add it there`);
+    process.exit(2);
+  }
 for (const f of [...TIMED, ...UNIT, ...LONG_FIRST]) {
   if (!all.includes(f)) {
     console.error(`test/run.js names ${f}, which is not in test/: update its lists`);
@@ -267,9 +301,14 @@ const testsIn = (dir, recursive) =>
 const besideLib = testsIn(LIB, true);
 const beside = [...testsIn(COMMON, true), ...besideLib];
 const inTest = (names) => names.map((f) => join(here, f));
-const others = inTest(
-  [...LONG_FIRST, ...all.filter((f) => !LONG_FIRST.includes(f))].filter((f) => !TIMED.includes(f) && !UNIT.includes(f)),
-);
+// names, LONG_FIRST's first (in its order), then the rest (in theirs).
+const longFirst = (names) => [
+  ...LONG_FIRST.filter((f) => names.includes(f)),
+  ...names.filter((f) => !LONG_FIRST.includes(f)),
+];
+const timedAlone = TIMED.filter((f) => TIMED_ALONE.includes(f));
+const timedShared = longFirst(TIMED.filter((f) => !TIMED_ALONE.includes(f)));
+const others = inTest(longFirst(all).filter((f) => !TIMED.includes(f) && !UNIT.includes(f)));
 const unitTier = [...inTest(UNIT), ...beside];
 const tier = process.argv[2] || 'all';
 // Which Node runs the suite: npm puts node_modules/.bin first on PATH, so `npm test` gets the
@@ -283,14 +322,20 @@ if (tier === 'unit') {
   // The unit files run with phase 2, without c8: the coverage floor is the unit tier's
   // (npm run test:unit). Run first and alone under c8 they added 18 s to the suite
   // (a fresh-clone run of ce4682f took 1502 s against its 1500).
-  code = Math.max(await run(inTest(TIMED), 1), await run([...others, ...unitTier], REST_AT_ONCE));
+  code = Math.max(
+    await run(inTest(timedAlone), 1),
+    await run(inTest(timedShared), TIMED_AT_ONCE),
+    await run([...others, ...unitTier], REST_AT_ONCE),
+  );
   console.log(
     `== the suite: ${all.length + beside.length} files in ${Math.round((Date.now() - t0) / 1000)} s, exit ${code}`,
   );
+} else if (tier === 'timed') {
+  code = Math.max(await run(inTest(timedAlone), 1), await run(inTest(timedShared), TIMED_AT_ONCE));
 } else if (tier === 'rest') {
   code = await run([...others, ...unitTier], REST_AT_ONCE);
 } else {
-  console.error(`unknown tier '${tier}': use all (the default), unit or rest`);
+  console.error(`unknown tier '${tier}': use all (the default), unit, timed or rest`);
   code = 2;
 }
 printFailures();

@@ -212,17 +212,12 @@ describe("compound-vs-parallel: study 001's document (DOC_SIZES=study: 50 x 100 
   const key = (lane) => `op_duration{scenario:${lane}_c1,size:study,cache:off,conn:warm}`;
 
   test('lan: generating the parts one after another is the 4x; at once, compound costs what atomic does', async (t) => {
-    const m = await run(t, 'compound-vs-parallel', 'lan', { DOC_SIZES: 'study' });
-    const [serial, parallel, atomic2, atomic1, vulcain] = [
-      'compound_serial_h2',
-      'compound_h2',
-      'atomic_h2',
-      'atomic_h1',
-      'vulcain_h2',
-    ].map((l) => p50(m, key(l)));
-    t.diagnostic(
-      `study p50 ms: compound serial ${serial}, compound parallel ${parallel}, atomic h2 ${atomic2}, atomic h1 ${atomic1}, vulcain ${vulcain}`,
-    );
+    // The three lanes the assertions read (atomic_h1 and vulcain_h2 only fed the diagnostic
+    // line: 12 s of the timed phase, 2026-11-29).
+    const lanes = ['compound_serial_h2', 'compound_h2', 'atomic_h2'];
+    const m = await run(t, 'compound-vs-parallel', 'lan', { DOC_SIZES: 'study', LANES: lanes.join(',') });
+    const [serial, parallel, atomic2] = lanes.map((l) => p50(m, key(l)));
+    t.diagnostic(`study p50 ms: compound serial ${serial}, compound parallel ${parallel}, atomic h2 ${atomic2}`);
     assert.ok(serial / atomic2 >= 3, `compound serial ${serial} / atomic h2 ${atomic2} < 3`);
     assert.ok(parallel / atomic2 <= 1.3, `compound parallel ${parallel} / atomic h2 ${atomic2} > 1.3`);
     // The server's own time shows where the difference is: (nb - hits) x delay of sleeps in one handler.

@@ -74,8 +74,7 @@ const hasData = (row) => Boolean(row.latency?.count || row.failures?.total);
 
 // Whether a latency percentile rests on fewer operations than the gate's floor for it, in
 // any of the rows given (the base's, when there is one, and the current one's).
-const tooFew = (m, rows) =>
-  m.kind === 'latency' && rows.some((r) => r && belowFloor(m.name, r.latency?.count ?? 0));
+const tooFew = (m, rows) => m.kind === 'latency' && rows.some((r) => r && belowFloor(m.name, r.latency?.count ?? 0));
 
 // A row's figure over the history's digests (those that have it): [{ value, row }].
 const historyValues = (history, id, measure) =>
