@@ -25,8 +25,13 @@ after(async () => {
   await stack?.stop();
 });
 
-const within = (got, want, lo, hi, what) =>
-  assert.ok(got >= want * lo && got <= want * hi, `${what}: ${got}, want ${lo}-${hi} x ${want}`);
+// lo-hi x want, with plusMs more allowed above (k6's and the machine's own time per
+// operation, a few ms: a busy 2-core machine put a fresh request's p50 at 1.08 x its model).
+const within = (got, want, lo, hi, what, plusMs = 0) =>
+  assert.ok(
+    got >= want * lo && got <= want * hi + plusMs,
+    `${what}: ${got}, want ${lo}-${hi} x ${want} (+${plusMs} ms)`,
+  );
 
 test('lte+rrc, one operation every 2 s: the first pays the promotion, none within the tail does; the radio per state and its energy from the log', async (t) => {
   const r = await runK6(join(ROOT, 'scenarios', 'mobile.js'), {
@@ -54,13 +59,13 @@ test('lte+rrc, one operation every 2 s: the first pays the promotion, none withi
   // The first operation of the run found the radio idle: one promotion of 260 ms in the log.
   assert.equal(sub('radio_promotions{scenario:http_fresh_t2_c1,gap:first}').count, 1);
   within(sub('radio_promotion{scenario:http_fresh_t2_c1,gap:first}').med, 260, 0.98, 1.02, 'the promotion in the log');
-  within(sub('op_duration{scenario:http_fresh_t2_c1,gap:first}').med, fresh(60), 0.9, 1.1, 'the first operation');
+  within(sub('op_duration{scenario:http_fresh_t2_c1,gap:first}').med, fresh(60), 0.9, 1.1, 'the first operation', 15);
   // Within the tail: no promotion, and the plain network's time.
   for (const lane of ['http_fresh_t2_c1', 'ws_t2_c1'])
     assert.equal(sub(`radio_promotions{scenario:${lane},gap:after}`).count, 0, `${lane}: promoted within the tail`);
   assert.equal(fresh(2), operation(link, { transport: 'http-fresh', tls: false, ...BOOK_OP }).ms, 'no radio term');
-  within(sub('op_duration{scenario:http_fresh_t2_c1,gap:after}').med, fresh(2), 0.9, 1.1, 'http_fresh after 2 s');
-  within(sub('op_duration{scenario:ws_t2_c1,gap:after}').med, ws, 0.9, 1.1, 'ws after 2 s');
+  within(sub('op_duration{scenario:http_fresh_t2_c1,gap:after}').med, fresh(2), 0.9, 1.1, 'http_fresh after 2 s', 15);
+  within(sub('op_duration{scenario:ws_t2_c1,gap:after}').med, ws, 0.9, 1.1, 'ws after 2 s', 15);
 
   // The radio never left RRC_CONNECTED in the window: on for the whole hour, and its energy
   // is common/radio.js's rhythm for one operation every 2 s (the operation's time on the air

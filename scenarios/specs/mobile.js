@@ -105,6 +105,10 @@ export default function declare(env = {}) {
           everyS: T,
           pingS: l.pingS,
           iterationSeconds: OPS * T + 2,
+          // A step's rows rest on its OPS operations after a gap, whatever its length
+          // (common/gates.js rowSamples would count back-to-back ones): under the sample
+          // floors, so they are measured, not gated, but at LOAD=smoke.
+          samples: () => OPS,
         }),
       );
   return {
