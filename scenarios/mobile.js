@@ -2,8 +2,9 @@
  * Mobile: each lane at an interaction rate, on a phone whose radio sleeps.
  * One operation (the study-000 book query or rating) every T seconds
  * (INTERACTION_SECONDS, default 1,5,15,60), over HTTP/1.1 fresh and
- * keep-alive, HTTP/2, and a graphql-ws socket without and with a keepalive
- * ping (every 10 or 30 s after the last pong). One VU per lane and T (one
+ * keep-alive, HTTP/2, a graphql-ws socket without and with a keepalive
+ * ping (every 10 or 30 s after the last pong), and gRPC GetBook on a kept
+ * channel (no keepalive pings: k6's client has none). One VU per lane and T (one
  * phone: the radio is the device's, every proxy's link toxic shares it), the
  * steps one after another. A step runs the operation once (gap:first: it opens
  * a kept lane's connection), then MOBILE_OPS more, T seconds apart
@@ -24,7 +25,7 @@
  *   k6 run -e PROFILE=3g+rrc -e INTERACTION_SECONDS=5,15 scenarios/mobile.js
  *
  * Its plan at LOAD=ci (`npx k6pack plan mobile --load ci`; dev/plan-headers.js writes it):
- *   mobile under lte+rrc (R 70 ms, down 12000 / up 12000 kbit/s, rrc), load ci, closed workload: 24 k6 scenarios, 2011.2 s in all
+ *   mobile under lte+rrc (R 70 ms, down 12000 / up 12000 kbit/s, rrc), load ci, closed workload: 28 k6 scenarios, 2346.4 s in all
  *     k6 scenario            executor      VUs or rate  start    duration  graceful stop
  *     http_fresh_t1_c1       constant-vus  1 VU         0s       6s        0.8s
  *     http_fresh_t5_c1       constant-vus  1 VU         6.8s     22s       0.8s
@@ -50,6 +51,10 @@
  *     ws_ping30_t5_c1        constant-vus  1 VU         1682.8s  22s       0.8s
  *     ws_ping30_t15_c1       constant-vus  1 VU         1705.6s  62s       0.8s
  *     ws_ping30_t60_c1       constant-vus  1 VU         1768.4s  242s      0.8s
+ *     grpc_t1_c1             constant-vus  1 VU         2011.2s  6s        0.8s
+ *     grpc_t5_c1             constant-vus  1 VU         2018s    22s       0.8s
+ *     grpc_t15_c1            constant-vus  1 VU         2040.8s  62s       0.8s
+ *     grpc_t60_c1            constant-vus  1 VU         2103.6s  242s      0.8s
  *   where the figures come from:
  *     VUs or rate: each step's concurrency (the spec's steps: 1)
  *     duration, http_fresh_t1: 1 iteration of the model's 6.000 s
@@ -76,6 +81,10 @@
  *     duration, ws_ping30_t5: 1 iteration of the model's 22.000 s
  *     duration, ws_ping30_t15: 1 iteration of the model's 62.000 s
  *     duration, ws_ping30_t60: 1 iteration of the model's 242.000 s
+ *     duration, grpc_t1: 1 iteration of the model's 6.000 s
+ *     duration, grpc_t5: 1 iteration of the model's 22.000 s
+ *     duration, grpc_t15: 1 iteration of the model's 62.000 s
+ *     duration, grpc_t60: 1 iteration of the model's 242.000 s
  *     graceful stop: the spec's time to close
  *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
  * (end of the plan)
@@ -84,11 +93,12 @@ import exec from 'k6/execution';
 import { Counter, Trend } from 'k6/metrics';
 import declare, { opTimeoutMs } from './specs/mobile.js';
 import { waitOutStep } from './lib/fit.js';
+import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { remainingMs } from './lib/load.js';
 import { recordOutcome } from './lib/metrics.js';
 import { radioLogAt } from './lib/network.js';
-import { bookOperation } from './lib/queries.js';
+import { bookId, bookOperation } from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';
 import { p50Of } from './lib/summary.js';
 import { pause } from './lib/sessions.js';
@@ -219,8 +229,21 @@ function wsLane(l) {
   return paced(l, { op, close: stop });
 }
 
+// One channel per VU, kept across the step's calls; a failed call drops it (Channel.reset)
+// and the next one connects again.
+const channel = new Channel(newClient());
+function grpcLane(l) {
+  const timeout = `${opTimeoutMs(l.everyS)}ms`;
+  const op = async (gap, i) => {
+    const id = bookId(1 + ((exec.vu.idInTest * 7919 + i) % 1000));
+    const validate = (b) => (b && b.id === id ? null : `GetBook answered ${b && b.id}`);
+    channel.call('GetBook', { id }, { validate, timeout, tags: { op: 'query', gap } });
+  };
+  return paced(l, { op, close: async () => channel.close() });
+}
+
 // Every lane's exec: its family's client (scenarios/lib/scenario.js dispatch).
-export const runLane = s.dispatch({ http: httpLane, ws: wsLane });
+export const runLane = s.dispatch({ http: httpLane, ws: wsLane, grpc: grpcLane });
 
 // ---- the summary's notes: the model's split, the radio per hour, the verdict per T ----
 

@@ -21,7 +21,14 @@ export const MOBILE_LANES = [
   { name: 'ws', on: 'ws', pingS: 0 },
   { name: 'ws_ping10', on: 'ws', pingS: 10 },
   { name: 'ws_ping30', on: 'ws', pingS: 30 },
+  // GetBook on a kept channel. Without keepalive pings only: k6's gRPC client has no
+  // keepalive setting (k6 v1.8.1 grpc.Client.connect), and grpc-js's server pings every 2 h
+  // by default.
+  { name: 'grpc', on: 'grpc', pingS: 0 },
 ];
+
+// GetBook's bytes each way (scenarios/specs/faults.js's gRPC lane) and the server's time.
+const GET_BOOK = { reqBytes: 20, resBytes: 120, serverMs: 1 };
 
 // The pack's GraphQL server pings every WebSocket every 12 s (graphql-ws's useServer, its
 // keepAlive default 12e3 ms: node_modules/graphql-ws/dist/use/ws.js; servers/graphql/ws.js
@@ -54,7 +61,7 @@ export function gapAt(T, P, q) {
 // that succeed are those after a failed one: an HTTP lane's on the new connection it
 // opens (cold, after the gap), a WebSocket lane's on the socket it has just opened (no gap).
 function modelOf(l, T) {
-  const base = { ...BOOK_OP, ...(l.on === 'http_fresh' ? {} : { conn: 'warm' }) };
+  const base = { ...(l.on === 'grpc' ? GET_BOOK : BOOK_OP), ...(l.on === 'http_fresh' ? {} : { conn: 'warm' }) };
   const P = pingOf(l);
   const at = (q) => (P > 0 ? { gapS: gapAt(T, P, q) } : { periodS: T, quantile: q });
   return (_dims, link) => {
