@@ -17,9 +17,9 @@
 // Every operation's outcome is op_failed: a check that fails fails the operation, so the
 // checks that pass are not recorded apart (thresholds.json: gates.$checks).
 import { configError } from './env.js';
-import { rawSetting } from './settings.js';
+import { SETTINGS, rawSetting, setting } from './settings.js';
 
-export const METRICS_MODES = ['full', 'lean'];
+export const METRICS_MODES = SETTINGS.METRICS.values;
 // k6's JavaScript runtime pays ~25-40 us per operation to read, parse and record the
 // server's timing (bench/overhead.js part b): one operation in 8 keeps a step's server p50
 // from hundreds of samples at lan rates and costs ~4 us per operation.
@@ -28,15 +28,7 @@ const MAX_EVERY = 1000000;
 
 const given = (env, name) => env[name] !== undefined && env[name] !== '';
 
-export function metricsModeOf(env) {
-  if (!given(env, 'METRICS')) return 'full';
-  const mode = String(rawSetting(env, 'METRICS')).trim();
-  if (!METRICS_MODES.includes(mode))
-    throw configError(
-      `METRICS=${rawSetting(env, 'METRICS')} is not a metrics mode: use full (every figure the summary reports, the default) or lean (op_duration and op_failed only)`,
-    );
-  return mode;
-}
+export const metricsModeOf = (env) => setting(env, 'METRICS');
 
 // The server_duration parts a run's sub-metric keys name ('server_duration{scenario:x,part:exec}').
 export function serverPartsOf(keys) {

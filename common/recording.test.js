@@ -27,7 +27,7 @@ test('metricsModeOf: full unless METRICS names lean; anything else is refused', 
   assert.throws(
     () => metricsModeOf({ METRICS: 'LEAN' }),
     says(
-      'METRICS=LEAN is not a metrics mode: use full (every figure the summary reports, the default) or lean (op_duration and op_failed only)',
+      'METRICS=LEAN is not a metrics mode: use full (every figure the summary reports, the default) or lean (op_duration and op_failed only, for the most load)',
     ),
   );
 });

@@ -19,8 +19,7 @@
 // step's duration. The iteration count is then exact and splits exactly between
 // --execution-segment instances (lanes whose iteration is a timed session, such
 // as a WebSocket kept for the whole step, are still bounded by the step's time).
-import { configError } from './env.js';
-import { rawSetting, setting } from './settings.js';
+import { SETTINGS, rawSetting, setting } from './settings.js';
 
 export const LEVELS = {
   // What tests use: seconds, one VU. Its runs check the pack's plumbing, not a server's
@@ -78,14 +77,9 @@ export const OPEN = {
   ci: { connections: 4, shares: [50, 90] },
   full: { connections: 50, shares: [10, 50, 90, 150] },
 };
-export const WORKLOADS = ['closed', 'open'];
+export const WORKLOADS = SETTINGS.WORKLOAD.values;
 
-export function workloadOf(env) {
-  const w = rawSetting(env, 'WORKLOAD') || 'closed';
-  if (!WORKLOADS.includes(w))
-    throw configError(`WORKLOAD=${w} is not a workload: use closed (VUs in a loop) or open (arrival rates)`);
-  return w;
-}
+export const workloadOf = (env) => setting(env, 'WORKLOAD');
 
 // How long a mix runs at the stepped levels (soak.js is a mix at every level).
 const MIX_AT = {
@@ -94,13 +88,7 @@ const MIX_AT = {
   full: { durationSeconds: 600, rate: 5, gracefulSeconds: 10 },
 };
 
-export function levelName(env, fallback = 'ci') {
-  const name = rawSetting(env, 'LOAD') || fallback;
-  if (!LEVELS[name]) {
-    throw configError(`LOAD=${name} is not a load level: use one of ${Object.keys(LEVELS).join(', ')}`);
-  }
-  return name;
-}
+export const levelName = (env, fallback = 'ci') => setting(env, 'LOAD', fallback);
 
 // A value that depends on the level: byLevel(level, { smoke: [100], ci: [100, 1000] }, fallback).
 // A level that is like another (gate: ci) takes that one's value when it has none of its own.

@@ -6,7 +6,10 @@
 //                                   fallback: the default where it depends on the
 //                                   run (a level's steps), else the registry's.
 //   rawSetting(env, NAME)           the text as given, for readers with rules of their
-//                                   own (LOAD, WORKLOAD, METRICS, targets, paths).
+//                                   own (targets, paths).
+// A choice (LOAD, WORKLOAD, METRICS, PUBLISH_VIA) is checked here, against its values, and
+// refused in one sentence (choiceHelp): `noun` names what it is, `meanings` what each value
+// does. (RESPONSE_CACHE is the server's, read with the rule of its x-response-cache header.)
 // `npx k6pack list --env` prints the list; docs/settings.md is generated from it
 // (dev/settings-doc.js) and test/settings.test.js keeps both current and checks that
 // no code reads a variable this list does not name.
@@ -26,7 +29,8 @@ const LIST = [
     'LOAD',
     'choice',
     'ci (soak: soak)',
-    { values: ['smoke', 'ci', 'gate', 'full', 'soak'] },
+    // common/schedule.js's LEVELS, name for name (test/settings.test.js checks)
+    { values: ['smoke', 'ci', 'gate', 'full', 'soak'], noun: 'a load level' },
     [K6, CLI],
     'the load level: steps, step length and graceful stop',
   ],
@@ -34,7 +38,7 @@ const LIST = [
     'WORKLOAD',
     'choice',
     'closed',
-    { values: ['closed', 'open'] },
+    { values: ['closed', 'open'], noun: 'a workload', meanings: { closed: 'VUs in a loop', open: 'arrival rates' } },
     [K6, CLI],
     'closed: VUs in a loop; open: rising arrival rates from the model',
   ],
@@ -89,7 +93,14 @@ const LIST = [
     'METRICS',
     'choice',
     'full',
-    { values: ['full', 'lean'] },
+    {
+      values: ['full', 'lean'],
+      noun: 'a metrics mode',
+      meanings: {
+        full: 'every figure the summary reports, the default',
+        lean: 'op_duration and op_failed only, for the most load',
+      },
+    },
     [K6, CLI],
     'lean: op_duration and op_failed only, for the most load',
   ],
@@ -259,7 +270,15 @@ const LIST = [
     'PUBLISH_VIA',
     'choice',
     'own',
-    { values: ['own', 'http', 'grpc'] },
+    {
+      values: ['own', 'http', 'grpc'],
+      noun: 'a publisher',
+      meanings: {
+        own: "each lane's own server",
+        http: 'GraphQL over HTTP keep-alive',
+        grpc: 'gRPC Publish',
+      },
+    },
     [K6],
     "fanout: publish through each lane's own server, or one for all",
   ],
@@ -343,7 +362,14 @@ const LIST = [
     "the servers' TLS certificate (with TLS_KEY_FILE)",
   ],
   ['TLS_KEY_FILE', 'path', '(a self-signed certificate)', {}, [SERVER], "the servers' TLS key (with TLS_CERT_FILE)"],
-  ['RESPONSE_CACHE', 'choice', 'off', { values: ['on', 'off'] }, [SERVER], "the GraphQL server's response cache"],
+  [
+    'RESPONSE_CACHE',
+    'choice',
+    'off',
+    { values: ['on', 'off'], noun: 'a cache switch' },
+    [SERVER],
+    "the GraphQL server's response cache",
+  ],
   [
     'HUB_PEER',
     'text',
@@ -412,6 +438,15 @@ export function setting(env, name, fallback) {
       return envBool(env, name, dflt);
     case 'names':
       throw new Error(`${name}: read a list of names with settingNames(env, name, fallback, known)`);
+    case 'choice': {
+      if (!s.values.includes(dflt))
+        throw new Error(`${name}: its default depends on the run (${dflt}): pass it to setting()`);
+      const raw = env[name];
+      if (raw === undefined || raw === '') return dflt;
+      const value = String(raw).trim();
+      if (!s.values.includes(value)) throw configError(`${name}=${raw} is not ${choiceHelp(s)}`);
+      return value;
+    }
     case 'duration': {
       const raw = env[name];
       if (raw === undefined || raw === '') return dflt;
@@ -422,6 +457,15 @@ export function setting(env, name, fallback) {
     default:
       return env[name] !== undefined && env[name] !== '' ? env[name] : dflt;
   }
+}
+
+// 'a workload: use closed (VUs in a loop) or open (arrival rates)': what a choice is and its
+// values, for the sentence that refuses one (the environment's here, a CLI flag's too).
+export function choiceHelp(name) {
+  const s = typeof name === 'string' ? entry(name) : name;
+  if (!s.meanings) return `${s.noun}: use one of ${s.values.join(', ')}`;
+  const each = s.values.map((v) => `${v} (${s.meanings[v]})`);
+  return `${s.noun}: use ${each.slice(0, -1).join(', ')} or ${each[each.length - 1]}`;
 }
 
 // A list of names, each one of `known` (LANES, EXECUTORS, DOC_SIZES).

@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { WORKLOADS } from '../common/schedule.js';
+import { choiceHelp } from '../common/settings.js';
 import { loadProfile } from './profiles.js';
 import { ROOT } from './tools.js';
 
@@ -118,5 +119,5 @@ export function scenarioDescription(name) {
 // --workload, checked before anything starts.
 export function checkWorkload(workload) {
   if (workload !== undefined && !WORKLOADS.includes(workload))
-    throw new UsageError(`--workload ${workload}: use closed (VUs in a loop) or open (arrival rates)`);
+    throw new UsageError(`--workload ${workload} is not ${choiceHelp('WORKLOAD')}`);
 }

@@ -9,6 +9,7 @@ import { targetsFor } from '../common/defaults.js';
 import { describeMachine } from '../common/machine.js';
 import { withEpoch } from '../common/profiles.js';
 import { METRICS_MODES } from '../common/recording.js';
+import { choiceHelp } from '../common/settings.js';
 import { measureMachine } from './calibrate.js';
 import { checkWorkload, UsageError } from './cli-support.js';
 import { takeHold } from './hold.js';
@@ -287,7 +288,5 @@ async function machineFor(k6Args, more, out) {
 // --metrics, checked before anything starts.
 export function checkMetrics(metrics) {
   if (metrics !== undefined && !METRICS_MODES.includes(metrics))
-    throw new UsageError(
-      `--metrics ${metrics}: use full (every figure the summary reports, the default) or lean (op_duration and op_failed only, for the most load)`,
-    );
+    throw new UsageError(`--metrics ${metrics} is not ${choiceHelp('METRICS')}`);
 }

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
-import { rawSetting, setting, SETTINGS, settingNames } from '../common/settings.js';
+import { choiceHelp, rawSetting, setting, SETTINGS, settingNames } from '../common/settings.js';
+import { LEVELS } from '../common/schedule.js';
 import { SETTINGS_DOC, settingsDoc } from '../dev/settings-doc.js';
 import { listEnv } from '../lib/commands/k6pack-list.js';
 import { ROOT } from '../lib/tools.js';
@@ -70,6 +71,32 @@ test('a setting is parsed by its kind and bounds; a bad one is one sentence', ()
   assert.deepEqual(settingNames({ LANES: 'ws' }, 'LANES', ['ws', 'http2'], ['ws', 'http2']), ['ws']);
   assert.equal(rawSetting({ LOAD: 'ci' }, 'LOAD'), 'ci');
   assert.throws(() => rawSetting({}, 'NO_SUCH_SETTING'), /NO_SUCH_SETTING is not a setting/);
+});
+
+test('a choice is one of its values, checked once, here; a bad one is one sentence naming them', () => {
+  assert.equal(setting({}, 'WORKLOAD'), 'closed');
+  assert.equal(setting({ WORKLOAD: ' open ' }, 'WORKLOAD'), 'open');
+  assert.throws(
+    () => setting({ WORKLOAD: 'Open' }, 'WORKLOAD'),
+    /^WORKLOAD=Open is not a workload: use closed \(VUs in a loop\) or open \(arrival rates\)$/,
+  );
+  assert.equal(setting({}, 'LOAD', 'soak'), 'soak');
+  assert.throws(() => setting({}, 'LOAD'), /LOAD: its default depends on the run/);
+  assert.throws(
+    () => setting({ LOAD: 'huge' }, 'LOAD', 'ci'),
+    /^LOAD=huge is not a load level: use one of smoke, ci, gate, full, soak$/,
+  );
+  assert.equal(
+    choiceHelp('PUBLISH_VIA'),
+    "a publisher: use own (each lane's own server), http (GraphQL over HTTP keep-alive) or grpc (gRPC Publish)",
+  );
+  // Every choice says what it is, and what each value does where it says that at all.
+  for (const s of Object.values(SETTINGS).filter((x) => x.kind === 'choice')) {
+    assert.ok(s.noun && s.values.length >= 2, s.name);
+    if (s.meanings) assert.deepEqual(Object.keys(s.meanings), s.values, s.name);
+  }
+  // LOAD's values are the schedule's levels, name for name.
+  assert.deepEqual(SETTINGS.LOAD.values, Object.keys(LEVELS));
 });
 
 test('docs/settings.md and `k6pack list --env` show the list as it is', () => {

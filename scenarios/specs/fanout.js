@@ -1,8 +1,7 @@
 // Fan-out's plan (scenarios/fanout.js runs it): lanes, subscriber steps, the
 // step's timeline and what a delivery costs under the model.
-import { configError } from '../../common/env.js';
-import { rawSetting, setting } from '../../common/settings.js';
-import { byLevel } from '../../common/schedule.js';
+import { SETTINGS, setting } from '../../common/settings.js';
+import { byLevel, levelName } from '../../common/schedule.js';
 import { connectionKbps, linkOf } from '../../common/model.js';
 import { lane, rttOf } from '../../common/scenario.js';
 
@@ -43,14 +42,14 @@ const OPEN_MS = { ws: 2, wss: 8, grpc_stream: 1, http_poll: 2 };
 // Slack on each phase of a step for what the model leaves out.
 const SLACK_MS = 300;
 
-export const PUBLISH_VIAS = ['own', 'http', 'grpc'];
+export const PUBLISH_VIAS = SETTINGS.PUBLISH_VIA.values;
 
 // Whether `npx k6pack gate` runs this scenario, and at which load level (lib/specs.js
 // specGate; --scenarios and --load override).
 export const GATE = { runs: true, load: 'gate' };
 
 export default function declare(env) {
-  const level = rawSetting(env, 'LOAD') || 'ci';
+  const level = levelName(env);
   const SUBSCRIBERS = setting(
     env,
     'SUBSCRIBERS',
@@ -61,11 +60,7 @@ export default function declare(env) {
   const SIZE = setting(env, 'FANOUT_SIZE');
   const POLL_MS = setting(env, 'POLL_INTERVAL_MS');
   const PER_VU = setting(env, 'SUBSCRIBERS_PER_VU');
-  const PUBLISH_VIA = rawSetting(env, 'PUBLISH_VIA') || 'own';
-  if (!PUBLISH_VIAS.includes(PUBLISH_VIA))
-    throw configError(
-      `PUBLISH_VIA=${PUBLISH_VIA} is not a publisher: use own (each lane's own server), http (GraphQL over HTTP keep-alive) or grpc (gRPC Publish)`,
-    );
+  const PUBLISH_VIA = setting(env, 'PUBLISH_VIA');
   const maxN = Math.max(...SUBSCRIBERS);
 
   const fanMs = (transport, n, which) => {
