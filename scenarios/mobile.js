@@ -292,11 +292,16 @@ function notes(data) {
       );
       ranked.push({ lane: l.base, p50, mj, fails });
     }
-    const ok = ranked.filter((r) => r.fails === 0);
-    const fastest = ok.filter((r) => r.p50 !== null).sort((a, b) => a.p50 - b.p50)[0];
-    const cheapest = ok.filter((r) => r.mj !== null).sort((a, b) => a.mj - b.mj)[0];
+    // The lanes that lost no operation are ranked; when every lane lost some (a NAT), all
+    // are, and the line says so.
+    const clean = ranked.filter((r) => r.fails === 0);
+    const pool = clean.length ? clean : ranked;
+    const fastest = pool.filter((r) => r.p50 !== null).sort((a, b) => a.p50 - b.p50)[0];
+    const cheapest = pool.filter((r) => r.mj !== null).sort((a, b) => a.mj - b.mj)[0];
+    const noEnergy = link.radio ? '-' : '- (no radio: add +rrc)';
     verdicts.push(
-      `${s.profile.name}, one operation every ${T} s: fastest ${fastest ? `${fastest.lane} (p50 ${fmt(fastest.p50)} ms)` : '-'}, cheapest on battery ${cheapest ? `${cheapest.lane} (${fmt(cheapest.mj)} mJ/op)` : '- (no radio log: add +rrc)'}`,
+      `${s.profile.name}, one operation every ${T} s: fastest ${fastest ? `${fastest.lane} (p50 ${fmt(fastest.p50)} ms)` : '-'}, cheapest on battery ${cheapest ? `${cheapest.lane} (${fmt(cheapest.mj)} mJ/op)` : noEnergy}` +
+        (clean.length || !ranked.length ? '' : '; every lane failed some operations'),
     );
   }
   return [...lines, '', ...verdicts];
