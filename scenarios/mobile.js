@@ -96,7 +96,7 @@ import { waitOutStep } from './lib/fit.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { remainingMs } from './lib/load.js';
-import { recordOutcome } from './lib/metrics.js';
+import { recordOutcome, trackRecovery } from './lib/metrics.js';
 import { radioLogAt } from './lib/network.js';
 import { bookId, bookOperation } from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';
@@ -163,7 +163,8 @@ function recordRadio(t0, T, periods) {
 
 // A step's one iteration: the operation at once, then OPS more at T, 2T, ... from its
 // start, as long as each still has a second before the step ends; then the radio. A VU
-// that k6 starts again in the same step waits the step out.
+// that k6 starts again in the same step waits the step out. op(gap, i) -> ok; a failure
+// (a NAT's) to the next success is recovery_duration (metrics.js trackRecovery).
 async function paced(l, { op, close }) {
   if (exec.vu.iterationInScenario > 0) {
     waitOutStep(s);
@@ -171,14 +172,15 @@ async function paced(l, { op, close }) {
   }
   const T = l.everyS * 1000;
   const t0 = Date.now();
+  const step = exec.scenario.name;
   let i = 0;
-  await op('first', i++);
+  trackRecovery(step, await op('first', i++));
   let done = 0;
   for (let k = 1; k <= OPS; k++) {
     const at = t0 + k * T;
     if (at - Date.now() > remainingMs() - 1000) break;
     await pause(Math.max(0, at - Date.now()));
-    await op('after', i++);
+    trackRecovery(step, await op('after', i++));
     done = k;
   }
   if (close) await close();
@@ -194,7 +196,7 @@ const operation = (gap, i) => {
 function httpLane(l) {
   const timeout = `${opTimeoutMs(l.everyS)}ms`;
   return paced(l, {
-    op: async (gap, i) => graphqlHttp({ transport: l.transport, tls: l.tls, timeout, ...operation(gap, i) }),
+    op: async (gap, i) => graphqlHttp({ transport: l.transport, tls: l.tls, timeout, ...operation(gap, i) }).ok,
   });
 }
 
@@ -219,12 +221,13 @@ function wsLane(l) {
       } catch (err) {
         recordOutcome(false, null, o.tags, `connect: ${err && err.message ? err.message : err}`, 'ws connect');
         await stop();
-        return;
+        return false;
       }
       if (l.pingS) ws.keepAlive({ intervalMs: l.pingS * 1000, timeoutMs: WS_TIMEOUT_MS });
     }
     const r = await ws.execute({ ...o, timeoutMs: opTimeoutMs(l.everyS) });
     if (!r.ok && !r.abandoned) await stop();
+    return r.ok;
   };
   return paced(l, { op, close: stop });
 }
@@ -237,7 +240,7 @@ function grpcLane(l) {
   const op = async (gap, i) => {
     const id = bookId(1 + ((exec.vu.idInTest * 7919 + i) % 1000));
     const validate = (b) => (b && b.id === id ? null : `GetBook answered ${b && b.id}`);
-    channel.call('GetBook', { id }, { validate, timeout, tags: { op: 'query', gap } });
+    return channel.call('GetBook', { id }, { validate, timeout, tags: { op: 'query', gap } }).ok;
   };
   return paced(l, { op, close: async () => channel.close() });
 }
@@ -285,6 +288,9 @@ function notes(data) {
         .join(', ');
       lines.push(
         `  ${l.base} every ${T} s: p50 ${fmt(p50)} ms, p95 ${fmt(p95)} ms (${split}); failed ${fails}` +
+          (fails
+            ? ` (recovered in ${fmt(stat(cellKey('recovery_duration', { scenario: name }), 'med'))} ms, p50)`
+            : '') +
           (link.radio ? `; promotions ${promoted}${promotedMs !== null ? ` (${fmt(promotedMs)} ms each)` : ''}` : '') +
           (mj !== null
             ? `; ${fmt(mj)} mJ/op, ${fmt(mjh)} mJ/h (${fmt(batteryShare(mjh, BATTERY_MAH) * 100, 2)} % of a ${BATTERY_MAH} mAh battery an hour); radio s/h: ${states}`

@@ -173,6 +173,7 @@ export default function declare(env = {}) {
         unit: '',
         laneOnly: true,
       },
+      { title: 'recovery p50', metric: 'recovery_duration', stat: 'med', unit: 'ms', laneOnly: true },
       { title: 'radio on s/h', metric: 'radio_on_hour', stat: 'med', unit: '', laneOnly: true },
       { title: 'mJ/op', metric: 'radio_energy_op', stat: 'med', unit: '', laneOnly: true },
       { title: 'mJ/h', metric: 'radio_energy_hour', stat: 'med', unit: '', laneOnly: true },
