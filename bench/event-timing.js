@@ -26,6 +26,7 @@ import net from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { main, parseFlags, quantile, recordResult, round, table, withStack } from './lib/common.js';
+import { rawSetting } from '../common/settings.js';
 
 const TARGET_MS = 2;
 const PERIOD_MS = 1500;
@@ -98,7 +99,7 @@ await main(async () => {
   const sink = await startSink();
   try {
     await withStack(async (stack) => {
-      const toxiproxy = new Toxiproxy(stack.env.TOXIPROXY_URL);
+      const toxiproxy = new Toxiproxy(rawSetting(stack.env, 'TOXIPROXY_URL'));
       const proxy = await toxiproxy.request('POST', '/proxies', {
         name: 'event_timing',
         listen: '127.0.0.1:0',

@@ -43,6 +43,7 @@ import {
   withStack,
   withTempDir,
 } from './lib/common.js';
+import { rawSetting } from '../common/settings.js';
 
 const AB = join(ROOT, 'bench', 'k6', 'ab.js');
 const WS_OPS = 50;
@@ -60,7 +61,11 @@ const direct = (ports) => ({
   ws: `ws://127.0.0.1:${ports.GRAPHQL_PORT}/graphql`,
   grpc: `127.0.0.1:${ports.GRPC_PORT}`,
 });
-const proxied = (env) => ({ http: env.GRAPHQL_HTTP_URL, ws: env.GRAPHQL_WS_URL, grpc: env.GRPC_ADDR });
+const proxied = (env) => ({
+  http: rawSetting(env, 'GRAPHQL_HTTP_URL'),
+  ws: rawSetting(env, 'GRAPHQL_WS_URL'),
+  grpc: rawSetting(env, 'GRPC_ADDR'),
+});
 const bareSide = (t, where) => ({ exec: EXEC.bare[t], env: t === 'grpc' ? { ADDR: where.grpc } : { URL: where[t] } });
 
 // One A/B run: { transport: [{ round, a: { rate, p50 }, b: { rate, p50 }, c?: ... }] }.

@@ -20,6 +20,7 @@ import { DEFAULT_PORTS } from '../common/defaults.js';
 import { freePortMap } from '../dev/test-stack.js';
 import { BenchError, main, parseFlags, quantile, recordResult, round, table, withTempDir } from './lib/common.js';
 import { CLI } from './lib/gate-runs.js';
+import { rawSetting } from '../common/settings.js';
 
 const RUN = ['run', 'ws-vs-http', '--profile', 'lan', '--load', 'smoke', '--no-samples', '--', '-e', 'STEP_SECONDS=1'];
 
@@ -53,7 +54,7 @@ await main(async () => {
     const { ports, free } = await benchPorts();
     const env = {
       ...ports,
-      K6PACK_RUN_DIR: process.env.K6PACK_RUN_DIR || join(dir, 'run'),
+      K6PACK_RUN_DIR: rawSetting(process.env, 'K6PACK_RUN_DIR') || join(dir, 'run'),
       K6PACK_RESULTS_DIR: join(dir, 'results'),
     };
     console.log(

@@ -30,6 +30,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { requireK6, k6RunArgs } from '../lib/k6.js';
 import { BenchError, main, parseFlags, recordResult, round, ROOT, runK6, table, withStack } from './lib/common.js';
+import { rawSetting } from '../common/settings.js';
 
 const MB = 1024 * 1024;
 const WS_TARGET = 10000;
@@ -55,7 +56,7 @@ function fileLimits() {
 // Node cannot raise its own limit: run this script again under `ulimit -n <hard>`.
 async function ensureFileLimit() {
   const { soft, hard } = fileLimits();
-  if (soft >= hard || process.env.K6PACK_BENCH_ULIMIT) return { soft, hard };
+  if (soft >= hard || rawSetting(process.env, 'K6PACK_BENCH_ULIMIT')) return { soft, hard };
   const limit = hard === Infinity ? 'unlimited' : String(hard);
   const child = spawn(
     'sh',

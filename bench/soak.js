@@ -37,6 +37,7 @@ import {
   table,
   withStack,
 } from './lib/common.js';
+import { rawSetting } from '../common/settings.js';
 
 const WARMUP = 0.2; // as scenarios/soak.js
 const DRIFT_WINDOW_S = 600;
@@ -121,7 +122,7 @@ await main(async () => {
   );
   const started = Date.now();
   const serverEnv = withExposeGc(flags.leak ? leakEnv(flags.leak) : {});
-  const sampleMs = Number(env.SAMPLE_SECONDS) * 1000;
+  const sampleMs = Number(rawSetting(env, 'SAMPLE_SECONDS')) * 1000;
   let heap = [];
   const run = await withStack(
     async (stack) => {

@@ -17,10 +17,13 @@
 import { API_PROXY_PORTS, DEFAULT_PORTS, LIMITS, TARGET_DEFAULTS } from './defaults.js';
 import { configError, envBool, envInt, envIntList, envNames, envNumber, envSeconds } from './env.js';
 
-// who reads it: k6 (a scenario, -e NAME=value), cli (npx k6pack), server (servers/*.js)
+// who reads it: k6 (a scenario, -e NAME=value), cli (npx k6pack), server (servers/*.js),
+// bench (a bench's or a probe's own k6 script, bench/k6/ and dev/k6/, set by the Node
+// side that runs it: not a user's setting)
 const K6 = 'k6';
 const CLI = 'cli';
 const SERVER = 'server';
+const BENCH = 'bench';
 
 // [name, kind, default, bounds/values, readers, doc]
 const LIST = [
@@ -172,7 +175,7 @@ const LIST = [
     [K6],
     'grpc-vs-graphql: books in the big client-stream upload',
   ],
-  ['TLS', 'bool', false, {}, [K6], 'grpc-vs-graphql: gRPC over TLS, HTTP/2 for keep-alive, HTTPS for fresh'],
+  ['TLS', 'bool', false, {}, [K6, BENCH], 'grpc-vs-graphql: gRPC over TLS, HTTP/2 for keep-alive, HTTPS for fresh'],
   [
     'NS',
     'intList',
@@ -391,6 +394,92 @@ const LIST = [
   ['GITHUB_SHA', 'text', '(CI)', {}, [K6], 'the commit, for summary.json, when K6PACK_GIT_COMMIT is not set'],
   ['GIT_COMMIT', 'text', '(CI)', {}, [K6], 'the same, after GITHUB_SHA'],
   ['PATH', 'text', "(the shell's)", {}, [CLI], 'where `k6pack tools` looks for a k6 v1.8.1'],
+  // A bench's or a probe's own k6 script (bench/k6/, dev/k6/): its Node side sets them.
+  ['URL', 'url', '(the bench sets it)', {}, [BENCH], 'the endpoint a bench script loads'],
+  ['ADDR', 'text', '(the bench sets it)', {}, [BENCH], 'the gRPC host:port a bench script loads'],
+  ['SECONDS', 'number', "(the script's)", { min: 0.1, max: 86400 }, [BENCH], 'how long a bench script runs'],
+  ['VUS', 'int', "(the script's)", { min: 1, max: 100000 }, [BENCH], "a bench script's VUs"],
+  ['RATE', 'number', "(the bench's)", { min: 0.1, max: 1000000 }, [BENCH], "bench/k6/knee.js's arrivals a second"],
+  ['TRANSPORT', 'text', "(the bench's)", {}, [BENCH], 'the transport bench/k6/knee.js loads'],
+  ['WS_SOCKETS', 'int', 8, { min: 1, max: 100000 }, [BENCH], 'the sockets bench/k6/knee.js spreads ws over'],
+  ['WS_OPS', 'int', 50, { min: 1, max: 1000000 }, [BENCH], 'operations per socket in bench/k6/ab.js'],
+  ['PLAN', 'text', "(the bench's)", {}, [BENCH], "bench/k6/ab.js's plan (JSON)"],
+  ['LANE', 'text', "(the bench's)", {}, [BENCH], 'the lane bench/k6/server-cost.js loads'],
+  ['OP', 'text', "(the bench's)", {}, [BENCH], 'the operation bench/k6/server-cost.js sends'],
+  [
+    'MODES',
+    'names',
+    'fresh,warm,idle',
+    {},
+    [BENCH],
+    "dev/k6/tcp-probe.js's modes: fresh, warm, idle (IDLE_MS apart), batch (BATCH at once)",
+  ],
+  [
+    'SIZES',
+    'intList',
+    '10000,100000,1000000',
+    { min: 1, max: 100000000 },
+    [BENCH],
+    "dev/k6/tcp-probe.js's answer sizes in bytes",
+  ],
+  ['BATCH', 'int', 6, { min: 1, max: 100 }, [BENCH], "dev/k6/tcp-probe.js's answers at once, each on its connection"],
+  ['BATCH_SIZE', 'int', 100000, { min: 1, max: 100000000 }, [BENCH], 'the size of each of them'],
+  ['SAMPLES', 'int', 3, { min: 1, max: 10000 }, [BENCH], "dev/k6/tcp-probe.js's samples of each mode and size"],
+  ['IDLE_MS', 'int', 2000, { min: 0, max: 600000 }, [BENCH], "dev/k6/tcp-probe.js's idle gap before an idle sample"],
+  ['IDLE_SIZE', 'int', 100000, { min: 1, max: 100000000 }, [BENCH], 'the size of an idle sample'],
+  // The benches' and the tests' own (bench/lib/, dev/: preloads and the results file).
+  ['BENCH_RESULTS', 'path', 'bench/results.jsonl', {}, [BENCH], 'where a bench appends its figures'],
+  [
+    'CPU_PROFILE_DIR',
+    'path',
+    '(unset)',
+    {},
+    [BENCH],
+    'bench/lib/cpu-profile-preload.js: where a profiled server writes its profile',
+  ],
+  ['CPU_PROFILE_INTERVAL_US', 'int', 250, { min: 10, max: 100000 }, [BENCH], "the profiler's sampling interval"],
+  [
+    'K6PACK_MAX_RSS_FILE',
+    'path',
+    '(unset)',
+    {},
+    [BENCH],
+    'bench/lib/max-rss.js: where a process writes its peak RSS at exit',
+  ],
+  [
+    'K6PACK_BENCH_ULIMIT',
+    'flag',
+    '(unset)',
+    {},
+    [BENCH],
+    'bench/scale.js: set once it has raised its own open-files limit',
+  ],
+  [
+    'LEAK_TEST_BYTES_PER_REQUEST',
+    'int',
+    0,
+    { min: 0, max: 100000000 },
+    [BENCH],
+    'dev/leak-preload.js: bytes a server keeps per request (a leak, for the soak tests)',
+  ],
+  ['LEAK_TEST_HEAP_BYTES_PER_REQUEST', 'int', 0, { min: 0, max: 100000000 }, [BENCH], 'the same, on the JS heap'],
+  [
+    'K6PACK_TEST_DELAY_MS',
+    'number',
+    0,
+    { min: 0, max: 600000 },
+    [BENCH],
+    'dev/server-delay.js: ms a server waits before each answer',
+  ],
+  [
+    'K6PACK_TEST_DELAY_PER_INFLIGHT_MS',
+    'number',
+    0,
+    { min: 0, max: 600000 },
+    [BENCH],
+    'the same, per request in flight (a server that slows with load)',
+  ],
+  ['KEEP_TOXICS', 'flag', '(unset)', {}, [BENCH], "1: dev/k6/tcp-probe.js leaves Toxiproxy's toxics as they are"],
   ['XDG_CACHE_HOME', 'path', '~/.cache', {}, [CLI], 'the user cache the tools go to when K6PACK_TOOLS_DIR is not set'],
   ['GIT_DIR', 'path', '(unset)', {}, [CLI], "cleared when `k6pack tools` applies Toxiproxy's patches with git"],
   ['GIT_WORK_TREE', 'path', '(unset)', {}, [CLI], 'the same'],

@@ -9,9 +9,10 @@
 // JS heap (an array of doubles), which heapUsed after a GC shows.
 // It does nothing in any other process, or without either variable.
 import net from 'node:net';
+import { setting } from '../common/settings.js';
 
-const bytes = Number(process.env.LEAK_TEST_BYTES_PER_REQUEST || 0);
-const heapBytes = Number(process.env.LEAK_TEST_HEAP_BYTES_PER_REQUEST || 0);
+const bytes = setting(process.env, 'LEAK_TEST_BYTES_PER_REQUEST');
+const heapBytes = setting(process.env, 'LEAK_TEST_HEAP_BYTES_PER_REQUEST');
 if ((bytes > 0 || heapBytes > 0) && /servers[\\/]graphql[\\/]server\.js$/.test(process.argv[1] || '')) {
   const kept = [];
   const emit = net.Server.prototype.emit;

@@ -11,9 +11,10 @@
 //                                              server that slows down with load
 // It does nothing in any other process, or without either variable.
 import net from 'node:net';
+import { setting } from '../common/settings.js';
 
-const fixed = Number(process.env.K6PACK_TEST_DELAY_MS || 0);
-const perInflight = Number(process.env.K6PACK_TEST_DELAY_PER_INFLIGHT_MS || 0);
+const fixed = setting(process.env, 'K6PACK_TEST_DELAY_MS');
+const perInflight = setting(process.env, 'K6PACK_TEST_DELAY_PER_INFLIGHT_MS');
 const isServer = /servers[\\/](graphql|grpc)[\\/]server\.js$/.test(process.argv[1] || '');
 
 if (isServer && (fixed > 0 || perInflight > 0)) {

@@ -31,7 +31,7 @@ function readsIn(text) {
   return [...member.map((m) => [m[1] || m[2], 'member']), ...parsed.map((m) => [m[1], 'parsed'])];
 }
 
-const FILES = ['common', 'scenarios', 'lib', 'bin', 'servers'].flatMap(sources);
+const FILES = ['common', 'scenarios', 'lib', 'bin', 'servers', 'bench', 'dev'].flatMap(sources);
 
 test('every variable the code reads is on the list', () => {
   const unknown = FILES.flatMap((file) =>

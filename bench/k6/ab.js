@@ -21,10 +21,13 @@ import { BOOK_QUERY, validateBook } from '../../scenarios/lib/queries.js';
 import { GraphqlWs, wsUrl } from '../../scenarios/lib/ws.js';
 import { configureRecording, recording } from '../../scenarios/lib/metrics.js';
 import { recordingOf } from '../../common/recording.js';
+import { rawSetting, setting } from '../../common/settings.js';
 
-const PLAN = JSON.parse(__ENV.PLAN);
+// URL and ADDR are each k6 scenario's own env (the plan's), read when an iteration runs.
+
+const PLAN = JSON.parse(rawSetting(__ENV, 'PLAN'));
 const GRACE_SECONDS = 1;
-export const WS_OPS = Number(__ENV.WS_OPS || 50);
+export const WS_OPS = setting(__ENV, 'WS_OPS');
 const ID = 'book-1';
 const VARIABLES = { id: ID };
 const BODY = JSON.stringify({ query: BOOK_QUERY, variables: VARIABLES });
@@ -75,7 +78,7 @@ export const options = {
 // ---- bare k6: the request and nothing else ----
 
 export function bareHttp() {
-  http.post(__ENV.URL, BODY, { headers: { 'Content-Type': 'application/json' } });
+  http.post(rawSetting(__ENV, 'URL'), BODY, { headers: { 'Content-Type': 'application/json' } });
 }
 
 const bareClient = new grpc.Client();
@@ -83,7 +86,7 @@ bareClient.load([import.meta.resolve('../../servers/proto').replace(/^file:\/\//
 let bareConnected = false;
 export function bareGrpc() {
   if (!bareConnected) {
-    bareClient.connect(__ENV.ADDR, { plaintext: true });
+    bareClient.connect(rawSetting(__ENV, 'ADDR'), { plaintext: true });
     bareConnected = true;
   }
   bareClient.invoke('books.v1.Books/GetBook', { id: ID });
@@ -91,7 +94,7 @@ export function bareGrpc() {
 
 export function bareWs() {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(__ENV.URL, 'graphql-transport-ws');
+    const ws = new WebSocket(rawSetting(__ENV, 'URL'), 'graphql-transport-ws');
     let n = 0;
     const subscribe = () =>
       ws.send(

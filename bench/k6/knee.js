@@ -15,11 +15,12 @@ import { graphqlHttp } from '../../scenarios/lib/http.js';
 import { bookOperation, bookId } from '../../scenarios/lib/queries.js';
 import { pause } from '../../scenarios/lib/sessions.js';
 import { GraphqlWs, wsUrl } from '../../scenarios/lib/ws.js';
+import { rawSetting, setting } from '../../common/settings.js';
 
-const TRANSPORT = __ENV.TRANSPORT;
-const RATE = Number(__ENV.RATE);
-const SECONDS = Number(__ENV.SECONDS || 6);
-const WS_SOCKETS = Number(__ENV.WS_SOCKETS || 8);
+const TRANSPORT = rawSetting(__ENV, 'TRANSPORT');
+const RATE = setting(__ENV, 'RATE', 0);
+const SECONDS = setting(__ENV, 'SECONDS', 6);
+const WS_SOCKETS = setting(__ENV, 'WS_SOCKETS');
 const MAX_IN_FLIGHT = 90; // the reference server allows 100 operations at once per socket
 const dropped = new Counter('knee_dropped');
 

@@ -20,6 +20,7 @@ import grpc from 'k6/net/grpc';
 import { Counter } from 'k6/metrics';
 import { WebSocket } from 'k6/websockets';
 import { PAYLOAD_QUERY, bookId, bookOperation } from '../../scenarios/lib/queries.js';
+import { rawSetting, setting } from '../../common/settings.js';
 import {
   BOOKS_METHODS,
   BOOKS_SERVICE,
@@ -29,10 +30,12 @@ import {
   validateRpcPayload,
 } from '../../scenarios/lib/rpc-web.js';
 
-const LANE = __ENV.LANE;
-const OP = __ENV.OP;
-const VUS = Number(__ENV.VUS || 8);
-const SECONDS = Number(__ENV.SECONDS || 5);
+const LANE = rawSetting(__ENV, 'LANE');
+const OP = rawSetting(__ENV, 'OP');
+const URL = rawSetting(__ENV, 'URL');
+const ADDR = rawSetting(__ENV, 'ADDR');
+const VUS = setting(__ENV, 'VUS', 8);
+const SECONDS = setting(__ENV, 'SECONDS', 5);
 export const PAYLOAD_SIZE = 100000;
 // A socket's operations stop at the slot's end or at this count, whichever comes first.
 const MAX_WS_OPS = 1000000;
@@ -79,7 +82,7 @@ const FRESH_HEADERS = { 'Content-Type': 'application/json', Connection: 'close' 
 
 function httpOp() {
   const op = operation(exec.vu.iterationInScenario);
-  const res = http.post(__ENV.URL, JSON.stringify({ query: op.query, variables: op.variables }), {
+  const res = http.post(URL, JSON.stringify({ query: op.query, variables: op.variables }), {
     headers: LANE === 'h1-fresh' ? FRESH_HEADERS : HEADERS,
   });
   const body = typeof res.body === 'string' ? res.body : '';
@@ -96,7 +99,7 @@ function httpOp() {
 function wsOps() {
   const end = exec.scenario.startTime + SECONDS * 1000;
   return new Promise((resolve) => {
-    const ws = new WebSocket(__ENV.URL, 'graphql-transport-ws');
+    const ws = new WebSocket(URL, 'graphql-transport-ws');
     let n = 0;
     let current = null;
     const subscribe = () => {
@@ -142,7 +145,7 @@ let connected = false;
 
 function grpcOp() {
   if (!connected) {
-    client.connect(__ENV.ADDR, { plaintext: true });
+    client.connect(ADDR, { plaintext: true });
     connected = true;
   }
   if (OP === 'payload') {
@@ -169,7 +172,7 @@ function grpcOp() {
 
 const RPC_PROTOCOL = RPC_PROTOCOLS[LANE] ? LANE : null; // the lanes are named as rpc-web.js's protocols
 const RPC_METHOD = OP === 'payload' ? 'Payload' : 'GetBook';
-const RPC_URL = `${__ENV.URL}/${BOOKS_SERVICE}/${RPC_METHOD}`;
+const RPC_URL = `${URL}/${BOOKS_SERVICE}/${RPC_METHOD}`;
 const RPC_PARAMS = RPC_PROTOCOL && {
   headers: {
     'Content-Type': RPC_PROTOCOLS[RPC_PROTOCOL].contentType,

@@ -4,14 +4,15 @@
 import { BOOK_QUERY, validateBook } from '../../scenarios/lib/queries.js';
 import { pause } from '../../scenarios/lib/sessions.js';
 import { GraphqlWs, wsUrl } from '../../scenarios/lib/ws.js';
+import { setting } from '../../common/settings.js';
 
-const SECONDS = Number(__ENV.SECONDS || 10);
+const SECONDS = setting(__ENV, 'SECONDS', 10);
 
 export const options = {
   scenarios: {
     hold: {
       executor: 'per-vu-iterations',
-      vus: Number(__ENV.VUS || 100),
+      vus: setting(__ENV, 'VUS', 100),
       iterations: 1,
       maxDuration: `${SECONDS + 60}s`,
     },

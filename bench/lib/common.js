@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { ROOT } from '../../lib/tools.js';
 import { runK6 } from '../../dev/run-k6.js';
 import { startTestStack } from '../../dev/test-stack.js';
+import { rawSetting } from '../../common/settings.js';
 
 export { ROOT, runK6 };
 
@@ -86,7 +87,7 @@ export function table(rows, columns) {
 
 // ---- the results log ----
 
-export const RESULTS_FILE = process.env.BENCH_RESULTS || join(ROOT, 'bench', 'results.jsonl');
+export const RESULTS_FILE = rawSetting(process.env, 'BENCH_RESULTS') || join(ROOT, 'bench', 'results.jsonl');
 
 export function gitCommit() {
   try {

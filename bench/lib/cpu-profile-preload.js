@@ -6,9 +6,10 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { join } from 'node:path';
+import { rawSetting, setting } from '../../common/settings.js';
 
-const dir = process.env.CPU_PROFILE_DIR;
-const INTERVAL_US = Number(process.env.CPU_PROFILE_INTERVAL_US || 250);
+const dir = rawSetting(process.env, 'CPU_PROFILE_DIR');
+const INTERVAL_US = setting(process.env, 'CPU_PROFILE_INTERVAL_US');
 
 if (dir) {
   const session = new Session();

@@ -13,23 +13,21 @@
 import http from 'k6/http';
 import { sleep } from 'k6';
 import { Trend } from 'k6/metrics';
-import { TARGET_DEFAULTS } from '../../common/defaults.js';
 import { applyNetwork, networkProfile, restoreNetwork } from '../../scenarios/lib/network.js';
+import { rawSetting, setting, settingNames } from '../../common/settings.js';
 
 const profile = networkProfile('lan');
-const MODES = (__ENV.MODES || 'fresh,warm,idle').split(',');
-const SIZES = (__ENV.SIZES || '10000,100000,1000000').split(',').map(Number);
-const BATCH = Number(__ENV.BATCH || 6);
-const BATCH_SIZE = Number(__ENV.BATCH_SIZE || 100000);
-const SAMPLES = Number(__ENV.SAMPLES || 3);
-const IDLE_MS = Number(__ENV.IDLE_MS || 2000);
-const IDLE_SIZE = Number(__ENV.IDLE_SIZE || 100000);
-const keep = Boolean(__ENV.KEEP_TOXICS);
+const MODES = settingNames(__ENV, 'MODES', ['fresh', 'warm', 'idle'], ['fresh', 'warm', 'idle', 'batch']);
+const SIZES = setting(__ENV, 'SIZES', [10000, 100000, 1000000]);
+const BATCH = setting(__ENV, 'BATCH');
+const BATCH_SIZE = setting(__ENV, 'BATCH_SIZE');
+const SAMPLES = setting(__ENV, 'SAMPLES');
+const IDLE_MS = setting(__ENV, 'IDLE_MS');
+const IDLE_SIZE = setting(__ENV, 'IDLE_SIZE');
+const keep = Boolean(rawSetting(__ENV, 'KEEP_TOXICS'));
 // -e TLS=true: over HTTPS (HTTP/2 on kept connections), where TLS would notice a byte out of place.
-const TLS = __ENV.TLS === 'true';
-const url = TLS
-  ? __ENV.GRAPHQL_HTTPS_URL || TARGET_DEFAULTS.GRAPHQL_HTTPS_URL
-  : __ENV.GRAPHQL_HTTP_URL || TARGET_DEFAULTS.GRAPHQL_HTTP_URL;
+const TLS = setting(__ENV, 'TLS');
+const url = TLS ? setting(__ENV, 'GRAPHQL_HTTPS_URL') : setting(__ENV, 'GRAPHQL_HTTP_URL');
 // Fresh requests go to another host name (same address), so they never take or close the kept connection.
 const FRESH_HOST = 'fresh.k6pack.test';
 
