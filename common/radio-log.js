@@ -15,7 +15,7 @@
 //        cycles for the short cycle timer, then long ones: RADIOS.lte's timers)
 //   3G   promotion (IDLE -> DCH), fach-promotion, active (DCH busy), dch-tail,
 //        fach-active (FACH carrying a small packet), fach (FACH's tail), idle
-import { RADIOS, statePowers } from './radio.js';
+import { lteTailSpans, RADIOS, statePowers } from './radio.js';
 
 // The radio_log of a list of toxics (GET /proxies/<name>/toxics, or a proxy's `toxics`
 // in GET /proxies), or of a GET /proxies answer (the first proxy that lists one): null
@@ -43,7 +43,7 @@ function stateBefore([, kind, from]) {
 }
 
 // The log as spans [startMs, endMs, label] up to endMs (the log's now by default).
-// label 'lte-tail' is split into its DRX parts by splitTail().
+// label 'lte-tail' is split into its DRX parts by common/radio.js lteTailSpans().
 function spansOf(log, endMs) {
   const spans = [];
   const first = log.events[0];
@@ -81,23 +81,6 @@ function spansOf(log, endMs) {
   return spans;
 }
 
-// An LTE tail [s, e): continuous reception, short DRX, long DRX (RADIOS.lte's timers).
-function splitTail([s, e]) {
-  const lte = RADIOS.lte;
-  const parts = [];
-  let t = s;
-  for (const [label, len] of [
-    ['tail-continuous', lte.drxInactivityMs],
-    ['tail-short-drx', lte.shortTimerMs],
-    ['tail-long-drx', Infinity],
-  ]) {
-    const stop = Math.min(e, t + len);
-    if (stop > t) parts.push([t, stop, label]);
-    t = stop;
-  }
-  return parts;
-}
-
 // The radio's time in each state over [fromMs, toMs) (Unix ms; default: the whole log up
 // to its now): { radio, seconds: { state: s }, windowS, promotions: [{ atMs, ms, from }]
 // (the promotions that start in the window), partial: true when the window reaches past
@@ -108,7 +91,7 @@ export function timeInStates(log, { fromMs = -Infinity, toMs = Infinity } = {}) 
   const firstAt = log.events.length ? log.events[0][0] : end;
   const from = fromMs === -Infinity ? Math.min(firstAt, end) : fromMs;
   const seconds = {};
-  const spans = spansOf(log, end).flatMap((sp) => (sp[2] === 'lte-tail' ? splitTail(sp) : [sp]));
+  const spans = spansOf(log, end).flatMap((sp) => (sp[2] === 'lte-tail' ? lteTailSpans(sp[0], sp[1]) : [sp]));
   for (const [s, e, label] of spans) {
     const d = Math.min(e, end) - Math.max(s, from);
     if (d > 0) seconds[label] = (seconds[label] || 0) + d / 1000;

@@ -159,6 +159,24 @@ export function statePowers(radio) {
   };
 }
 
+// An LTE tail [from, to) in ms, as [start, end, state] spans: continuous reception for the
+// DRX inactivity timer, short DRX for its timer, then long DRX (the link toxic's states;
+// common/radio-log.js splits a logged tail the same way).
+export function lteTailSpans(from, to) {
+  const spans = [];
+  let t = from;
+  for (const [label, len] of [
+    ['tail-continuous', LTE.drxInactivityMs],
+    ['tail-short-drx', LTE.shortTimerMs],
+    ['tail-long-drx', Infinity],
+  ]) {
+    const stop = Math.min(to, t + len);
+    if (stop > t) spans.push([t, stop, label]);
+    t = stop;
+  }
+  return spans;
+}
+
 // The radio's time in each state (seconds) over one period of a steady rhythm: one
 // operation every periodS seconds, each keeping the radio busy for activeS (its bytes
 // on the air; a small one on 3G's FACH takes FACH's own time instead), after the radio
@@ -177,16 +195,7 @@ export function rhythm(radio, { periodS, activeS = 0, upBytes = Infinity, downBy
     // The states between an activity's end and the next operation (or the end of time).
     if (set === LTE) {
       const end = Math.min(to, from + set.tailMs);
-      let t = from;
-      for (const [label, len] of [
-        ['tail-continuous', set.drxInactivityMs],
-        ['tail-short-drx', set.shortTimerMs],
-        ['tail-long-drx', Infinity],
-      ]) {
-        const stop = Math.min(end, t + len);
-        if (stop > t) spans.push([t, stop, label]);
-        t = stop;
-      }
+      spans.push(...lteTailSpans(from, end));
       if (to > end) spans.push([end, to, 'idle']);
       return to >= from + set.tailMs ? 'idle' : 'connected';
     }
