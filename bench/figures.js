@@ -9,7 +9,7 @@
 // README.md or a page of docs/ (its studies too); what lies between is this script's, never
 // typed by hand. NAME is a figure's id (below), with a form (`:short`, `:dated`, `:when`), or a
 // table: `fidelity-table:SCENARIO:PROFILE` (a study's rows of bench/fidelity.js),
-// `recovery-table` (bench/recovery.js), `overhead-extra`, `connect-cost`, `benchmarks`,
+// `recovery-table` (bench/recovery.js), `mobile-table` (bench/mobile.js), `overhead-extra`, `connect-cost`, `benchmarks`,
 // `readme-benchmarks`.
 // A value of a figure or of a table in use, typed in a page's prose outside its block, is a
 // fault: a page quotes the block or links to it.
@@ -454,6 +454,23 @@ export const FIGURES = [
     },
   },
   {
+    id: 'mobile',
+    what: "a phone's radio (+rrc): the operation after its gap, past the tail and within it, / the model; radio on per hour from the link's log / the model, lte and 3g",
+    bench: 'node bench/mobile.js',
+    target: { text: '0.9–1.1; radio on within 5 %', range: [0.9, 1.1] },
+    read(records) {
+      const r = newest(records, 'mobile', (x) => !x.quick);
+      if (!r) return null;
+      const ratios = r.rows.map((row) => row.ratio).filter((x) => x !== null);
+      const on = r.rows.map((row) => row.radioOnRatio).filter((x) => x !== null && x !== undefined);
+      return {
+        records: [r],
+        text: `${r.networks.join(', ')}: x${span(ratios, 2)} (${ratios.filter((x) => within(x, this.target.range)).length} of ${ratios.length}); radio on x${span(on, 3)}`,
+        pass: r.rows.every((row) => row.verdict === 'met' && row.radioOnVerdict !== 'MISSED'),
+      };
+    },
+  },
+  {
     id: 'overhead-proxy',
     what: '(a) Toxiproxy with no toxics vs direct: added p50 per request',
     bench: 'node bench/overhead.js',
@@ -798,6 +815,38 @@ function overheadExtra(records) {
   return { text: `${text} (${day(r)}, ${machine(r)})`, values: [text] };
 }
 
+// bench/mobile.js's newest record (`mobile-table`): per network, lane and T, the operation after
+// its gap beside the model's, and the radio's time on per hour from the link's log beside the model's.
+function mobileTable(records) {
+  const r = newest(records, 'mobile', (x) => !x.quick);
+  if (!r) return null;
+  const rows = r.rows.map(
+    (row) =>
+      `| ${row.network} | ${row.lane} | ${row.everyS} s (${row.gap}) | ${row.p50Ms ?? '–'} | ${row.modelMs} (${row.against}) | ${row.ratio === null ? '–' : `x${num(row.ratio, 2)}`} | ${row.radioOnSh ?? '–'} | ${row.radioOnModelSh} | ${row.radioOnRatio === null ? (row.radioOnVerdict ?? '–') : `x${num(row.radioOnRatio, 3)}`} | ${row.mjPerOp ?? '–'} | ${row.jPerHour ?? '–'} |`,
+  );
+  return {
+    text: [
+      '| network | lane | one operation every | p50 ms | model ms | / model | radio on s/h (log) | model s/h | / model | mJ/op | J/h |',
+      '|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|',
+      ...rows,
+      '',
+      `p50 of ${r.ops} operations after their gap; the model past the tail is the +rrc profile's (its promotion, where the lane's gap lets the radio sleep), within it the plain network's. The radio's time on and its energy are read from the link's event log over the step; a lane with pings (ws: the server's, every 12 s) is measured, not judged, on its time on. Targets: 0.9–1.1, radio on within 5 % (\`node bench/mobile.js\`, ${day(r)}, ${machine(r)}).`,
+      ...(r.nat?.length
+        ? [
+            '',
+            `| ${r.nat[0].network}, one operation every ${r.nat[0].everyS} s | the NAT drops its connection (model) | failed / operations | recovery p50 ms | mJ/op |`,
+            '|---|---|--:|--:|--:|',
+            ...r.nat.map(
+              (x) =>
+                `| ${x.lane} | ${x.modelDrops ? 'yes' : 'no'} | ${x.failures ?? '–'} / ${x.operations ?? '–'} | ${x.recoveryMs === null ? '–' : Math.round(x.recoveryMs)} | ${x.mjPerOp === null ? '–' : Math.round(x.mjPerOp)} |`,
+            ),
+          ]
+        : []),
+    ].join('\n'),
+    values: r.rows.flatMap((row) => (row.ratio === null ? [] : [`x${num(row.ratio, 2)}`])),
+  };
+}
+
 // The tables: a block whose name's first part is one of these, its other parts the arguments.
 // Each gives { text, values }: the values are what typedTwice looks for outside the block.
 const TABLES = {
@@ -807,6 +856,7 @@ const TABLES = {
   },
   'fidelity-table': fidelityTable,
   'recovery-table': recoveryTable,
+  'mobile-table': mobileTable,
   'overhead-extra': overheadExtra,
 };
 export function renderTable(name, records) {

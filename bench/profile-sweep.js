@@ -2,8 +2,8 @@
 /*
  * Every gated scenario under slow and lossy networks at ci load, on unchanged code:
  * does a thin row still fail a run that is not a regression? One `k6pack gate` with
- * --profile lte,3g,4g+shared+loss3 --load ci (every scenario but soak, unstable and
- * api, one k6 run each per profile) on a stack of its own: each run's exit code and the
+ * --profile lte,3g,4g+shared+loss3 --load ci (the scenarios the gate runs: not soak,
+ * unstable, api or mobile; one k6 run each per profile) on a stack of its own: each run's exit code and the
  * thresholds it failed. Target: every run exits 0 (a row too thin to gate is not gated:
  * docs/thresholds.md#sample-floors).
  *

@@ -354,6 +354,28 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
       // The ratio's target is the bench's own, on a quiet machine: here, a real recovery.
       for (const r of entry.rows) assert.ok(r.p50Ms > 0 && r.ratio > 0, output);
     }),
+    t.test('mobile: a promotion past the tail, none within it, the radio on from the log', async () => {
+      const { entry, output } = await bench('mobile');
+      assert.deepEqual(
+        entry.rows.map((r) => [r.network, r.lane, r.everyS, r.against]),
+        [
+          ['lte+rrc', 'http_keepalive', 2, 'lte'],
+          ['lte+rrc', 'http_keepalive', 15, 'lte+rrc'],
+        ],
+        output,
+      );
+      const [within, past] = entry.rows;
+      // Physically true whatever the machine: an operation past the tail waits for the
+      // promotion (LTE's 260 ms) on top of the round trip; one within it does not.
+      assert.ok(past.p50Ms >= 0.97 * past.modelMs && past.modelMs >= 260 + 70, output);
+      assert.ok(within.modelMs < 100 && within.p50Ms >= 0.97 * within.modelMs, output);
+      for (const r of entry.rows) {
+        assert.equal(r.verdict, r.ratio >= 0.9 && r.ratio <= 1.1 ? 'met' : 'MISSED', output);
+        assert.ok(r.radioOnSh > 0 && r.radioOnSh <= 3600 && r.radioOnModelSh > 0, output);
+      }
+      // Within LTE's tail the radio never sleeps.
+      assert.equal(within.radioOnModelSh, 3600, output);
+    }),
     t.test('event-timing: blackouts seen by probes, against their schedule', async () => {
       const { entry, output } = await bench('event-timing');
       assert.equal(entry.events, 3, output);

@@ -1,0 +1,235 @@
+#!/usr/bin/env node
+/*
+ * A phone's radio against the model (issue 41): the mobile scenario under +rrc, per
+ * network (lte, 3g), each lane at two interaction rates, one operation every T seconds:
+ *   - T past the radio's tail (lte 15 s: its tail is 11.6 s; 3g 20 s: DCH 5 s, then FACH
+ *     12 s): every operation after its gap finds the radio idle and pays the promotion.
+ *     Its p50 over the model's (common/model.js, the radio's terms from common/radio.js).
+ *   - T within the tail (2 s): no promotion. Its p50 over the plain network's model.
+ *   - the radio's time on (not idle) per hour, read from the link's event log (radio_log)
+ *     by the scenario, over common/radio.js's rhythm for one operation every T seconds
+ *     (judged on the lanes without pings: a ws lane's pings wake the radio on their own clock);
+ *   - the radio's energy per operation (mJ) and per hour (J), from the log's states.
+ * Targets: p50 / model within 0.9-1.1, both ways; radio on / model within 5 %.
+ *
+ * One stack, one k6 run of scenarios/mobile.js per network (the steps one after another:
+ * the radio is the device's), MOBILE_OPS operations after each step's first.
+ *
+ *   node bench/mobile.js                      # lte and 3g; http_fresh, http_keepalive, ws, ws_ping10; 4 ops: ~11 minutes
+ *   node bench/mobile.js --networks lte --lanes http_keepalive --ops 3 --no-nat
+ * Then (not --quick, not --no-nat) under lte+rrc+nat=20 at one operation every 30 s: each
+ * lane's failures where the NAT drops its connection (the model says which) and its
+ * recovery; met when the lanes the model keeps lose nothing and the others lose some.
+ *   node bench/mobile.js --quick              # lte, http_keepalive, 1 op after the first (a check that it runs)
+ * Appends its figures to bench/results.jsonl.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildScenario } from '../common/scenario.js';
+import { parsePolicy } from '../common/thresholds.js';
+import { energy } from '../common/radio.js';
+import { linkOf } from '../common/model.js';
+import { loadProfile } from '../lib/profiles.js';
+import declare, { MOBILE_LANES, natDrops, pingOf } from '../scenarios/specs/mobile.js';
+import {
+  BenchError,
+  main,
+  parseFlags,
+  recordResult,
+  ROOT,
+  round,
+  runScenario,
+  stat,
+  table,
+  withStack,
+} from './lib/common.js';
+
+const TARGET = [0.9, 1.1];
+const RADIO_ON_TARGET = 0.05;
+// Per network: its +rrc profile, a T within the tail and one past it.
+const NETWORKS = {
+  lte: { spec: 'lte+rrc', radio: 'lte', within: 2, past: 15 },
+  '3g': { spec: '3g+rrc', radio: '3g', within: 2, past: 20 },
+};
+
+const policy = parsePolicy(readFileSync(join(ROOT, 'thresholds.json'), 'utf8'), 'thresholds.json');
+
+// The model's p50 (ms, and its radio part) of a row, from the plan the run uses.
+function modelOf(spec, env, key) {
+  const built = buildScenario(declare(env), loadProfile(spec), env, policy);
+  const gate = built.gates.find((g) => g.key === key);
+  if (!gate) throw new BenchError(`the plan of mobile under ${spec} has no row ${key}`);
+  return gate.expected.p50;
+}
+
+async function measure(stack, name, lanes, ops) {
+  const n = NETWORKS[name];
+  const Ts = [n.within, n.past];
+  const laneNames = lanes.flatMap((l) => Ts.map((T) => `${l}_t${T}`));
+  const env = {
+    PROFILE: n.spec,
+    LANES: laneNames.join(','),
+    INTERACTION_SECONDS: Ts.join(','),
+    MOBILE_OPS: String(ops),
+  };
+  const t0 = Date.now();
+  const run = await runScenario(stack, 'mobile', { env, timeoutMs: 60 * 60 * 1000 });
+  console.log(`  ${n.spec}: k6 exited ${run.code} in ${round((Date.now() - t0) / 1000, 0)} s`);
+  const rows = [];
+  for (const l of lanes)
+    for (const T of Ts) {
+      const sc = `${l}_t${T}_c1`;
+      const key = `op_duration{scenario:${sc},gap:after}`;
+      const measured = stat(run.summary, key);
+      // Within the tail the plain network's model (no radio term); past it, the radio's.
+      const plainSpec = n.spec.replace('+rrc', '');
+      const model = T === n.past ? modelOf(n.spec, env, key) : modelOf(plainSpec, { ...env, PROFILE: plainSpec }, key);
+      const onMeasured = stat(run.summary, `radio_on_hour{scenario:${sc}}`);
+      const rrcModel = modelOf(n.spec, env, key);
+      // The radio's activity per operation: the operation without its promotion.
+      const activeS = (rrcModel.ms - (rrcModel.radioMs || 0)) / 1000;
+      const onModel = 3600 - (energy(n.radio, { periodS: T, activeS }).secondsPerHour.idle || 0);
+      const ratio = measured === null ? null : measured / model.ms;
+      // The rhythm is one operation every T seconds: a lane whose pings wake the radio too
+      // (ws: the server's every 12 s; ws_ping10) is measured, not judged, here.
+      const pings = pingOf(MOBILE_LANES.find((x) => x.name === l)) > 0;
+      const onRatio = onMeasured === null || pings ? null : onMeasured / onModel;
+      const mj = stat(run.summary, `radio_energy_op{scenario:${sc}}`);
+      const mjh = stat(run.summary, `radio_energy_hour{scenario:${sc}}`);
+      rows.push({
+        network: n.spec,
+        lane: l,
+        everyS: T,
+        gap: T === n.past ? 'past the tail' : 'within the tail',
+        against: T === n.past ? n.spec : plainSpec,
+        p50Ms: measured === null ? null : round(measured, 1),
+        modelMs: round(model.ms, 1),
+        ratio: ratio === null ? null : round(ratio, 3),
+        verdict: ratio !== null && ratio >= TARGET[0] && ratio <= TARGET[1] ? 'met' : 'MISSED',
+        radioOnSh: onMeasured === null ? null : round(onMeasured, 0),
+        radioOnModelSh: round(onModel, 0),
+        radioOnRatio: onRatio === null ? null : round(onRatio, 3),
+        radioOnVerdict: pings
+          ? 'n/a (pings)'
+          : onRatio !== null && Math.abs(onRatio - 1) <= RADIO_ON_TARGET
+            ? 'met'
+            : 'MISSED',
+        mjPerOp: mj === null ? null : round(mj, 0),
+        jPerHour: mjh === null ? null : round(mjh / 1000, 1),
+      });
+    }
+  return rows;
+}
+
+// A carrier NAT (+nat=20 under lte+rrc, one operation every 30 s): the kept connections it
+// drops between operations (the model: scenarios/specs/mobile.js natDrops), the
+// failures that follow and the time to the next success; a lane that pings within the
+// timeout keeps its connection.
+const NAT = { spec: 'lte+rrc+nat=20', everyS: 30 };
+
+async function measureNat(stack, lanes, ops) {
+  const laneNames = lanes.map((l) => `${l}_t${NAT.everyS}`);
+  const env = {
+    PROFILE: NAT.spec,
+    LANES: laneNames.join(','),
+    INTERACTION_SECONDS: String(NAT.everyS),
+    MOBILE_OPS: String(ops),
+  };
+  const t0 = Date.now();
+  const run = await runScenario(stack, 'mobile', { env, timeoutMs: 60 * 60 * 1000 });
+  console.log(`  ${NAT.spec}: k6 exited ${run.code} in ${round((Date.now() - t0) / 1000, 0)} s`);
+  const link = linkOf(loadProfile(NAT.spec));
+  return lanes.map((l) => {
+    const sc = `${l}_t${NAT.everyS}_c1`;
+    const failed = run.summary.metrics[`op_failed{scenario:${sc},gap:after}`];
+    const drops = natDrops(
+      MOBILE_LANES.find((x) => x.name === l),
+      NAT.everyS,
+      link.natIdleS,
+      link.R,
+    );
+    const failures = failed ? failed.passes : null;
+    return {
+      network: NAT.spec,
+      lane: l,
+      everyS: NAT.everyS,
+      modelDrops: drops,
+      operations: failed ? failed.passes + failed.fails : null,
+      failures,
+      recoveryMs: stat(run.summary, `recovery_duration{scenario:${sc}}`) ?? null,
+      p50Ms: stat(run.summary, `op_duration{scenario:${sc},gap:after}`),
+      mjPerOp: stat(run.summary, `radio_energy_op{scenario:${sc}}`),
+      // Met: the lanes the model says keep their connection lost no operation; the others lost some.
+      verdict: failures === null ? 'MISSED' : drops === failures > 0 ? 'met' : 'MISSED',
+    };
+  });
+}
+
+await main(async () => {
+  const flags = parseFlags({ quick: false, networks: '', lanes: '', ops: 0, noNat: false });
+  const quick = Boolean(flags.quick);
+  const networks = (flags.networks || (quick ? 'lte' : 'lte,3g')).split(',');
+  for (const n of networks) if (!NETWORKS[n]) throw new BenchError(`--networks ${n}: use lte, 3g or both`);
+  const lanes = (flags.lanes || (quick ? 'http_keepalive' : 'http_fresh,http_keepalive,ws,ws_ping10')).split(',');
+  const known = MOBILE_LANES.map((l) => l.name);
+  for (const l of lanes) if (!known.includes(l)) throw new BenchError(`--lanes ${l}: use some of ${known.join(', ')}`);
+  const ops = flags.ops || (quick ? 1 : 4);
+  if (!Number.isInteger(ops) || ops < 1 || ops > 100)
+    throw new BenchError(`--ops ${flags.ops}: a whole number from 1 to 100`);
+  const { rows, nat } = await withStack(async (stack) => {
+    const all = [];
+    for (const n of networks) all.push(...(await measure(stack, n, lanes, ops)));
+    return { rows: all, nat: quick || flags.noNat ? [] : await measureNat(stack, lanes, Math.min(ops, 3)) };
+  });
+  console.log(
+    `\nThe operation after its gap (p50 of ${ops}) over the model (target ${TARGET.join('-')}), and the radio's time on per hour from the link's log over the model (target within ${RADIO_ON_TARGET * 100} %):`,
+  );
+  console.log(
+    table(rows, [
+      'network',
+      'lane',
+      'everyS',
+      'gap',
+      'against',
+      'p50Ms',
+      'modelMs',
+      'ratio',
+      'verdict',
+      'radioOnSh',
+      'radioOnModelSh',
+      'radioOnRatio',
+      'radioOnVerdict',
+      'mjPerOp',
+      'jPerHour',
+    ]),
+  );
+  if (nat.length) {
+    console.log(
+      `\nUnder ${NAT.spec}, one operation every ${NAT.everyS} s: the operations a NAT's drop failed (the model: the lanes whose connection idles past the timeout), and the time to the next success:`,
+    );
+    console.log(
+      table(
+        nat.map((r) => ({
+          ...r,
+          p50Ms: r.p50Ms === null ? null : round(r.p50Ms, 1),
+          recoveryMs: r.recoveryMs === null ? null : round(r.recoveryMs, 0),
+          mjPerOp: r.mjPerOp === null ? null : round(r.mjPerOp, 0),
+        })),
+        [
+          'network',
+          'lane',
+          'everyS',
+          'modelDrops',
+          'operations',
+          'failures',
+          'recoveryMs',
+          'p50Ms',
+          'mjPerOp',
+          'verdict',
+        ],
+      ),
+    );
+  }
+  const missed = [...rows, ...nat].filter((r) => r.verdict !== 'met' || r.radioOnVerdict === 'MISSED').length;
+  recordResult('mobile', { ops, lanes, networks, rows, nat, verdict: missed ? 'MISSED' : 'met' }, { quick });
+});
