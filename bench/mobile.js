@@ -20,7 +20,7 @@
  * Then (not --quick, not --no-nat) under lte+rrc+nat=20 at one operation every 30 s: each
  * lane's failures where the NAT drops its connection (the model says which) and its
  * recovery; met when the lanes the model keeps lose nothing and the others lose some.
- *   node bench/mobile.js --quick              # lte, http_keepalive, 1 op after the first (a check that it runs)
+ *   node bench/mobile.js --quick              # lte, http_keepalive, 2 ops after the first (a check that it runs)
  * Appends its figures to bench/results.jsonl.
  */
 import { readFileSync } from 'node:fs';
@@ -173,9 +173,9 @@ await main(async () => {
   const lanes = (flags.lanes || (quick ? 'http_keepalive' : 'http_fresh,http_keepalive,ws,ws_ping10')).split(',');
   const known = MOBILE_LANES.map((l) => l.name);
   for (const l of lanes) if (!known.includes(l)) throw new BenchError(`--lanes ${l}: use some of ${known.join(', ')}`);
-  const ops = flags.ops || (quick ? 1 : 4);
-  if (!Number.isInteger(ops) || ops < 1 || ops > 100)
-    throw new BenchError(`--ops ${flags.ops}: a whole number from 1 to 100`);
+  const ops = flags.ops || (quick ? 2 : 4);
+  if (!Number.isInteger(ops) || ops < 2 || ops > 100)
+    throw new BenchError(`--ops ${flags.ops}: a whole number from 2 to 100`);
   const { rows, nat } = await withStack(async (stack) => {
     const all = [];
     for (const n of networks) all.push(...(await measure(stack, n, lanes, ops)));
