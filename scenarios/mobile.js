@@ -91,7 +91,7 @@
  */
 import exec from 'k6/execution';
 import { Counter, Trend } from 'k6/metrics';
-import declare, { opTimeoutMs } from './specs/mobile.js';
+import declare, { opTimeoutMs, settleSeconds } from './specs/mobile.js';
 import { waitOutStep } from './lib/fit.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
@@ -114,6 +114,7 @@ const { OPS, EVERY, BATTERY_MAH } = decl;
 const s = defineScenario(decl, { notes });
 export const { options, setup, teardown, handleSummary } = s;
 const link = linkOf(s.profile);
+const SETTLE_MS = settleSeconds(s.profile) * 1000;
 
 // The radio's figures of each step, from the link's event log (laneOnly columns and notes).
 const energyOp = new Trend('radio_energy_op');
@@ -161,7 +162,8 @@ function recordRadio(t0, T, periods) {
   for (const [state, sec] of Object.entries(perHour(r.seconds, r.windowS))) stateHour.add(sec, { state });
 }
 
-// A step's one iteration: the operation at once, then OPS more at T, 2T, ... from its
+// A step's one iteration: once the radio has settled to idle, the operation at once, then
+// OPS more at T, 2T, ... from its
 // start, as long as each still has a second before the step ends; then the radio. A VU
 // that k6 starts again in the same step waits the step out. op(gap, i) -> ok; a failure
 // (a NAT's) to the next success is recovery_duration (metrics.js trackRecovery).
@@ -171,6 +173,8 @@ async function paced(l, { op, close }) {
     return;
   }
   const T = l.everyS * 1000;
+  // Every step starts with the radio idle (settleSeconds: the step before decides nothing).
+  await pause(SETTLE_MS);
   const t0 = Date.now();
   const step = exec.scenario.name;
   let i = 0;

@@ -9,6 +9,8 @@
 // every T seconds (gap:after: the rows, and what the model prices with the gap).
 import { BOOK_OP } from './ws-vs-http.js';
 import { setting } from '../../common/settings.js';
+import { linkOf } from '../../common/model.js';
+import { tailMs } from '../../common/radio.js';
 import { cellKey, DEFAULT_COLUMNS, lane, rttOf } from '../../common/scenario.js';
 
 // The lanes, each on its catalogue lane (on) and with its keepalive ping (seconds, 0: none).
@@ -81,6 +83,17 @@ export function natDrops(l, T, natIdleS, rttMs = 0) {
   return (P > 0 ? Math.min(T, P + rttMs / 1000) : T) > natIdleS;
 }
 
+// How long a step waits before its first operation, so that it starts with the phone's radio
+// idle, whatever the step before left it in (seconds; 0 without +rrc): the radio's whole tail
+// and half a second. Without it the steps were not independent: under 3g+rrc ws_ping10 at one
+// operation every 2 s found the radio in FACH, where the ws step before (20 s) had left it, and
+// stayed there (small operations never promote FACH to DCH): 718 ms an operation against the
+// 304 it took from DCH (bench/mobile.js, 2026-11-29).
+export function settleSeconds(profile) {
+  const { radio } = linkOf(profile);
+  return radio ? tailMs(radio) / 1000 + 0.5 : 0;
+}
+
 // An operation's timeout at one every T seconds: T less a second (at least 5 s, at most
 // 30 s), so an operation on a connection a NAT dropped fails within its slot, or little
 // more, and the next one starts on time.
@@ -133,13 +146,14 @@ export default function declare(env = {}) {
     // One phone per lane at every level.
     steps: [1],
     minIterations: 1,
-    // A step is its one iteration: the first operation, then OPS more, T apart, and 2 s
+    // A step is its one iteration: the radio's settling (settleSeconds), the first operation,
+    // then OPS more, T apart, and 2 s
     // of slack for the last and for reading the radio's log; under a NAT that forgets a
     // connection between two operations, the last one's timeout too.
     laneSeconds: (name, profile) => {
       const l = lanes.find((x) => x.name === name);
       const nat = profile.network.natIdleS;
-      return l.iterationSeconds + (nat && nat < l.everyS ? opTimeoutMs(l.everyS) / 1000 : 0);
+      return l.iterationSeconds + settleSeconds(profile) + (nat && nat < l.everyS ? opTimeoutMs(l.everyS) / 1000 : 0);
     },
     iterationSeconds: () => 1,
     // Closing: a WebSocket's close handshake, a few round trips.
