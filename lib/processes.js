@@ -21,11 +21,14 @@ export function diesWithParent(file, args) {
 
 // Starts `file args` with stdout+stderr appended to `logFile`. A detached process
 // gets its own process group (a Ctrl-C in the terminal does not reach it) and
-// outlives this one; otherwise execa kills it when this process exits.
+// outlives this one; otherwise it dies with this one: execa kills it when this process
+// exits, and the kernel when it is killed (diesWithParent: a test runner that SIGKILLed a
+// test at its timeout left that test's Toxiproxy running, 2026-11-29).
 export function spawnLogged(file, args, { env, logFile, detached = false, cwd }) {
   const fd = openSync(logFile, 'w');
   try {
-    const child = execa(file, args, {
+    const [cmd, argv] = detached ? [file, args] : diesWithParent(file, args);
+    const child = execa(cmd, argv, {
       cwd,
       env,
       extendEnv: true,
