@@ -843,7 +843,10 @@ function mobileTable(records) {
           ]
         : []),
     ].join('\n'),
-    values: r.rows.flatMap((row) => (row.ratio === null ? [] : [`x${num(row.ratio, 2)}`])),
+    // Its ratios (x1.00 ...) recur on other pages by the model's accuracy: its J/h with a decimal do not.
+    values: r.rows.flatMap((row) =>
+      row.jPerHour === null || Number.isInteger(row.jPerHour) ? [] : [String(row.jPerHour)],
+    ),
   };
 }
 
