@@ -25,66 +25,66 @@
  *   k6 run -e PROFILE=3g+rrc -e INTERACTION_SECONDS=5,15 scenarios/mobile.js
  *
  * Its plan at LOAD=ci (`npx k6pack plan mobile --load ci`; dev/plan-headers.js writes it):
- *   mobile under lte+rrc (R 70 ms, down 12000 / up 12000 kbit/s, rrc), load ci, closed workload: 28 k6 scenarios, 2346.4 s in all
+ *   mobile under lte+rrc (R 70 ms, down 12000 / up 12000 kbit/s, rrc), load ci, closed workload: 28 k6 scenarios, 2685.2 s in all
  *     k6 scenario            executor      VUs or rate  start    duration  graceful stop
- *     http_fresh_t1_c1       constant-vus  1 VU         0s       6s        0.8s
- *     http_fresh_t5_c1       constant-vus  1 VU         6.8s     22s       0.8s
- *     http_fresh_t15_c1      constant-vus  1 VU         29.6s    62s       0.8s
- *     http_fresh_t60_c1      constant-vus  1 VU         92.4s    242s      0.8s
- *     http_keepalive_t1_c1   constant-vus  1 VU         335.2s   6s        0.8s
- *     http_keepalive_t5_c1   constant-vus  1 VU         342s     22s       0.8s
- *     http_keepalive_t15_c1  constant-vus  1 VU         364.8s   62s       0.8s
- *     http_keepalive_t60_c1  constant-vus  1 VU         427.6s   242s      0.8s
- *     http2_t1_c1            constant-vus  1 VU         670.4s   6s        0.8s
- *     http2_t5_c1            constant-vus  1 VU         677.2s   22s       0.8s
- *     http2_t15_c1           constant-vus  1 VU         700s     62s       0.8s
- *     http2_t60_c1           constant-vus  1 VU         762.8s   242s      0.8s
- *     ws_t1_c1               constant-vus  1 VU         1005.6s  6s        0.8s
- *     ws_t5_c1               constant-vus  1 VU         1012.4s  22s       0.8s
- *     ws_t15_c1              constant-vus  1 VU         1035.2s  62s       0.8s
- *     ws_t60_c1              constant-vus  1 VU         1098s    242s      0.8s
- *     ws_ping10_t1_c1        constant-vus  1 VU         1340.8s  6s        0.8s
- *     ws_ping10_t5_c1        constant-vus  1 VU         1347.6s  22s       0.8s
- *     ws_ping10_t15_c1       constant-vus  1 VU         1370.4s  62s       0.8s
- *     ws_ping10_t60_c1       constant-vus  1 VU         1433.2s  242s      0.8s
- *     ws_ping30_t1_c1        constant-vus  1 VU         1676s    6s        0.8s
- *     ws_ping30_t5_c1        constant-vus  1 VU         1682.8s  22s       0.8s
- *     ws_ping30_t15_c1       constant-vus  1 VU         1705.6s  62s       0.8s
- *     ws_ping30_t60_c1       constant-vus  1 VU         1768.4s  242s      0.8s
- *     grpc_t1_c1             constant-vus  1 VU         2011.2s  6s        0.8s
- *     grpc_t5_c1             constant-vus  1 VU         2018s    22s       0.8s
- *     grpc_t15_c1            constant-vus  1 VU         2040.8s  62s       0.8s
- *     grpc_t60_c1            constant-vus  1 VU         2103.6s  242s      0.8s
+ *     http_fresh_t1_c1       constant-vus  1 VU         0s       18.1s     0.8s
+ *     http_fresh_t5_c1       constant-vus  1 VU         18.9s    34.1s     0.8s
+ *     http_fresh_t15_c1      constant-vus  1 VU         53.8s    74.1s     0.8s
+ *     http_fresh_t60_c1      constant-vus  1 VU         128.7s   254.1s    0.8s
+ *     http_keepalive_t1_c1   constant-vus  1 VU         383.6s   18.1s     0.8s
+ *     http_keepalive_t5_c1   constant-vus  1 VU         402.5s   34.1s     0.8s
+ *     http_keepalive_t15_c1  constant-vus  1 VU         437.4s   74.1s     0.8s
+ *     http_keepalive_t60_c1  constant-vus  1 VU         512.3s   254.1s    0.8s
+ *     http2_t1_c1            constant-vus  1 VU         767.2s   18.1s     0.8s
+ *     http2_t5_c1            constant-vus  1 VU         786.1s   34.1s     0.8s
+ *     http2_t15_c1           constant-vus  1 VU         821s     74.1s     0.8s
+ *     http2_t60_c1           constant-vus  1 VU         895.9s   254.1s    0.8s
+ *     ws_t1_c1               constant-vus  1 VU         1150.8s  18.1s     0.8s
+ *     ws_t5_c1               constant-vus  1 VU         1169.7s  34.1s     0.8s
+ *     ws_t15_c1              constant-vus  1 VU         1204.6s  74.1s     0.8s
+ *     ws_t60_c1              constant-vus  1 VU         1279.5s  254.1s    0.8s
+ *     ws_ping10_t1_c1        constant-vus  1 VU         1534.4s  18.1s     0.8s
+ *     ws_ping10_t5_c1        constant-vus  1 VU         1553.3s  34.1s     0.8s
+ *     ws_ping10_t15_c1       constant-vus  1 VU         1588.2s  74.1s     0.8s
+ *     ws_ping10_t60_c1       constant-vus  1 VU         1663.1s  254.1s    0.8s
+ *     ws_ping30_t1_c1        constant-vus  1 VU         1918s    18.1s     0.8s
+ *     ws_ping30_t5_c1        constant-vus  1 VU         1936.9s  34.1s     0.8s
+ *     ws_ping30_t15_c1       constant-vus  1 VU         1971.8s  74.1s     0.8s
+ *     ws_ping30_t60_c1       constant-vus  1 VU         2046.7s  254.1s    0.8s
+ *     grpc_t1_c1             constant-vus  1 VU         2301.6s  18.1s     0.8s
+ *     grpc_t5_c1             constant-vus  1 VU         2320.5s  34.1s     0.8s
+ *     grpc_t15_c1            constant-vus  1 VU         2355.4s  74.1s     0.8s
+ *     grpc_t60_c1            constant-vus  1 VU         2430.3s  254.1s    0.8s
  *   where the figures come from:
  *     VUs or rate: each step's concurrency (the spec's steps: 1)
- *     duration, http_fresh_t1: 1 iteration of the model's 6.000 s
- *     duration, http_fresh_t5: 1 iteration of the model's 22.000 s
- *     duration, http_fresh_t15: 1 iteration of the model's 62.000 s
- *     duration, http_fresh_t60: 1 iteration of the model's 242.000 s
- *     duration, http_keepalive_t1: 1 iteration of the model's 6.000 s
- *     duration, http_keepalive_t5: 1 iteration of the model's 22.000 s
- *     duration, http_keepalive_t15: 1 iteration of the model's 62.000 s
- *     duration, http_keepalive_t60: 1 iteration of the model's 242.000 s
- *     duration, http2_t1: 1 iteration of the model's 6.000 s
- *     duration, http2_t5: 1 iteration of the model's 22.000 s
- *     duration, http2_t15: 1 iteration of the model's 62.000 s
- *     duration, http2_t60: 1 iteration of the model's 242.000 s
- *     duration, ws_t1: 1 iteration of the model's 6.000 s
- *     duration, ws_t5: 1 iteration of the model's 22.000 s
- *     duration, ws_t15: 1 iteration of the model's 62.000 s
- *     duration, ws_t60: 1 iteration of the model's 242.000 s
- *     duration, ws_ping10_t1: 1 iteration of the model's 6.000 s
- *     duration, ws_ping10_t5: 1 iteration of the model's 22.000 s
- *     duration, ws_ping10_t15: 1 iteration of the model's 62.000 s
- *     duration, ws_ping10_t60: 1 iteration of the model's 242.000 s
- *     duration, ws_ping30_t1: 1 iteration of the model's 6.000 s
- *     duration, ws_ping30_t5: 1 iteration of the model's 22.000 s
- *     duration, ws_ping30_t15: 1 iteration of the model's 62.000 s
- *     duration, ws_ping30_t60: 1 iteration of the model's 242.000 s
- *     duration, grpc_t1: 1 iteration of the model's 6.000 s
- *     duration, grpc_t5: 1 iteration of the model's 22.000 s
- *     duration, grpc_t15: 1 iteration of the model's 62.000 s
- *     duration, grpc_t60: 1 iteration of the model's 242.000 s
+ *     duration, http_fresh_t1: 1 iteration of the model's 18.076 s
+ *     duration, http_fresh_t5: 1 iteration of the model's 34.076 s
+ *     duration, http_fresh_t15: 1 iteration of the model's 74.076 s
+ *     duration, http_fresh_t60: 1 iteration of the model's 254.076 s
+ *     duration, http_keepalive_t1: 1 iteration of the model's 18.076 s
+ *     duration, http_keepalive_t5: 1 iteration of the model's 34.076 s
+ *     duration, http_keepalive_t15: 1 iteration of the model's 74.076 s
+ *     duration, http_keepalive_t60: 1 iteration of the model's 254.076 s
+ *     duration, http2_t1: 1 iteration of the model's 18.076 s
+ *     duration, http2_t5: 1 iteration of the model's 34.076 s
+ *     duration, http2_t15: 1 iteration of the model's 74.076 s
+ *     duration, http2_t60: 1 iteration of the model's 254.076 s
+ *     duration, ws_t1: 1 iteration of the model's 18.076 s
+ *     duration, ws_t5: 1 iteration of the model's 34.076 s
+ *     duration, ws_t15: 1 iteration of the model's 74.076 s
+ *     duration, ws_t60: 1 iteration of the model's 254.076 s
+ *     duration, ws_ping10_t1: 1 iteration of the model's 18.076 s
+ *     duration, ws_ping10_t5: 1 iteration of the model's 34.076 s
+ *     duration, ws_ping10_t15: 1 iteration of the model's 74.076 s
+ *     duration, ws_ping10_t60: 1 iteration of the model's 254.076 s
+ *     duration, ws_ping30_t1: 1 iteration of the model's 18.076 s
+ *     duration, ws_ping30_t5: 1 iteration of the model's 34.076 s
+ *     duration, ws_ping30_t15: 1 iteration of the model's 74.076 s
+ *     duration, ws_ping30_t60: 1 iteration of the model's 254.076 s
+ *     duration, grpc_t1: 1 iteration of the model's 18.076 s
+ *     duration, grpc_t5: 1 iteration of the model's 34.076 s
+ *     duration, grpc_t15: 1 iteration of the model's 74.076 s
+ *     duration, grpc_t60: 1 iteration of the model's 254.076 s
  *     graceful stop: the spec's time to close
  *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
  * (end of the plan)
