@@ -165,9 +165,11 @@ describe('serialization (study 002)', () => {
     // ratio fell to 0.99 in a quiet suite run on 2026-11-26 (per-item 7.2 ms, plain 7.3),
     // after 1.79..4.99 over 12 runs; at N = 10000 it was 1.35..3.81 over those 12 and 1.30
     // in that run, so the bound is 1.1: per-item costs clearly more, and 1.30 is the least seen.
-    // (1.78..2.05 over the 8 runs above.)
-    const [itemExec, plainExec] = ['typed_per_item', 'typed'].map((lane) =>
-      p50(m, `server_duration{scenario:${lane}_c1,n:10000,part:exec}`),
+    // (1.78..2.05 over the 8 runs above.) The least of each, as the factors above: since the
+    // timed phase runs this file beside another (test/run.js), a neighbour's burst once put
+    // plain's p50 at 71.7 ms against per-item's 76.3 (x1.06, 2026-11-29); a burst only adds.
+    const [itemExec, plainExec] = ['typed_per_item', 'typed'].map(
+      (lane) => sub(m, `server_duration{scenario:${lane}_c1,n:10000,part:exec}`).min,
     );
     assert.ok(
       itemExec >= 1.1 * plainExec,
