@@ -142,9 +142,13 @@ export class Channel {
     );
   }
 
+  // Marked closed before the client is: when a step's end interrupts the VU inside
+  // close(), the next step must not find a channel that says connected and is not
+  // ("no gRPC connection, you must call connect first": serialization under 3g).
   close() {
-    if (this.connected) this.client.close();
+    const was = this.connected;
     this.connected = false;
+    if (was) this.client.close();
   }
 
   // After a failure: drop the channel so the next call connects again.

@@ -8,7 +8,7 @@
 import { rawSetting, setting, settingNames } from '../../common/settings.js';
 import { EXECUTOR_NAMES } from '../../common/executors.js';
 import { byLevel, levelName } from '../../common/schedule.js';
-import { DEFAULT_COLUMNS, lane, laneModelSeconds, rttOf } from '../../common/scenario.js';
+import { DEFAULT_COLUMNS, lane, laneModelSeconds, laneSetupSeconds, rttOf } from '../../common/scenario.js';
 
 // What one book costs on this kind of machine (2 cores), server and k6 together,
 // measured at N = 500000 (typed GraphQL ~11 us, the JSON string ~5, ListBooks ~8 to
@@ -91,12 +91,15 @@ export default function declare(env) {
     // runs one VU per lane to stay in its 5 minutes.
     steps: byLevel(level, { ci: [1], full: [1, 2, 4, 8] }, undefined),
     // One iteration: a request per N, by the model (the server's time per book, the
-    // transfer, slow start and loss included).
-    laneSeconds: (name, profile) =>
-      laneModelSeconds(
-        lanes.find((l) => l.name === name),
-        profile,
-      ) + 0.2,
+    // transfer, slow start and loss included). A step's first iteration also opens its
+    // connection, and grpc_list's first checks one reply at the smallest N, untimed
+    // (scenarios/serialization.js grpcList): a step of one iteration holds them too.
+    laneSeconds: (name, profile) => {
+      const l = lanes.find((x) => x.name === name);
+      const check =
+        name === 'grpc_list' ? laneModelSeconds({ ...l, dims: [{ n: String(Math.min(...NS)) }] }, profile) : 0;
+      return laneModelSeconds(l, profile) + laneSetupSeconds(l, profile) + check + 0.2;
+    },
     // An iteration starts only if it fits in its step (scenarios/lib/fit.js
     // wholeIterations): the step's end waits only for connections to close.
     closeSeconds: (profile) => (2 * rttOf(profile)) / 1000 + 0.3,
