@@ -11,6 +11,7 @@
 //   laneSeconds(laneName, profile) -> the same per lane, when lanes differ a lot,
 //   laneVus(laneName, n, profile) -> the VUs that run a step of concurrency n (default n),
 //   minIterations -> iterations per VU every step holds at least (or a function of the profile),
+//   lossIterations -> the same under a loss modifier (default LOSS_MIN_ITERATIONS),
 //   closeSeconds(profile) -> for iterations that end themselves before their step
 //     does: the time they need to close (gracefulStop; default 1.5 iterations),
 //   columns, observe (more sub-metrics to report), options (merged into k6 options),
@@ -221,8 +222,11 @@ export function buildScenario(decl, profile, env, policy) {
   const level = levelName(env, decl.level || 'ci');
   // Under loss, a step's median needs a few operations to stand on: one in 10 or so
   // waits for a retransmission, and the median of one or two is a coin toss.
+  // A scenario whose one iteration holds many operations (fanout: a step's events)
+  // says how many iterations it needs under loss (decl.lossIterations).
   const own = typeof decl.minIterations === 'function' ? decl.minIterations(profile) : decl.minIterations || 0;
-  const minIterations = Math.max(own, linkOf(profile).loss ? LOSS_MIN_ITERATIONS : 0);
+  const lossIterations = decl.lossIterations ?? LOSS_MIN_ITERATIONS;
+  const minIterations = Math.max(own, linkOf(profile).loss ? lossIterations : 0);
   const plan = schedule(
     lanes,
     {

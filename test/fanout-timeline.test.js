@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildScenario, rttOf } from '../common/scenario.js';
 import { listProfiles, loadProfile } from '../lib/profiles.js';
+import { linkOf, lossCost, rtoMs } from '../common/model.js';
+import { SAMPLE_FLOORS } from '../common/gates.js';
 import declare from '../scenarios/specs/fanout.js';
 import { policy } from './helpers/fanout-run.js';
 
@@ -47,4 +49,33 @@ test('every step of every profile: a window for the planned events, a drain, a t
     }
   }
   assert.ok(rows.length >= 8 * listProfiles().network.length, `every lane and step: ${rows.length} rows`);
+});
+
+// Under loss a copy may wait out retransmissions: under 4g+shared+loss3 a ws_c100 step
+// whose drain and tally left no room for them counted 2 copies as missed (wss_c100 7;
+// their spread p95 was 1.1 s). Each phase holds the model's tail of the slowest
+// subscriber's stalls (common/model.js lossCost), and a step is one subscribe-drain
+// cycle whose events reach the p95's floor.
+test('under loss: drain and tally wait out the slowest copy, and a step holds the p95 floor of events', () => {
+  const decl = declare(ENV);
+  for (const spec of ['lte+loss3', '4g+shared+loss3', '3g+loss3']) {
+    const profile = loadProfile(spec);
+    const link = linkOf(profile);
+    const built = buildScenario(decl, profile, ENV, policy);
+    for (const lane of decl.lanes) {
+      const n = Math.max(...decl.SUBSCRIBERS);
+      const name = `${lane.name}_c${n}`;
+      const at = `${spec} ${name}`;
+      const t = decl.timeline(lane.name, n, profile);
+      const alone = decl.timeline(lane.name, n, { ...profile, network: { ...profile.network, loss: undefined } });
+      const copy = lossCost(link, [{ bytes: 100, rto: rtoMs(link.R) }], n).p95;
+      assert.ok(copy > 2 * rtoMs(link.R), `${at}: the slowest of ${n} copies meets more than one timeout (${copy} ms)`);
+      assert.ok(t.drainMs - alone.drainMs >= copy, `${at}: the drain holds the slowest copy's stalls`);
+      assert.ok(t.tallyMs - alone.tallyMs >= copy, `${at}: the tally holds them too`);
+      const events = decl.eventsIn(lane.name, n, profile, built.plan.durations[name]);
+      assert.ok(events >= SAMPLE_FLOORS.p95, `${at}: ${events} events, the p95's floor`);
+      const cycleMs = decl.laneSeconds(lane.name, profile) * 1000;
+      assert.ok(built.plan.durations[name] < 2 * cycleMs, `${at}: one cycle of ${cycleMs} ms, not five`);
+    }
+  }
 });

@@ -2,8 +2,9 @@
 // step's timeline and what a delivery costs under the model.
 import { SETTINGS, setting } from '../../common/settings.js';
 import { byLevel, levelName } from '../../common/schedule.js';
-import { connectionKbps, linkOf } from '../../common/model.js';
+import { connectionKbps, linkOf, lossCost, rtoMs } from '../../common/model.js';
 import { lane, rttOf } from '../../common/scenario.js';
+import { SAMPLE_FLOORS } from '../../common/gates.js';
 
 // A delivered event's bytes around its payload: the graphql-transport-ws `next`
 // message with topicEvents { seq id origin publishedAt payload } and the timing
@@ -129,13 +130,35 @@ export default function declare(env) {
   // arrives, and a poller that lacks one polls once more (another round trip; on
   // a slow machine, every poller at once, priced as a step prices opening them).
   // Then it closes its subscribers (a round trip).
+  // Under loss each phase also waits out the retransmissions its slowest subscriber
+  // meets (lossStalls): without them, under 4g+shared+loss3 a copy stalled past the
+  // tally counted as missed (ws_c100 2, wss_c100 7; spread p95 1.1 s).
   function timeline(laneName, n, profile) {
     const R = rttOf(profile);
-    const readyMs = SETUP_RTTS[laneName] * R + SLACK_MS + n * OPEN_MS[laneName];
+    const stall = lossStalls(laneName, n, profile);
+    const readyMs = SETUP_RTTS[laneName] * R + SLACK_MS + n * OPEN_MS[laneName] + stall.setup;
     const drainMs =
-      laneName === 'http_poll' ? POLL_MS + 2 * R + SLACK_MS : R + fanMs(costOf(laneName), n, 'p95') + SLACK_MS;
-    const tallyMs = laneName === 'http_poll' ? 2 * R + SLACK_MS / 2 + n * OPEN_MS.http_poll : R + SLACK_MS / 2;
+      (laneName === 'http_poll' ? POLL_MS + 2 * R + SLACK_MS : R + fanMs(costOf(laneName), n, 'p95') + SLACK_MS) +
+      stall.copy;
+    const tallyMs =
+      (laneName === 'http_poll' ? 2 * R + SLACK_MS / 2 + n * OPEN_MS.http_poll : R + SLACK_MS / 2) + stall.copy;
     return { readyMs, drainMs, tallyMs, closeMs: tallyMs + R + SLACK_MS / 2 };
+  }
+  // What loss adds to a step's phases, ms (0 without loss): the model's tail quantile
+  // (common/model.js lossCost, TAIL_QUANTILE) of the slowest of n subscribers, for the
+  // one-segment messages of its set-up round trips on a new connection (setup), and for
+  // one copy of an event, or a poll and its answer, on a kept one (copy). A copy
+  // stalled behind a lost one arrives with it, so one draw per subscriber covers both.
+  function lossStalls(laneName, n, profile) {
+    const link = linkOf(profile);
+    if (!link.loss) return { setup: 0, copy: 0 };
+    const young = Array.from({ length: 2 * SETUP_RTTS[laneName] }, (_, i) => ({
+      bytes: 0,
+      rto: rtoMs(link.R, Math.floor(i / 2)),
+    }));
+    const event = { bytes: SIZE + EVENT_BYTES, rto: rtoMs(link.R) };
+    const copy = laneName === 'http_poll' ? [{ bytes: 200, rto: rtoMs(link.R) }, event] : [event];
+    return { setup: lossCost(link, young, n).p95, copy: lossCost(link, copy, n).p95 };
   }
   // The events a step of `durationMs` holds at RATE: the publisher writes exactly
   // this many (every VU works it out alike), the last drainMs before the deadline
@@ -164,10 +187,15 @@ export default function declare(env) {
     lanes,
     // A step of n subscribers runs on one VU per perVu of them.
     laneVus: (laneName, n, profile) => Math.ceil(n / perVu(laneName, profile)),
-    // Each lane's step: subscribe, at least MIN_EVENTS at RATE, drain (for the most subscribers).
+    // Each lane's step: subscribe, at least MIN_EVENTS at RATE, drain (for the most
+    // subscribers). Under loss a step is one such iteration (lossIterations) whose
+    // events are the samples: enough for the p95's floor (common/gates.js
+    // SAMPLE_FLOORS), not five subscribe-drain cycles (43 s steps under 4g+shared+loss3).
+    lossIterations: 1,
     laneSeconds: (laneName, profile) => {
       const t = timeline(laneName, maxN, profile);
-      return (t.readyMs + ((MIN_EVENTS - 1) * 1000) / RATE + t.drainMs + t.closeMs) / 1000;
+      const events = linkOf(profile).loss ? Math.max(MIN_EVENTS, SAMPLE_FLOORS.p95) : MIN_EVENTS;
+      return (t.readyMs + ((events - 1) * 1000) / RATE + t.drainMs + t.closeMs) / 1000;
     },
     // Subscribers close themselves before the step ends: gracefulStop is only a safety margin.
     closeSeconds: () => 0.3,
