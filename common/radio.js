@@ -22,12 +22,12 @@
 const LTE = {
   name: 'lte',
   promotionMs: 260, // [H12] Table 4: 260.1 ms; [ARO] 0.26 s
-  tailMs: 11576, // [H12] Table 3: RRC inactivity timer; [ARO] 10 s
+  tailMs: 11576, // [H12] Table 3: RRC inactivity timer; [ARO] about 10.12 s (0.1 + 0.02 + 10 s)
   drxInactivityMs: 100, // [H12] Table 3; [ARO] agrees
   shortTimerMs: 20, // [H12] Table 3; [ARO] agrees
   shortCycleMs: 20, // [H12] Table 3; [ARO] agrees
   longCycleMs: 40, // [H12] Table 3; [ARO] agrees
-  onDurationMs: 1, // [H12] Table 3
+  onDurationMs: 1, // [H12] Table 3; [ARO] 2 ms (T_DRX_PING)
   idleCycleMs: 1280, // [H12] Table 3: the DRX cycle in RRC_IDLE; [ARO] agrees
   idleOnMs: 43.2, // [H12] Table 4: an idle on-duration; [ARO] 0.043 s
   mW: {
@@ -45,15 +45,17 @@ const UMTS = {
   name: '3g',
   promotionMs: 2000, // IDLE -> DCH; [ARO] 2.0 s
   fachPromotionMs: 1500, // FACH -> DCH; [ARO] 1.5 s
-  tailMs: 5000, // DCH -> FACH; [ARO] 5 s
-  fachTailMs: 12000, // FACH -> IDLE; [ARO] 12 s
+  // [ARO]'s hard-coded fallback has 5 s and 12 s; every 3G profile it ships, its default
+  // "AT&T 3G" (i997.conf) too, has 4 s and 10 s.
+  tailMs: 5000, // DCH -> FACH; [ARO] fallback 5 s, profiles 4 s
+  fachTailMs: 12000, // FACH -> IDLE; [ARO] fallback 12 s, profiles 10 s
   rlcUp: 540, // bytes; [ARO] 543
   rlcDown: 475, // bytes; [ARO] agrees
   mW: {
-    promotion: 530, // IDLE -> DCH: [ARO]'s default, not found in [Q10]'s tables
-    fachPromotion: 550, // FACH -> DCH: [ARO]'s default likewise
-    dch: 800, // [Q10]; [ARO] 0.7 W (another phone)
-    fach: 460, // [Q10]; [ARO] 0.35 W (another phone)
+    promotion: 530, // IDLE -> DCH: [ARO]'s fallback (i997.conf: 650), not found in [Q10]'s tables
+    fachPromotion: 550, // FACH -> DCH: [ARO]'s fallback likewise (i997.conf: 800)
+    dch: 800, // [Q10], not found in any source read here; [ARO] fallback 0.7 W, i997.conf 1.30 W
+    fach: 460, // [Q10], likewise; [ARO] fallback 0.35 W, i997.conf 0.30 W
     idle: 0, // [Q10]; [ARO] 0
   },
 };

@@ -70,20 +70,20 @@ type radioParams struct {
 var lteParams = radioParams{
 	kind:          radioLTE,
 	promotion:     260 * time.Millisecond,   // Tpro 260.1 ms: [H12] Table 4 (LTE promotion); unverified, ARO agrees (T_PROMOTION 0.26 s)
-	tail:          11576 * time.Millisecond, // Ttail 11.576 s: [H12] Table 3 (RRC inactivity timer); unverified (ARO's default is 10 s)
+	tail:          11576 * time.Millisecond, // Ttail 11.576 s: [H12] Table 3 (RRC inactivity timer); unverified (ARO's is about 10.12 s: 0.1 + 0.02 + 10)
 	drxInactivity: 100 * time.Millisecond,   // Ti 100 ms: [H12] Table 3 (DRX inactivity timer); unverified, ARO agrees (INACTIVITY_TIMER 0.1 s)
 	shortTimer:    20 * time.Millisecond,    // Tis 20 ms: [H12] Table 3 (short DRX cycle timer); unverified, ARO agrees (T_SHORT_DRX 0.02 s)
 	shortCycle:    20 * time.Millisecond,    // Tps 20 ms: [H12] Table 3 (short DRX cycle); unverified, ARO agrees
 	longCycle:     40 * time.Millisecond,    // Tpl 40 ms: [H12] Table 3 (long DRX cycle); unverified, ARO agrees
-	onDuration:    1 * time.Millisecond,     // Ton 1 ms: [H12] Table 3 (on duration in RRC_CONNECTED); unverified
+	onDuration:    1 * time.Millisecond,     // Ton 1 ms: [H12] Table 3 (on duration in RRC_CONNECTED); unverified (ARO: T_DRX_PING 2 ms)
 }
 
 // umtsParams: [Q10], carrier 1.
 var umtsParams = radioParams{
 	kind:          radioUMTS,
 	promotion:     2 * time.Second,         // IDLE -> DCH about 2 s: [Q10] Table 1; unverified, ARO agrees (IDLE_DCH_PROMO_AVG 2.0 s)
-	tail:          5 * time.Second,         // DCH -> FACH timer (alpha) 5 s: [Q10] Table 1; unverified, ARO agrees (DCH_FACH_TIMER 5)
-	fachTail:      12 * time.Second,        // FACH -> IDLE timer (beta) 12 s: [Q10] Table 1; unverified, ARO agrees (FACH_IDLE_TIMER 12)
+	tail:          5 * time.Second,         // DCH -> FACH timer (alpha) 5 s: [Q10] Table 1; unverified; ARO's hard-coded fallback agrees (DCH_FACH_TIMER 5), its shipped 3G profiles (i997.conf, AT&T 3G) say 4 s
+	fachTail:      12 * time.Second,        // FACH -> IDLE timer (beta) 12 s: [Q10] Table 1; unverified; ARO's fallback agrees (FACH_IDLE_TIMER 12), its shipped profiles say 10 s
 	fachPromotion: 1500 * time.Millisecond, // FACH -> DCH about 1.5 s: [Q10] Table 1; unverified, ARO agrees (FACH_DCH_PROMO_AVG 1.5 s)
 	rlcUp:         540,                     // uplink RLC buffer threshold 540 B: [Q10] Table 1; unverified (ARO: RLC_UL_TH 543)
 	rlcDown:       475,                     // downlink RLC buffer threshold 475 B: [Q10] Table 1; unverified, ARO agrees (RLC_DL_TH 475)
