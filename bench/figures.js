@@ -215,7 +215,18 @@ export const FIGURES = [
       const red = rs.flatMap((x) =>
         x.rows.filter((row) => row.exit !== 0).map((row) => `${row.scenario} under ${row.profile}`),
       );
-      const profiles = rs.map((x) => x.profiles.split(',').join(', ')).join(', ');
+      // Sweeps of one commit add up per profile (a long one may run with --scenarios);
+      // a profile some scenario was not swept under says which.
+      const all = [...new Set(rs.flatMap((x) => x.rows.map((row) => row.scenario)))];
+      const swept = new Map();
+      for (const row of rs.flatMap((x) => x.rows))
+        swept.set(row.profile, (swept.get(row.profile) || new Set()).add(row.scenario));
+      const profiles = [...swept]
+        .map(([profile, got]) => {
+          const missing = all.filter((sc) => !got.has(sc));
+          return `${profile}${missing.length ? ` without ${missing.join(', ')}` : ''}`;
+        })
+        .join(', ');
       return {
         records: rs,
         text: `${runs - red.length} of ${runs} runs exit 0 (${profiles}${red.length ? `; red: ${red.join(', ')}` : ''})`,
