@@ -599,16 +599,30 @@ describe('gRPC server: the fan-out hub, client and bidirectional streams', { tim
     await stillServes();
   });
 
+  // The upload is cancelled once the server holds all three, not at a fixed 100 ms: in a
+  // fresh-clone suite (8e4a948, phase 2 beside another file) it was cancelled before the
+  // other two had opened, and the server never held three. Until then it writes a book
+  // every 100 ms, so the server's idle end (IDLE_MS) cannot close it first.
   it('cancelled streams: Subscribe, PayloadStream and UploadBooks are dropped at once and the next call is served', async () => {
     const sub = subscriber('t.cancel');
     const call = plain.PayloadStream();
     const bidi = collectStream(call);
     call.write({ size: 10 });
+    let uploadCall = null;
+    let keepAlive = null;
     const upload = clientStreamCall(plain, 'UploadBooks', [expectedBook(1), expectedBook(2)], {
       end: false,
-      onCall: (c) => setTimeout(() => c.cancel(), 100),
+      onCall: (c) => {
+        uploadCall = c;
+        keepAlive = setInterval(() => c.write(expectedBook(3)), 100);
+      },
     });
-    await waitFor(() => server.openStreams() === 3, 'three streams open');
+    try {
+      await waitFor(() => server.openStreams() === 3, 'three streams open');
+    } finally {
+      clearInterval(keepAlive);
+    }
+    uploadCall.cancel();
     sub.cancel();
     call.cancel();
     assert.equal((await sub.done).status.code, status.CANCELLED);
