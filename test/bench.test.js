@@ -380,10 +380,15 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
       const { entry, output } = await bench('event-timing');
       assert.equal(entry.events, 3, output);
       // Beside other benches a probe may be sent too late to bracket an edge (the bench
-      // says so); every edge it did bracket is a real, bounded error.
+      // says so), or bracket it widely: how closely is the machine's, not the code's (a
+      // fresh-clone suite at load 9 on 2 cores bracketed an end 144.9 ms late). The code's
+      // part: some edge is seen, and the worst and the verdict are the errors'.
       assert.ok(entry.unseenEdges < 6, output);
-      for (const x of [...entry.startErrMs, ...entry.endErrMs].filter((v) => v !== null))
-        assert.ok(Math.abs(x) < 100, output);
+      const errs = [...entry.startErrMs, ...entry.endErrMs].filter((v) => v !== null).map(Math.abs);
+      assert.equal(entry.unseenEdges, 6 - errs.length, output);
+      assert.equal(entry.worstAbsErrMs, Math.max(...errs), output);
+      const met = entry.unseenEdges === 0 && entry.worstAbsErrMs <= entry.targetMs;
+      assert.equal(entry.verdict, met ? 'met' : 'MISSED', output);
     }),
     t.test('merge-scale: 8 runner folders merged from samples and from histograms, percentiles checked', async () => {
       const { entry, output } = await bench('merge-scale');
