@@ -152,7 +152,13 @@ export function slowIterationMs(lane, link, lat, machine = REFERENCE_MACHINE, n 
 // A fresh lane pays its set-up in every operation, which its model already counts.
 export function stepLeadMs(lane, link) {
   if (FRESH.has(lane.tags.transport)) return 0;
-  return setupOnly(link, setupPhases(lane.tags.transport, lane.tags.tls === 'true')).ms + link.R;
+  return laneSetup(lane, link).ms + link.R;
+}
+
+// The set-up a new connection of the lane pays, by the model (TCP, TLS, the
+// transport's own round trips): common/model.js setupOnly of the lane's phases.
+export function laneSetup(lane, link) {
+  return setupOnly(link, setupPhases(lane.tags.transport, lane.tags.tls === 'true'));
 }
 
 // The seconds a closed step of n VUs needs for its rows' `which` percentile to rest on

@@ -36,9 +36,10 @@ import {
   gateThresholds,
   iterationDims,
   k6Ms,
+  laneSetup,
 } from './gates.js';
 import { atTls, laneEntry } from './lanes/catalogue.js';
-import { budget, cpuMsOf, LOSS_SAMPLES, linkOf, setupOnly, setupPhases } from './model.js';
+import { budget, cpuMsOf, LOSS_SAMPLES, linkOf } from './model.js';
 import { cellKey } from './results.js';
 import { settingNames } from './settings.js';
 import { machineOf } from './machine.js';
@@ -115,7 +116,7 @@ export function laneModelSeconds(lane, profile, { by } = {}) {
 // serialization's grpc_list step ended inside its last call without it.
 export function laneSetupSeconds(lane, profile) {
   if (!lane.tags.transport) return 0;
-  return setupOnly(linkOf(profile), setupPhases(lane.tags.transport, lane.tags.tls === 'true')).ms / 1000;
+  return laneSetup(lane, linkOf(profile)).ms / 1000;
 }
 
 export const DEFAULT_COLUMNS = [
@@ -334,7 +335,7 @@ function modelIterationSeconds(lane, link, { cpuOnly = false } = {}) {
     (lane.opsPerIteration || 1) *
     iterationDims(lane).reduce((s, d) => s + ms(expectationsOf(lane, d, link).p50) + k6Ms(lane, d, link), 0);
   if (!lane.session) return opMs / 1000;
-  const setup = ms(setupOnly(link, setupPhases(lane.tags.transport, lane.tags.tls === 'true')));
+  const setup = ms(laneSetup(lane, link));
   return (setup + lane.session.ops * opMs) / 1000;
 }
 
@@ -356,7 +357,7 @@ function worstIterationSeconds(lane, link, latency, machine) {
       (lane.opsPerIteration || 1) *
       dims.reduce((s, d) => s + p95(expectationsOf(lane, d, link)) + k6Ms(lane, d, link), 0);
     if (!lane.session) return opMs / 1000;
-    const setup = setupOnly(link, setupPhases(lane.tags.transport, lane.tags.tls === 'true'));
+    const setup = laneSetup(lane, link);
     return (p95({ p50: setup, p95: setup }) + lane.session.ops * opMs) / 1000;
   };
 }
