@@ -10,6 +10,8 @@
 //          state's power and duration).
 //   [Q10]  Qian et al., "Characterizing Radio Resource Allocation for 3G Networks", IMC
 //          2010: carrier 1's state machine and the power of DCH and FACH.
+//   [H13]  Huang et al., "An In-depth Study of LTE: Effect of Network Protocol and
+//          Application Behavior on Performance", SIGCOMM 2013 (a later paper of the group).
 //   [ARO]  AT&T Video Optimizer's defaults (ARO.Core lte.conf, ProfileFactoryImpl.java,
 //          github.com/attdevsupport/VideoOptimizer), the authors' group's tool.
 // Unverified: the papers' tables could not be read here; each value is the one commonly
@@ -43,8 +45,8 @@ const LTE = {
 // 3G (UMTS), carrier 1 of [Q10].
 const UMTS = {
   name: '3g',
-  promotionMs: 2000, // IDLE -> DCH; [ARO] 2.0 s
-  fachPromotionMs: 1500, // FACH -> DCH; [ARO] 1.5 s
+  promotionMs: 2000, // IDLE -> DCH; [ARO] 2.0 s; [H13] §4.2 cites [Q10]: about 2 s
+  fachPromotionMs: 1500, // FACH -> DCH; [ARO] 1.5 s; [H13] §4.2 cites [Q10]: about 1.5 s
   // [ARO]'s hard-coded fallback has 5 s and 12 s; every 3G profile it ships, its default
   // "AT&T 3G" (i997.conf) too, has 4 s and 10 s.
   tailMs: 5000, // DCH -> FACH; [ARO] fallback 5 s, profiles 4 s
