@@ -249,11 +249,13 @@ export const FIGURES = [
       const tests = r.rows.map((row) => row.tests);
       const failures = r.rows.map((row) => row.failures);
       const phases = r.rows.length === 1 && r.rows[0].phases ? `; phases: ${r.rows[0].phases}` : '';
+      const c = r.calibration;
+      const cpu = c ? `, CPU x${num(c.cpuScaleMin, 2)}–${num(c.cpuScaleMax, 2)}` : '';
       const failuresMet = failures.every((f) => f <= this.target.failures);
       const timeMet = r.seconds.every((s) => s <= this.target.max);
       return {
         records: [r],
-        text: `${failures.join(', ')} of ${span(tests)} tests failed, ${span(r.seconds)} s${phases}${r.rows.length > 1 ? `, ${r.rows.length} runs` : ''}`,
+        text: `${failures.join(', ')} of ${span(tests)} tests failed, ${span(r.seconds)} s${phases}${r.rows.length > 1 ? `, ${r.rows.length} runs` : ''}${cpu}`,
         short: `${span(r.seconds)} s`,
         verdict:
           failuresMet && timeMet

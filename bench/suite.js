@@ -20,6 +20,8 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { busyCore } from './lib/busy.js';
+import { calibrationSummary } from './lib/gate-runs.js';
+import { measureMachine } from '../lib/calibrate.js';
 import {
   BenchError,
   gitCommit,
@@ -104,6 +106,9 @@ await main(async () => {
         console.log(
           `== run ${i}/${flags.runs}${flags.busy ? ' (one core busy)' : ''}${availableParallelism() === 1 ? ' (pinned to one core)' : ''}: a fresh clone of ${gitCommit()}`,
         );
+        // The machine's calibration before the run (lib/calibrate.js, as every k6 run and
+        // the tests' waits read it), so that records of different machines can be told apart.
+        const { cpuScale } = await measureMachine();
         const r = await oneRun(dir, i, flags);
         copyFileSync(r.log, join(keep, `run-${i}.log`));
         rows.push({
@@ -114,8 +119,11 @@ await main(async () => {
           tests: r.tests,
           failures: r.failures + (r.exit !== 0 && !r.failures ? 1 : 0),
           failed: r.failed.join('; ') || (r.timedOut ? 'timed out' : r.exit !== 0 ? readTail(r.log) : '-'),
+          cpuScale,
         });
-        console.log(table(rows.slice(-1), ['run', 'exit', 'seconds', 'phases', 'tests', 'failures', 'failed']));
+        console.log(
+          table(rows.slice(-1), ['run', 'exit', 'seconds', 'cpuScale', 'phases', 'tests', 'failures', 'failed']),
+        );
       }
     } finally {
       stopBusy();
@@ -127,7 +135,7 @@ await main(async () => {
     failures: failures === 0 ? 'met' : 'MISSED',
     seconds: flags.quick ? 'n/a (unit tier)' : slowest <= SUITE_TARGET_SECONDS ? 'met' : 'MISSED',
   };
-  console.log(`\n${table(rows, ['run', 'exit', 'seconds', 'phases', 'tests', 'failures', 'failed'])}`);
+  console.log(`\n${table(rows, ['run', 'exit', 'seconds', 'cpuScale', 'phases', 'tests', 'failures', 'failed'])}`);
   console.log(`\nfailures: ${failures} in ${rows.length} runs (target 0): ${verdict.failures}`);
   console.log(
     `wall time: ${rows.map((r) => r.seconds).join(', ')} s (target <= ${SUITE_TARGET_SECONDS} s): ${verdict.seconds}`,
@@ -142,6 +150,7 @@ await main(async () => {
       failures,
       seconds: rows.map((r) => r.seconds),
       verdict,
+      calibration: calibrationSummary(rows.map((r) => r.cpuScale)),
       rows,
     },
     { quick: flags.quick },
