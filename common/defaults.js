@@ -12,6 +12,9 @@
 export const SERVER_PORTS = {
   GRAPHQL_PORT: 4000, // GraphQL over HTTP/1.1 and ws://, cleartext
   GRAPHQL_TLS_PORT: 4443, // GraphQL over TLS: HTTP/2 (ALPN h2) or HTTP/1.1, and wss://
+  // GraphQL over TLS, HTTP/1.1 only (ALPN offers no h2): a server without HTTP/2, where a
+  // client keeps HTTP/1.1 over TLS (the https_keepalive lane; k6 cannot refuse h2 itself)
+  GRAPHQL_TLS_H1_PORT: 4444,
   GRPC_PORT: 5051, // gRPC, plaintext
   GRPC_TLS_PORT: 5052, // gRPC over TLS
   // The browser's RPC (servers/connect): Connect, gRPC-Web and gRPC from one handler.
@@ -26,6 +29,7 @@ export const TOXIPROXY_PORTS = {
   TOXIPROXY_PORT: 8474, // the API; always on loopback
   PROXY_GRAPHQL_PORT: 14000, // -> GRAPHQL_PORT
   PROXY_GRAPHQL_TLS_PORT: 14443, // -> GRAPHQL_TLS_PORT
+  PROXY_GRAPHQL_TLS_H1_PORT: 14444, // -> GRAPHQL_TLS_H1_PORT
   PROXY_GRPC_PORT: 15051, // -> GRPC_PORT
   PROXY_GRPC_TLS_PORT: 15052, // -> GRPC_TLS_PORT
   PROXY_CONNECT_PORT: 17080, // -> CONNECT_PORT
@@ -45,6 +49,7 @@ export const GRAPHQL_PATH = '/graphql';
 export const PROXY_ROUTES = [
   ['graphql_http', 'PROXY_GRAPHQL_PORT', 'GRAPHQL_PORT'],
   ['graphql_tls', 'PROXY_GRAPHQL_TLS_PORT', 'GRAPHQL_TLS_PORT'],
+  ['graphql_tls_h1', 'PROXY_GRAPHQL_TLS_H1_PORT', 'GRAPHQL_TLS_H1_PORT'],
   ['grpc', 'PROXY_GRPC_PORT', 'GRPC_PORT'],
   ['grpc_tls', 'PROXY_GRPC_TLS_PORT', 'GRPC_TLS_PORT'],
   ['connect', 'PROXY_CONNECT_PORT', 'CONNECT_PORT'],
@@ -73,6 +78,8 @@ export function targetsFor(ports = DEFAULT_PORTS, host = DEFAULT_HOST, serverHos
     TOXIPROXY_URL: `http://${host}:${ports.TOXIPROXY_PORT}`,
     GRAPHQL_HTTP_URL: `http://${host}:${ports.PROXY_GRAPHQL_PORT}${GRAPHQL_PATH}`,
     GRAPHQL_HTTPS_URL: `https://${host}:${ports.PROXY_GRAPHQL_TLS_PORT}${GRAPHQL_PATH}`,
+    // HTTP/1.1 kept over TLS: the endpoint whose ALPN offers no h2.
+    GRAPHQL_HTTPS_H1_URL: `https://${host}:${ports.PROXY_GRAPHQL_TLS_H1_PORT}${GRAPHQL_PATH}`,
     GRAPHQL_WS_URL: `ws://${host}:${ports.PROXY_GRAPHQL_PORT}${GRAPHQL_PATH}`,
     GRAPHQL_WSS_URL: `wss://${host}:${ports.PROXY_GRAPHQL_TLS_PORT}${GRAPHQL_PATH}`,
     GRPC_ADDR: `${host}:${ports.PROXY_GRPC_PORT}`,

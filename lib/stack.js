@@ -155,12 +155,13 @@ export function services(ports, { toxiproxyBin } = {}) {
       name: 'graphql',
       label: 'GraphQL server',
       dir: 'graphql',
-      portVars: ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT'],
+      portVars: ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT', 'GRAPHQL_TLS_H1_PORT'],
       // Its topic hub relays with the gRPC server's (servers/graphql/hub-relay.js).
       env: { HUB_PEER: `${HOST}:${ports.GRPC_PORT}` },
       ready: async () =>
         (await httpOk(`http://${HOST}:${ports.GRAPHQL_PORT}/healthz`)) &&
-        httpOk(`https://${HOST}:${ports.GRAPHQL_TLS_PORT}/healthz`),
+        (await httpOk(`https://${HOST}:${ports.GRAPHQL_TLS_PORT}/healthz`)) &&
+        httpOk(`https://${HOST}:${ports.GRAPHQL_TLS_H1_PORT}/healthz`),
     }),
     nodeServer(ports, {
       name: 'grpc',

@@ -57,7 +57,7 @@ const errorsOf = (validate, doc) =>
 // Which service publishes each port variable: graphql/grpc/connect by the port
 // variables their servers read, toxiproxy all of TOXIPROXY_PORTS.
 const SERVICE_PORT_VARS = {
-  graphql: ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT'],
+  graphql: ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT', 'GRAPHQL_TLS_H1_PORT'],
   grpc: ['GRPC_PORT', 'GRPC_TLS_PORT'],
   connect: ['CONNECT_PORT', 'CONNECT_H2C_PORT', 'CONNECT_TLS_PORT'],
   [TOXIPROXY_SERVICE]: Object.keys(TOXIPROXY_PORTS),

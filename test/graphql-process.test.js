@@ -44,9 +44,14 @@ async function start(t, args, env = {}) {
 }
 
 async function startServer(t, env = {}) {
-  const [port, tlsPort] = await freePorts(2);
-  const server = await start(t, [SERVER], { GRAPHQL_PORT: String(port), GRAPHQL_TLS_PORT: String(tlsPort), ...env });
-  return { ...server, port, tlsPort };
+  const [port, tlsPort, tlsH1Port] = await freePorts(3);
+  const server = await start(t, [SERVER], {
+    GRAPHQL_PORT: String(port),
+    GRAPHQL_TLS_PORT: String(tlsPort),
+    GRAPHQL_TLS_H1_PORT: String(tlsH1Port),
+    ...env,
+  });
+  return { ...server, port, tlsPort, tlsH1Port };
 }
 
 async function holdPort(t, port) {
@@ -56,12 +61,13 @@ async function holdPort(t, port) {
 }
 
 describe('node servers/graphql/server.js', { timeout: 60_000 }, () => {
-  it('listens on GRAPHQL_PORT / GRAPHQL_TLS_PORT and says so in one line', async (t) => {
-    const { out, port, tlsPort } = await startServer(t);
+  it('listens on GRAPHQL_PORT / GRAPHQL_TLS_PORT / GRAPHQL_TLS_H1_PORT and says so in one line', async (t) => {
+    const { out, port, tlsPort, tlsH1Port } = await startServer(t);
     assert.equal(out.stderr, '');
     assert.deepEqual(lines(out.stdout), [
       `graphql: http://127.0.0.1:${port}/graphql ws://127.0.0.1:${port}/graphql https://127.0.0.1:${tlsPort}/graphql (h2, http/1.1) ` +
-        `wss://127.0.0.1:${tlsPort}/graphql health http://127.0.0.1:${port}/healthz; response cache off`,
+        `wss://127.0.0.1:${tlsPort}/graphql https://127.0.0.1:${tlsH1Port}/graphql (http/1.1) ` +
+        `health http://127.0.0.1:${port}/healthz; response cache off`,
     ]);
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     assert.equal(health.status, 200);
@@ -117,10 +123,15 @@ describe('node servers/graphql/server.js', { timeout: 60_000 }, () => {
   for (const [envVar, label] of [
     ['GRAPHQL_PORT', 'GraphQL HTTP'],
     ['GRAPHQL_TLS_PORT', 'GraphQL TLS'],
+    ['GRAPHQL_TLS_H1_PORT', 'GraphQL TLS HTTP/1.1'],
   ]) {
     it(`${envVar} in use: one line naming the port and ${envVar}, non-zero exit`, async (t) => {
-      const [port, tlsPort] = await freePorts(2);
-      const env = { GRAPHQL_PORT: String(port), GRAPHQL_TLS_PORT: String(tlsPort) };
+      const [port, tlsPort, tlsH1Port] = await freePorts(3);
+      const env = {
+        GRAPHQL_PORT: String(port),
+        GRAPHQL_TLS_PORT: String(tlsPort),
+        GRAPHQL_TLS_H1_PORT: String(tlsH1Port),
+      };
       const taken = Number(env[envVar]);
       await holdPort(t, taken);
       const { exited, out } = await start(t, [SERVER], env);
@@ -144,7 +155,12 @@ describe('node servers/graphql/server.js', { timeout: 60_000 }, () => {
   });
 
   it('RESPONSE_CACHE with another value, or a port that is not a number: one line, non-zero exit', async (t) => {
-    const cache = await start(t, [SERVER], { GRAPHQL_PORT: '0', GRAPHQL_TLS_PORT: '0', RESPONSE_CACHE: 'yes' });
+    const cache = await start(t, [SERVER], {
+      GRAPHQL_PORT: '0',
+      GRAPHQL_TLS_PORT: '0',
+      GRAPHQL_TLS_H1_PORT: '0',
+      RESPONSE_CACHE: 'yes',
+    });
     assert.notEqual((await cache.exited).code, 0);
     assert.equal(cache.out.stderr, 'RESPONSE_CACHE=yes: use on or off\n');
     const port = await start(t, [SERVER], { GRAPHQL_PORT: 'http' });

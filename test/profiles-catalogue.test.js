@@ -135,6 +135,7 @@ test('profiles/proxies.compose.json: same proxies and ports, on 0.0.0.0, upstrea
   const service = {
     GRAPHQL_PORT: 'graphql',
     GRAPHQL_TLS_PORT: 'graphql',
+    GRAPHQL_TLS_H1_PORT: 'graphql',
     GRPC_PORT: 'grpc',
     GRPC_TLS_PORT: 'grpc',
     CONNECT_PORT: 'connect',

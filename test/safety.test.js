@@ -68,7 +68,7 @@ describe('the embedded stack listens on loopback only', { timeout: 90_000 }, () 
   after(() => stack?.stop());
 
   const expected = {
-    graphql: ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT'],
+    graphql: ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT', 'GRAPHQL_TLS_H1_PORT'],
     grpc: ['GRPC_PORT', 'GRPC_TLS_PORT'],
     connect: ['CONNECT_PORT', 'CONNECT_H2C_PORT', 'CONNECT_TLS_PORT'],
     toxiproxy: ['TOXIPROXY_PORT', ...PROXY_ROUTES.map(([, listenVar]) => listenVar)],

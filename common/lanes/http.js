@@ -35,7 +35,9 @@ export const HTTP_TRANSPORTS = {
 };
 
 // k6 cannot speak HTTP/1.1 over TLS to a server that offers h2 (no per-request ALPN):
-// a kept connection over TLS to such a server is HTTP/2 (overTls).
+// a kept connection over TLS to such a server is HTTP/2 (overTls). A lane that keeps
+// HTTP/1.1 over TLS goes to an endpoint whose ALPN offers no h2 (scenarios/lib/http.js
+// graphqlUrl: the reference server's GRAPHQL_TLS_H1_PORT).
 const client = 'scenarios/lib/http.js graphqlHttp';
 export const HTTP_LANES = [
   { name: 'http_fresh', transport: 'http-fresh', tls: false, policy: 'http-fresh', api: 'http', client },
@@ -49,8 +51,7 @@ export const HTTP_LANES = [
     client,
   },
   { name: 'https_fresh', transport: 'http-fresh', tls: true, policy: 'http-fresh', api: 'http', client },
-  // HTTP/1.1 kept over TLS: what a browser uses when the server offers no h2. The pack's
-  // servers offer h2, so only `run api` against such a server runs it.
+  // HTTP/1.1 kept over TLS: what a browser uses when the server offers no h2.
   { name: 'https_keepalive', transport: 'http-keepalive', tls: true, policy: 'http-keepalive', api: 'http', client },
   { name: 'http2', transport: 'http2', tls: true, policy: 'http2', api: 'http', client },
   // A poll loop for events (push, fanout: their own loops over graphqlHttp).

@@ -4,10 +4,11 @@
 //   http-fresh      a new connection per request (`Connection: close`): over TLS
 //                   this is a new TCP + TLS + HTTP/2 connection (Go's HTTP/2
 //                   client honours Connection: close by using its own connection)
-//   http-keepalive  HTTP/1.1 keep-alive on cleartext (k6 keeps one connection per VU)
+//   http-keepalive  HTTP/1.1 keep-alive (k6 keeps one connection per VU); over TLS to
+//                   the endpoint whose ALPN offers no h2 (GRAPHQL_HTTPS_H1_URL), since
+//                   k6 takes h2 wherever it is offered (no per-request ALPN): res.proto
+//                   is checked
 //   http2           HTTP/2 over TLS: k6 negotiates h2 by ALPN; res.proto is checked
-// k6 cannot speak HTTP/1.1 over TLS to a server that offers h2 (no per-request
-// ALPN), so keep-alive over TLS is the http2 transport.
 //
 // An operation's duration is connecting + tls_handshaking + sending + waiting +
 // receiving (k6's timings.duration leaves set-up out; the user does not).
@@ -18,7 +19,12 @@ import { ENV, TARGETS } from './config.js';
 import { recordOp, recordOutcome, recordServerTimingText, recordSetup, serverTimingDue, withTag } from './metrics.js';
 import { setting } from '../../common/settings.js';
 
-export const graphqlUrl = (tls) => (tls ? TARGETS.GRAPHQL_HTTPS_URL : TARGETS.GRAPHQL_HTTP_URL);
+export const graphqlUrl = (tls, transport) =>
+  !tls
+    ? TARGETS.GRAPHQL_HTTP_URL
+    : transport === 'http-keepalive'
+      ? TARGETS.GRAPHQL_HTTPS_H1_URL
+      : TARGETS.GRAPHQL_HTTPS_URL;
 
 // Per-request timeout: a stalled connection fails the operation instead of the test.
 export const HTTP_TIMEOUT = setting(ENV, 'HTTP_TIMEOUT');
@@ -55,7 +61,7 @@ export function graphqlRequest({
   timeout = HTTP_TIMEOUT,
   url: given,
 }) {
-  const url = given || graphqlUrl(tls || transport === 'http2');
+  const url = given || graphqlUrl(tls || transport === 'http2', transport);
   const params = paramsOf(transport, method, name, timeout, headers);
   if (method === 'GET') {
     const qs = `query=${encodeURIComponent(query)}&variables=${encodeURIComponent(JSON.stringify(variables))}${extensions ? `&extensions=${encodeURIComponent(JSON.stringify(extensions))}` : ''}`;
@@ -104,7 +110,7 @@ const failedWith = (name, reason, data = null) => ({
   failedCheck: name,
   checks: { [name]: false },
 });
-export function judge(res, { transport, validate, expectStatus = 200, rawBody = false }) {
+export function judge(res, { transport, tls, validate, expectStatus = 200, rawBody = false }) {
   const status = res.status;
   if (status !== expectStatus) {
     const reason = res.error
@@ -114,6 +120,8 @@ export function judge(res, { transport, validate, expectStatus = 200, rawBody = 
   }
   if (transport === 'http2' && res.proto !== 'HTTP/2.0')
     return failedWith('HTTP/2', `protocol ${res.proto}, not HTTP/2.0`);
+  if (tls && transport === 'http-keepalive' && res.proto !== 'HTTP/1.1')
+    return failedWith('HTTP/1.1', `protocol ${res.proto}, not HTTP/1.1: the endpoint offers h2`);
   if (expectStatus !== 200) return { ok: true, reason: null, data: null, failedCheck: null, checks: PASSED };
   const raw = res.body;
   let data = null;

@@ -8,6 +8,9 @@
  * TLS port (GRAPHQL_TLS_PORT, 4443): the same, HTTP/2 by ALPN (h2) with HTTP/1.1 as
  *   fallback, and wss:// over the HTTP/1.1 Upgrade path. Certificate: TLS_CERT_FILE +
  *   TLS_KEY_FILE, else self-signed for localhost/127.0.0.1/::1.
+ * TLS HTTP/1.1 port (GRAPHQL_TLS_H1_PORT, 4444): the same over TLS, but ALPN offers
+ *   http/1.1 alone, as a server without HTTP/2 does: a client keeps HTTP/1.1 over TLS
+ *   there (the https_keepalive lane; k6 offers h2 and takes it wherever it is offered).
  *
  * Every answer says how long the server spent: `Server-Timing: exec, ser, total` over
  * HTTP, extensions.timing {execMs, serMs, totalMs} on WebSocket results (timing.js).
@@ -30,12 +33,13 @@
  * hub.graphql); with HUB_PEER=<gRPC server host:port> it relays with the gRPC
  * server's hub (hub-relay.js), so writes through either server reach both.
  *
- * Run: node servers/graphql/server.js   (HOST, GRAPHQL_PORT, GRAPHQL_TLS_PORT,
+ * Run: node servers/graphql/server.js   (HOST, GRAPHQL_PORT, GRAPHQL_TLS_PORT, GRAPHQL_TLS_H1_PORT,
  * TLS_CERT_FILE, TLS_KEY_FILE, RESPONSE_CACHE=on|off, HUB_PEER). Drains on SIGTERM/SIGINT.
- * Tests: createServer({ port: 0, tlsPort: 0 }) and close() afterwards.
+ * Tests: createServer({ port: 0, tlsPort: 0, tlsH1Port: 0 }) and close() afterwards.
  */
 import http from 'node:http';
 import http2 from 'node:http2';
+import https from 'node:https';
 import { pathToFileURL } from 'node:url';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
@@ -74,6 +78,7 @@ export async function createServer({
   host = DEFAULT_HOST,
   port = 0,
   tlsPort = 0,
+  tlsH1Port = 0,
   tls,
   responseCache = false,
   hubPeer = null,
@@ -94,11 +99,19 @@ export async function createServer({
     // Node allows 2^32-1 streams per session; Go (k6) allows 250, which is plenty.
     settings: { maxConcurrentStreams: MAX_H2_STREAMS },
   });
+  // No h2 in its ALPN list: Node's https server speaks HTTP/1.1 only.
+  const tlsH1Server = https.createServer({
+    cert,
+    key,
+    ALPNProtocols: ['http/1.1'],
+    handshakeTimeout: SLOW_CLIENT_MS,
+    keepAliveTimeout: KEEP_ALIVE_MS,
+  });
   // Slow clients (slow-clients.js): request headers and body each within
   // SLOW_CLIENT_MS (the handler answers a slow body itself, http.js; Node's
   // requestTimeout is the backstop), the HTTP/2 preface too, and an HTTP/2 session
   // idle as long as a kept-alive HTTP/1.1 connection is closed.
-  for (const server of [httpServer, tlsServer]) {
+  for (const server of [httpServer, tlsServer, tlsH1Server]) {
     server.keepAliveTimeout = KEEP_ALIVE_MS; // on the TLS port: its HTTP/1.1 fallback
     server.headersTimeout = SLOW_CLIENT_MS;
     server.requestTimeout = 2 * SLOW_CLIENT_MS;
@@ -126,6 +139,7 @@ export async function createServer({
   const apollo = new ApolloServer(
     apolloOptions(schema, [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: DRAIN_GRACE_MS }),
+      ApolloServerPluginDrainHttpServer({ httpServer: tlsH1Server, stopGracePeriodMillis: DRAIN_GRACE_MS }),
       drainSecureServerPlugin(tlsServer, { graceMs: DRAIN_GRACE_MS }),
       ws.drainPlugin,
       execution.jitPlugin,
@@ -154,11 +168,11 @@ export async function createServer({
     cache: createResponseCache(),
     cacheByDefault: responseCache,
   });
-  for (const server of [httpServer, tlsServer]) {
+  for (const server of [httpServer, tlsServer, tlsH1Server]) {
     server.on('request', onRequest);
     server.on('upgrade', ws.handleUpgrade);
   }
-  tlsServer.on('tlsClientError', () => {}); // e.g. plain HTTP on the TLS port: the socket is closed, nothing to report
+  for (const server of [tlsServer, tlsH1Server]) server.on('tlsClientError', () => {}); // e.g. plain HTTP on the TLS port: the socket is closed, nothing to report
 
   const relay = hubPeer ? startRelay(hub, hubPeer) : null;
   let stopped;
@@ -167,6 +181,12 @@ export async function createServer({
     const ports = {
       httpPort: await listen(httpServer, { port, host, label: 'GraphQL HTTP', envVar: 'GRAPHQL_PORT' }),
       tlsPort: await listen(tlsServer, { port: tlsPort, host, label: 'GraphQL TLS', envVar: 'GRAPHQL_TLS_PORT' }),
+      tlsH1Port: await listen(tlsH1Server, {
+        port: tlsH1Port,
+        host,
+        label: 'GraphQL TLS HTTP/1.1',
+        envVar: 'GRAPHQL_TLS_H1_PORT',
+      }),
     };
     return { ...ports, hub, relay, close };
   } catch (err) {
@@ -179,6 +199,7 @@ async function main() {
   const host = hostFromEnv();
   const port = portFromEnv('GRAPHQL_PORT');
   const tlsPort = portFromEnv('GRAPHQL_TLS_PORT');
+  const tlsH1Port = portFromEnv('GRAPHQL_TLS_H1_PORT');
   const responseCache = parseOnOff(rawSetting(process.env, 'RESPONSE_CACHE'), false);
   const hubPeer = rawSetting(process.env, 'HUB_PEER') || null;
   if (hubPeer && !/^[A-Za-z0-9.:[\]-]+:\d{1,5}$/.test(hubPeer))
@@ -192,7 +213,7 @@ async function main() {
   }
   let server;
   try {
-    server = await createServer({ host, port, tlsPort, tls, responseCache, hubPeer });
+    server = await createServer({ host, port, tlsPort, tlsH1Port, tls, responseCache, hubPeer });
   } catch (err) {
     if (err.endpoint) fatal(listenErrorMessage(err, err.endpoint));
     throw err;
@@ -200,9 +221,10 @@ async function main() {
   const h = host.includes(':') ? `[${host}]` : host;
   const plain = `${h}:${server.httpPort}`;
   const secure = `${h}:${server.tlsPort}`;
+  const secureH1 = `${h}:${server.tlsH1Port}`;
   console.log(
     `graphql: http://${plain}${GRAPHQL_PATH} ws://${plain}${GRAPHQL_PATH} https://${secure}${GRAPHQL_PATH} (h2, http/1.1) ` +
-      `wss://${secure}${GRAPHQL_PATH} health http://${plain}${HEALTH_PATH}; response cache ${responseCache ? 'on' : 'off'}`,
+      `wss://${secure}${GRAPHQL_PATH} https://${secureH1}${GRAPHQL_PATH} (http/1.1) health http://${plain}${HEALTH_PATH}; response cache ${responseCache ? 'on' : 'off'}`,
   );
   exitOnSignals(server.close, { name: 'graphql' });
 }
