@@ -8,6 +8,8 @@ import { specGate } from './specs.js';
 
 // The gate's load: LOAD=gate, every lane at 4 VUs, each step as long as its gates need (common/schedule.js).
 export const GATE_DEFAULTS = { profile: 'lan,lte', load: 'gate' };
+// The PR gate's wall-time target (issue 38: at most 4 minutes; bench/gate-trust.js).
+export const GATE_TARGET_SECONDS = 240;
 export const GATE_FILES = {
   report: FILES.report,
   junit: FILES.junit,

@@ -74,6 +74,7 @@ export const UNIT = [
   'compose.test.js',
   'cross-transport.test.js',
   'docs.test.js',
+  'gate-plan.test.js',
   'gate-spread.test.js',
   'graphql-documents.test.js',
   'layers.test.js',
