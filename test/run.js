@@ -77,6 +77,7 @@ export const UNIT = [
   'gate-plan.test.js',
   'gate-spread.test.js',
   'graphql-documents.test.js',
+  'lanes-doc.test.js',
   'layers.test.js',
   'lint.test.js',
   'plan-headers.test.js',
