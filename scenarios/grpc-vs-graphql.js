@@ -101,21 +101,23 @@ function grpcCalls(lane, channel, isFresh) {
   if (!ran) waitOutStep(s);
 }
 
-// A kept HTTP connection is opened by the VU's first request.
-let httpWarm = false;
-function graphqlCalls({ name: lane, transport }) {
+// A kept HTTP connection is opened by the VU's first request in a lane (a VU can run
+// several lanes one after another, each to its own endpoint). The lane's TLS is its own:
+// the scenario's TLS where it follows it, or TLS always where the lane says so.
+const httpWarm = {};
+function graphqlCalls({ name: lane, transport, tls }) {
   let ran = 0;
   for (const [payload, size] of PAYLOADS) {
-    if (!fits(lane, { payload, conn: transport === 'http-fresh' || !httpWarm ? 'cold' : 'warm' })) continue;
+    if (!fits(lane, { payload, conn: transport === 'http-fresh' || !httpWarm[lane] ? 'cold' : 'warm' })) continue;
     const r = graphqlHttp({
       transport,
-      tls: TLS,
+      tls,
       query: PAYLOAD_QUERY,
       variables: { size },
       validate: validatePayload(size),
       tags: { payload },
     });
-    httpWarm = r.ok;
+    httpWarm[lane] = r.ok;
     ran++;
   }
   if (!ran) waitOutStep(s);
