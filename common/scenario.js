@@ -41,7 +41,7 @@ import {
 import { atTls, laneEntry } from './lanes/catalogue.js';
 import { budget, cpuMsOf, LOSS_SAMPLES, linkOf } from './model.js';
 import { cellKey } from './results.js';
-import { settingNames } from './settings.js';
+import { readSettings, settingNames } from './settings.js';
 import { machineOf } from './machine.js';
 import { laneOfStep, levelName, schedule } from './schedule.js';
 import { policyGates, stepGatesOf } from './thresholds.js';
@@ -197,18 +197,20 @@ function laneKeys(plan, latencyMetric) {
   return [...new Set(keys)];
 }
 
-// decl: a declaration; profile: resolveProfile's result; env: k6's __ENV or
-// process.env; policy: parsePolicy's result. -> { name, profile, plan, lanes, rows,
+// decl: a declaration; profile: resolveProfile's result; settings: the run's settings
+// (common/settings.js readSettings, made once where the run begins: k6's init context or
+// the CLI; an environment given instead is read here); policy: parsePolicy's result. -> { name, profile, plan, lanes, rows,
 // columns, latencyMetric, observers, gates, thresholds, recording }: thresholds is
 // options.thresholds but for the observers (k6's side adds them: they need metric types).
 export function buildScenario(decl, profile, env, policy) {
+  const settings = readSettings(env);
   const iterationSeconds = decl.iterationSeconds ? decl.iterationSeconds(profile) : 0;
   const link = linkOf(profile);
-  const machine = machineOf(env);
+  const machine = machineOf(settings);
   // LANES=ws,http2 runs only those lanes (names as the scenario's summary shows them).
   const declared = decl.lanesFor ? decl.lanesFor(profile) : decl.lanes;
   const names = declared.filter((l) => l.tags.transport).map((l) => l.name);
-  const only = settingNames(env, 'LANES', names, names);
+  const only = settingNames(settings, 'LANES', names, names);
   const lanes = declared
     .filter((l) => !l.tags.transport || only.includes(l.name))
     .map((l) => ({
@@ -220,7 +222,7 @@ export function buildScenario(decl, profile, env, policy) {
       openWorstSeconds: worstIterationSeconds(l, link, policy.latency, machine),
     }));
   const closeSeconds = decl.closeSeconds ? decl.closeSeconds(profile) : undefined;
-  const level = levelName(env, decl.level || 'ci');
+  const level = levelName(settings, decl.level || 'ci');
   // Under loss, a step's median needs a few operations to stand on: one in 10 or so
   // waits for a retransmission, and the median of one or two is a coin toss.
   // A scenario whose one iteration holds many operations (fanout: a step's events)
@@ -245,7 +247,7 @@ export function buildScenario(decl, profile, env, policy) {
       floorSeconds: (l, n, which) => floorSeconds(l, link, policy.latency, machine, n, which, profile),
     },
     level,
-    env,
+    settings,
   );
   // The profile tags go on every k6 scenario too: a command-line --tag (the
   // k6-operator always passes one) replaces options.tags, not scenario tags.
@@ -257,7 +259,7 @@ export function buildScenario(decl, profile, env, policy) {
   // What the clients record (common/recording.js): the server-timing parts are the ones
   // the scenario reports; METRICS=lean records neither server time nor set-up phases,
   // so it neither gates nor observes them.
-  const recording = recordingOf(env, {
+  const recording = recordingOf(settings, {
     serverTimingEvery: decl.serverTimingEvery,
     serverParts: serverPartsOf(reported),
   });

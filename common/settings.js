@@ -7,6 +7,11 @@
 //                                   run (a level's steps), else the registry's.
 //   rawSetting(env, NAME)           the text as given, for readers with rules of their
 //                                   own (targets, paths).
+//   readSettings(env)               a run's settings, read once at its boundary (the k6
+//                                   init context, the CLI): every one k6 reads that the
+//                                   environment sets, parsed and checked at once; the pure
+//                                   code (common/, scenarios/specs/) takes this object
+//                                   and setting() looks a value up in it.
 // A choice (LOAD, WORKLOAD, METRICS, PUBLISH_VIA) is checked here, against its values, and
 // refused in one sentence (choiceHelp): `noun` names what it is, `meanings` what each value
 // does. (RESPONSE_CACHE is the server's, read with the rule of its x-response-cache header.)
@@ -499,15 +504,52 @@ function entry(name) {
 }
 
 export function rawSetting(env, name) {
-  entry(name);
+  const s = entry(name);
+  if (isSettings(env) && !s.readers.includes(K6))
+    throw new Error(`${name} is not read by k6: a run's settings do not hold it`);
   return env[name];
 }
 
 const K6_DURATION = /^\d+(\.\d+)?(ms|s|m|h)$/;
 
-// The setting's value; `fallback` stands for a default that depends on the run.
+// A run's settings: the variables k6 reads (the scenarios, their specs and the model),
+// those the environment sets, each parsed and checked by its kind and bounds, at once: a
+// bad value stops the run at its boundary, in one sentence, whichever code would read it.
+// Unset ones are absent, so setting(settings, NAME, fallback) still gives the registry's
+// default or the run's fallback. Lists of names (LANES, EXECUTORS, DOC_SIZES) and flags
+// stay text: a list's known names are the run's (settingNames). Frozen; made once by
+// scenarios/lib/scenario.js (k6: __ENV) and lib/specs.js (the CLI: its environment, with
+// --load and --workload on top); an object already read passes through.
+const READ = Symbol('settings read');
+const TEXT_KINDS = new Set(['names', 'flag', 'text', 'path', 'url']);
+const SAMPLE_FALLBACK = { int: 0, port: 0, number: 0, intList: [], seconds: 0, bool: false, duration: '1s' };
+export const isSettings = (env) => Boolean(env && env[READ]);
+export function readSettings(env) {
+  if (isSettings(env)) return env;
+  const out = {};
+  for (const s of Object.values(SETTINGS)) {
+    if (!s.readers.includes(K6)) continue;
+    const raw = env[s.name];
+    if (raw === undefined || raw === '') continue;
+    // Given, so the fallback is never the answer; setting() wants one of its kind.
+    out[s.name] = TEXT_KINDS.has(s.kind)
+      ? String(raw)
+      : setting(env, s.name, s.kind === 'choice' ? s.values[0] : SAMPLE_FALLBACK[s.kind]);
+  }
+  Object.defineProperty(out, READ, { value: true });
+  return Object.freeze(out);
+}
+const NOTHING = Object.freeze({});
+
+// The setting's value; `fallback` stands for a default that depends on the run. `env` is
+// the environment or a run's settings (readSettings).
 export function setting(env, name, fallback) {
   const s = entry(name);
+  if (isSettings(env)) {
+    if (!s.readers.includes(K6)) throw new Error(`${name} is not read by k6: a run's settings do not hold it`);
+    if (env[name] !== undefined) return env[name];
+    env = NOTHING;
+  }
   const dflt = fallback !== undefined ? fallback : s.default;
   // A default that depends on the run is a description here: its reader must give it.
   if (typeof dflt === 'string' && ['int', 'port', 'number', 'intList', 'seconds', 'bool'].includes(s.kind))

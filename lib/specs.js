@@ -1,7 +1,8 @@
 // A scenario's spec built on the Node side as k6 builds it (common/scenario.js):
 // the schedule, the rows and the gates, for `k6pack thresholds` and `k6pack plan`.
 // The environment is the process's, with --load and --workload on top, as the k6
-// run's -e flags would carry them.
+// run's -e flags would carry them; it is read once into the run's settings
+// (common/settings.js readSettings), which the declaration and the plan take.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -10,7 +11,7 @@ import { buildScenario } from '../common/scenario.js';
 import { parsePolicy } from '../common/thresholds.js';
 import { checkWorkload, profileOrUsage, scenarioNames, show, UsageError } from './cli-support.js';
 import { ROOT } from './tools.js';
-import { rawSetting } from '../common/settings.js';
+import { rawSetting, readSettings } from '../common/settings.js';
 
 const specUrl = (scenario) => pathToFileURL(join(ROOT, 'scenarios', 'specs', `${scenario}.js`)).href;
 
@@ -28,7 +29,7 @@ export async function specGate(scenario) {
 export async function checkDeclaration(scenario, env) {
   if (scenario === 'api' || !scenarioNames().includes(scenario)) return;
   const { default: declare } = await import(specUrl(scenario));
-  withUsage(() => declare(env));
+  withUsage(() => declare(readSettings(env)));
 }
 
 // -> { built, profile, policy, policyFile (as messages show it) }. baseEnv: what k6's
@@ -51,10 +52,11 @@ export async function buildSpec(scenario, { profile: spec, load, workload, file 
     out(
       '(no API=<plan file> given: the gates of a nominal API, one operation of 200 B up, 500 B down and 5 ms of server time)',
     );
-  const decl = withUsage(() => declare(env, api));
+  const settings = withUsage(() => readSettings(env));
+  const decl = withUsage(() => declare(settings, api));
   const profile = profileOrUsage(spec || decl.defaultProfile);
   const { policy, policyFile } = readPolicyFile(file || baseEnv.THRESHOLDS);
-  const built = withUsage(() => buildScenario(decl, profile, env, policy));
+  const built = withUsage(() => buildScenario(decl, profile, settings, policy));
   return { built, profile, policy, policyFile };
 }
 

@@ -56,6 +56,7 @@ import { useToxiproxy } from './lib/network.js';
 import { defineScenario } from './lib/scenario.js';
 import { wsSession } from './lib/sessions.js';
 import { rawSetting } from '../common/settings.js';
+import { SETTINGS } from './lib/config.js';
 
 // The plan file the CLI wrote (-e API=path, relative to the directory k6 runs in).
 function readPlan() {
@@ -94,7 +95,7 @@ const HEADERS = CREDENTIALS.values ? given(CREDENTIALS.values.headers) : undefin
 const INIT_PAYLOAD = CREDENTIALS.values ? CREDENTIALS.values.initPayload || undefined : undefined;
 const METADATA = CREDENTIALS.values ? given(CREDENTIALS.values.metadata) : undefined;
 
-const decl = declare(__ENV, API);
+const decl = declare(SETTINGS, API);
 if (!API) {
   decl.refuse =
     'scenarios/api.js runs your own API: give -e API=<plan file> (`npx k6pack up --api …` writes one and prints the command), or run `npx k6pack run api --graphql URL --operations FILE` (docs/your-api.md)';

@@ -71,8 +71,9 @@ import {
 } from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';
 import { p50Of } from './lib/summary.js';
+import { SETTINGS } from './lib/config.js';
 
-const decl = declare(__ENV);
+const decl = declare(SETTINGS);
 const { SIZES, COLD_SIZE, pageSizeOf } = decl;
 const s = defineScenario(decl, { notes: (data) => [...factorNotes(data), ...studyNotes(data)] });
 export const { options, setup, teardown, handleSummary } = s;

@@ -86,8 +86,9 @@ import { pause } from './lib/sessions.js';
 import { Spread, Tally } from './lib/tally.js';
 import { GraphqlWs, wsUrl } from './lib/ws.js';
 import { rawSetting } from '../common/settings.js';
+import { SETTINGS } from './lib/config.js';
 
-const decl = declare(__ENV);
+const decl = declare(SETTINGS);
 const { PER_VU, PUBLISH_VIA, POLL_MS, RATE, SIZE } = decl;
 // (PER_VU: subscribers a VU holds at most; a VU's gRPC subscribers fewer on slow links: decl.perVu.)
 const s = defineScenario(decl, { notes, setup: setupFanout });

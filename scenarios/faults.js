@@ -51,8 +51,9 @@ import { trackRecovery } from './lib/metrics.js';
 import { bookId, bookOperation } from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';
 import { wsSession } from './lib/sessions.js';
+import { SETTINGS } from './lib/config.js';
 
-const decl = declare(__ENV);
+const decl = declare(SETTINGS);
 const { TIMEOUT_MS, CONN_OPS } = decl;
 const s = defineScenario(decl);
 export const { options, setup, teardown, handleSummary } = s;

@@ -80,8 +80,9 @@ import { recordOp, withTag } from './lib/metrics.js';
 import { PAYLOAD_QUERY, validateGrpcPayload, validatePayload } from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';
 import { p50Of } from './lib/summary.js';
+import { SETTINGS } from './lib/config.js';
 
-const decl = declare(__ENV);
+const decl = declare(SETTINGS);
 const { TLS, PAYLOADS, BIG, UPLOADS } = decl;
 const s = defineScenario(decl, { notes: slowStartNotes });
 export const { options, setup, teardown, handleSummary } = s;

@@ -108,8 +108,9 @@ import { linkOf } from '../common/model.js';
 import { batteryShare, statePowers } from '../common/radio.js';
 import { energyOfStates, perHour, timeInStates } from '../common/radio-log.js';
 import { cellKey } from '../common/results.js';
+import { SETTINGS } from './lib/config.js';
 
-const decl = declare(__ENV);
+const decl = declare(SETTINGS);
 const { OPS, EVERY, BATTERY_MAH } = decl;
 const s = defineScenario(decl, { notes });
 export const { options, setup, teardown, handleSummary } = s;

@@ -39,7 +39,7 @@ import exec from 'k6/execution';
 import http from 'k6/http';
 import { sleep } from 'k6';
 import { calibrate } from './lib/clock.js';
-import { graphqlOrigin } from './lib/config.js';
+import { graphqlOrigin, SETTINGS } from './lib/config.js';
 import { rttOf } from '../common/scenario.js';
 import declare from './specs/push.js';
 import { LIMITS } from '../common/defaults.js';
@@ -51,7 +51,7 @@ import { EVENTS_SUBSCRIPTION, SERVER_STATS } from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';
 import { pause, wsSession } from './lib/sessions.js';
 
-const decl = declare(__ENV);
+const decl = declare(SETTINGS);
 const { INTERVAL_MS, POLL_MS, SIZE } = decl;
 const s = defineScenario(decl, { notes: rateNotes, setup: () => ({ serverStartMs: calibrateServerClock() }) });
 export const { options, setup, teardown, handleSummary } = s;

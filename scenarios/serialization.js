@@ -48,8 +48,9 @@ import { recordOp } from './lib/metrics.js';
 import { ALL_BOOKS, ALL_BOOKS_JSON, validateAllBooksBody, validateGrpcBooks } from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';
 import { p50Of } from './lib/summary.js';
+import { SETTINGS } from './lib/config.js';
 
-const decl = declare(__ENV);
+const decl = declare(SETTINGS);
 const { NS, EXECUTORS } = decl;
 // Each iteration asks for the largest N first: the garbage a large answer leaves
 // is collected during the next request, and the next one is then the next largest,

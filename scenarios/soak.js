@@ -41,7 +41,7 @@
 import exec from 'k6/execution';
 import http from 'k6/http';
 import declare from './specs/soak.js';
-import { graphqlOrigin } from './lib/config.js';
+import { graphqlOrigin, SETTINGS } from './lib/config.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
 import { WARMUP_SHARE } from '../common/server-cost.js';
@@ -52,7 +52,7 @@ import { bookId, bookOperation } from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';
 import { wsSession } from './lib/sessions.js';
 
-const decl = declare(__ENV);
+const decl = declare(SETTINGS);
 const { WS_OPS } = decl;
 const s = defineScenario(decl, { notes: memoryNotes });
 export const { options, setup, teardown, handleSummary } = s;

@@ -67,8 +67,9 @@ import { eventWindows, PUBLISH_MS } from '../common/recovery.js';
 import { holdSubscription } from './lib/held-subscription.js';
 import { remainingMs } from './lib/load.js';
 import { deliveryDuplicates, deliveryMissed, deliveryUndelivered, recordOp } from './lib/metrics.js';
+import { SETTINGS } from './lib/config.js';
 
-const decl = declare(__ENV);
+const decl = declare(SETTINGS);
 const s = defineScenario(decl, { notes: recoveryNotes });
 export const { options, setup, teardown, handleSummary } = s;
 

@@ -54,8 +54,9 @@ import { bookOfOperation, bookOperation, checkBook } from './lib/queries.js';
 import { dropKeptConnection, rpcCall } from './lib/rpc-web.js';
 import { defineScenario } from './lib/scenario.js';
 import { wsSession } from './lib/sessions.js';
+import { SETTINGS } from './lib/config.js';
 
-const s = defineScenario(declare(__ENV));
+const s = defineScenario(declare(SETTINGS));
 export const { options, setup, teardown, handleSummary } = s;
 
 const operation = (i) => bookOperation(exec.vu.idInTest, i);

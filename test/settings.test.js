@@ -5,7 +5,19 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
-import { choiceHelp, rawSetting, setting, SETTINGS, settingNames } from '../common/settings.js';
+import {
+  choiceHelp,
+  isSettings,
+  rawSetting,
+  readSettings,
+  setting,
+  SETTINGS,
+  settingNames,
+} from '../common/settings.js';
+import { buildScenario } from '../common/scenario.js';
+import { parsePolicy } from '../common/thresholds.js';
+import { loadProfile } from '../lib/profiles.js';
+import declareWsVsHttp from '../scenarios/specs/ws-vs-http.js';
 import { LEVELS } from '../common/schedule.js';
 import { SETTINGS_DOC, settingsDoc } from '../dev/settings-doc.js';
 import { listEnv } from '../lib/commands/k6pack-list.js';
@@ -97,6 +109,41 @@ test('a choice is one of its values, checked once, here; a bad one is one senten
   }
   // LOAD's values are the schedule's levels, name for name.
   assert.deepEqual(SETTINGS.LOAD.values, Object.keys(LEVELS));
+});
+
+test("a run's settings are read once, at its boundary: typed, checked at once, the unset ones absent", () => {
+  const env = { LOAD: 'gate', STEPS: '1,10', TLS: 'true', LANES: 'ws,http2', HOME: '/root', PORT_OF_MINE: 'x' };
+  const s = readSettings(env);
+  assert.ok(isSettings(s) && Object.isFrozen(s));
+  // Typed: a list of numbers, a boolean; a list of names stays text (its names are the run's).
+  assert.deepEqual({ ...s }, { LOAD: 'gate', STEPS: [1, 10], TLS: true, LANES: 'ws,http2' });
+  assert.equal(readSettings(s), s, 'an object already read passes through');
+  // setting() looks a value up, or gives the registry's default or the run's fallback.
+  assert.deepEqual(setting(s, 'STEPS', [1, 4]), [1, 10]);
+  assert.equal(setting(s, 'WORKLOAD'), 'closed');
+  assert.equal(setting(s, 'SAMPLE_SECONDS', 5), 5);
+  assert.deepEqual(settingNames(s, 'LANES', ['ws', 'http2', 'grpc'], ['ws', 'http2', 'grpc']), ['ws', 'http2']);
+  // Only what k6 reads: a server's or a bench's setting is not the run's.
+  assert.throws(() => setting(s, 'STREAM_IDLE_MS'), /STREAM_IDLE_MS is not read by k6/);
+  // Every value is checked when the settings are read, whichever code would read it: a bad
+  // gRPC message size stops ws-vs-http too, before anything is built.
+  assert.throws(() => readSettings({ BIG_SIZE: 'abc' }), /^BIG_SIZE=abc must be a whole number from 1 to 16777216$/);
+  assert.throws(() => readSettings({ WORKLOAD: 'Open' }), /^WORKLOAD=Open is not a workload/);
+  // The plan built from the settings is the plan built from the environment.
+  const profile = loadProfile('lte');
+  const policy = parsePolicy(readFileSync(join(ROOT, 'thresholds.json'), 'utf8'), 'thresholds.json');
+  const fromEnv = buildScenario(declareWsVsHttp(env), profile, env, policy);
+  const fromSettings = buildScenario(declareWsVsHttp(s), profile, s, policy);
+  assert.deepEqual(fromSettings.plan, fromEnv.plan);
+  assert.deepEqual(fromSettings.thresholds, fromEnv.thresholds);
+});
+
+test('the pure code never reads the environment itself: common/ and the specs take the settings', () => {
+  const pure = [...sources('common'), ...sources(join('scenarios', 'specs'))].filter((f) => !f.endsWith('.test.js'));
+  for (const file of pure) {
+    const code = readFileSync(join(ROOT, file), 'utf8').replace(/^\s*(\/\/|\*).*$/gm, '');
+    assert.doesNotMatch(code, /__ENV|process\.env/, `${file} reads the environment: take the run's settings`);
+  }
 });
 
 test('docs/settings.md and `k6pack list --env` show the list as it is', () => {

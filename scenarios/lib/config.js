@@ -8,12 +8,16 @@
 import { TARGET_DEFAULTS } from '../../common/defaults.js';
 import { configError } from '../../common/env.js';
 import { isLoopback } from '../../common/loopback.js';
-import { rawSetting, setting } from '../../common/settings.js';
+import { rawSetting, readSettings, setting } from '../../common/settings.js';
 
 export { hostOf, isLoopback } from '../../common/loopback.js';
 
 // k6's __ENV; in Node (tests import the pure parts of the library) process.env.
 export const ENV = typeof __ENV !== 'undefined' ? __ENV : globalThis.process ? globalThis.process.env : {};
+
+// The run's settings, read once in the init context (common/settings.js readSettings):
+// every one k6 reads, checked at once. The declaration and the plan take this object.
+export const SETTINGS = readSettings(ENV);
 
 // The targets, each checked: { TOXIPROXY_URL, GRAPHQL_HTTP_URL, ..., GRPC_TLS_ADDR }.
 export function resolveTargets(env = ENV) {

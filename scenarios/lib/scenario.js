@@ -4,7 +4,7 @@
 // network profile, and the summary. A scenario file then only says what its lanes do:
 //
 //   import declare from './specs/ws-vs-http.js';
-//   const s = defineScenario(declare(__ENV), { notes });
+//   const s = defineScenario(declare(SETTINGS), { notes });   // SETTINGS: ./lib/config.js
 //   export const { options, setup, teardown, handleSummary } = s;
 import exec from 'k6/execution';
 import http from 'k6/http';
@@ -19,12 +19,13 @@ import { settleSilentVus, silentVuNotes, watchedKeys, watchVus } from './silent-
 import { makeHandleSummary } from './summary.js';
 import { DEFAULT_FILE, readPolicy, thresholdsPath, withObservers } from './thresholds.js';
 import { rawSetting } from '../../common/settings.js';
+import { SETTINGS } from './config.js';
 
 // decl: the scenario's declaration; extra: { notes(data) -> extra summary lines,
 // setup() -> extra setup data (after the network profile is applied) }.
 export function defineScenario(decl, extra = {}) {
   const profile = networkProfile(decl.defaultProfile);
-  const built = buildScenario(decl, profile, __ENV, readPolicy());
+  const built = buildScenario(decl, profile, SETTINGS, readPolicy());
   const { plan } = built;
   registerPlan(plan);
   configureRecording(built.recording);

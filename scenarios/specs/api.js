@@ -4,7 +4,7 @@
 // API's own server time under lan at one VU. So the same derived gates
 // (common/gates.js) fit any API. Plain ES module: k6 and Node read it.
 //
-// declare(env, api): api is the plan file's content (common/your-api.js parseApiPlan);
+// declare(settings, api): api is the plan file's content (common/your-api.js parseApiPlan);
 // without one, the nominal API (common/your-api.js nominalPlan), so the plan builds for
 // `k6 inspect`, `k6pack thresholds api` and the tests over every plan.
 import { describeCredentials } from '../../common/credentials.js';
@@ -32,9 +32,9 @@ const PARTS = ['first', 'last'];
 // specGate; --scenarios and --load override).
 export const GATE = { runs: false, why: 'it runs your own API: `npx k6pack gate --api …`' };
 
-export default function declare(env, api = null) {
+export default function declare(settings, api = null) {
   const plan = api || nominalPlan();
-  const soak = levelName(env, 'ci') === 'soak';
+  const soak = levelName(settings, 'ci') === 'soak';
   // The rows of each lane: one per operation (and, in a soak, per part).
   const dimsOf = (names) => names.flatMap((op) => (soak ? PARTS.map((part) => ({ op, part })) : [{ op }]));
   const per = soak ? PARTS.length : 1;

@@ -60,12 +60,12 @@ export function generationMs(laneName, size) {
 // specGate; --scenarios and --load override).
 export const GATE = { runs: true, load: 'gate' };
 
-export default function declare(env) {
-  const level = levelName(env, 'ci');
-  const PAGE_SIZE = setting(env, 'PAGE_SIZE');
+export default function declare(settings) {
+  const level = levelName(settings, 'ci');
+  const PAGE_SIZE = setting(settings, 'PAGE_SIZE');
   // DOC_SIZES=study runs the study's document (and its two lanes of its own).
   const SIZES = settingNames(
-    env,
+    settings,
     'DOC_SIZES',
     ['small', 'medium', 'large'],
     Object.keys(BLURBS).filter((k) => BLURBS[k] <= LIMITS.MAX_BLURB_BYTES),

@@ -49,19 +49,19 @@ export const PUBLISH_VIAS = SETTINGS.PUBLISH_VIA.values;
 // specGate; --scenarios and --load override).
 export const GATE = { runs: true, load: 'gate' };
 
-export default function declare(env) {
-  const level = levelName(env);
+export default function declare(settings) {
+  const level = levelName(settings);
   const SUBSCRIBERS = setting(
-    env,
+    settings,
     'SUBSCRIBERS',
     byLevel(level, { smoke: [10], ci: [10, 100], full: [10, 100, 1000] }, [10]),
   );
-  const RATE = setting(env, 'FANOUT_RATE');
-  const MIN_EVENTS = setting(env, 'FANOUT_EVENTS', byLevel(level, { smoke: 5, ci: 6, full: 100 }, 8));
-  const SIZE = setting(env, 'FANOUT_SIZE');
-  const POLL_MS = setting(env, 'POLL_INTERVAL_MS');
-  const PER_VU = setting(env, 'SUBSCRIBERS_PER_VU');
-  const PUBLISH_VIA = setting(env, 'PUBLISH_VIA');
+  const RATE = setting(settings, 'FANOUT_RATE');
+  const MIN_EVENTS = setting(settings, 'FANOUT_EVENTS', byLevel(level, { smoke: 5, ci: 6, full: 100 }, 8));
+  const SIZE = setting(settings, 'FANOUT_SIZE');
+  const POLL_MS = setting(settings, 'POLL_INTERVAL_MS');
+  const PER_VU = setting(settings, 'SUBSCRIBERS_PER_VU');
+  const PUBLISH_VIA = setting(settings, 'PUBLISH_VIA');
   const maxN = Math.max(...SUBSCRIBERS);
 
   const fanMs = (transport, n, which) => {

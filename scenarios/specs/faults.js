@@ -16,9 +16,9 @@ export const FAULT_MIN_ITERATIONS = 4;
 // specGate; --scenarios and --load override).
 export const GATE = { runs: true, load: 'gate' };
 
-export default function declare(env) {
-  const TIMEOUT_MS = setting(env, 'FAULT_TIMEOUT_MS');
-  const CONN_OPS = setting(env, 'CONN_OPS');
+export default function declare(settings) {
+  const TIMEOUT_MS = setting(settings, 'FAULT_TIMEOUT_MS');
+  const CONN_OPS = setting(settings, 'CONN_OPS');
   // Every connection carries CONN_OPS operations, then closes: the first pays its set-up.
   const op =
     (more = {}) =>

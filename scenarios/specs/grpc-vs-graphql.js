@@ -21,10 +21,10 @@ export const SERVER_BOOK_MS = 0.005;
 // specGate; --scenarios and --load override).
 export const GATE = { runs: true, load: 'gate' };
 
-export default function declare(env) {
-  const TLS = setting(env, 'TLS');
-  const BIG = setting(env, 'BIG_SIZE');
-  const BIG_UPLOAD = setting(env, 'UPLOAD_BOOKS');
+export default function declare(settings) {
+  const TLS = setting(settings, 'TLS');
+  const BIG = setting(settings, 'BIG_SIZE');
+  const BIG_UPLOAD = setting(settings, 'UPLOAD_BOOKS');
   const PAYLOADS = [
     ['small', SMALL],
     ['big', BIG],
@@ -69,7 +69,7 @@ export default function declare(env) {
   // a second core: on one (taskset -c 0, CPU_CORES=1) k6's script writing the messages
   // and its HTTP/2 writer sending them take turns, and the 100 KB upload under lte took
   // 185 ms against 150.8 with the writes hidden (2026-11-29), so there they add in full.
-  const { cores } = machineOf(env);
+  const { cores } = machineOf(settings);
   const upload = (dims, link) => {
     const books = UPLOADS[dims.payload];
     const reqBytes = books * BOOK_WIRE_BYTES;

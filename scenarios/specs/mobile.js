@@ -108,10 +108,10 @@ export const GATE = {
 
 export const RADIO_METRICS = ['radio_energy_op', 'radio_energy_hour', 'radio_on_hour'];
 
-export default function declare(env = {}) {
-  const EVERY = setting(env, 'INTERACTION_SECONDS');
-  const OPS = setting(env, 'MOBILE_OPS');
-  const BATTERY_MAH = setting(env, 'BATTERY_MAH');
+export default function declare(settings = {}) {
+  const EVERY = setting(settings, 'INTERACTION_SECONDS');
+  const OPS = setting(settings, 'MOBILE_OPS');
+  const BATTERY_MAH = setting(settings, 'BATTERY_MAH');
   const lanes = [];
   for (const l of MOBILE_LANES)
     for (const T of EVERY)

@@ -9,10 +9,10 @@ const EVENT_BYTES = 100;
 // specGate; --scenarios and --load override).
 export const GATE = { runs: true, load: 'gate' };
 
-export default function declare(env) {
-  const INTERVAL_MS = setting(env, 'PUSH_INTERVAL_MS');
-  const SIZE = setting(env, 'PUSH_SIZE');
-  const POLL_MS = setting(env, 'POLL_INTERVAL_MS');
+export default function declare(settings) {
+  const INTERVAL_MS = setting(settings, 'PUSH_INTERVAL_MS');
+  const SIZE = setting(settings, 'PUSH_SIZE');
+  const POLL_MS = setting(settings, 'POLL_INTERVAL_MS');
   // A pushed event travels one way: R/2 + event/Bd.
   const pushed = () => ({ conn: 'warm', oneWay: true, resBytes: SIZE + EVENT_BYTES });
   // A poll runs every POLL + R (sleep, then a request): an event waits for the next

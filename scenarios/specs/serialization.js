@@ -39,12 +39,12 @@ export const typedLaneOf = (executor) => (executor === 'plain' ? 'typed' : `type
 // specGate; --scenarios and --load override).
 export const GATE = { runs: true, load: 'gate' };
 
-export default function declare(env) {
-  const level = levelName(env, 'ci');
+export default function declare(settings) {
+  const level = levelName(settings, 'ci');
   // ci (the PR gate) stops at 10000: 100000 books are ~16 MB a request, 11 s each
   // under lte, which made this scenario two thirds of the gate (bench/gate.js).
   const NS = setting(
-    env,
+    settings,
     'NS',
     byLevel(
       level,
@@ -56,9 +56,14 @@ export default function declare(env) {
   // runs plain and per-item, whose factor grows with N; the study's row (full,
   // smoke) runs all five.
   const EXECUTORS =
-    rawSetting(env, 'EXECUTORS') === 'all'
+    rawSetting(settings, 'EXECUTORS') === 'all'
       ? EXECUTOR_NAMES
-      : settingNames(env, 'EXECUTORS', byLevel(level, { ci: ['plain', 'per-item'] }, EXECUTOR_NAMES), EXECUTOR_NAMES);
+      : settingNames(
+          settings,
+          'EXECUTORS',
+          byLevel(level, { ci: ['plain', 'per-item'] }, EXECUTOR_NAMES),
+          EXECUTOR_NAMES,
+        );
   const dims = NS.map((n) => ({ n: String(n) }));
   const usPerBook = {
     ...US_PER_BOOK,

@@ -11,10 +11,10 @@ export const GATE = {
   why: 'it runs for SOAK_DURATION (1 h by default): the nightly soak, not a pull request',
 };
 
-export default function declare(env) {
-  const level = levelName(env, 'soak');
-  const WS_OPS = setting(env, 'WS_SOAK_OPS');
-  const SAMPLE_SECONDS = setting(env, 'SAMPLE_SECONDS', byLevel(level, { smoke: 1, ci: 5, full: 15 }, 30));
+export default function declare(settings) {
+  const level = levelName(settings, 'soak');
+  const WS_OPS = setting(settings, 'WS_SOAK_OPS');
+  const SAMPLE_SECONDS = setting(settings, 'SAMPLE_SECONDS', byLevel(level, { smoke: 1, ci: 5, full: 15 }, 30));
   const parts = [{ part: 'first' }, { part: 'last' }];
   // At the soak's arrival rates a kept connection sits idle longer than TCP's
   // retransmission timeout between operations, so each starts on a restarted

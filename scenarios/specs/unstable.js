@@ -83,9 +83,9 @@ export const GATE = {
   why: "a period of the link's events per lane, 20-30 s each: `run unstable`, or `--scenarios unstable` with an event profile",
 };
 
-export default function declare(env = {}) {
+export default function declare(settings = {}) {
   // Each lane meets this many events (bench/recovery.js: a p50 over several).
-  const EVENTS = setting(env, 'UNSTABLE_EVENTS');
+  const EVENTS = setting(settings, 'UNSTABLE_EVENTS');
   return {
     name: 'unstable',
     defaultProfile: 'lte+handover',
