@@ -11,6 +11,7 @@ import { after, test } from 'node:test';
 import { execa } from 'execa';
 import { k6RunArgs, requireK6 } from '../lib/k6.js';
 import { findToxiproxy, ROOT } from '../lib/tools.js';
+import { PROXY_NAMES } from '../common/defaults.js';
 import { Toxiproxy } from '../lib/toxiproxy.js';
 import { freePorts } from '../dev/test-stack.js';
 
@@ -144,7 +145,7 @@ test(
     assert.notEqual(run.code, 0);
     assert.equal(
       errorLine(run.stderr),
-      `Toxiproxy at ${url} has no proxy graphql_http, graphql_tls, grpc, grpc_tls, connect, connect_h2c, connect_tls (it has: none): run \`npx k6pack up\` (or \`docker compose up -d\`) to create them`,
+      `Toxiproxy at ${url} has no proxy ${PROXY_NAMES.join(', ')} (it has: none): run \`npx k6pack up\` (or \`docker compose up -d\`) to create them`,
     );
     assert.deepEqual(await api.proxies(), {});
   },
