@@ -76,7 +76,7 @@ describe('--out prometheus=URL: a real Prometheus gets every lane, as native his
       /== metrics: also to Prometheus at http:\/\/127\.0\.0\.1:\d+\/api\/v1\/write \(native histograms\)/,
     );
     const rows = doc.rows.filter((r) => r.latency?.count);
-    assert.equal(rows.length, 6);
+    assert.equal(rows.length, WS_VS_HTTP_LANES.split(',').length);
     for (const row of rows) {
       const [series, ...more] = await prom.query(
         `histogram_quantile(0.95, sum by (scenario) (k6_op_duration_seconds{k6pack_scenario="ws-vs-http", profile="lan", scenario="${row.scenario}"}))`,
