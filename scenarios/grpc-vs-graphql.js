@@ -32,7 +32,7 @@
  *   k6 run -e PROFILE=4g -e BIG_SIZE=200000 scenarios/grpc-vs-graphql.js
  *
  * Its plan at LOAD=ci (`npx k6pack plan grpc-vs-graphql --load ci`; dev/plan-headers.js writes it):
- *   grpc-vs-graphql under lan (R 0 ms, down ∞ / up ∞ kbit/s), load ci, closed workload: 26 k6 scenarios, 33.8 s in all
+ *   grpc-vs-graphql under lan (R 0 ms, down ∞ / up ∞ kbit/s), load ci, closed workload: 28 k6 scenarios, 36.4 s in all
  *     k6 scenario             executor      VUs or rate  start  duration  graceful stop
  *     grpc_c1                 constant-vus  1 VU         0s     1s        0.3s
  *     grpc_c4                 constant-vus  4 VUs        1.3s   1s        0.3s
@@ -42,27 +42,29 @@
  *     http_keepalive_c4       constant-vus  4 VUs        6.5s   1s        0.3s
  *     http_fresh_c1           constant-vus  1 VU         7.8s   1s        0.3s
  *     http_fresh_c4           constant-vus  4 VUs        9.1s   1s        0.3s
- *     grpc_bidi_c1            constant-vus  1 VU         10.4s  1s        0.3s
- *     grpc_bidi_c4            constant-vus  4 VUs        11.7s  1s        0.3s
- *     grpc_client_stream_c1   constant-vus  1 VU         13s    1s        0.3s
- *     grpc_client_stream_c4   constant-vus  4 VUs        14.3s  1s        0.3s
- *     connect_json_c1         constant-vus  1 VU         15.6s  1s        0.3s
- *     connect_json_c4         constant-vus  4 VUs        16.9s  1s        0.3s
- *     connect_json_fresh_c1   constant-vus  1 VU         18.2s  1s        0.3s
- *     connect_json_fresh_c4   constant-vus  4 VUs        19.5s  1s        0.3s
- *     connect_json_h2_c1      constant-vus  1 VU         20.8s  1s        0.3s
- *     connect_json_h2_c4      constant-vus  4 VUs        22.1s  1s        0.3s
- *     connect_proto_c1        constant-vus  1 VU         23.4s  1s        0.3s
- *     connect_proto_c4        constant-vus  4 VUs        24.7s  1s        0.3s
- *     connect_proto_fresh_c1  constant-vus  1 VU         26s    1s        0.3s
- *     connect_proto_fresh_c4  constant-vus  4 VUs        27.3s  1s        0.3s
- *     connect_proto_h2_c1     constant-vus  1 VU         28.6s  1s        0.3s
- *     connect_proto_h2_c4     constant-vus  4 VUs        29.9s  1s        0.3s
- *     grpc_web_c1             constant-vus  1 VU         31.2s  1s        0.3s
- *     grpc_web_c4             constant-vus  4 VUs        32.5s  1s        0.3s
+ *     https_keepalive_c1      constant-vus  1 VU         10.4s  1s        0.3s
+ *     https_keepalive_c4      constant-vus  4 VUs        11.7s  1s        0.3s
+ *     grpc_bidi_c1            constant-vus  1 VU         13s    1s        0.3s
+ *     grpc_bidi_c4            constant-vus  4 VUs        14.3s  1s        0.3s
+ *     grpc_client_stream_c1   constant-vus  1 VU         15.6s  1s        0.3s
+ *     grpc_client_stream_c4   constant-vus  4 VUs        16.9s  1s        0.3s
+ *     connect_json_c1         constant-vus  1 VU         18.2s  1s        0.3s
+ *     connect_json_c4         constant-vus  4 VUs        19.5s  1s        0.3s
+ *     connect_json_fresh_c1   constant-vus  1 VU         20.8s  1s        0.3s
+ *     connect_json_fresh_c4   constant-vus  4 VUs        22.1s  1s        0.3s
+ *     connect_json_h2_c1      constant-vus  1 VU         23.4s  1s        0.3s
+ *     connect_json_h2_c4      constant-vus  4 VUs        24.7s  1s        0.3s
+ *     connect_proto_c1        constant-vus  1 VU         26s    1s        0.3s
+ *     connect_proto_c4        constant-vus  4 VUs        27.3s  1s        0.3s
+ *     connect_proto_fresh_c1  constant-vus  1 VU         28.6s  1s        0.3s
+ *     connect_proto_fresh_c4  constant-vus  4 VUs        29.9s  1s        0.3s
+ *     connect_proto_h2_c1     constant-vus  1 VU         31.2s  1s        0.3s
+ *     connect_proto_h2_c4     constant-vus  4 VUs        32.5s  1s        0.3s
+ *     grpc_web_c1             constant-vus  1 VU         33.8s  1s        0.3s
+ *     grpc_web_c4             constant-vus  4 VUs        35.1s  1s        0.3s
  *   where the figures come from:
  *     VUs or rate: each step's concurrency (LOAD=ci's steps: 1, 4)
- *     duration: LOAD=ci's shortest step (its 10 s / 26 steps, less the graceful stop, is shorter)
+ *     duration: LOAD=ci's shortest step (its 10 s / 28 steps, less the graceful stop, is shorter)
  *     graceful stop: LOAD=ci's
  *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
  * (end of the plan)

@@ -18,26 +18,28 @@
  *   k6 run -e PROFILE=lte -e LOAD=full scenarios/ws-vs-http.js
  *
  * Its plan at LOAD=ci (`npx k6pack plan ws-vs-http --load ci`; dev/plan-headers.js writes it):
- *   ws-vs-http under 3g (R 300 ms, down 1600 / up 768 kbit/s), load ci, closed workload: 18 k6 scenarios, 81.0 s in all
- *     k6 scenario        executor      VUs or rate  start  duration  graceful stop
- *     http_fresh_c1      constant-vus  1 VU         0s     3s        1.5s
- *     http_fresh_c4      constant-vus  4 VUs        4.5s   3s        1.5s
- *     http_keepalive_c1  constant-vus  1 VU         9s     3s        1.5s
- *     http_keepalive_c4  constant-vus  4 VUs        13.5s  3s        1.5s
- *     ws_c1              constant-vus  1 VU         18s    3s        1.5s
- *     ws_c4              constant-vus  4 VUs        22.5s  3s        1.5s
- *     https_fresh_c1     constant-vus  1 VU         27s    3s        1.5s
- *     https_fresh_c4     constant-vus  4 VUs        31.5s  3s        1.5s
- *     http2_c1           constant-vus  1 VU         36s    3s        1.5s
- *     http2_c4           constant-vus  4 VUs        40.5s  3s        1.5s
- *     wss_c1             constant-vus  1 VU         45s    3s        1.5s
- *     wss_c4             constant-vus  4 VUs        49.5s  3s        1.5s
- *     connect_json_c1    constant-vus  1 VU         54s    3s        1.5s
- *     connect_json_c4    constant-vus  4 VUs        58.5s  3s        1.5s
- *     connect_proto_c1   constant-vus  1 VU         63s    3s        1.5s
- *     connect_proto_c4   constant-vus  4 VUs        67.5s  3s        1.5s
- *     grpc_web_c1        constant-vus  1 VU         72s    3s        1.5s
- *     grpc_web_c4        constant-vus  4 VUs        76.5s  3s        1.5s
+ *   ws-vs-http under 3g (R 300 ms, down 1600 / up 768 kbit/s), load ci, closed workload: 20 k6 scenarios, 90.0 s in all
+ *     k6 scenario         executor      VUs or rate  start  duration  graceful stop
+ *     http_fresh_c1       constant-vus  1 VU         0s     3s        1.5s
+ *     http_fresh_c4       constant-vus  4 VUs        4.5s   3s        1.5s
+ *     http_keepalive_c1   constant-vus  1 VU         9s     3s        1.5s
+ *     http_keepalive_c4   constant-vus  4 VUs        13.5s  3s        1.5s
+ *     ws_c1               constant-vus  1 VU         18s    3s        1.5s
+ *     ws_c4               constant-vus  4 VUs        22.5s  3s        1.5s
+ *     https_fresh_c1      constant-vus  1 VU         27s    3s        1.5s
+ *     https_fresh_c4      constant-vus  4 VUs        31.5s  3s        1.5s
+ *     https_keepalive_c1  constant-vus  1 VU         36s    3s        1.5s
+ *     https_keepalive_c4  constant-vus  4 VUs        40.5s  3s        1.5s
+ *     http2_c1            constant-vus  1 VU         45s    3s        1.5s
+ *     http2_c4            constant-vus  4 VUs        49.5s  3s        1.5s
+ *     wss_c1              constant-vus  1 VU         54s    3s        1.5s
+ *     wss_c4              constant-vus  4 VUs        58.5s  3s        1.5s
+ *     connect_json_c1     constant-vus  1 VU         63s    3s        1.5s
+ *     connect_json_c4     constant-vus  4 VUs        67.5s  3s        1.5s
+ *     connect_proto_c1    constant-vus  1 VU         72s    3s        1.5s
+ *     connect_proto_c4    constant-vus  4 VUs        76.5s  3s        1.5s
+ *     grpc_web_c1         constant-vus  1 VU         81s    3s        1.5s
+ *     grpc_web_c4         constant-vus  4 VUs        85.5s  3s        1.5s
  *   where the figures come from:
  *     VUs or rate: each step's concurrency (LOAD=ci's steps: 1, 4)
  *     duration: 3 iterations of the model's 1.000 s

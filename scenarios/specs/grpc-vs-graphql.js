@@ -113,6 +113,8 @@ export default function declare(settings) {
     // HTTP/2 with TLS=true: k6 takes h2 wherever TLS offers it (common/lanes/http.js).
     lane('http_keepalive', { tls: TLS, dims: kept, model: graphql }),
     lane('http_fresh', { tls: TLS, dims: fresh, model: graphql }),
+    // HTTP/1.1 kept over TLS, whatever TLS says: a server that offers no h2.
+    lane('https_keepalive', { dims: kept, model: graphql }),
     // The same small and big messages one after another on one long-lived
     // bidirectional stream per VU and step (PayloadStream): gRPC's counterpart of
     // many operations on one WebSocket.

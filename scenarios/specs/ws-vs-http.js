@@ -36,6 +36,8 @@ export default function declare() {
       // An operation on an open socket: its set-up is measured apart (setup_duration).
       lane('ws', { model: op({ conn: 'warm' }), setups: true, session: { ops: WS_OPEN_OPS } }),
       lane('https_fresh', { model: op() }),
+      // HTTP/1.1 kept over TLS: a browser's connection to a server that offers no h2.
+      lane('https_keepalive', { model: op() }),
       lane('http2', { model: op() }),
       lane('wss', { model: op({ conn: 'warm' }), setups: true, session: { ops: WS_OPEN_OPS } }),
       rpcLane('connect_json'),
