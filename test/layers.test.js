@@ -54,7 +54,10 @@ function importsOf(file) {
 }
 
 test('no layer imports one above it or beside it that it may not (tests from benches, benches and dev/ from commands, lib/ from dev/ ...)', () => {
-  const files = execFileSync('git', ['ls-files', '*.js', '*.mjs'], { cwd: ROOT, encoding: 'utf8' })
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.js', '*.mjs'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
     .trim()
     .split('\n')
     .filter((f) => !f.startsWith('node_modules/'));
@@ -99,7 +102,10 @@ const SHARED_NAME_FOLDERS = new Set([
 ]);
 
 test('no two source files share a name, but where docs/layout.md says why', () => {
-  const files = execFileSync('git', ['ls-files', '*.js', '*.mjs'], { cwd: ROOT, encoding: 'utf8' })
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.js', '*.mjs'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
     .trim()
     .split('\n')
     .filter((f) => !f.startsWith('servers/'));
