@@ -3,12 +3,12 @@
 // lane with what the model and the clients know of it, and every scenario's lanes.
 // test/lanes-doc.test.js checks it is current; this rewrites it:
 //   node dev/lanes-doc.js --write
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LANES, TRANSPORTS, requestCpuMsOf } from '../common/lanes/catalogue.js';
 import { scenarioNames } from '../lib/cli-support.js';
 import { buildSpec } from '../lib/specs.js';
 import { ROOT } from '../lib/tools.js';
+import { checkOrWrite } from './generated-file.js';
 
 export const LANES_DOC = join(ROOT, 'docs', 'lanes.md');
 
@@ -84,20 +84,4 @@ export async function lanesDoc() {
   ].join('\n');
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const now = await lanesDoc();
-  let old = '';
-  try {
-    old = readFileSync(LANES_DOC, 'utf8');
-  } catch {
-    // not written yet
-  }
-  if (old === now) console.log('docs/lanes.md is current');
-  else if (process.argv.includes('--write')) {
-    writeFileSync(LANES_DOC, now);
-    console.log('rewrote docs/lanes.md');
-  } else {
-    console.log('docs/lanes.md is stale: run `node dev/lanes-doc.js --write`');
-    process.exitCode = 1;
-  }
-}
+if (import.meta.url === `file://${process.argv[1]}`) checkOrWrite(LANES_DOC, await lanesDoc(), 'node dev/lanes-doc.js');

@@ -2,10 +2,10 @@
 // docs/settings.md from common/settings.js (the one list of environment variables).
 // test/settings.test.js checks it is current; this rewrites it:
 //   node dev/settings-doc.js --write
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeSettings } from '../common/settings.js';
 import { ROOT } from '../lib/tools.js';
+import { checkOrWrite } from './generated-file.js';
 
 export const SETTINGS_DOC = join(ROOT, 'docs', 'settings.md');
 
@@ -34,20 +34,5 @@ export function settingsDoc() {
   ].join('\n');
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const now = settingsDoc();
-  let old = '';
-  try {
-    old = readFileSync(SETTINGS_DOC, 'utf8');
-  } catch {
-    // not written yet
-  }
-  if (old === now) console.log('docs/settings.md is current');
-  else if (process.argv.includes('--write')) {
-    writeFileSync(SETTINGS_DOC, now);
-    console.log('rewrote docs/settings.md');
-  } else {
-    console.log('docs/settings.md is stale: run `node dev/settings-doc.js --write`');
-    process.exitCode = 1;
-  }
-}
+if (import.meta.url === `file://${process.argv[1]}`)
+  checkOrWrite(SETTINGS_DOC, settingsDoc(), 'node dev/settings-doc.js');
