@@ -503,10 +503,16 @@ function entry(name) {
   return s;
 }
 
-export function rawSetting(env, name) {
+// The entry of a setting read from `env`: a run's settings (readSettings) hold only those k6 reads.
+function entryIn(env, name) {
   const s = entry(name);
   if (isSettings(env) && !s.readers.includes(K6))
     throw new Error(`${name} is not read by k6: a run's settings do not hold it`);
+  return s;
+}
+
+export function rawSetting(env, name) {
+  entryIn(env, name);
   return env[name];
 }
 
@@ -544,9 +550,8 @@ const NOTHING = Object.freeze({});
 // The setting's value; `fallback` stands for a default that depends on the run. `env` is
 // the environment or a run's settings (readSettings).
 export function setting(env, name, fallback) {
-  const s = entry(name);
+  const s = entryIn(env, name);
   if (isSettings(env)) {
-    if (!s.readers.includes(K6)) throw new Error(`${name} is not read by k6: a run's settings do not hold it`);
     if (env[name] !== undefined) return env[name];
     env = NOTHING;
   }
@@ -601,7 +606,7 @@ export function choiceHelp(name) {
 
 // A list of names, each one of `known` (LANES, EXECUTORS, DOC_SIZES).
 export function settingNames(env, name, fallback, known) {
-  entry(name);
+  entryIn(env, name);
   return envNames(env, name, fallback, known);
 }
 
