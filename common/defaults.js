@@ -17,6 +17,9 @@ export const SERVER_PORTS = {
   GRAPHQL_TLS_H1_PORT: 4444,
   GRPC_PORT: 5051, // gRPC, plaintext
   GRPC_TLS_PORT: 5052, // gRPC over TLS
+  // gRPC, plaintext, whose server sends a keepalive PING every GRPC_KEEPALIVE_MS on each
+  // connection (the mobile scenario's grpc_ping lane; k6's gRPC client cannot send its own)
+  GRPC_KEEPALIVE_PORT: 5053,
   // The browser's RPC (servers/connect): Connect, gRPC-Web and gRPC from one handler.
   CONNECT_PORT: 6080, // HTTP/1.1 cleartext: Connect and gRPC-Web
   CONNECT_H2C_PORT: 6081, // HTTP/2 cleartext (prior knowledge): gRPC, Connect, gRPC-Web; reflection
@@ -32,6 +35,7 @@ export const TOXIPROXY_PORTS = {
   PROXY_GRAPHQL_TLS_H1_PORT: 14444, // -> GRAPHQL_TLS_H1_PORT
   PROXY_GRPC_PORT: 15051, // -> GRPC_PORT
   PROXY_GRPC_TLS_PORT: 15052, // -> GRPC_TLS_PORT
+  PROXY_GRPC_KEEPALIVE_PORT: 15053, // -> GRPC_KEEPALIVE_PORT
   PROXY_CONNECT_PORT: 17080, // -> CONNECT_PORT
   PROXY_CONNECT_H2C_PORT: 17081, // -> CONNECT_H2C_PORT
   PROXY_CONNECT_TLS_PORT: 17443, // -> CONNECT_TLS_PORT
@@ -52,6 +56,7 @@ export const PROXY_ROUTES = [
   ['graphql_tls_h1', 'PROXY_GRAPHQL_TLS_H1_PORT', 'GRAPHQL_TLS_H1_PORT'],
   ['grpc', 'PROXY_GRPC_PORT', 'GRPC_PORT'],
   ['grpc_tls', 'PROXY_GRPC_TLS_PORT', 'GRPC_TLS_PORT'],
+  ['grpc_keepalive', 'PROXY_GRPC_KEEPALIVE_PORT', 'GRPC_KEEPALIVE_PORT'],
   ['connect', 'PROXY_CONNECT_PORT', 'CONNECT_PORT'],
   ['connect_h2c', 'PROXY_CONNECT_H2C_PORT', 'CONNECT_H2C_PORT'],
   ['connect_tls', 'PROXY_CONNECT_TLS_PORT', 'CONNECT_TLS_PORT'],
@@ -84,6 +89,8 @@ export function targetsFor(ports = DEFAULT_PORTS, host = DEFAULT_HOST, serverHos
     GRAPHQL_WSS_URL: `wss://${host}:${ports.PROXY_GRAPHQL_TLS_PORT}${GRAPHQL_PATH}`,
     GRPC_ADDR: `${host}:${ports.PROXY_GRPC_PORT}`,
     GRPC_TLS_ADDR: `${host}:${ports.PROXY_GRPC_TLS_PORT}`,
+    // gRPC whose server pings every connection (GRPC_KEEPALIVE_MS).
+    GRPC_KEEPALIVE_ADDR: `${host}:${ports.PROXY_GRPC_KEEPALIVE_PORT}`,
     // The Connect server: Connect and gRPC-Web over HTTP/1.1, or HTTP/2 over TLS.
     CONNECT_URL: `http://${host}:${ports.PROXY_CONNECT_PORT}`,
     CONNECT_TLS_URL: `https://${host}:${ports.PROXY_CONNECT_TLS_PORT}`,
@@ -151,6 +158,13 @@ export const LIMITS = {
   // Client and bidirectional gRPC streams (grpc-vs-graphql: UploadBooks, PayloadStream).
   MAX_UPLOAD_BOOKS: 100000, // books in one UploadBooks call
   STREAM_IDLE_MS: 65000, // a client or bidirectional stream with no message this long is ended (as an idle kept-alive connection)
+  // The keepalive PING interval of the gRPC server on GRPC_KEEPALIVE_PORT (grpc-js's
+  // grpc.keepalive_time_ms: the next PING this long after the last one's ACK), and how long
+  // it waits for that ACK before it drops the connection (grpc.keepalive_timeout_ms; gRPC's
+  // default 20 s). 10 s: grpc-go's least client keepalive time, as a phone's gRPC client
+  // would set it to keep a carrier's NAT mapping.
+  GRPC_KEEPALIVE_MS: 10000,
+  GRPC_KEEPALIVE_TIMEOUT_MS: 20000,
 };
 
 // The origin of the marker topicEvents(announce: true) sends first: where a

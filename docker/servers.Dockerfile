@@ -18,5 +18,5 @@ COPY docker/healthcheck.js docker/
 USER node
 # Listen on every interface of the container; publish on 127.0.0.1 only (compose does).
 ENV HOST=0.0.0.0
-EXPOSE 4000 4443 4444 5051 5052 6080 6081 6443
+EXPOSE 4000 4443 4444 5051 5052 5053 6080 6081 6443
 CMD ["node", "servers/graphql/server.js"]

@@ -27,7 +27,7 @@ FROM scratch
 COPY --from=build /out/toxiproxy-server /out/healthcheck /
 # nobody:nogroup; the API and proxy ports are all above 1023.
 USER 65534:65534
-EXPOSE 8474 14000 14443 14444 15051 15052 17080 17081 17443
+EXPOSE 8474 14000 14443 14444 15051 15052 15053 17080 17081 17443
 ENTRYPOINT ["/toxiproxy-server"]
 # The API stays on loopback unless told otherwise (compose says -host 0.0.0.0
 # inside its network and publishes the port on 127.0.0.1 only).

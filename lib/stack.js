@@ -167,8 +167,11 @@ export function services(ports, { toxiproxyBin } = {}) {
       name: 'grpc',
       label: 'gRPC server',
       dir: 'grpc',
-      portVars: ['GRPC_PORT', 'GRPC_TLS_PORT'],
-      ready: async () => (await grpcServing(ports.GRPC_PORT)) && tcpAccepts(ports.GRPC_TLS_PORT),
+      portVars: ['GRPC_PORT', 'GRPC_TLS_PORT', 'GRPC_KEEPALIVE_PORT'],
+      ready: async () =>
+        (await grpcServing(ports.GRPC_PORT)) &&
+        (await tcpAccepts(ports.GRPC_TLS_PORT)) &&
+        grpcServing(ports.GRPC_KEEPALIVE_PORT),
     }),
     nodeServer(ports, {
       name: 'connect',

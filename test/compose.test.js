@@ -58,7 +58,7 @@ const errorsOf = (validate, doc) =>
 // variables their servers read, toxiproxy all of TOXIPROXY_PORTS.
 const SERVICE_PORT_VARS = {
   graphql: ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT', 'GRAPHQL_TLS_H1_PORT'],
-  grpc: ['GRPC_PORT', 'GRPC_TLS_PORT'],
+  grpc: ['GRPC_PORT', 'GRPC_TLS_PORT', 'GRPC_KEEPALIVE_PORT'],
   connect: ['CONNECT_PORT', 'CONNECT_H2C_PORT', 'CONNECT_TLS_PORT'],
   [TOXIPROXY_SERVICE]: Object.keys(TOXIPROXY_PORTS),
 };

@@ -62,23 +62,33 @@ async function holdPort(t, port) {
   t.after(() => holder.close());
 }
 
+// The server's three ports (0: any free one), so no test binds a default.
+const portsEnv = (port, tlsPort, keepalivePort) => ({
+  GRPC_PORT: String(port),
+  GRPC_TLS_PORT: String(tlsPort),
+  GRPC_KEEPALIVE_PORT: String(keepalivePort),
+});
+
 const lines = (text) => text.split('\n').filter(Boolean);
 
 describe('node servers/grpc/server.js', { timeout: 60_000 }, () => {
-  it('listens on GRPC_PORT / GRPC_TLS_PORT, says so in one line, and is SERVING', async (t) => {
-    const [port, tlsPort] = await freePorts(2);
-    const server = await startServer({ GRPC_PORT: String(port), GRPC_TLS_PORT: String(tlsPort) });
+  it('listens on GRPC_PORT / GRPC_TLS_PORT / GRPC_KEEPALIVE_PORT, says so in one line, and is SERVING', async (t) => {
+    const [port, tlsPort, keepalivePort] = await freePorts(3);
+    const server = await startServer(portsEnv(port, tlsPort, keepalivePort));
     killOnExit(t, server.child);
     const { stdout, stderr } = server.output();
     assert.equal(stderr, '');
     assert.deepEqual(lines(stdout), [
-      `gRPC server listening: plaintext 127.0.0.1:${port}, TLS 127.0.0.1:${tlsPort} (self-signed certificate for localhost/127.0.0.1/::1)`,
+      `gRPC server listening: plaintext 127.0.0.1:${port}, TLS 127.0.0.1:${tlsPort} (self-signed certificate for localhost/127.0.0.1/::1), ` +
+        `plaintext with a keepalive ping every 10 s 127.0.0.1:${keepalivePort}`,
     ]);
-    const health = healthClient(`127.0.0.1:${port}`);
-    try {
-      assert.equal((await unaryCall(health, 'check', { service: '' })).message.status, 'SERVING');
-    } finally {
-      health.close();
+    for (const p of [port, keepalivePort]) {
+      const health = healthClient(`127.0.0.1:${p}`);
+      try {
+        assert.equal((await unaryCall(health, 'check', { service: '' })).message.status, 'SERVING');
+      } finally {
+        health.close();
+      }
     }
   });
 
@@ -88,10 +98,9 @@ describe('node servers/grpc/server.js', { timeout: 60_000 }, () => {
     const { cert, key } = await loadTlsMaterial({});
     writeFileSync(join(dir, 'cert.pem'), cert);
     writeFileSync(join(dir, 'key.pem'), key);
-    const [port, tlsPort] = await freePorts(2);
+    const [port, tlsPort, keepalivePort] = await freePorts(3);
     const server = await startServer({
-      GRPC_PORT: String(port),
-      GRPC_TLS_PORT: String(tlsPort),
+      ...portsEnv(port, tlsPort, keepalivePort),
       TLS_CERT_FILE: join(dir, 'cert.pem'),
       TLS_KEY_FILE: join(dir, 'key.pem'),
     });
@@ -106,8 +115,8 @@ describe('node servers/grpc/server.js', { timeout: 60_000 }, () => {
   });
 
   it('SIGTERM with a stream open: the stream ends UNAVAILABLE and the process exits 0 within 5 s', async (t) => {
-    const [port, tlsPort] = await freePorts(2);
-    const server = await startServer({ GRPC_PORT: String(port), GRPC_TLS_PORT: String(tlsPort) });
+    const [port, tlsPort, keepalivePort] = await freePorts(3);
+    const server = await startServer(portsEnv(port, tlsPort, keepalivePort));
     killOnExit(t, server.child);
     const books = booksClient(`127.0.0.1:${port}`);
     t.after(() => books.close());
@@ -133,10 +142,10 @@ describe('node servers/grpc/server.js', { timeout: 60_000 }, () => {
   for (const [envVar, label] of [
     ['GRPC_PORT', 'plaintext'],
     ['GRPC_TLS_PORT', 'TLS'],
+    ['GRPC_KEEPALIVE_PORT', 'plaintext, keepalive pings'],
   ]) {
     it(`${envVar} in use: one line naming the port and ${envVar}, non-zero exit`, async (t) => {
-      const [port, tlsPort] = await freePorts(2);
-      const env = { GRPC_PORT: String(port), GRPC_TLS_PORT: String(tlsPort) };
+      const env = portsEnv(...(await freePorts(3)));
       const taken = Number(env[envVar]);
       await holdPort(t, taken);
       const server = await startServer(env);
@@ -156,7 +165,7 @@ describe('node servers/grpc/server.js', { timeout: 60_000 }, () => {
   }
 
   it('a HOST that is not an address of this machine: one line naming HOST', async (t) => {
-    const server = await startServer({ HOST: '10.255.255.1', GRPC_PORT: '0', GRPC_TLS_PORT: '0' });
+    const server = await startServer({ HOST: '10.255.255.1', ...portsEnv(0, 0, 0) });
     killOnExit(t, server.child);
     const { code } = await server.exited;
     assert.notEqual(code, 0);
@@ -175,7 +184,7 @@ describe('node servers/grpc/server.js', { timeout: 60_000 }, () => {
   });
 
   it('only one of TLS_CERT_FILE / TLS_KEY_FILE: one line saying to set both', async (t) => {
-    const server = await startServer({ GRPC_PORT: '0', GRPC_TLS_PORT: '0', TLS_CERT_FILE: '/nonexistent/cert.pem' });
+    const server = await startServer({ ...portsEnv(0, 0, 0), TLS_CERT_FILE: '/nonexistent/cert.pem' });
     killOnExit(t, server.child);
     const { code } = await server.exited;
     assert.notEqual(code, 0);

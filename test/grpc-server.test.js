@@ -681,3 +681,31 @@ describe('gRPC server shutdown', { timeout: 30_000 }, () => {
     }
   });
 });
+
+// The keepalive port (the mobile scenario's grpc_ping lane): its server PINGs each
+// connection every keepaliveMs, the plaintext port's never (grpc-js's default is 2 h).
+// Counted on raw HTTP/2 sessions over 2 s at 250 ms: about 7 PINGs; at least 3 leaves
+// room for a machine several times slower.
+describe('gRPC server: the keepalive port', { timeout: 30_000 }, () => {
+  it('PINGs every connection on GRPC_KEEPALIVE_PORT, none on GRPC_PORT, and serves the same RPCs there', async () => {
+    const server = await createServer({ port: 0, tlsPort: 0, keepaliveMs: 250 });
+    const pings = { plain: 0, keepalive: 0 };
+    const sessions = Object.entries({ plain: server.port, keepalive: server.keepalivePort }).map(([name, port]) => {
+      const session = http2.connect(`http://127.0.0.1:${port}`);
+      session.on('ping', () => pings[name]++);
+      session.on('error', () => {});
+      return session;
+    });
+    const books = booksClient(`127.0.0.1:${server.keepalivePort}`);
+    try {
+      await new Promise((r) => setTimeout(r, 2000));
+      assert.equal(pings.plain, 0, 'no PING on the plaintext port');
+      assert.ok(pings.keepalive >= 3, `${pings.keepalive} PINGs in 2 s on the keepalive port (interval 250 ms)`);
+      assert.equal((await unaryCall(books, 'GetBook', { id: 'book-3' })).message.id, 'book-3');
+    } finally {
+      books.close();
+      for (const s of sessions) s.close();
+      await server.close();
+    }
+  });
+});

@@ -135,7 +135,7 @@ describe('deploy/k8s in step with the pack', () => {
   test('servers: the ports of defaults.js, Services named as the compose upstreams', () => {
     for (const [name, vars] of [
       ['graphql', ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT', 'GRAPHQL_TLS_H1_PORT']],
-      ['grpc', ['GRPC_PORT', 'GRPC_TLS_PORT']],
+      ['grpc', ['GRPC_PORT', 'GRPC_TLS_PORT', 'GRPC_KEEPALIVE_PORT']],
       ['connect', ['CONNECT_PORT', 'CONNECT_H2C_PORT', 'CONNECT_TLS_PORT']],
     ]) {
       const c = container(one('Deployment', name));

@@ -138,6 +138,7 @@ test('profiles/proxies.compose.json: same proxies and ports, on 0.0.0.0, upstrea
     GRAPHQL_TLS_H1_PORT: 'graphql',
     GRPC_PORT: 'grpc',
     GRPC_TLS_PORT: 'grpc',
+    GRPC_KEEPALIVE_PORT: 'grpc',
     CONNECT_PORT: 'connect',
     CONNECT_H2C_PORT: 'connect',
     CONNECT_TLS_PORT: 'connect',

@@ -69,7 +69,7 @@ describe('the embedded stack listens on loopback only', { timeout: 90_000 }, () 
 
   const expected = {
     graphql: ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT', 'GRAPHQL_TLS_H1_PORT'],
-    grpc: ['GRPC_PORT', 'GRPC_TLS_PORT'],
+    grpc: ['GRPC_PORT', 'GRPC_TLS_PORT', 'GRPC_KEEPALIVE_PORT'],
     connect: ['CONNECT_PORT', 'CONNECT_H2C_PORT', 'CONNECT_TLS_PORT'],
     toxiproxy: ['TOXIPROXY_PORT', ...PROXY_ROUTES.map(([, listenVar]) => listenVar)],
   };

@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // The gRPC reference server: books.v1.Books (servers/proto/books.proto) in
 // plaintext on one port and over TLS on another, with the standard health
-// service and server reflection (of all three: see reflection.js).
+// service and server reflection (of all three: see reflection.js). A third port
+// serves the same in plaintext and sends a keepalive PING on each connection every
+// GRPC_KEEPALIVE_MS (common/defaults.js LIMITS): the mobile scenario's gRPC lane with
+// pings, since k6's gRPC client has no keepalive setting of its own.
 //
-//   node servers/grpc/server.js          # 127.0.0.1:5051 plaintext, :5052 TLS
-//   HOST=0.0.0.0 GRPC_PORT=6000 GRPC_TLS_PORT=6001 TLS_CERT_FILE=c.pem TLS_KEY_FILE=k.pem node servers/grpc/server.js
+//   node servers/grpc/server.js          # 127.0.0.1:5051 plaintext, :5052 TLS, :5053 plaintext with pings
+//   HOST=0.0.0.0 GRPC_PORT=6000 GRPC_TLS_PORT=6001 GRPC_KEEPALIVE_PORT=6002 TLS_CERT_FILE=c.pem TLS_KEY_FILE=k.pem node servers/grpc/server.js
 //   STREAM_IDLE_MS=65000: a client or bidirectional stream silent this long is ended
 //
 // Tests import createServer() and start it on port 0. Responses can be large
@@ -34,6 +37,15 @@ const SERVER_OPTIONS = {
   'grpc.max_receive_message_length': LIMITS.MAX_BODY_BYTES, // requests are tiny
   'grpc.max_send_message_length': -1, // ListBooks(500000) is ~35 MB
 };
+
+// The keepalive port's server: grpc-js pings each connection keepalive_time_ms after the
+// last PING's ACK, whether or not calls are in flight, and drops a connection whose ACK
+// takes longer than keepalive_timeout_ms.
+const keepaliveOptions = (keepaliveMs) => ({
+  ...SERVER_OPTIONS,
+  'grpc.keepalive_time_ms': keepaliveMs,
+  'grpc.keepalive_timeout_ms': LIMITS.GRPC_KEEPALIVE_TIMEOUT_MS,
+});
 
 // The transport's hard limit on request headers (metadata included): beyond it
 // HTTP/2 refuses the stream (RST_STREAM ENHANCE_YOUR_CALM; grpc-js clients report
@@ -86,27 +98,35 @@ function bind(server, host, port, credentials, endpoint) {
 }
 
 // streamIdleMs: how long a client or bidirectional stream may stay silent before
-// the server ends it (LIMITS.STREAM_IDLE_MS; env STREAM_IDLE_MS).
+// the server ends it (LIMITS.STREAM_IDLE_MS; env STREAM_IDLE_MS). keepaliveMs: the
+// keepalive port's PING interval (tests shorten it).
 export async function createServer({
   host = DEFAULT_HOST,
   port = 0,
   tlsPort = 0,
+  keepalivePort = 0,
   tls,
   streamIdleMs = LIMITS.STREAM_IDLE_MS,
+  keepaliveMs = LIMITS.GRPC_KEEPALIVE_MS,
 } = {}) {
   const material = tls ?? (await loadTlsMaterial());
   const server = new grpc.Server(SERVER_OPTIONS);
+  const pinging = new grpc.Server(keepaliveOptions(keepaliveMs));
   const streams = new Set();
   // The fan-out hub (servers/shared/hub.js); the GraphQL server's hub dials Relay.
   const hub = new Hub({ origin: 'grpc' });
-  server.addService(serverBooksService, {
+  const handlers = {
     ...booksHandlers(streams),
     ...hubHandlers(hub, streams),
     ...streamHandlers(streams, { idleMs: streamIdleMs }),
-  });
+  };
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
-  health.addToServer(server);
-  addReflection(server);
+  // Both servers serve the same: one set of handlers, streams, hub and health.
+  for (const s of [server, pinging]) {
+    s.addService(serverBooksService, handlers);
+    health.addToServer(s);
+    addReflection(s);
+  }
 
   const tlsCredentials = hardenCredentials(
     grpc.ServerCredentials.createSsl(
@@ -123,10 +143,16 @@ export async function createServer({
         envVar: 'GRPC_PORT',
       }),
       tlsPort: await bind(server, host, tlsPort, tlsCredentials, { label: 'gRPC (TLS)', envVar: 'GRPC_TLS_PORT' }),
+      keepalivePort: await bind(pinging, host, keepalivePort, grpc.ServerCredentials.createInsecure(), {
+        label: 'gRPC (plaintext, keepalive pings)',
+        envVar: 'GRPC_KEEPALIVE_PORT',
+      }),
     };
     hardenHttp2Servers(server);
+    hardenHttp2Servers(pinging);
   } catch (err) {
     server.forceShutdown();
+    pinging.forceShutdown();
     throw err;
   }
 
@@ -137,11 +163,15 @@ export async function createServer({
       health.setStatus('', 'NOT_SERVING');
       health.setStatus(SERVICE_NAME, 'NOT_SERVING');
       for (const stream of [...streams]) stream.shutdown();
-      const force = setTimeout(() => server.forceShutdown(), DRAIN_MS);
-      server.tryShutdown(() => {
-        clearTimeout(force);
-        resolve();
-      });
+      const both = [server, pinging];
+      const force = setTimeout(() => both.forEach((x) => x.forceShutdown()), DRAIN_MS);
+      let left = both.length;
+      for (const x of both)
+        x.tryShutdown(() => {
+          if (--left > 0) return;
+          clearTimeout(force);
+          resolve();
+        });
     });
   let closing = null;
   return {
@@ -174,6 +204,7 @@ async function main() {
   const host = hostFromEnv();
   const port = portFromEnv('GRPC_PORT');
   const tlsPort = portFromEnv('GRPC_TLS_PORT');
+  const keepalivePort = portFromEnv('GRPC_KEEPALIVE_PORT');
   const idle = rawSetting(process.env, 'STREAM_IDLE_MS');
   const streamIdleMs = idle ? Number(idle) : LIMITS.STREAM_IDLE_MS;
   if (!Number.isInteger(streamIdleMs) || streamIdleMs < 100 || streamIdleMs > 3_600_000)
@@ -188,7 +219,7 @@ async function main() {
   }
   let server;
   try {
-    server = await createServer({ host, port, tlsPort, tls, streamIdleMs });
+    server = await createServer({ host, port, tlsPort, keepalivePort, tls, streamIdleMs });
   } catch (err) {
     if (err.endpoint) fatal(listenErrorMessage(err, err.endpoint));
     throw err;
@@ -197,7 +228,8 @@ async function main() {
     ? 'self-signed certificate for localhost/127.0.0.1/::1'
     : 'certificate from TLS_CERT_FILE';
   console.log(
-    `gRPC server listening: plaintext ${hostPort(host, server.port)}, TLS ${hostPort(host, server.tlsPort)} (${cert})`,
+    `gRPC server listening: plaintext ${hostPort(host, server.port)}, TLS ${hostPort(host, server.tlsPort)} (${cert}), ` +
+      `plaintext with a keepalive ping every ${LIMITS.GRPC_KEEPALIVE_MS / 1000} s ${hostPort(host, server.keepalivePort)}`,
   );
   exitOnSignals(server.close, { name: 'gRPC server' });
 }

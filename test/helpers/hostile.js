@@ -24,7 +24,7 @@ const SERVERS = {
     script: 'servers/graphql/server.js',
     portVars: ['GRAPHQL_PORT', 'GRAPHQL_TLS_PORT', 'GRAPHQL_TLS_H1_PORT'],
   },
-  grpc: { script: 'servers/grpc/server.js', portVars: ['GRPC_PORT', 'GRPC_TLS_PORT'] },
+  grpc: { script: 'servers/grpc/server.js', portVars: ['GRPC_PORT', 'GRPC_TLS_PORT', 'GRPC_KEEPALIVE_PORT'] },
   // A third port: HTTP/2 cleartext (server.h2cPort).
   connect: { script: 'servers/connect/server.js', portVars: ['CONNECT_PORT', 'CONNECT_TLS_PORT', 'CONNECT_H2C_PORT'] },
 };
