@@ -4,7 +4,8 @@
  * (INTERACTION_SECONDS, default 1,5,15,60), over HTTP/1.1 fresh and
  * keep-alive, HTTP/2, a graphql-ws socket without and with a keepalive
  * ping (every 10 or 30 s after the last pong), and gRPC GetBook on a kept
- * channel (no keepalive pings: k6's client has none). One VU per lane and T (one
+ * channel without and with keepalive pings (k6's client has no keepalive
+ * setting: the server on GRPC_KEEPALIVE_ADDR pings every 10 s). One VU per lane and T (one
  * phone: the radio is the device's, every proxy's link toxic shares it), the
  * steps one after another. A step runs the operation once (gap:first: it opens
  * a kept lane's connection), then MOBILE_OPS more, T seconds apart
@@ -13,7 +14,7 @@
  * connection idle longer is dropped silently and its next operation fails
  * (the HTTP client opens a new connection next time, the WebSocket lane a new
  * socket).
- * Servers: the GraphQL server behind Toxiproxy.
+ * Servers: the GraphQL and gRPC servers behind Toxiproxy.
  * Default profile: lte+rrc; try 3g+rrc, lte+rrc+nat=30.
  * Look at: p50/p95 after the gap and the model's split (promotion, set-up,
  * the operation), failures (a NAT's), the promotions the link's event log
@@ -25,7 +26,7 @@
  *   k6 run -e PROFILE=3g+rrc -e INTERACTION_SECONDS=5,15 scenarios/mobile.js
  *
  * Its plan at LOAD=ci (`npx k6pack plan mobile --load ci`; dev/plan-headers.js writes it):
- *   mobile under lte+rrc (R 70 ms, down 12000 / up 12000 kbit/s, rrc), load ci, closed workload: 28 k6 scenarios, 2685.2 s in all
+ *   mobile under lte+rrc (R 70 ms, down 12000 / up 12000 kbit/s, rrc), load ci, closed workload: 32 k6 scenarios, 3068.8 s in all
  *     k6 scenario            executor      VUs or rate  start    duration  graceful stop
  *     http_fresh_t1_c1       constant-vus  1 VU         0s       18.1s     0.8s
  *     http_fresh_t5_c1       constant-vus  1 VU         18.9s    34.1s     0.8s
@@ -55,6 +56,10 @@
  *     grpc_t5_c1             constant-vus  1 VU         2320.5s  34.1s     0.8s
  *     grpc_t15_c1            constant-vus  1 VU         2355.4s  74.1s     0.8s
  *     grpc_t60_c1            constant-vus  1 VU         2430.3s  254.1s    0.8s
+ *     grpc_ping10_t1_c1      constant-vus  1 VU         2685.2s  18.1s     0.8s
+ *     grpc_ping10_t5_c1      constant-vus  1 VU         2704.1s  34.1s     0.8s
+ *     grpc_ping10_t15_c1     constant-vus  1 VU         2739s    74.1s     0.8s
+ *     grpc_ping10_t60_c1     constant-vus  1 VU         2813.9s  254.1s    0.8s
  *   where the figures come from:
  *     VUs or rate: each step's concurrency (the spec's steps: 1)
  *     duration, http_fresh_t1: 1 iteration of the model's 18.076 s
@@ -85,6 +90,10 @@
  *     duration, grpc_t5: 1 iteration of the model's 34.076 s
  *     duration, grpc_t15: 1 iteration of the model's 74.076 s
  *     duration, grpc_t60: 1 iteration of the model's 254.076 s
+ *     duration, grpc_ping10_t1: 1 iteration of the model's 18.076 s
+ *     duration, grpc_ping10_t5: 1 iteration of the model's 34.076 s
+ *     duration, grpc_ping10_t15: 1 iteration of the model's 74.076 s
+ *     duration, grpc_ping10_t60: 1 iteration of the model's 254.076 s
  *     graceful stop: the spec's time to close
  *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
  * (end of the plan)
@@ -108,7 +117,7 @@ import { linkOf } from '../common/model.js';
 import { batteryShare, statePowers } from '../common/radio.js';
 import { energyOfStates, perHour, timeInStates } from '../common/radio-log.js';
 import { cellKey } from '../common/results.js';
-import { SETTINGS } from './lib/config.js';
+import { SETTINGS, TARGETS } from './lib/config.js';
 
 const decl = declare(SETTINGS);
 const { OPS, EVERY, BATTERY_MAH } = decl;
@@ -238,9 +247,14 @@ function wsLane(l) {
 }
 
 // One channel per VU, kept across the step's calls; a failed call drops it (Channel.reset)
-// and the next one connects again.
-const channel = new Channel(newClient());
+// and the next one connects again. A lane with pings calls the server that sends them
+// (specs/mobile.js: GRPC_KEEPALIVE_ADDR).
+const channels = {
+  plain: new Channel(newClient()),
+  keepalive: new Channel(newClient(), { addr: TARGETS.GRPC_KEEPALIVE_ADDR }),
+};
 function grpcLane(l) {
+  const channel = l.keepaliveServer ? channels.keepalive : channels.plain;
   const timeout = `${opTimeoutMs(l.everyS)}ms`;
   const op = async (gap, i) => {
     const id = bookId(1 + ((exec.vu.idInTest * 7919 + i) % 1000));

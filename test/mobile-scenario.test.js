@@ -120,6 +120,7 @@ test("the spec's gaps and NAT drops: a ping bounds the gap (the server's every 1
       ['ws_ping10', 10],
       ['ws_ping30', 12],
       ['grpc', 0],
+      ['grpc_ping10', 10],
     ],
   );
   assert.equal(gapAt(15, 0, 0.5), 15);
@@ -130,6 +131,7 @@ test("the spec's gaps and NAT drops: a ping bounds the gap (the server's every 1
   assert.equal(natDrops(by.http_keepalive, 15, 10), true);
   assert.equal(natDrops(by.http_keepalive, 5, 10), false);
   assert.equal(natDrops(by.grpc, 60, 30), true, 'no keepalive pings');
+  assert.equal(natDrops(by.grpc_ping10, 60, 30), false, "the keepalive server's 10 s pings keep it");
   assert.equal(natDrops(by.ws, 60, 30), false, "the server's 12 s pings keep it");
   assert.equal(natDrops(by.ws_ping10, 60, 10, 70), true, 'a ping comes a round trip after its interval');
   assert.equal(natDrops(by.ws, 15, 0), false, 'no NAT');

@@ -8,10 +8,13 @@
 // lane's connection, after whatever gap the step before left), then MOBILE_OPS more, one
 // every T seconds (gap:after: the rows, and what the model prices with the gap).
 import { BOOK_OP } from './ws-vs-http.js';
+import { LIMITS } from '../../common/defaults.js';
 import { setting } from '../../common/settings.js';
 import { linkOf } from '../../common/model.js';
 import { tailMs } from '../../common/radio.js';
 import { cellKey, DEFAULT_COLUMNS, lane, rttOf } from '../../common/scenario.js';
+
+const GRPC_PING_S = LIMITS.GRPC_KEEPALIVE_MS / 1000;
 
 // The lanes, each on its catalogue lane (on) and with its keepalive ping (seconds, 0: none).
 // ws_ping10 and ws_ping30: graphql-ws's keepAlive (a client ping every 10 or 30 s after
@@ -23,10 +26,14 @@ export const MOBILE_LANES = [
   { name: 'ws', on: 'ws', pingS: 0 },
   { name: 'ws_ping10', on: 'ws', pingS: 10 },
   { name: 'ws_ping30', on: 'ws', pingS: 30 },
-  // GetBook on a kept channel. Without keepalive pings only: k6's gRPC client has no
-  // keepalive setting (k6 v1.8.1 grpc.Client.connect), and grpc-js's server pings every 2 h
-  // by default.
+  // GetBook on a kept channel, without keepalive pings (grpc-js's server pings every 2 h by
+  // default) and with them. k6's gRPC client has no keepalive setting (k6 v1.8.1
+  // grpc.Client.connect), so the pings are the server's: the lane calls the gRPC server's
+  // keepalive port (GRPC_KEEPALIVE_ADDR), which sends an HTTP/2 PING every
+  // LIMITS.GRPC_KEEPALIVE_MS after the last one's ACK. A PING and its ACK cross the link as a
+  // client's would, so the radio and the NAT see the same packets either way.
   { name: 'grpc', on: 'grpc', pingS: 0 },
+  { name: `grpc_ping${GRPC_PING_S}`, on: 'grpc', pingS: GRPC_PING_S, keepaliveServer: true },
 ];
 
 // GetBook's bytes each way (scenarios/specs/faults.js's gRPC lane) and the server's time.
@@ -129,6 +136,7 @@ export default function declare(settings = {}) {
           base: l.name,
           everyS: T,
           pingS: l.pingS,
+          keepaliveServer: Boolean(l.keepaliveServer),
           iterationSeconds: OPS * T + 2,
           // A step's rows rest on its OPS operations after a gap, whatever its length
           // (common/gates.js rowSamples would count back-to-back ones): under the sample
