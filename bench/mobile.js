@@ -9,17 +9,21 @@
  *   - the radio's time on (not idle) per hour, read from the link's event log (radio_log)
  *     by the scenario, over common/radio.js's rhythm for one operation every T seconds
  *     (judged on the lanes without pings: a ws lane's pings wake the radio on their own clock);
- *   - the radio's energy per operation (mJ) and per hour (J), from the log's states.
- * Targets: p50 / model within 0.9-1.1, both ways; radio on / model within 5 %.
+ *   - the radio's energy per operation (mJ) and per hour (J), from the log's states;
+ *   - the radio's timers as the log shows them (promotion, tail; common/radio-log.js
+ *     timersOf, p50 over the run) over the papers' values (common/radio.js RADIOS).
+ * Targets: p50 / model within 0.9-1.1, both ways; radio on / model within 5 %; timers
+ * within 2 %.
  *
  * One stack, one k6 run of scenarios/mobile.js per network (the steps one after another:
  * the radio is the device's), MOBILE_OPS operations after each step's first.
  *
- *   node bench/mobile.js                      # lte and 3g; http_fresh, http_keepalive, ws, ws_ping10; 4 ops: ~11 minutes
+ *   node bench/mobile.js                      # lte and 3g; http_fresh, http_keepalive, ws, ws_ping10, grpc, grpc_ping10; 4 ops: ~23 minutes
  *   node bench/mobile.js --networks lte --lanes http_keepalive --ops 3 --no-nat
- * Then (not --quick, not --no-nat) under lte+rrc+nat=20 at one operation every 30 s: each
- * lane's failures where the NAT drops its connection (the model says which) and its
- * recovery; met when the lanes the model keeps lose nothing and the others lose some.
+ * Then (not --quick, not --no-nat) under lte+rrc+nat=20 at one operation every 30 s, every
+ * lane (or those of --lanes), 2 operations after the first: each lane's failures where
+ * the NAT drops its connection (the model says which) and its recovery; met when the
+ * lanes the model keeps lose nothing and the others lose some (~15 minutes).
  *   node bench/mobile.js --quick              # lte, http_keepalive, 2 ops after the first (a check that it runs)
  * Appends its figures to bench/results.jsonl.
  */
@@ -28,6 +32,7 @@ import { join } from 'node:path';
 import { buildScenario } from '../common/scenario.js';
 import { parsePolicy } from '../common/thresholds.js';
 import { energy } from '../common/radio.js';
+import { timerParams } from '../common/radio-log.js';
 import { linkOf } from '../common/model.js';
 import { loadProfile } from '../lib/profiles.js';
 import declare, { MOBILE_LANES, natDrops, pingOf } from '../scenarios/specs/mobile.js';
@@ -46,6 +51,7 @@ import {
 
 const TARGET = [0.9, 1.1];
 const RADIO_ON_TARGET = 0.05;
+const TIMER_TARGET = 0.02;
 // Per network: its +rrc profile, a T within the tail and one past it.
 const NETWORKS = {
   lte: { spec: 'lte+rrc', radio: 'lte', within: 2, past: 15 },
@@ -118,7 +124,22 @@ async function measure(stack, name, lanes, ops) {
         jPerHour: mjh === null ? null : round(mjh / 1000, 1),
       });
     }
-  return rows;
+  // The radio's timers over the run, as the log shows them, against the papers' values.
+  const timers = Object.entries(timerParams(n.radio)).map(([timer, paperMs]) => {
+    const key = `radio_timer{timer:${timer}}`;
+    const logMs = stat(run.summary, key);
+    const ratio = logMs === null ? null : logMs / paperMs;
+    return {
+      network: n.spec,
+      timer,
+      seen: run.summary.metrics[key] ? run.summary.metrics[key].count : 0,
+      logMs: logMs === null ? null : round(logMs, 1),
+      paperMs,
+      ratio: ratio === null ? null : round(ratio, 4),
+      verdict: ratio !== null && Math.abs(ratio - 1) <= TIMER_TARGET ? 'met' : 'MISSED',
+    };
+  });
+  return { rows, timers };
 }
 
 // A carrier NAT (+nat=20 under lte+rrc, one operation every 30 s): the kept connections it
@@ -170,16 +191,24 @@ await main(async () => {
   const quick = Boolean(flags.quick);
   const networks = (flags.networks || (quick ? 'lte' : 'lte,3g')).split(',');
   for (const n of networks) if (!NETWORKS[n]) throw new BenchError(`--networks ${n}: use lte, 3g or both`);
-  const lanes = (flags.lanes || (quick ? 'http_keepalive' : 'http_fresh,http_keepalive,ws,ws_ping10')).split(',');
+  const lanes = (
+    flags.lanes || (quick ? 'http_keepalive' : 'http_fresh,http_keepalive,ws,ws_ping10,grpc,grpc_ping10')
+  ).split(',');
+  // Under the NAT every lane, unless --lanes names some.
+  const natLanes = flags.lanes ? lanes : MOBILE_LANES.map((l) => l.name);
   const known = MOBILE_LANES.map((l) => l.name);
   for (const l of lanes) if (!known.includes(l)) throw new BenchError(`--lanes ${l}: use some of ${known.join(', ')}`);
   const ops = flags.ops || (quick ? 2 : 4);
   if (!Number.isInteger(ops) || ops < 2 || ops > 100)
     throw new BenchError(`--ops ${flags.ops}: a whole number from 2 to 100`);
-  const { rows, nat } = await withStack(async (stack) => {
-    const all = [];
-    for (const n of networks) all.push(...(await measure(stack, n, lanes, ops)));
-    return { rows: all, nat: quick || flags.noNat ? [] : await measureNat(stack, lanes, Math.min(ops, 3)) };
+  const { rows, timers, nat } = await withStack(async (stack) => {
+    const all = { rows: [], timers: [] };
+    for (const n of networks) {
+      const got = await measure(stack, n, lanes, ops);
+      all.rows.push(...got.rows);
+      all.timers.push(...got.timers);
+    }
+    return { ...all, nat: quick || flags.noNat ? [] : await measureNat(stack, natLanes, 2) };
   });
   console.log(
     `\nThe operation after its gap (p50 of ${ops}) over the model (target ${TARGET.join('-')}), and the radio's time on per hour from the link's log over the model (target within ${RADIO_ON_TARGET * 100} %):`,
@@ -203,6 +232,10 @@ await main(async () => {
       'jPerHour',
     ]),
   );
+  console.log(
+    `\nThe radio's timers as the link's event log shows them (p50 over the run) over the papers' values (target within ${TIMER_TARGET * 100} %):`,
+  );
+  console.log(table(timers, ['network', 'timer', 'seen', 'logMs', 'paperMs', 'ratio', 'verdict']));
   if (nat.length) {
     console.log(
       `\nUnder ${NAT.spec}, one operation every ${NAT.everyS} s: the operations a NAT's drop failed (the model: the lanes whose connection idles past the timeout), and the time to the next success:`,
@@ -230,6 +263,8 @@ await main(async () => {
       ),
     );
   }
-  const missed = [...rows, ...nat].filter((r) => r.verdict !== 'met' || r.radioOnVerdict === 'MISSED').length;
-  recordResult('mobile', { ops, lanes, networks, rows, nat, verdict: missed ? 'MISSED' : 'met' }, { quick });
+  const missed = [...rows, ...timers, ...nat].filter(
+    (r) => r.verdict !== 'met' || r.radioOnVerdict === 'MISSED',
+  ).length;
+  recordResult('mobile', { ops, lanes, networks, rows, timers, nat, verdict: missed ? 'MISSED' : 'met' }, { quick });
 });

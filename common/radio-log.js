@@ -126,3 +126,49 @@ export function energyOfStates(radio, seconds) {
 // Per hour: each state's seconds scaled from the window to 3600 s.
 export const perHour = (seconds, windowS) =>
   Object.fromEntries(Object.entries(seconds).map(([s, t]) => [s, windowS > 0 ? (t * 3600) / windowS : 0]));
+
+// The radio's timers as a log shows them, beside the parameters they stand for (the
+// papers' values in common/radio.js RADIOS): promotion (IDLE -> connected or DCH),
+// fach-promotion (3G, FACH -> DCH), tail (LTE: the last packet to idle), dch-tail (3G: the
+// last packet in DCH to FACH) and fach-tail (3G: FACH's entry or last packet to idle).
+export function timerParams(radio) {
+  const set = RADIOS[radio];
+  if (!set) throw new Error(`radio log: unknown radio "${radio}": give lte or 3g`);
+  return radio === 'lte'
+    ? { promotion: set.promotionMs, tail: set.tailMs }
+    : {
+        promotion: set.promotionMs,
+        'fach-promotion': set.fachPromotionMs,
+        'dch-tail': set.tailMs,
+        'fach-tail': set.fachTailMs,
+      };
+}
+
+// Each timer that ran its course in the log from fromMs on: [{ timer, ms, atMs }]. A
+// promotion from its start to its end; a tail from its tail-start (or, for FACH's, the
+// demotion into FACH) to the demotion that ends it, when no packet came between (a resume
+// or a promotion cuts it short: not counted).
+export function timersOf(log, { fromMs = -Infinity } = {}) {
+  checkLog(log);
+  const out = [];
+  const tailName = (state) => (state === 'connected' ? 'tail' : state === 'dch' ? 'dch-tail' : 'fach-tail');
+  let tail = null; // { at, state }: a tail under way
+  log.events.forEach(([at, kind, from, to], i) => {
+    if (kind === 'promotion-start') {
+      const done = log.events.slice(i + 1).find((e) => e[1] === 'promotion-end');
+      if (done && at >= fromMs)
+        out.push({
+          timer: log.radio === '3g' && from === 'fach' ? 'fach-promotion' : 'promotion',
+          ms: done[0] - at,
+          atMs: at,
+        });
+    }
+    if (kind === 'demotion' && tail && tail.state === from && tail.at >= fromMs)
+      out.push({ timer: tailName(from), ms: at - tail.at, atMs: tail.at });
+    // What starts a tail: a tail-start, or a demotion into FACH (its tail counts from there).
+    if (kind === 'tail-start') tail = { at, state: to };
+    else if (kind === 'demotion' && to === 'fach') tail = { at, state: 'fach' };
+    else tail = null;
+  });
+  return out;
+}

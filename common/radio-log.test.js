@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ROOT } from '../lib/tools.js';
-import { energyOfStates, perHour, radioLogOf, timeInStates } from './radio-log.js';
+import { energyOfStates, perHour, radioLogOf, timeInStates, timerParams, timersOf } from './radio-log.js';
 
 const near = (got, want, what) => assert.ok(Math.abs(got - want) < 1e-9, `${what}: ${got}, want ${want}`);
 const nearAll = (got, want, what) => {
@@ -93,6 +93,51 @@ test('3G: IDLE -> DCH (2 s), the DCH tail (5 s), FACH, a small packet carried on
     'fach promotion',
   );
   assert.deepEqual(timeInStates(fromFach).promotions, [{ atMs: 5000, ms: 1500, from: 'fach' }]);
+});
+
+test("the timers a log shows: promotions, and each tail that ran out (a resume cuts one short); the papers' values", () => {
+  // LTE_LOG: the first tail (1.3 s) is cut by the resume at 5 s; the second runs 11.576 s.
+  assert.deepEqual(timersOf(LTE_LOG), [
+    { timer: 'promotion', ms: 260, atMs: 1000 },
+    { timer: 'tail', ms: 11576, atMs: 5050 },
+  ]);
+  assert.deepEqual(timersOf(LTE_LOG, { fromMs: 1100 }), [{ timer: 'tail', ms: 11576, atMs: 5050 }], 'from 1.1 s');
+  const log3g = {
+    radio: '3g',
+    now: 40000,
+    events: [
+      [0, 'promotion-start', 'idle', 'dch'],
+      [2000, 'promotion-end', 'idle', 'dch'],
+      [2100, 'tail-start', 'dch', 'dch'],
+      [7100, 'demotion', 'dch', 'fach'], // DCH's tail: 5 s
+      [19100, 'demotion', 'fach', 'idle'], // FACH's, from the demotion into it: 12 s
+      [20000, 'promotion-start', 'idle', 'dch'],
+      [22000, 'promotion-end', 'idle', 'dch'],
+      [22050, 'tail-start', 'dch', 'dch'],
+      [27050, 'demotion', 'dch', 'fach'],
+      [30000, 'promotion-start', 'fach', 'dch'], // a big packet in FACH: its tail cut short
+      [31500, 'promotion-end', 'fach', 'dch'],
+    ],
+  };
+  assert.deepEqual(
+    timersOf(log3g).map((x) => [x.timer, x.ms]),
+    [
+      ['promotion', 2000],
+      ['dch-tail', 5000],
+      ['fach-tail', 12000],
+      ['promotion', 2000],
+      ['dch-tail', 5000],
+      ['fach-promotion', 1500],
+    ],
+  );
+  assert.deepEqual(timerParams('lte'), { promotion: 260, tail: 11576 });
+  assert.deepEqual(timerParams('3g'), {
+    promotion: 2000,
+    'fach-promotion': 1500,
+    'dch-tail': 5000,
+    'fach-tail': 12000,
+  });
+  assert.throws(() => timerParams('5g'), /unknown radio "5g"/);
 });
 
 test('a log that dropped its oldest events starts in the state its first kept event ends; an empty one is idle', () => {

@@ -115,7 +115,7 @@ import { withObservers } from './lib/thresholds.js';
 import { GraphqlWs, WS_TIMEOUT_MS, wsUrl } from './lib/ws.js';
 import { linkOf } from '../common/model.js';
 import { batteryShare, statePowers } from '../common/radio.js';
-import { energyOfStates, perHour, timeInStates } from '../common/radio-log.js';
+import { energyOfStates, perHour, timeInStates, timerParams, timersOf } from '../common/radio-log.js';
 import { cellKey } from '../common/results.js';
 import { SETTINGS, TARGETS } from './lib/config.js';
 
@@ -135,6 +135,10 @@ const stateHour = new Trend('radio_state_hour');
 // later ones') and how long each took.
 const promotions = new Counter('radio_promotions');
 const promotionMs = new Trend('radio_promotion', true);
+// The radio's timers as the log shows them (promotion, tail ...: common/radio-log.js
+// timersOf), run-wide, against the papers' values (bench/mobile.js).
+const timerMs = new Trend('radio_timer', true);
+const TIMERS = link.radio ? Object.keys(timerParams(link.radio)) : [];
 const STATES = link.radio ? Object.keys(statePowers(link.radio)) : [];
 const STEP_NAMES = Object.keys(s.plan.scenarios).filter((n) => s.plan.scenarios[n].tags.transport);
 Object.assign(
@@ -149,6 +153,10 @@ Object.assign(
       ]),
     ]),
   ),
+  withObservers(
+    options.thresholds,
+    TIMERS.map((timer) => cellKey('radio_timer', { timer })),
+  ),
 );
 
 // The radio in a step that began at t0: its promotions (the first operation's: those
@@ -162,6 +170,7 @@ function recordRadio(t0, T, periods) {
     promotions.add(1, { gap });
     if (p.ms !== null) promotionMs.add(p.ms, { gap });
   }
+  for (const x of timersOf(log, { fromMs: t0 - 50 })) timerMs.add(x.ms, { timer: x.timer });
   if (periods < 1) return;
   const r = timeInStates(log, { fromMs: t0 + T, toMs: t0 + (periods + 1) * T });
   if (!(r.windowS > 0)) return;

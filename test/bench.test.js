@@ -375,6 +375,20 @@ test('each bench runs in its tiny mode and records its figures', { timeout: 4200
       }
       // Within LTE's tail the radio never sleeps.
       assert.equal(within.radioOnModelSh, 3600, output);
+      // The timers the log shows: past the tail each operation is promoted (260 ms), and
+      // each tail between two runs its 11.576 s; the verdict is the ratio's.
+      assert.deepEqual(
+        entry.timers.map((x) => [x.network, x.timer, x.paperMs]),
+        [
+          ['lte+rrc', 'promotion', 260],
+          ['lte+rrc', 'tail', 11576],
+        ],
+        output,
+      );
+      for (const x of entry.timers) {
+        assert.ok(x.seen > 0 && x.logMs >= x.paperMs, output);
+        assert.equal(x.verdict, Math.abs(x.ratio - 1) <= 0.02 ? 'met' : 'MISSED', output);
+      }
     }),
     t.test('event-timing: blackouts seen by probes, against their schedule', async () => {
       const { entry, output } = await bench('event-timing');

@@ -66,6 +66,7 @@ const METRIC_TYPES = {
   radio_state_hour: 'trend',
   radio_promotions: 'counter',
   radio_promotion: 'trend',
+  radio_timer: 'trend',
   // k6's own, observed per step for summary.json (results.js)
   iterations: 'counter',
   dropped_iterations: 'counter',
