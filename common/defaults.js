@@ -157,6 +157,11 @@ export const LIMITS = {
   SUBSCRIBER_QUEUE_EVENTS: 1000, // events a subscriber may fall behind before the hub drops it
   // Client and bidirectional gRPC streams (grpc-vs-graphql: UploadBooks, PayloadStream).
   MAX_UPLOAD_BOOKS: 100000, // books in one UploadBooks call
+  // How long the reference GraphQL and Connect servers keep an idle HTTP/1.1 connection
+  // or HTTP/2 session before they close it (Node's default of 5 s would silently turn a
+  // keep-alive lane with think time into fresh connections; 65 s outlasts the scenarios'
+  // pauses, and a load balancer's usual 60 s idle timeout).
+  KEEP_ALIVE_MS: 65000,
   STREAM_IDLE_MS: 65000, // a client or bidirectional stream with no message this long is ended (as an idle kept-alive connection)
   // The keepalive PING interval of the gRPC server on GRPC_KEEPALIVE_PORT (grpc-js's
   // grpc.keepalive_time_ms: the next PING this long after the last one's ACK), and how long

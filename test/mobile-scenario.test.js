@@ -108,7 +108,7 @@ test('a malformed INTERACTION_SECONDS: one line naming it, exit 2, before anythi
 });
 
 test("the spec's gaps and NAT drops: a ping bounds the gap (the server's every 12 s on a WebSocket), a NAT drops a kept connection idle longer than its timeout", async () => {
-  const { gapAt, MOBILE_LANES, natDrops, pingOf } = await import('../scenarios/specs/mobile.js');
+  const { gapAt, MOBILE_LANES, natDrops, pingOf, serverClosesS } = await import('../scenarios/specs/mobile.js');
   const by = Object.fromEntries(MOBILE_LANES.map((l) => [l.name, l]));
   assert.deepEqual(
     MOBILE_LANES.map((l) => [l.name, pingOf(l)]),
@@ -135,4 +135,29 @@ test("the spec's gaps and NAT drops: a ping bounds the gap (the server's every 1
   assert.equal(natDrops(by.ws, 60, 30), false, "the server's 12 s pings keep it");
   assert.equal(natDrops(by.ws_ping10, 60, 10, 70), true, 'a ping comes a round trip after its interval');
   assert.equal(natDrops(by.ws, 15, 0), false, 'no NAT');
+  // The server closes an idle kept HTTP connection at 65 s (LIMITS.KEEP_ALIVE_MS): under a
+  // NAT that outlasts it the client hears the FIN and never sends into a dead connection.
+  assert.equal(serverClosesS(by.http_keepalive), 65);
+  assert.equal(serverClosesS(by.http2), 65);
+  assert.equal(serverClosesS(by.ws), Infinity);
+  assert.equal(serverClosesS(by.grpc), Infinity);
+  assert.equal(natDrops(by.http_keepalive, 120, 60), true, 'the NAT forgets it first');
+  assert.equal(natDrops(by.http_keepalive, 120, 90), false, 'the server closes it first');
+  assert.equal(natDrops(by.grpc, 120, 90), true);
+  // Past that limit each operation opens a new connection; HTTP/2's GOAWAY (data) woke the
+  // radio at 65 s, HTTP/1.1's FIN did not (lte+rrc at 70 s: R 70 ms, TLS's set-up 2 R).
+  const { default: declare } = await import('../scenarios/specs/mobile.js');
+  const { readSettings } = await import('../common/settings.js');
+  const { linkOf } = await import('../common/model.js');
+  const { expectationsOf } = await import('../common/gates.js');
+  const { loadProfile } = await import('../lib/profiles.js');
+  const link = linkOf(loadProfile('lte+rrc'));
+  const p50 = (name) => {
+    const l = declare(readSettings({ INTERACTION_SECONDS: '60,70' })).lanes.find((x) => x.name === name);
+    return expectationsOf(l, l.dims[0], link).p50;
+  };
+  assert.deepEqual([p50('http_keepalive_t60').setupMs, p50('http_keepalive_t60').radioMs], [0, 260]);
+  assert.deepEqual([p50('http_keepalive_t70').setupMs, p50('http_keepalive_t70').radioMs], [70, 260]);
+  assert.equal(p50('http2_t70').radioMs, 0);
+  assert.ok(p50('http2_t70').setupMs > 140, 'TCP and TLS');
 });

@@ -40,7 +40,7 @@ export const HEALTH_PATH = '/healthz';
 // Calls in flight get this long when the server stops (well inside lifecycle's 5 s).
 export const DRAIN_MS = 2000;
 // As the GraphQL server: an idle kept-alive connection outlasts any pause a scenario makes.
-export const KEEP_ALIVE_MS = 65_000;
+export const { KEEP_ALIVE_MS } = LIMITS;
 const MAX_H2_STREAMS = 250;
 
 // connect-node answers what it cannot route with a bare status and an empty body:

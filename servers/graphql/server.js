@@ -48,7 +48,7 @@ import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
-import { DEFAULT_HOST } from '../../common/defaults.js';
+import { DEFAULT_HOST, LIMITS } from '../../common/defaults.js';
 import { Hub } from '../shared/hub.js';
 import { exitOnSignals, fatal, hostFromEnv, listen, listenErrorMessage, portFromEnv } from '../shared/lifecycle.js';
 import { SLOW_CLIENT_MS, TIMEOUT_CHECK_MS, requirePrefaceWithin } from '../shared/slow-clients.js';
@@ -69,7 +69,7 @@ import { rawSetting } from '../../common/settings.js';
 // well inside the 5 s that exitOnSignals allows.
 export const DRAIN_GRACE_MS = 2000;
 
-export const KEEP_ALIVE_MS = 65_000;
+export const { KEEP_ALIVE_MS } = LIMITS;
 export const MAX_H2_STREAMS = 250;
 
 // hubPeer: the gRPC server's address (host:port), whose hub this server's hub
