@@ -950,9 +950,10 @@ export function typedTwice(text, evaluated, tableValues = []) {
     .replace(/(\d)-(?=\d)/g, '$1–');
   const found = [];
   const escaped = (value) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  // A value alone, not the end or the start of a longer number.
+  // A value alone, not the end or the start of a longer number or word ("300 s" is not in
+  // "300 seeds").
   const look = (value, id) => {
-    if (value.length >= 4 && new RegExp(`(?<![\\d.])${escaped(value)}(?!\\d)`).test(prose))
+    if (value.length >= 4 && new RegExp(`(?<![\\d.])${escaped(value)}(?!\\w)`).test(prose))
       found.push(`${value} (${id})`);
   };
   for (const { figure, result } of evaluated)
