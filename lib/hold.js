@@ -20,8 +20,36 @@ export class HoldError extends Error {
 const WAIT_POLL_MS = 1000;
 const WAIT_SAY_EVERY_MS = 15000;
 
-// k6 processes on this machine running `script` (a file name such as ws-vs-http.js).
-function k6Running(script) {
+// The Toxiproxy port a k6 process was given: its last `-e TOXIPROXY_URL=` (or
+// `--env`), else its environment's TOXIPROXY_URL (k6 reads the system's by default);
+// null when it names none (a scenario may then find its stack by other means).
+export function k6ToxiproxyPort(argv, environ = []) {
+  let url = null;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const flag = a === '-e' || a === '--env' ? argv[i + 1] : a.startsWith('--env=') ? a.slice(6) : null;
+    if (flag?.startsWith('TOXIPROXY_URL=')) url = flag.slice('TOXIPROXY_URL='.length);
+  }
+  url ??= environ.find((kv) => kv.startsWith('TOXIPROXY_URL='))?.slice('TOXIPROXY_URL='.length) ?? null;
+  return url ? portOf(url) : null;
+}
+
+const portOf = (url) => {
+  try {
+    return new URL(url).port || null;
+  } catch {
+    return null;
+  }
+};
+
+const readArgs = (file) => readFileSync(file, 'utf8').split('\0');
+
+// k6 processes on this machine running `script` (a file name such as ws-vs-http.js)
+// against the Toxiproxy at `url`. Another stack's k6 running the same scenario (a
+// second stack on other ports, or another test's) is not this holder; a k6 whose
+// Toxiproxy cannot be told is counted (a live hold is never taken over by a guess).
+function k6Running(script, url) {
+  const port = url ? portOf(url) : null;
   let pids;
   try {
     pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
@@ -30,10 +58,19 @@ function k6Running(script) {
   }
   return pids.some((pid) => {
     try {
-      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      return (
-        /(^|\/)k6$/.test(argv[0]) && argv.includes('run') && argv.some((a) => a.endsWith(`/${script}`) || a === script)
-      );
+      const argv = readArgs(`/proc/${pid}/cmdline`);
+      const runs =
+        /(^|\/)k6$/.test(argv[0]) && argv.includes('run') && argv.some((a) => a.endsWith(`/${script}`) || a === script);
+      if (!runs) return false;
+      if (!port) return true;
+      let environ = [];
+      try {
+        environ = readArgs(`/proc/${pid}/environ`);
+      } catch {
+        return true;
+      }
+      const its = k6ToxiproxyPort(argv, environ);
+      return its === null || its === port;
     } catch {
       return false;
     }
@@ -42,14 +79,15 @@ function k6Running(script) {
 
 // Is the holder still there? null when it cannot be told (then it is assumed to be).
 // A CLI holder is a pid on this machine; a k6 holder has no pid (k6 cannot read it),
-// so on this machine it is alive while a k6 runs its script, and anywhere it is
-// gone once past the end its plan gave it.
-export function holderGone(h, now = Date.now()) {
+// so on this machine it is alive while a k6 runs its script against this stack's
+// Toxiproxy (`url`, the one the hold was found on), and anywhere it is gone once past
+// the end its plan gave it.
+export function holderGone(h, { now = Date.now(), url = null } = {}) {
   if (!h || !h.token) return false;
   const here = h.host === hostname();
   // A CLI holder runs k6 as a child of its own: both must be gone.
   if (here && h.pid) return !isOurs(h.pid, 'k6pack') && !(h.childPid && isOurs(h.childPid, 'k6'));
-  if (here && h.script) return !k6Running(h.script);
+  if (here && h.script) return !k6Running(h.script, url);
   const ends = Date.parse(h.endsBy);
   return Number.isFinite(ends) && now > ends;
 }
@@ -74,7 +112,7 @@ export async function takeHold(toxiproxy, { kind, what = null, profile = null, w
     if (await toxiproxy.createHold(record)) break;
     const h = await toxiproxy.holder();
     if (!h) continue; // released between the two calls
-    if (holderGone(h)) {
+    if (holderGone(h, { url: toxiproxy.url })) {
       // Delete only that record: another command may have replaced it meanwhile.
       const again = await toxiproxy.holder();
       if (again && again.token === h.token) await toxiproxy.deleteHold();
@@ -114,5 +152,5 @@ export async function takeHold(toxiproxy, { kind, what = null, profile = null, w
 // For status: the holder and whether it is still there.
 export async function holdStatus(toxiproxy) {
   const h = await toxiproxy.holder();
-  return h ? { holder: h, gone: holderGone(h), text: describeHolder(h) } : null;
+  return h ? { holder: h, gone: holderGone(h, { url: toxiproxy.url }), text: describeHolder(h) } : null;
 }

@@ -5,7 +5,7 @@
 // that fails before its k6 run touches the network leaves live connections alone;
 // a second stack on other ports runs beside the first. Real stack, real k6.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { PROXY_NAMES, targetsFor } from '../common/defaults.js';
 import { HOLD_PROXY } from '../common/hold.js';
+import { k6ToxiproxyPort } from '../lib/hold.js';
 import { requireK6, k6RunArgs } from '../lib/k6.js';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
@@ -32,6 +33,18 @@ writeFileSync(
   `import http from 'k6/http';
 export const options = { iterations: 1 };
 export default function () { http.get(__ENV.GRAPHQL_HTTP_URL.replace(/\\/graphql$/, '/healthz')); }
+`,
+);
+
+// Another stack's k6 running a script of the same name (as another test file's, or a
+// second stack's, does): it names its own Toxiproxy, so it is not this stack's holder.
+mkdirSync(join(dir, 'other'));
+const DECOY = join(dir, 'other', 'ws-vs-http.js');
+writeFileSync(
+  DECOY,
+  `import { sleep } from 'k6';
+export const options = { iterations: 1 };
+export default function () { sleep(Number(__ENV.SECONDS)); }
 `,
 );
 
@@ -82,6 +95,25 @@ function timedGet(agent, port) {
       .on('error', reject);
   });
 }
+
+test('a k6 process is matched to its stack by the Toxiproxy it was given', () => {
+  const k6 = (...a) => ['/usr/bin/k6', 'run', ...a, '/x/ws-vs-http.js'];
+  assert.equal(k6ToxiproxyPort(k6('-e', 'TOXIPROXY_URL=http://127.0.0.1:8674')), '8674');
+  assert.equal(
+    k6ToxiproxyPort(k6('--env', 'TOXIPROXY_URL=http://127.0.0.1:1', '-e', 'TOXIPROXY_URL=http://[::1]:9')),
+    '9',
+  );
+  assert.equal(k6ToxiproxyPort(k6('--env=TOXIPROXY_URL=http://localhost:8474')), '8474');
+  // the environment when no flag names it; the flag wins over it
+  assert.equal(k6ToxiproxyPort(k6(), ['A=1', 'TOXIPROXY_URL=http://127.0.0.1:8500']), '8500');
+  assert.equal(
+    k6ToxiproxyPort(k6('-e', 'TOXIPROXY_URL=http://127.0.0.1:7'), ['TOXIPROXY_URL=http://127.0.0.1:8']),
+    '7',
+  );
+  // none, or one that is not a URL: cannot be told (the caller counts it as this stack's)
+  assert.equal(k6ToxiproxyPort(k6('-e', 'LOAD=smoke')), null);
+  assert.equal(k6ToxiproxyPort(k6('-e', 'TOXIPROXY_URL=nonsense')), null);
+});
 
 describe('one run at a time on a stack', () => {
   let env;
@@ -169,7 +201,22 @@ describe('one run at a time on a stack', () => {
       holder.kill('SIGKILL');
       await holder;
       assert.ok(await tp.holder(), 'the killed run left its hold');
-      let r = await runCli(['profile', 'lte'], { env: env.env });
+      // ...while another stack's k6 runs a ws-vs-http.js (on CI, another test file's did,
+      // and this stack stayed "in use" until it ended: 2026-11-29)
+      const decoy = execa(
+        requireK6(),
+        k6RunArgs(DECOY, { env: { TOXIPROXY_URL: 'http://127.0.0.1:1', SECONDS: '60' }, args: ['--quiet'] }),
+        { reject: false, timeout: scaled(90000), stdin: 'ignore' },
+      );
+      let r;
+      try {
+        await sleep(1000);
+        assert.equal(decoy.exitCode, null, 'the decoy k6 is running');
+        r = await runCli(['profile', 'lte'], { env: env.env });
+      } finally {
+        decoy.kill('SIGKILL');
+        await decoy;
+      }
       assert.equal(r.exitCode, 0, r.stderr);
       assert.match(
         r.stderr,
