@@ -144,31 +144,28 @@ export function timerParams(radio) {
       };
 }
 
-// Each timer that ran its course in the log from fromMs on: [{ timer, ms, atMs }]. A
-// promotion from its start to its end; a tail from its tail-start (or, for FACH's, the
-// demotion into FACH) to the demotion that ends it, when no packet came between (a resume
-// or a promotion cuts it short: not counted).
+// Each timer that ran its course in the log from fromMs on, in the order they started:
+// [{ timer, ms, atMs }]. A promotion from its start to its end (timeInStates' promotions);
+// a tail from its tail-start (or, for FACH's, the demotion into FACH) to the demotion that
+// ends it, when no packet came between (a resume or a promotion cuts it short: not counted).
 export function timersOf(log, { fromMs = -Infinity } = {}) {
-  checkLog(log);
-  const out = [];
+  const promotions = timeInStates(log, { fromMs })
+    .promotions.filter((p) => p.ms !== null)
+    .map((p) => ({
+      timer: log.radio === '3g' && p.from === 'fach' ? 'fach-promotion' : 'promotion',
+      ms: p.ms,
+      atMs: p.atMs,
+    }));
+  const tails = [];
   const tailName = (state) => (state === 'connected' ? 'tail' : state === 'dch' ? 'dch-tail' : 'fach-tail');
   let tail = null; // { at, state }: a tail under way
-  log.events.forEach(([at, kind, from, to], i) => {
-    if (kind === 'promotion-start') {
-      const done = log.events.slice(i + 1).find((e) => e[1] === 'promotion-end');
-      if (done && at >= fromMs)
-        out.push({
-          timer: log.radio === '3g' && from === 'fach' ? 'fach-promotion' : 'promotion',
-          ms: done[0] - at,
-          atMs: at,
-        });
-    }
+  for (const [at, kind, from, to] of log.events) {
     if (kind === 'demotion' && tail && tail.state === from && tail.at >= fromMs)
-      out.push({ timer: tailName(from), ms: at - tail.at, atMs: tail.at });
+      tails.push({ timer: tailName(from), ms: at - tail.at, atMs: tail.at });
     // What starts a tail: a tail-start, or a demotion into FACH (its tail counts from there).
     if (kind === 'tail-start') tail = { at, state: to };
     else if (kind === 'demotion' && to === 'fach') tail = { at, state: 'fach' };
     else tail = null;
-  });
-  return out;
+  }
+  return [...promotions, ...tails].sort((a, b) => a.atMs - b.atMs);
 }

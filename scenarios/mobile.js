@@ -257,10 +257,14 @@ function wsLane(l) {
 
 // One channel per VU, kept across the step's calls; a failed call drops it (Channel.reset)
 // and the next one connects again. A lane with pings calls the server that sends them
-// (specs/mobile.js: GRPC_KEEPALIVE_ADDR).
+// (specs/mobile.js: GRPC_KEEPALIVE_ADDR). k6 loads a proto only in the init context: each
+// channel is made here, and only when a lane of this run (LANES) uses it.
+const grpcLanes = s.lanes.filter((l) => l.family === 'grpc');
 const channels = {
-  plain: new Channel(newClient()),
-  keepalive: new Channel(newClient(), { addr: TARGETS.GRPC_KEEPALIVE_ADDR }),
+  plain: grpcLanes.some((l) => !l.keepaliveServer) ? new Channel(newClient()) : null,
+  keepalive: grpcLanes.some((l) => l.keepaliveServer)
+    ? new Channel(newClient(), { addr: TARGETS.GRPC_KEEPALIVE_ADDR })
+    : null,
 };
 function grpcLane(l) {
   const channel = l.keepaliveServer ? channels.keepalive : channels.plain;
