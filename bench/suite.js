@@ -39,14 +39,33 @@ export const SUITE_TARGET_SECONDS = 20 * 60;
 // A run's own bound: CI gives the whole job 90 minutes.
 const RUN_TIMEOUT_MS = 60 * 60 * 1000;
 
+// '174 s (6 files, 1 at once) + 300 s (11 files, 2 at once) + 600 s (89 files, 2 at once;
+// beside them 10 files, 1 at once, 410 s)': a run beside another is written in its part.
+export function phasesText(phases) {
+  const parts = [];
+  for (const p of phases) {
+    if (p.beside && parts.length) parts[parts.length - 1].beside = p;
+    else parts.push({ ...p });
+  }
+  const text = parts.map(
+    (p) =>
+      `${p.seconds} s (${p.files} files, ${p.atOnce} at once${p.beside ? `; beside them ${p.beside.files} files, ${p.beside.atOnce} at once, ${p.beside.seconds} s` : ''})`,
+  );
+  return text.join(' + ') || '-';
+}
+
 // What test/run.js and Node's test runner print, read back from a run's output.
 export function suiteFigures(output) {
-  const phases = [...output.matchAll(/^== (\d+) files, (\d+) at a time: (\d+) s, exit (\S+)$/gm)].map((m) => ({
-    files: Number(m[1]),
-    atOnce: Number(m[2]),
-    seconds: Number(m[3]),
-    exit: m[4],
-  }));
+  // A run beside another (phase 2's waiting files) says so: "== 10 files beside them, ...".
+  const phases = [...output.matchAll(/^== (\d+) files( beside them)?, (\d+) at a time: (\d+) s, exit (\S+)$/gm)].map(
+    (m) => ({
+      files: Number(m[1]),
+      beside: Boolean(m[2]),
+      atOnce: Number(m[3]),
+      seconds: Number(m[4]),
+      exit: m[5],
+    }),
+  );
   const count = (label) =>
     [...output.matchAll(new RegExp(`^ℹ ${label} (\\d+)$`, 'gm'))].reduce((n, m) => n + Number(m[1]), 0);
   // The runner lists each failed test again under "failing tests:"; a test is named once.
@@ -115,7 +134,7 @@ await main(async () => {
           run: i,
           exit: r.exit,
           seconds: round(r.seconds, 0),
-          phases: r.phases.map((p) => `${p.seconds} s (${p.files} files, ${p.atOnce} at once)`).join(' + ') || '-',
+          phases: phasesText(r.phases),
           tests: r.tests,
           failures: r.failures + (r.exit !== 0 && !r.failures ? 1 : 0),
           failed: r.failed.join('; ') || (r.timedOut ? 'timed out' : r.exit !== 0 ? readTail(r.log) : '-'),

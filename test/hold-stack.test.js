@@ -130,10 +130,13 @@ describe('one run at a time on a stack', () => {
     'a run holding the stack: a second run, a gate and a profile change are refused, the toxics stay byte for byte, its p50 pays the round trip of lte',
     { timeout: scaled(240000) },
     async (t) => {
+      // The two lanes it checks, long enough to outlast the three refusals (a CLI start
+      // each). Until 2026-11-30 all seven lanes ran, 6 s each (scaled): 70 s at x1.5.
       const holder = plainK6(env, {
         PROFILE: 'lte',
         LOAD: 'smoke',
-        STEP_SECONDS: String(Math.round(scaled(6000) / 1000)),
+        LANES: 'http_keepalive,ws',
+        STEP_SECONDS: String(Math.round(scaled(12000) / 1000)),
       });
       await waitHeld(tp);
       const during = await proxiesText(tp);
