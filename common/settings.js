@@ -224,6 +224,14 @@ const LIST = [
   ],
   ['MOBILE_OPS', 'int', 4, { min: 2, max: 1000 }, [K6], 'mobile: operations after a gap, per lane and T'],
   [
+    'CLIENT_IDLE_SECONDS',
+    'int',
+    300,
+    { min: 1, max: 86400 },
+    [K6],
+    "mobile: the client's own idle timeout on a kept HTTP connection (default OkHttp's 5 minutes): past it the next operation opens a new one",
+  ],
+  [
     'BATTERY_MAH',
     'int',
     3000,

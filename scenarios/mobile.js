@@ -120,7 +120,7 @@ import { cellKey } from '../common/results.js';
 import { SETTINGS, TARGETS } from './lib/config.js';
 
 const decl = declare(SETTINGS);
-const { OPS, EVERY, BATTERY_MAH } = decl;
+const { OPS, EVERY, BATTERY_MAH, CLIENT_IDLE_S } = decl;
 const s = defineScenario(decl, { notes });
 export const { options, setup, teardown, handleSummary } = s;
 const link = linkOf(s.profile);
@@ -216,10 +216,16 @@ const operation = (gap, i) => {
 };
 
 // Each operation times out within its slot (specs/mobile.js opTimeoutMs).
+// A lane whose client would close its idle connection before the next operation
+// (specs/mobile.js clientClose, CLIENT_IDLE_SECONDS) asks for the close with the operation:
+// k6's client then closes it once the answer is in (Go's transport, HTTP/1.1 and HTTP/2).
+const CLOSE = { Connection: 'close' };
 function httpLane(l) {
   const timeout = `${opTimeoutMs(l.everyS)}ms`;
+  const headers = l.clientClose ? CLOSE : undefined;
   return paced(l, {
-    op: async (gap, i) => graphqlHttp({ transport: l.transport, tls: l.tls, timeout, ...operation(gap, i) }).ok,
+    op: async (gap, i) =>
+      graphqlHttp({ transport: l.transport, tls: l.tls, timeout, headers, ...operation(gap, i) }).ok,
   });
 }
 
@@ -292,7 +298,7 @@ function notes(data) {
   const count = (key) => (m[key] ? m[key].values.count : 0);
   const lines = [
     '',
-    `mobile: one operation every T s (INTERACTION_SECONDS ${EVERY.join(',')}), ${OPS} after each step's first; radio ${link.radio || 'none (add +rrc)'}${link.natIdleS ? `, NAT idle timeout ${link.natIdleS} s` : ''}`,
+    `mobile: one operation every T s (INTERACTION_SECONDS ${EVERY.join(',')}), ${OPS} after each step's first; radio ${link.radio || 'none (add +rrc)'}${link.natIdleS ? `, NAT idle timeout ${link.natIdleS} s` : ''}; the client closes a kept HTTP connection idle ${CLIENT_IDLE_S} s (CLIENT_IDLE_SECONDS)`,
   ];
   const verdicts = [];
   for (const T of EVERY) {

@@ -161,3 +161,36 @@ test("the spec's gaps and NAT drops: a ping bounds the gap (the server's every 1
   assert.equal(p50('http2_t70').radioMs, 0);
   assert.ok(p50('http2_t70').setupMs > 140, 'TCP and TLS');
 });
+
+test("the client's own idle timeout (CLIENT_IDLE_SECONDS): shorter than the gap and than the server's limit, the next operation opens a new connection", async () => {
+  const { clientCloses, MOBILE_LANES, natDrops, default: declare } = await import('../scenarios/specs/mobile.js');
+  const { readSettings } = await import('../common/settings.js');
+  const { expectationsOf } = await import('../common/gates.js');
+  const by = Object.fromEntries(MOBILE_LANES.map((l) => [l.name, l]));
+  assert.equal(clientCloses(by.http_keepalive, 15, 10), true);
+  assert.equal(clientCloses(by.http2, 15, 10), true);
+  assert.equal(clientCloses(by.http_keepalive, 5, 10), false, 'within the timeout');
+  assert.equal(clientCloses(by.http_keepalive, 90, 80), false, 'the server closes first (65 s)');
+  assert.equal(clientCloses(by.http_fresh, 15, 10), false, 'a new connection each time anyway');
+  assert.equal(clientCloses(by.ws, 15, 10), false, 'a WebSocket is held open');
+  assert.equal(clientCloses(by.grpc, 15, 10), false);
+  assert.equal(clientCloses(by.http_keepalive, 60, Infinity), false, 'no timeout');
+  // Under a NAT of 20 s at one operation every 30 s: closed by the client first, never dropped.
+  assert.equal(natDrops(by.http_keepalive, 30, 20, 70, 300), true, "the default's 5 minutes");
+  assert.equal(natDrops(by.http_keepalive, 30, 20, 70, 10), false, 'the client closed it');
+  // The lanes and their model: lte (R 70 ms) at 15 s, the client's timeout 10 s: a new
+  // connection (TCP, R) after the whole gap; 5 minutes by default: kept (no set-up).
+  const link = linkOf(loadProfile('lte+rrc'));
+  const laneOf = (env, name) => declare(readSettings(env)).lanes.find((x) => x.name === name);
+  const shortIdle = laneOf({ INTERACTION_SECONDS: '15', CLIENT_IDLE_SECONDS: '10' }, 'http_keepalive_t15');
+  const byDefault = laneOf({ INTERACTION_SECONDS: '15' }, 'http_keepalive_t15');
+  assert.equal(shortIdle.clientClose, true);
+  assert.equal(byDefault.clientClose, false);
+  assert.deepEqual(
+    [
+      expectationsOf(shortIdle, shortIdle.dims[0], link).p50.setupMs,
+      expectationsOf(byDefault, byDefault.dims[0], link).p50.setupMs,
+    ],
+    [70, 0],
+  );
+});

@@ -75,13 +75,18 @@ export function gapAt(T, P, q) {
 // wakes the radio at the close: the gap is T less the limit (under lte+rrc at one operation
 // every 70 s, http2 ran at 228 ms, no promotion: a new TLS connection within the tail the
 // GOAWAY began; http_keepalive at 411 ms, the promotion and a new connection).
-function modelOf(l, T) {
+// A kept HTTP connection idle longer than the client's own timeout (clientIdleS,
+// CLIENT_IDLE_SECONDS) is closed by the client, before the server's limit if it is the
+// shorter: the next operation opens a new one (cold), after the whole gap T (the lane
+// closes it right after the operation before: scenarios/mobile.js).
+function modelOf(l, T, clientIdleS = Infinity) {
   const base = { ...(l.on === 'grpc' ? GET_BOOK : BOOK_OP), ...(l.on === 'http_fresh' ? {} : { conn: 'warm' }) };
   const P = pingOf(l);
   const at = (q) => (P > 0 ? { gapS: gapAt(T, P, q) } : { periodS: T, quantile: q });
   return (_dims, link) => {
-    if (natDrops(l, T, link.natIdleS, link.R))
+    if (natDrops(l, T, link.natIdleS, link.R, clientIdleS))
       return l.on === 'ws' ? { ...base, gapS: 0 } : { ...base, conn: 'cold', gapS: T };
+    if (clientCloses(l, T, clientIdleS)) return { ...base, conn: 'cold', gapS: T };
     if (T > serverClosesS(l)) return { ...base, conn: 'cold', gapS: l.on === 'http2' ? T - serverClosesS(l) : T };
     return { p50: { ...base, ...at(0.5) }, p95: { ...base, ...at(0.95) } };
   };
@@ -91,12 +96,13 @@ function modelOf(l, T) {
 // operations, one every T seconds: a kept connection idle longer than the timeout (a
 // ping's comes a round trip late: it leaves the interval after the last pong). A fresh
 // lane opens its connection for each operation: never.
-export function natDrops(l, T, natIdleS, rttMs = 0) {
+export function natDrops(l, T, natIdleS, rttMs = 0, clientIdleS = Infinity) {
   if (!natIdleS || l.on === 'http_fresh') return false;
   const P = pingOf(l);
   // A server that closes the idle connection while the NAT still knows it: its FIN
-  // reaches the client, which opens a new connection next time.
-  if (natIdleS >= serverClosesS(l)) return false;
+  // reaches the client, which opens a new connection next time. A client that closes it
+  // first opens a new one anyway.
+  if (natIdleS >= serverClosesS(l) || clientCloses(l, T, clientIdleS)) return false;
   return (P > 0 ? Math.min(T, P + rttMs / 1000) : T) > natIdleS;
 }
 
@@ -105,6 +111,17 @@ export function natDrops(l, T, natIdleS, rttMs = 0) {
 // channel never (the pings, or no idle limit: grpc-js sets no max_connection_idle_ms).
 export function serverClosesS(l) {
   return l.on === 'http_keepalive' || l.on === 'http2' ? LIMITS.KEEP_ALIVE_MS / 1000 : Infinity;
+}
+
+// Whether the client closes a lane's kept HTTP connection in a gap of T seconds: its own
+// idle timeout (clientIdleS) is shorter than T, and no longer than the server's limit (a
+// server that closes first decides: serverClosesS). OkHttp's pool, for one, keeps an idle
+// connection 5 minutes (CLIENT_IDLE_SECONDS' default; square.github.io/okhttp ConnectionPool:
+// "http.keepAliveDuration ... Default is 5 minutes"); k6's own HTTP client never closes one
+// (no IdleConnTimeout), so the lane closes it (scenarios/mobile.js: Connection: close).
+export function clientCloses(l, T, clientIdleS = Infinity) {
+  const kept = l.on === 'http_keepalive' || l.on === 'http2';
+  return kept && T > clientIdleS && clientIdleS <= serverClosesS(l);
 }
 
 // How long a step waits before its first operation, so that it starts with the phone's radio
@@ -136,6 +153,7 @@ export default function declare(settings = {}) {
   const EVERY = setting(settings, 'INTERACTION_SECONDS');
   const OPS = setting(settings, 'MOBILE_OPS');
   const BATTERY_MAH = setting(settings, 'BATTERY_MAH');
+  const CLIENT_IDLE_S = setting(settings, 'CLIENT_IDLE_SECONDS');
   const lanes = [];
   for (const l of MOBILE_LANES)
     for (const T of EVERY)
@@ -149,9 +167,12 @@ export default function declare(settings = {}) {
             variant: [l.name === l.on ? null : l.name.replace(`${l.on}_`, ''), `every ${T}s`].filter(Boolean).join(' '),
           },
           dims: [{ gap: 'after' }],
-          model: modelOf(l, T),
+          model: modelOf(l, T, CLIENT_IDLE_S),
           base: l.name,
           everyS: T,
+          // The client's idle timeout is shorter than the gap: the lane closes its connection
+          // after each operation (Connection: close), as the client would before the next.
+          clientClose: clientCloses(l, T, CLIENT_IDLE_S),
           pingS: l.pingS,
           keepaliveServer: Boolean(l.keepaliveServer),
           iterationSeconds: OPS * T + 2,
@@ -165,6 +186,7 @@ export default function declare(settings = {}) {
     EVERY,
     OPS,
     BATTERY_MAH,
+    CLIENT_IDLE_S,
     name: 'mobile',
     defaultProfile: 'lte+rrc',
     lanes,
@@ -195,7 +217,7 @@ export default function declare(settings = {}) {
       for (const [name, sc] of Object.entries(plan.scenarios)) {
         const l = lanes.find((x) => name === `${x.name}_${sc.tags.step}`);
         const own = l && MOBILE_LANES.find((x) => x.name === l.base);
-        if (own && !natDrops(own, l.everyS, nat, rttOf(profile)))
+        if (own && !natDrops(own, l.everyS, nat, rttOf(profile), CLIENT_IDLE_S))
           out[cellKey('op_failed', { scenario: name, gap: 'after' })] = ['rate<0.01'];
       }
       return out;

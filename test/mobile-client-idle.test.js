@@ -1,0 +1,62 @@
+// The mobile scenario's kept HTTP lanes with the client's own idle timeout
+// (CLIENT_IDLE_SECONDS, issue 41): at a gap longer than it the lane closes its connection
+// after each operation (Connection: close, which k6's Go transport honours over HTTP/1.1
+// and HTTP/2), so the next one opens a new connection; at a shorter gap it keeps the one it
+// has. Read from each operation's conn tag (cold: it opened its connection), never from a
+// time. Under lan (no radio).
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { ROOT } from '../lib/tools.js';
+import { runK6 } from '../dev/run-k6.js';
+import { startTestStack } from '../dev/test-stack.js';
+import { assertPassedButLatency, crossedInStderr } from './helpers/exits.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'k6pack-client-idle-'));
+let stack;
+before(async () => {
+  stack = await startTestStack();
+});
+after(async () => {
+  await stack?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('CLIENT_IDLE_SECONDS=3: at one operation every 5 s each opens a new connection; every 2 s one connection serves them all', async () => {
+  const OPS = 2; // after each step's first
+  const points = join(dir, 'points.json');
+  const r = await runK6(join(ROOT, 'scenarios', 'mobile.js'), {
+    env: {
+      ...stack.env,
+      PROFILE: 'lan',
+      LANES: 'http_keepalive_t2,http_keepalive_t5,http2_t2,http2_t5',
+      INTERACTION_SECONDS: '2,5',
+      MOBILE_OPS: String(OPS),
+      CLIENT_IDLE_SECONDS: '3',
+    },
+    args: ['--out', `json=${points}`],
+    timeoutMs: 120000,
+  });
+  const output = `${r.stdout}\n${r.stderr.slice(-3000)}`;
+  assertPassedButLatency(r.code, crossedInStderr(r.stderr), output);
+  assert.equal(r.summary.metrics.op_failed.passes, 0, `failed operations\n${output}`);
+  // Each operation after its gap, by step: did it open its connection (conn:cold) or find
+  // one (conn:warm)? (A step's first operation may find the connection the step before
+  // left on the same k6 VU: not counted.)
+  const seen = {};
+  for (const line of readFileSync(points, 'utf8').split('\n')) {
+    if (!line.includes('"op_duration"') || !line.includes('"Point"')) continue;
+    const { tags } = JSON.parse(line).data;
+    if (tags.gap !== 'after') continue;
+    (seen[tags.scenario] ??= []).push(tags.conn);
+  }
+  const cold = Array(OPS).fill('cold');
+  const warm = Array(OPS).fill('warm');
+  assert.deepEqual(
+    seen,
+    { http_keepalive_t2_c1: warm, http_keepalive_t5_c1: cold, http2_t2_c1: warm, http2_t5_c1: cold },
+    output,
+  );
+});
