@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { execa } from 'execa';
 import { BOOK_OP } from '../scenarios/specs/ws-vs-http.js';
 import { linkOf, operation } from '../common/model.js';
-import { energy } from '../common/radio.js';
+import { energy, RADIOS } from '../common/radio.js';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
 import { runK6 } from '../dev/run-k6.js';
@@ -59,7 +59,14 @@ test('lte+rrc, one operation every 2 s: the first pays the promotion, none withi
   // The first operation of the run found the radio idle: one promotion of 260 ms in the log.
   assert.equal(sub('radio_promotions{scenario:http_fresh_t2_c1,gap:first}').count, 1);
   within(sub('radio_promotion{scenario:http_fresh_t2_c1,gap:first}').med, 260, 0.98, 1.02, 'the promotion in the log');
-  within(sub('op_duration{scenario:http_fresh_t2_c1,gap:first}').med, fresh(60), 0.9, 1.1, 'the first operation', 15);
+  const first = sub('op_duration{scenario:http_fresh_t2_c1,gap:first}').med;
+  t.diagnostic(`the first operation ${first.toFixed(1)} ms (model ${fresh(60).toFixed(1)})`);
+  // One sample, the run's first request: 415.8-430.1 ms in the 6 runs alone that printed it
+  // (2026-11-30, model 402.9); 2 of 20 such runs failed the old ceiling (1.1 x + 15 ms), one
+  // at 464.4. A packet of it that meets the radio after a quiet 100 ms (a
+  // pause of k6's first request) waits up to one long DRX cycle (RADIOS.lte.longCycleMs, 40
+  // ms): the ceiling allows one. Without the promotion it would be 143 ms, far under the floor.
+  within(first, fresh(60), 0.9, 1.1, 'the first operation', 15 + RADIOS.lte.longCycleMs);
   // Within the tail: no promotion, and the plain network's time.
   for (const lane of ['http_fresh_t2_c1', 'ws_t2_c1'])
     assert.equal(sub(`radio_promotions{scenario:${lane},gap:after}`).count, 0, `${lane}: promoted within the tail`);
