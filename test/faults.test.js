@@ -114,8 +114,11 @@ test('jitter: warm round trips spread over 0-400 ms around a 200 ms mean', { tim
   assert.equal(rtt.count, 30);
   assert.ok(rtt.max - rtt.min > 100, `spread ${rtt.min}-${rtt.max} ms`);
   assert.ok(rtt.avg > 140 && rtt.avg < 270, `mean ${rtt.avg} ms`); // 4 standard errors around 200
-  // 400 ms at most from the toxic, and what the machine adds (50 ms on the reference one).
-  assert.ok(rtt.max < 400 + scaled(50), `max ${rtt.max} ms`);
+  // 400 ms at most from the toxic, and what the machine adds (50 ms on the reference one),
+  // on the 90th percentile: one request of the 30 stalled by a busy machine is not the
+  // toxic's (a fresh-clone suite at load 9 on 2 cores saw a max of 611 ms, 2026-11-30).
+  // Jitter twice as wide would put it near 720 ms.
+  assert.ok(rtt['p(90)'] < 400 + scaled(50), `p90 ${rtt['p(90)']} ms (max ${rtt.max} ms)`);
 });
 
 // Time from the end of a `Connection: close` response to the server's FIN, on a raw socket.

@@ -16,7 +16,7 @@ const OUTCOMES = ['ok', 'reset', 'timeout', 'eof', 'other'];
 const counters = Object.fromEntries(OUTCOMES.map((o) => [o, new Counter(`outcome_${o}`)]));
 const rtt = new Trend('rtt', true);
 
-export const options = { vus: 1, iterations: 1, summaryTrendStats: ['min', 'med', 'avg', 'max', 'count'] };
+export const options = { vus: 1, iterations: 1, summaryTrendStats: ['min', 'med', 'avg', 'p(90)', 'max', 'count'] };
 
 export function setup() {
   return applyNetwork(profile);
