@@ -168,8 +168,13 @@ describe('serialization (study 002)', () => {
     // (1.78..2.05 over the 8 runs above.) The least of each, as the factors above: since the
     // timed phase runs this file beside another (test/run.js), a neighbour's burst once put
     // plain's p50 at 71.7 ms against per-item's 76.3 (x1.06, 2026-11-29); a burst only adds.
-    const [itemExec, plainExec] = ['typed_per_item', 'typed'].map(
-      (lane) => sub(m, `server_duration{scenario:${lane}_c1,n:10000,part:exec}`).min,
+    // A neighbour's burst can also last a whole step: a fresh-clone suite on 2026-11-30 had
+    // plain's least at 98.4 ms (its p50 exec 147) against per-item's 88.0 (x0.89). So the two
+    // lanes run once more, in the other order and at N = 10000 only, and each keeps its least
+    // of both runs: a burst would have to hit the same lane twice, minutes apart.
+    const again = await run(t, 'serialization', 'lan', { LANES: 'typed_per_item,typed', NS: '10000' });
+    const [itemExec, plainExec] = ['typed_per_item', 'typed'].map((lane) =>
+      Math.min(...[m, again].map((x) => sub(x, `server_duration{scenario:${lane}_c1,n:10000,part:exec}`).min)),
     );
     assert.ok(
       itemExec >= 1.1 * plainExec,
