@@ -1,11 +1,16 @@
 // The one server-timing format both servers send and the k6 clients parse:
 // HTTP header `Server-Timing` (GraphQL) and trailer `server-timing` (gRPC):
-//   exec;dur=<ms>, ser;dur=<ms>, total;dur=<ms>
-// Milliseconds are rounded to the microsecond.
+//   exec;dur=<ms>, ser;dur=<ms>, total;dur=<ms>[, cpu;dur=<ms>]
+// Milliseconds are rounded to the microsecond. `cpu`, the process's CPU time over total
+// (servers/graphql/timing.js), only from the GraphQL server over HTTP and only to a request
+// that asks for it with the header CPU_ASK (the serialization scenario's): the other
+// answers keep the bytes the model's framing was measured with (common/lanes/http.js).
 export const roundMs = (ms) => Math.round(ms * 1000) / 1000;
+export const CPU_ASK = { header: 'x-server-timing', value: 'cpu' };
 
-export function formatServerTiming({ exec, ser, total }) {
-  return `exec;dur=${roundMs(exec)}, ser;dur=${roundMs(ser)}, total;dur=${roundMs(total)}`;
+export function formatServerTiming({ exec, ser, total, cpu }) {
+  const parts = `exec;dur=${roundMs(exec)}, ser;dur=${roundMs(ser)}, total;dur=${roundMs(total)}`;
+  return cpu === undefined ? parts : `${parts}, cpu;dur=${roundMs(cpu)}`;
 }
 
 // 'exec;dur=1.2, ser;dur=0.4, total;dur=1.7' -> { exec: 1.2, ser: 0.4, total: 1.7 } (null if absent).

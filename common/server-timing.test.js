@@ -14,11 +14,19 @@ test('formatServerTiming: the three parts, rounded to the microsecond', () => {
     'exec;dur=1.235, ser;dur=0.4, total;dur=1.635',
   );
   assert.equal(formatServerTiming({ exec: 0, ser: 0, total: 0 }), 'exec;dur=0, ser;dur=0, total;dur=0');
+  // The GraphQL server's HTTP answers add the process's CPU time, last.
+  assert.equal(
+    formatServerTiming({ exec: 1, ser: 0.5, total: 2, cpu: 1.80049 }),
+    'exec;dur=1, ser;dur=0.5, total;dur=2, cpu;dur=1.8',
+  );
 });
 
 test('parseServerTiming reads back what formatServerTiming writes', () => {
   const header = formatServerTiming({ exec: 12.5, ser: 0.25, total: 13 });
   assert.deepEqual(parseServerTiming(header), { exec: 12.5, ser: 0.25, total: 13 });
+  const withCpu = formatServerTiming({ exec: 12.5, ser: 0.25, total: 13, cpu: 11.75 });
+  assert.deepEqual(parseServerTiming(withCpu), { exec: 12.5, ser: 0.25, total: 13, cpu: 11.75 });
+  assert.equal(serverTotalOf(withCpu), 13);
 });
 
 test('parseServerTiming: other parameters, spacing, arrays; entries without a usable dur= are skipped', () => {

@@ -40,6 +40,7 @@
  * (end of the plan)
  */
 import { EXECUTOR_NAMES } from '../common/executors.js';
+import { CPU_ASK } from '../common/server-timing.js';
 import declare, { STUDY_FACTORS, typedLaneOf } from './specs/serialization.js';
 import { wholeIterations } from './lib/fit.js';
 import { Channel, newClient, serverStream } from './lib/grpc.js';
@@ -60,6 +61,9 @@ const LARGEST_FIRST = [...NS].sort((a, b) => b - a);
 const s = defineScenario(decl, { notes: ratioNotes });
 export const { options, setup, teardown, handleSummary } = s;
 
+// Every answer carries the server's CPU time too (server_duration{part:cpu}).
+const ASK_CPU = { [CPU_ASK.header]: CPU_ASK.value };
+
 function typedOrJson(field, query, executor) {
   const extensions = { executor };
   for (const n of LARGEST_FIRST) {
@@ -69,6 +73,7 @@ function typedOrJson(field, query, executor) {
       query,
       variables: { n },
       extensions,
+      headers: ASK_CPU,
       rawBody: true,
       validate: validateAllBooksBody(field, n),
       tags: { n: String(n) },

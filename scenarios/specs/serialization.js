@@ -115,6 +115,9 @@ export default function declare(settings) {
       ...DEFAULT_COLUMNS,
       { title: 'server exec p50', metric: 'server_duration', tags: { part: 'exec' }, stat: 'med', unit: 'ms' },
       { title: 'server ser p50', metric: 'server_duration', tags: { part: 'ser' }, stat: 'med', unit: 'ms' },
+      // The GraphQL server's CPU time over the request (servers/graphql/timing.js): what
+      // a busy machine does not lengthen, so test/scenarios-smoke.test.js compares it.
+      { title: 'server cpu p50', metric: 'server_duration', tags: { part: 'cpu' }, stat: 'med', unit: 'ms' },
     ],
     verdict: { where: { n: String(NS.at(-1)) } },
     // Server time is this study's question (exec vs ser per N), and its operations are

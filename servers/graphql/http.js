@@ -20,7 +20,7 @@ import { parseOnOff, responseCacheKey } from './responseCache.js';
 import { nestingError } from './rules.js';
 import { SLOW_CLIENT_MS } from '../shared/slow-clients.js';
 import { processStats } from '../shared/stats.js';
-import { newTiming, serverTimingHeader } from './timing.js';
+import { asksCpu, newTiming, serverTimingHeader } from './timing.js';
 
 export { GRAPHQL_PATH };
 export const HEALTH_PATH = '/healthz';
@@ -303,7 +303,7 @@ export function createHttpHandler({ apollo, apolloInstrumented = apollo, documen
         endConnection(req),
       );
     }
-    const timing = newTiming();
+    const timing = newTiming(undefined, null, asksCpu(req.headers));
     let body;
     if (req.method === 'POST') {
       const type = mediaType(req.headers['content-type']);

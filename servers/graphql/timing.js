@@ -7,6 +7,12 @@
 //        message received) to its answer being serialized: decoding the request,
 //        the document's shape checks, parsing, validation and the cost check
 //        (or their cache hits, documents.js), exec and ser, and what lies between.
+// cpu:   HTTP only, to a request that asks (common/server-timing.js CPU_ASK): the server
+//        process's CPU time (user + system, all its threads, so the garbage collector's
+//        too) over the same span as total. On a busy machine total grows with each wait
+//        for a core and cpu does not, so a test comparing the server's costs reads cpu.
+//        It is the request's own only while it is alone in flight (one VU, as study 002
+//        runs): under concurrency it holds the others' too.
 //
 // One record per operation, the same on both transports, travels as
 // contextValue.timing.
@@ -31,13 +37,14 @@
 // execMs and totalMs run from the event leaving its stream.
 import { performance } from 'node:perf_hooks';
 import { GraphQLError } from 'graphql';
-import { formatServerTiming, roundMs as round } from '../../common/server-timing.js';
+import { CPU_ASK, formatServerTiming, roundMs as round } from '../../common/server-timing.js';
 
 // A fresh record for an operation whose request was in at `start`; execStart
 // and execMs are set as it executes. `operation` (query | mutation | subscription) and
-// `hasErrors` let the HTTP layer decide what may be cached.
-export function newTiming(start = performance.now(), operation = null) {
-  return { start, execStart: start, execMs: null, serMs: 0, operation, hasErrors: false };
+// `hasErrors` let the HTTP layer decide what may be cached. cpu: time the CPU too.
+export function newTiming(start = performance.now(), operation = null, cpu = false) {
+  const cpuStart = cpu ? process.cpuUsage() : null;
+  return { start, cpuStart, execStart: start, execMs: null, serMs: 0, operation, hasErrors: false };
 }
 
 // --- HTTP ---
@@ -95,8 +102,14 @@ export const timingPlugin = {
   },
 };
 
+// Whether a request asks for the server's CPU time (common/server-timing.js CPU_ASK).
+export const asksCpu = (headers) => headers[CPU_ASK.header] === CPU_ASK.value;
+
 export function serverTimingHeader(timing) {
-  return formatServerTiming({ exec: timing.execMs ?? 0, ser: timing.serMs, total: performance.now() - timing.start });
+  const total = performance.now() - timing.start;
+  const used = timing.cpuStart && process.cpuUsage(timing.cpuStart);
+  const cpu = used ? (used.user + used.system) / 1000 : undefined;
+  return formatServerTiming({ exec: timing.execMs ?? 0, ser: timing.serMs, total, cpu });
 }
 
 // --- WebSocket ---
