@@ -833,8 +833,10 @@ function overheadExtra(records) {
   return { text: `${text} (${day(r)}, ${machine(r)})`, values: [text] };
 }
 
-// A mobile record of both networks and the default lanes (not one of --networks or --lanes).
-const fullMobile = (r) => !r.quick && r.networks.length > 1 && r.lanes.length >= 6;
+// A mobile record of both networks and the default lanes (not one of --networks or --lanes):
+// its `full`. Records before 2026-11-30 do not say; of those, the full ones had both networks
+// and the six default lanes.
+const fullMobile = (r) => r.full ?? (!r.quick && r.networks.length > 1 && r.lanes.length >= 6);
 
 // bench/mobile.js's newest record (`mobile-table`): per network, lane and T, the operation after
 // its gap beside the model's, and the radio's time on per hour from the link's log beside the model's.

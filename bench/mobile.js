@@ -284,5 +284,11 @@ await main(async () => {
   const missed = [...rows, ...timers, ...nat].filter(
     (r) => r.verdict !== 'met' || r.radioOnVerdict === 'MISSED',
   ).length;
-  recordResult('mobile', { ops, lanes, networks, rows, timers, nat, verdict: missed ? 'MISSED' : 'met' }, { quick });
+  // full: both networks and the default lanes, the run whose rows make the figures' table.
+  const full = !quick && !flags.networks && !flags.lanes;
+  recordResult(
+    'mobile',
+    { ops, lanes, networks, full, rows, timers, nat, verdict: missed ? 'MISSED' : 'met' },
+    { quick },
+  );
 });

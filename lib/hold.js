@@ -1,11 +1,10 @@
 // The stack's hold on the CLI side (common/hold.js says what a hold is): taken
 // before a command shapes the network, given back when it is done; a command
 // that finds it taken refuses in one line, or with --wait waits for it.
-import { readdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeHolder, newToken, refusal } from '../common/hold.js';
-import { isOurs } from './processes.js';
+import { isOurs, processIds, procList } from './processes.js';
 
 // Exit code of a command refused because the stack is in use.
 export const STACK_IN_USE = 4;
@@ -42,38 +41,27 @@ const portOf = (url) => {
   }
 };
 
-const readArgs = (file) => readFileSync(file, 'utf8').split('\0');
-
 // k6 processes on this machine running `script` (a file name such as ws-vs-http.js)
 // against the Toxiproxy at `url`. Another stack's k6 running the same scenario (a
 // second stack on other ports, or another test's) is not this holder; a k6 whose
 // Toxiproxy cannot be told is counted (a live hold is never taken over by a guess).
 function k6Running(script, url) {
   const port = url ? portOf(url) : null;
-  let pids;
-  try {
-    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-  } catch {
-    return true; // no /proc: cannot tell, so assume it runs
-  }
+  const pids = processIds();
+  if (!pids) return true; // no /proc: cannot tell, so assume it runs
   return pids.some((pid) => {
-    try {
-      const argv = readArgs(`/proc/${pid}/cmdline`);
-      const runs =
-        /(^|\/)k6$/.test(argv[0]) && argv.includes('run') && argv.some((a) => a.endsWith(`/${script}`) || a === script);
-      if (!runs) return false;
-      if (!port) return true;
-      let environ = [];
-      try {
-        environ = readArgs(`/proc/${pid}/environ`);
-      } catch {
-        return true;
-      }
-      const its = k6ToxiproxyPort(argv, environ);
-      return its === null || its === port;
-    } catch {
-      return false;
-    }
+    const argv = procList(pid);
+    const runs =
+      argv &&
+      /(^|\/)k6$/.test(argv[0]) &&
+      argv.includes('run') &&
+      argv.some((a) => a.endsWith(`/${script}`) || a === script);
+    if (!runs) return false;
+    if (!port) return true;
+    const environ = procList(pid, 'environ');
+    if (!environ) return true;
+    const its = k6ToxiproxyPort(argv, environ);
+    return its === null || its === port;
   });
 }
 

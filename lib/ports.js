@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_HOST } from '../common/defaults.js';
-import { commandLine, groupMembers, isAlive, stopPid } from './processes.js';
+import { commandLine, groupMembers, isAlive, processIds, stopPid } from './processes.js';
 
 // How long a start waits for a port in use to come free (a process still exiting,
 // e.g. from a `down` just before), and how long a stop waits for the ports of the
@@ -134,11 +134,7 @@ const BLOCKS_LOOPBACK = new Set(['127.0.0.1', '0.0.0.0', '::', '::ffff:127.0.0.1
 
 // The processes that have socket `inode` open (every /proc/<pid>/fd this user can read).
 function pidsWithSocket(inode) {
-  const found = [];
-  for (const entry of readdirSync('/proc')) {
-    if (/^\d+$/.test(entry) && isAlive(Number(entry)) && socketInodes(entry).has(inode)) found.push(Number(entry));
-  }
-  return found;
+  return (processIds() ?? []).filter((pid) => isAlive(pid) && socketInodes(pid).has(inode));
 }
 
 // What holds 127.0.0.1:port, in words: 'held by pid 123 (node servers/grpc/server.js,

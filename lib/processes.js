@@ -113,22 +113,36 @@ export function groupMembers(pgid) {
       return [];
     }
   }
-  const found = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = procStat(entry);
-    if (stat && Number(stat[2]) === pgid && (stat[0] !== 'Z' || stillExiting(entry))) found.push(Number(entry));
+  return (processIds() ?? []).filter((pid) => {
+    const stat = procStat(pid);
+    return stat && Number(stat[2]) === pgid && (stat[0] !== 'Z' || stillExiting(pid));
+  });
+}
+
+// Every process id on the machine (/proc), or null where /proc cannot be read.
+export function processIds() {
+  try {
+    return readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .map(Number);
+  } catch {
+    return null;
   }
-  return found;
+}
+
+// A process's NUL-separated /proc file (`cmdline`, its arguments; `environ`, its
+// environment) as a list, or null where it cannot be read (gone, another user's, no /proc).
+export function procList(pid, file = 'cmdline') {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8').split('\0');
+  } catch {
+    return null;
+  }
 }
 
 // The command line of a pid, or null where /proc is not available.
 export function commandLine(pid) {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
-  } catch {
-    return null;
-  }
+  return procList(pid)?.join(' ').trim() ?? null;
 }
 
 // True if pid is alive and (where /proc tells) still runs a command containing `marker`,

@@ -207,10 +207,11 @@ function printFailures() {
 }
 
 // files: paths. coverage: run them under c8 and check common/'s line coverage. beside:
-// they run beside another run (phase 2's waiting files): their report goes to a file,
-// printed once they are done, so that the two reports do not interleave.
-async function run(files, concurrency, { coverage = false, beside = false } = {}) {
-  if (!files.length) return 0;
+// they run beside another run (phase 2's waiting files): their report goes to a file.
+// Returns { code, print }: print() writes the report's lines (runNow prints at once; a run
+// beside another prints after the other's, so that the two reports do not interleave).
+async function runQuiet(files, concurrency, { coverage = false, beside = false } = {}) {
+  if (!files.length) return { code: 0, print: () => {} };
   const t0 = Date.now();
   const failuresFile = join(failuresDir, `failures-${++runs}.jsonl`);
   const report = beside ? join(failuresDir, `report-${runs}.txt`) : null;
@@ -259,11 +260,14 @@ async function run(files, concurrency, { coverage = false, beside = false } = {}
     );
   }
   lines.push('\n');
-  const print = () => process.stdout.write(lines.join(''));
-  // A run beside another prints when the caller says (after the other's lines).
-  if (beside) return { code, print };
-  print();
-  return code;
+  return { code, print: () => process.stdout.write(lines.join('')) };
+}
+
+// runQuiet, its report printed as soon as it is done; the exit code.
+async function run(files, concurrency, options) {
+  const r = await runQuiet(files, concurrency, options);
+  r.print();
+  return r.code;
 }
 
 // c8 around the test runner (run from the repo root): line coverage of common/, every
@@ -360,10 +364,10 @@ const waiting = inTest(longFirst(WAITING));
 const rest = async () => {
   const [code, beside] = await Promise.all([
     run([...others, ...unitTier], REST_AT_ONCE),
-    run(waiting, 1, { beside: true }),
+    runQuiet(waiting, 1, { beside: true }),
   ]);
-  beside.print?.();
-  return Math.max(code, beside.code ?? beside);
+  beside.print();
+  return Math.max(code, beside.code);
 };
 const unitTier = [...inTest(UNIT), ...beside];
 const tier = process.argv[2] || 'all';

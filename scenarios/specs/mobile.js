@@ -106,11 +106,15 @@ export function natDrops(l, T, natIdleS, rttMs = 0, clientIdleS = Infinity) {
   return (P > 0 ? Math.min(T, P + rttMs / 1000) : T) > natIdleS;
 }
 
+// A lane that keeps an HTTP connection between its operations (HTTP/1.1 keep-alive, HTTP/2):
+// the one an idle timeout, the server's or the client's, closes.
+const keptHttp = (l) => l.on === 'http_keepalive' || l.on === 'http2';
+
 // After how many idle seconds the reference server closes a lane's kept connection: HTTP/1.1
 // and HTTP/2 at LIMITS.KEEP_ALIVE_MS (servers/graphql/server.js); a WebSocket and a gRPC
 // channel never (the pings, or no idle limit: grpc-js sets no max_connection_idle_ms).
 export function serverClosesS(l) {
-  return l.on === 'http_keepalive' || l.on === 'http2' ? LIMITS.KEEP_ALIVE_MS / 1000 : Infinity;
+  return keptHttp(l) ? LIMITS.KEEP_ALIVE_MS / 1000 : Infinity;
 }
 
 // Whether the client closes a lane's kept HTTP connection in a gap of T seconds: its own
@@ -120,8 +124,7 @@ export function serverClosesS(l) {
 // "http.keepAliveDuration ... Default is 5 minutes"); k6's own HTTP client never closes one
 // (no IdleConnTimeout), so the lane closes it (scenarios/mobile.js: Connection: close).
 export function clientCloses(l, T, clientIdleS = Infinity) {
-  const kept = l.on === 'http_keepalive' || l.on === 'http2';
-  return kept && T > clientIdleS && clientIdleS <= serverClosesS(l);
+  return keptHttp(l) && T > clientIdleS && clientIdleS <= serverClosesS(l);
 }
 
 // How long a step waits before its first operation, so that it starts with the phone's radio
