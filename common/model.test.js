@@ -22,6 +22,7 @@ import {
   windowWaitMs,
 } from './model.js';
 import { parsePolicy } from './thresholds.js';
+import { framingOf } from './lanes/catalogue.js';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
 
@@ -113,10 +114,11 @@ test('losses cut the window: a long transfer under loss takes longer at the medi
 });
 
 test('slow start in operations: a new connection pays it, a kept one has an open window unless idle, +ideal never', () => {
+  const H1 = framingOf('http-keepalive'); // HTTP/1.1's framing: its answer's headers ride with the body
   const link = linkOf(loadProfile('3g'));
   const big = { reqBytes: 100, resBytes: 100000 };
   const term = (l, op) => operation(l, op).terms.find((t) => t.name === 'window')?.ms || 0;
-  const wait = windowWaitMs(100000 + 330, TCP.initialWindow, 300, 1600);
+  const wait = windowWaitMs(100000 + H1.res, TCP.initialWindow, 300, 1600);
   assert.ok(near(term(link, { transport: 'http-fresh', ...big }), wait));
   assert.equal(term(link, { transport: 'http-keepalive', conn: 'warm', ...big }), 0);
   assert.ok(near(term(link, { transport: 'http-keepalive', conn: 'warm', idle: true, ...big }), wait));
@@ -137,9 +139,9 @@ test('slow start in operations: a new connection pays it, a kept one has an open
   });
   assert.ok(grpcIdeal > 0 && near(grpcIdeal, windowWaitMs(1000110, GRPC_INITIAL_WINDOW, 70, 12000)), `${grpcIdeal}`);
   // A chain: the window a 43.8 KB answer leaves lets the next one through at once.
-  const w = windowAfter(link, { transport: 'http-keepalive', conn: 'cold', resBytes: 43800 - 330 });
+  const w = windowAfter(link, { transport: 'http-keepalive', conn: 'cold', resBytes: 43800 - H1.res });
   assert.equal(w, 58400);
-  assert.equal(term(link, { transport: 'http-keepalive', conn: 'warm', resBytes: 43800 - 330, window: w }), 0);
+  assert.equal(term(link, { transport: 'http-keepalive', conn: 'warm', resBytes: 43800 - H1.res, window: w }), 0);
 });
 
 test('a shared link: parallel connections move their bytes through one bandwidth', () => {

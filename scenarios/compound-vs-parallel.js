@@ -46,8 +46,8 @@
  *     atomic_h2_c1    constant-vus  1 VU         15.8s  3.3s      0.7s
  *   where the figures come from:
  *     VUs or rate: each step's concurrency (the spec's steps: 1)
- *     duration, compound_h1: 1 iteration of the model's 2.922 s
- *     duration, atomic_h1: 1 iteration of the model's 7.496 s
+ *     duration, compound_h1: 1 iteration of the model's 2.921 s
+ *     duration, atomic_h1: 1 iteration of the model's 7.492 s
  *     duration, compound_h2: 1 iteration of the model's 3.108 s
  *     duration, atomic_h2: 1 iteration of the model's 3.258 s
  *     graceful stop: the spec's time to close

@@ -31,7 +31,7 @@ test('HTTP set-up: TCP, TLS where the lane has it; HTTP/2 always runs over TLS',
 });
 
 test('HTTP framing: HTTP/1.1 headers, and HPACK-compressed ones on HTTP/2', () => {
-  assert.deepEqual(framingOf('http-keepalive'), { req: 260, res: 330 });
+  assert.deepEqual(framingOf('http-keepalive'), { req: 160, res: 300 });
   assert.deepEqual(framingOf('http-poll'), framingOf('http-fresh'));
   assert.deepEqual(framingOf('http2'), { req: 90, res: 140 });
   assert.equal(laneEntry('http2').framing, framingOf('http2'));
