@@ -32,6 +32,10 @@ export function sampleHeap(stack, { everyMs, maxSamples }) {
     ['graphql', stack.ports.GRAPHQL_PORT],
     ['grpc', stack.ports.GRPC_PORT],
   ];
+  // On a fixed schedule (a round every everyMs from the start), not everyMs after each round:
+  // a round forces a GC in both servers, which a busy machine stretches, and a wait after it
+  // would thin the samples (bench.test.js counts them over a 30 s soak).
+  const start = Date.now();
   const loop = (async () => {
     for (let i = 0; i < maxSamples && !stopped; i++) {
       for (const [server, port] of servers) {
@@ -44,7 +48,7 @@ export function sampleHeap(stack, { everyMs, maxSamples }) {
       }
       await new Promise((resolve) => {
         wake = resolve;
-        setTimeout(resolve, everyMs).unref();
+        setTimeout(resolve, Math.max(0, start + (i + 1) * everyMs - Date.now())).unref();
       });
     }
   })();

@@ -107,7 +107,8 @@ describe('gate', { concurrency: true }, () => {
           [['lan', 99]],
         );
         for (const s of record.runs) {
-          assert.ok(s.seconds > 1 && s.seconds < 90, `${s.scenario}: ${s.seconds} s`);
+          // A stack's start, k6's and the steps: CPU work a busy machine stretches, as the gate's own timeout.
+          assert.ok(s.seconds > 1 && s.seconds < scaled(90000) / 1000, `${s.scenario}: ${s.seconds} s`);
           for (const run of s.runs) assert.ok(existsSync(join(gateDir, run.dir, 'summary.json')), run.dir);
         }
       },

@@ -286,10 +286,11 @@ describe('one run at a time on a stack', () => {
         assert.match(r.stdout + r.stderr, /thresholds file .*broken\.json: not valid JSON/);
         assert.equal(await proxiesText(tp), before, 'the toxics changed');
         // Toxics removed and added again would treat this live connection as new: its
-        // next request would pay the handshake (2 RTT) again.
+        // next request would pay the handshake (2 RTT) again, 3R in all. The bound sits midway
+        // between that and a warm request's R: one request, which a busy machine may stall.
         const again = await timedGet(agent, port);
         assert.ok(
-          again < 1.5 * R,
+          again < 2 * R,
           `a request on the kept-alive connection took ${again.toFixed(1)} ms after the failed run (before: ${warm.toFixed(1)} ms; R = ${R} ms)`,
         );
       } finally {

@@ -9,7 +9,9 @@ import { ROOT } from '../lib/tools.js';
 
 const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
 function run(cmd, args, cwd = ROOT) {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: 120000 });
+  // A guard against a hang, not a speed bound: CPU work over some 400 files, which a busy
+  // machine (phase 2 of the suite, load 9 on 2 cores) stretches several-fold.
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: 600000 });
   return { code: r.status, out: `${r.stdout || ''}${r.stderr || ''}`.trim() };
 }
 

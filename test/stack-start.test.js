@@ -106,7 +106,8 @@ test(
       return true;
     });
     const waited = Date.now() - t0;
-    assert.ok(waited >= PORT_WAIT_MS && waited < PORT_WAIT_MS + 5000, `refused after ${waited} ms`);
+    // The margin: finding the port's holder in /proc, which a busy machine stretches (as cli-stack's).
+    assert.ok(waited >= PORT_WAIT_MS && waited < PORT_WAIT_MS + scaled(5000), `refused after ${waited} ms`);
     assert.deepEqual(readdirSync(runDir), [], 'no process was started (no logs)');
   },
 );
