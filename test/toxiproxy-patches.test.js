@@ -14,9 +14,18 @@ import { goTest } from './helpers/toxiproxy-go.js';
 test('the churn test fails on the unpatched module (so it tests the patches)', { timeout: 300000 }, async (t) => {
   const none = mkdtempSync(join(tmpdir(), 'k6pack-no-patches-'));
   t.after(() => rmSync(none, { recursive: true, force: true }));
-  const r = await goTest(t, { patchesDir: none, run: 'TestProfileChangesUnderConnectionChurn' });
-  assert.notEqual(r.exitCode, 0, `the churn test passed without the patches:\n${r.all}`);
-  assert.match(r.all, /panic: runtime error: index out of range|hung for/);
+  // The race needs the churn to meet it within the test's 3 s, which a busy machine (phase 2:
+  // load 9 on 2 cores) may thin out ("too little churn"): such a run shows nothing either
+  // way, and the test runs again, up to three times. The bug shows as a panic, a hang, or
+  // a link whose stubs no longer match its chain.
+  const BUG = /panic: runtime error: index out of range|hung for|stubs for a chain of|output is not stub/;
+  const runs = [];
+  for (let i = 0; i < 3; i++) {
+    const r = await goTest(t, { patchesDir: none, run: 'TestProfileChangesUnderConnectionChurn' });
+    runs.push(r);
+    if (r.exitCode !== 0 && BUG.test(r.all)) return;
+  }
+  assert.fail(`the churn test showed no bug without the patches in 3 runs; the last:\n${runs.at(-1).all}`);
 });
 
 test('a patch that does not apply fails with one line naming it', { timeout: 120000 }, (t) => {
