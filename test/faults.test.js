@@ -50,9 +50,12 @@ test(
     // the 10 % fidelity bound is roundtrip.test.js's, on medians of several samples.
     // The least of 5 warm requests: one request timed alone took 22 ms under lan in a
     // suite run with one core kept busy (2026-11-26), while lan's floor is ~1 ms and
-    // the nearest shaped profile (fios) has 4 ms of RTT, the next (cable) 28.
-    assert.ok(warm.lte >= 70 && warm.lte < 105, `lte warm request ${warm.lte} ms`);
-    assert.ok(warm.lan < 20, `lan warm request ${warm.lan} ms`);
+    // the nearest shaped profile (fios) has 4 ms of RTT, the next (cable) 28. Each bound sits
+    // at what it tells apart (toxic_matches above checks the toxics themselves), so a busy
+    // machine (load 9 on 2 cores, this file beside others) has that whole margin: lte's
+    // below a fresh connection's 140 ms, lan's below cable's 28.
+    assert.ok(warm.lte >= 70 && warm.lte < 140, `lte warm request ${warm.lte} ms`);
+    assert.ok(warm.lan < 28, `lan warm request ${warm.lan} ms`);
     if (warm['3g+flaky'] !== undefined) assert.ok(warm['3g+flaky'] >= 300, `3g warm request ${warm['3g+flaky']} ms`);
   },
 );
