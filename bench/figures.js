@@ -859,7 +859,7 @@ function mobileTable(records) {
       '|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|',
       ...rows,
       '',
-      `p50 of ${r.ops} operations after their gap; the model past the tail is the +rrc profile's (its promotion, where the lane's gap lets the radio sleep), within it the plain network's, in FACH (3G, 8 s) the +rrc profile's (which prices FACH's promotion to DCH: see the misses below). The radio's time on and its energy are read from the link's event log over the step; a lane with pings (ws: the server's, every 12 s; grpc_ping10: the server's, every 10 s) is measured, not judged, on its time on. Targets: 0.9–1.1, radio on within 5 % (\`node bench/mobile.js\`, ${day(r)}, ${machine(r)}).`,
+      `p50 of ${r.ops} operations after their gap; the model past the tail is the +rrc profile's (its promotion, where the lane's gap lets the radio sleep), within it the plain network's, in FACH (3G, 8 s) the +rrc profile's (FACH's slow carriage of the operation's bytes). The radio's time on and its energy are read from the link's event log over the step; a lane with pings (ws: the server's, every 12 s; grpc_ping10: the server's, every 10 s) is measured, not judged, on its time on. Targets: 0.9–1.1, radio on within 5 % (\`node bench/mobile.js\`, ${day(r)}, ${machine(r)}).`,
       ...(r.timers?.length
         ? [
             '',

@@ -84,8 +84,8 @@ const setupBytes = (link, phases) => {
 
 // The bytes around a request and a response (the transport's, or the browser's RPC
 // protocol's on it: common/lanes/), with a TLS record each over TLS.
-function framingOf(transport, tls, protocol) {
-  const f = transportFraming(transport, protocol);
+function framingOf(transport, tls, protocol, warm) {
+  const f = transportFraming(transport, protocol, warm);
   return tls ? { req: f.req + TLS_RECORD, res: f.res + TLS_RECORD } : f;
 }
 
@@ -447,7 +447,7 @@ const round1 = (x) => Math.round(x * 10) / 10;
 export function operation(link, op) {
   const cold = FRESH.has(op.transport) || op.conn === 'cold';
   const phases = op.phases || (cold ? setupPhases(op.transport, op.tls) : []);
-  const framing = framingOf(op.transport, op.tls, op.protocol);
+  const framing = framingOf(op.transport, op.tls, op.protocol, !cold);
   const rounds = op.oneWay ? 0.5 : (op.rounds ?? 1);
   const messages = op.messages ?? (op.oneWay ? 1 : (op.rounds ?? 1));
   const up = op.oneWay ? 0 : (op.reqBytes || 0) + framing.req * messages;
@@ -582,7 +582,7 @@ function tcpWindows(link, op, cold, up, down, exchanges) {
 // bigger and bigger answers chains them (scenarios/specs/compound-vs-parallel.js).
 export function windowAfter(link, op) {
   const cold = FRESH.has(op.transport) || op.conn === 'cold';
-  const framing = framingOf(op.transport, op.tls, op.protocol);
+  const framing = framingOf(op.transport, op.tls, op.protocol, !cold);
   const rounds = op.rounds ?? 1;
   const messages = op.messages ?? rounds;
   const up = (op.reqBytes || 0) + framing.req * messages;

@@ -4,7 +4,7 @@
 // test/lanes-doc.test.js checks it is current; this rewrites it:
 //   node dev/lanes-doc.js --write
 import { join } from 'node:path';
-import { LANES, TRANSPORTS, requestCpuMsOf } from '../common/lanes/catalogue.js';
+import { LANES, TRANSPORTS, framingOf, requestCpuMsOf } from '../common/lanes/catalogue.js';
 import { scenarioNames } from '../lib/cli-support.js';
 import { buildSpec } from '../lib/specs.js';
 import { ROOT } from '../lib/tools.js';
@@ -14,6 +14,12 @@ export const LANES_DOC = join(ROOT, 'docs', 'lanes.md');
 
 const quiet = { out: () => {} };
 const code = (s) => `\`${s}\``;
+// A lane's framing, request / answer; a later call's after it where the transport has its own.
+const framingText = (l) => {
+  const [first, later] = [false, true].map((warm) => framingOf(l.transport, l.protocol, warm));
+  const text = (f) => `${f.req} / ${f.res}`;
+  return later === first ? text(first) : `${text(first)}, then ${text(later)}`;
+};
 const tlsOf = (l) => (l.tls || TRANSPORTS[l.transport].tls === 'always' ? 'yes' : 'no');
 
 // A scenario's lanes as its spec declares them (at LOAD=ci under lan: the lanes do not
@@ -39,7 +45,7 @@ export async function lanesDoc() {
       tlsOf(l),
       [...new Set([l.protocol, l.variant].filter(Boolean))].join(', '),
       l.phases.join(' + '),
-      `${l.framing.req} / ${l.framing.res}`,
+      framingText(l),
       requestCpuMsOf(l.transport) || '',
       l.policy ? code(l.policy) : '',
       l.api || '',
@@ -61,7 +67,7 @@ export async function lanesDoc() {
     '## The catalogue',
     '',
     'set-up: the round trips a new connection pays before its first operation (the model,',
-    '[model](model.md)). framing: the bytes the transport adds around a request / a response. CPU: what a',
+    "[model](model.md)). framing: the bytes the transport adds around a request / a response (then, where HPACK makes them fewer, a later call's on the same connection). CPU: what a",
     "request costs the box beyond an HTTP/1.1 keep-alive one (ms; bench/scale.js's knees). policy: its",
     "client's recovery policy (`common/policies.js`). run api: the endpoint `npx k6pack run api` needs for",
     'it ([your API](your-api.md)). A kept HTTP/1.1 lane over `TLS=true` becomes HTTP/2 where the server',

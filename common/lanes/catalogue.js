@@ -51,8 +51,13 @@ export function setupPhasesOf(transport, tls) {
 
 // The bytes a transport adds around a request and a response ({ req, res }, TLS records
 // apart); protocol: the browser's RPC, whose headers are its own on the HTTP transports.
-export const framingOf = (transport, protocol) =>
-  protocol ? rpcWebFraming(protocol, transport) : transportOf(transport).framing;
+// warm: on a connection that has carried a call before, where the transport says what its
+// later calls add (warmFraming: HPACK's indexed headers); else its first call's.
+export const framingOf = (transport, protocol, warm = false) => {
+  if (protocol) return rpcWebFraming(protocol, transport);
+  const t = transportOf(transport);
+  return (warm && t.warmFraming) || t.framing;
+};
 
 const withFamily = (family, lanes) =>
   lanes.map((l) => ({

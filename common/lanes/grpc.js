@@ -7,9 +7,17 @@
 // requestCpuMs: bench/scale.js's knees (common/lanes/http.js); a fresh call's includes its
 // new channel. k6 times a gRPC call in whole milliseconds (wholeMs).
 const GRPC = { req: 70, res: 110 };
+// warmFraming: a unary call's on a channel that has carried one before, whose request headers
+// HPACK has indexed. Measured through a relay between k6 and the gRPC server (2026-11-30):
+// GetBook's request went up in 49 B (its message 10 B: 39 B of HEADERS and frame) against
+// the first call's 150; its answer came down in 160-167 B. (A WINDOW_UPDATE and a PING's ACK
+// go up after the answer, outside the operation's time.) Rounded up. Under 3g+rrc, where FACH
+// carries a call and its uplink time grows with the square of its bytes, the first call's
+// figure priced grpc_ping10 73 ms above the link (docs/known-limits.md).
+const GRPC_WARM = { req: 40, res: 110 };
 const grpc = (more = {}) => ({ phases: ['grpc_settings'], framing: GRPC, messageSegments: 2, wholeMs: true, ...more });
 export const GRPC_TRANSPORTS = {
-  grpc: grpc({ requestCpuMs: 0.45 }),
+  grpc: grpc({ requestCpuMs: 0.45, warmFraming: GRPC_WARM }),
   'grpc-fresh': grpc({ fresh: true, requestCpuMs: 1.75 }),
   'grpc-stream': grpc(),
   'grpc-bidi': grpc(),
