@@ -846,13 +846,21 @@ function mobileTable(records) {
   const rowOf = (row) =>
     `| ${row.network} | ${row.lane} | ${row.everyS} s (${row.gap}) | ${row.p50Ms ?? '–'} | ${row.modelMs} (${row.against}) | ${row.ratio === null ? '–' : `x${num(row.ratio, 2)}`} | ${row.radioOnSh ?? '–'} | ${row.radioOnModelSh} | ${row.radioOnRatio === null ? (row.radioOnVerdict ?? '–') : `x${num(row.radioOnRatio, 3)}`} | ${row.mjPerOp ?? '–'} | ${row.jPerHour ?? '–'} |`;
   const rows = r.rows.map(rowOf);
-  // A later run of some networks or lanes (--networks, --lanes): its rows below the table's.
-  const later = newest(records, 'mobile', (x) => !fullMobile(x) && String(x.date) > String(r.date));
-  if (later)
-    rows.push(
-      `| *later, ${day(later)}: \`--networks ${later.networks.join(',')} --lanes ${later.lanes.join(',')}\`, p50 of ${later.ops}* |||||||||||`,
-      ...later.rows.map(rowOf),
-    );
+  // Later runs of some networks or lanes (--networks, --lanes): their rows below the table's,
+  // oldest first; a row a newer such run measured again (network, lane, T) only from it.
+  const later = records
+    .filter((x) => x.bench === 'mobile' && !x.quick && !fullMobile(x) && String(x.date) > String(r.date))
+    .sort((a, b) => String(a.date).localeCompare(String(b.date)));
+  const rowKey = (row) => `${row.network}|${row.lane}|${row.everyS}`;
+  later.forEach((x, i) => {
+    const newer = new Set(later.slice(i + 1).flatMap((y) => y.rows.map(rowKey)));
+    const own = x.rows.filter((row) => !newer.has(rowKey(row)));
+    if (own.length)
+      rows.push(
+        `| *later, ${day(x)}: \`--networks ${x.networks.join(',')} --lanes ${x.lanes.join(',')}\`, p50 of ${x.ops}* |||||||||||`,
+        ...own.map(rowOf),
+      );
+  });
   return {
     text: [
       '| network | lane | one operation every | p50 ms | model ms | / model | radio on s/h (log) | model s/h | / model | mJ/op | J/h |',

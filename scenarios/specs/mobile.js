@@ -11,7 +11,7 @@ import { BOOK_OP } from './ws-vs-http.js';
 import { LIMITS } from '../../common/defaults.js';
 import { setting } from '../../common/settings.js';
 import { linkOf } from '../../common/model.js';
-import { tailMs } from '../../common/radio.js';
+import { RADIOS, tailMs } from '../../common/radio.js';
 import { cellKey, DEFAULT_COLUMNS, lane, rttOf } from '../../common/scenario.js';
 
 const GRPC_PING_S = LIMITS.GRPC_KEEPALIVE_MS / 1000;
@@ -138,6 +138,14 @@ export function settleSeconds(profile) {
   return radio ? tailMs(radio) / 1000 + 0.5 : 0;
 }
 
+// A bound on a step's first operation, from which the later ones are timed: the radio's
+// promotion from idle and five round trips (the most set-up a lane pays: TCP, TLS or the
+// WebSocket's upgrade and init, HTTP/2's or gRPC's settings, then the operation).
+export function firstOpSeconds(profile) {
+  const { radio } = linkOf(profile);
+  return ((radio ? RADIOS[radio].promotionMs : 0) + 5 * rttOf(profile)) / 1000;
+}
+
 // An operation's timeout at one every T seconds: T less a second (at least 5 s, at most
 // 30 s), so an operation on a connection a NAT dropped fails within its slot, or little
 // more, and the next one starts on time.
@@ -196,14 +204,15 @@ export default function declare(settings = {}) {
     // One phone per lane at every level.
     steps: [1],
     minIterations: 1,
-    // A step is its one iteration: the radio's settling (settleSeconds), the first operation,
-    // then OPS more, T apart, and 2 s
-    // of slack for the last and for reading the radio's log; under a NAT that forgets a
-    // connection between two operations, the last one's timeout too.
+    // A step is its one iteration: the radio's settling (settleSeconds), the first operation
+    // (firstOpSeconds), then OPS more, T apart from its end, and 2 s of slack for the last and
+    // for reading the radio's log; under a NAT that forgets a connection between two
+    // operations, the last one's timeout too.
     laneSeconds: (name, profile) => {
       const l = lanes.find((x) => x.name === name);
       const nat = profile.network.natIdleS;
-      return l.iterationSeconds + settleSeconds(profile) + (nat && nat < l.everyS ? opTimeoutMs(l.everyS) / 1000 : 0);
+      const natS = nat && nat < l.everyS ? opTimeoutMs(l.everyS) / 1000 : 0;
+      return l.iterationSeconds + settleSeconds(profile) + firstOpSeconds(profile) + natS;
     },
     iterationSeconds: () => 1,
     // Closing: a WebSocket's close handshake, a few round trips.
