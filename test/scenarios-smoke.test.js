@@ -17,7 +17,7 @@ import { buildScenario } from '../common/scenario.js';
 import { parsePolicy } from '../common/thresholds.js';
 import { loadProfile } from '../lib/profiles.js';
 import { ROOT } from '../lib/tools.js';
-import declareCompound from '../scenarios/specs/compound-vs-parallel.js';
+import declareCompound, { STUDY } from '../scenarios/specs/compound-vs-parallel.js';
 import { runK6 } from '../dev/run-k6.js';
 import { startTestStack } from '../dev/test-stack.js';
 import { assertPassedButLatency, crossedInStderr } from './helpers/exits.js';
@@ -219,15 +219,41 @@ describe("compound-vs-parallel: study 001's document (DOC_SIZES=study: 50 x 100 
     const m = await run(t, 'compound-vs-parallel', 'lan', { DOC_SIZES: 'study', LANES: lanes.join(',') });
     const [serial, parallel, atomic2] = lanes.map((l) => p50(m, key(l)));
     t.diagnostic(`study p50 ms: compound serial ${serial}, compound parallel ${parallel}, atomic h2 ${atomic2}`);
-    assert.ok(serial / atomic2 >= 3, `compound serial ${serial} / atomic h2 ${atomic2} < 3`);
-    assert.ok(parallel / atomic2 <= 1.3, `compound parallel ${parallel} / atomic h2 ${atomic2} > 1.3`);
+    t.diagnostic(
+      `study min ms (count): ${lanes.map((l) => `${l} ${sub(m, key(l)).min} (${sub(m, key(l)).count})`).join(', ')}`,
+    );
+    // What the lanes differ in is the wait: the serial compound sleeps its misses one after
+    // another, W = (nb - hits - 1) x delay = 680 ms more than one sleep. Beyond it, every lane
+    // pays the transfer, which under lan is CPU work (k6 reading one 5 MB answer or fifty of
+    // 100 KB): a loaded machine stretches it, and unevenly. Measured p50 (ms), 2026-11-29/30:
+    //   quiet, 9 runs (6 suites, 3 alone, 1 pinned to one core): atomic h2 64..101,
+    //     parallel 65..90; serial / atomic 7.5..12; parallel / atomic 0.64..1.16
+    //   CI, load average 8.3: parallel / atomic 1.31 (83.4 / 63.5): a bound of 1.3 failed
+    //   beside 7 busy loops, 11 runs: atomic h2 252..374, parallel 154..301, serial 863..941;
+    //     serial / atomic 2.8..3.4 (a bound of 3 failed once); serial - parallel 602..751;
+    //     |parallel - atomic| 0..163
+    // So each claim is tested against W, with the bound midway between "pays the wait" (W)
+    // and "does not" (0): no load seen moves a lane by W / 2 = 340 ms, and a lane that
+    // paid or skipped the sleeps it should not would cross it.
+    const W = (STUDY.nb - STUDY.hits - 1) * STUDY.delay;
+    assert.ok(serial - atomic2 >= W / 2, `compound serial ${serial} - atomic h2 ${atomic2} < W / 2 (W = ${W} ms)`);
+    assert.ok(serial - parallel >= W / 2, `compound serial ${serial} - parallel ${parallel} < W / 2 (W = ${W} ms)`);
+    assert.ok(
+      Math.abs(parallel - atomic2) <= W / 2,
+      `compound parallel ${parallel} - atomic h2 ${atomic2}: over W / 2 (W = ${W} ms) apart`,
+    );
     // The server's own time shows where the difference is: (nb - hits) x delay of sleeps in one handler.
     const server = (lane) => p50(m, `server_duration{scenario:${lane}_c1,size:study,cache:off,conn:warm,part:total}`);
+    t.diagnostic(
+      `study server p50 ms: compound serial ${server('compound_serial_h2')}, parallel ${server('compound_h2')}`,
+    );
     assert.ok(
       server('compound_serial_h2') >= 35 * 19,
       `serial compound server time ${server('compound_serial_h2')} ms < 35 x 20 ms`,
     );
-    assert.ok(server('compound_h2') < 200, `parallel compound server time ${server('compound_h2')} ms`);
+    // Its parallel time (sleeps at once, then 5 MB of JSON) read 83..123 ms beside 7 busy loops
+    // (the bound was 200): it too is bounded midway, at W / 2.
+    assert.ok(server('compound_h2') <= W / 2, `parallel compound server time ${server('compound_h2')} ms > W / 2`);
   });
 
   test('lte: the Vulcain flow pays one round trip more for its links', async (t) => {
