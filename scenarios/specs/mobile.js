@@ -9,6 +9,7 @@
 // every T seconds (gap:after: the rows, and what the model prices with the gap).
 import { BOOK_OP } from './ws-vs-http.js';
 import { LIMITS } from '../../common/defaults.js';
+import { FRESH_TRANSPORTS, laneEntry } from '../../common/lanes/catalogue.js';
 import { setting } from '../../common/settings.js';
 import { linkOf } from '../../common/model.js';
 import { RADIOS, tailMs } from '../../common/radio.js';
@@ -80,7 +81,7 @@ export function gapAt(T, P, q) {
 // shorter: the next operation opens a new one (cold), after the whole gap T (the lane
 // closes it right after the operation before: scenarios/mobile.js).
 function modelOf(l, T, clientIdleS = Infinity) {
-  const base = { ...(l.on === 'grpc' ? GET_BOOK : BOOK_OP), ...(l.on === 'http_fresh' ? {} : { conn: 'warm' }) };
+  const base = { ...(l.on === 'grpc' ? GET_BOOK : BOOK_OP), ...(freshLane(l) ? {} : { conn: 'warm' }) };
   const P = pingOf(l);
   const at = (q) => (P > 0 ? { gapS: gapAt(T, P, q) } : { periodS: T, quantile: q });
   return (_dims, link) => {
@@ -97,7 +98,7 @@ function modelOf(l, T, clientIdleS = Infinity) {
 // ping's comes a round trip late: it leaves the interval after the last pong). A fresh
 // lane opens its connection for each operation: never.
 export function natDrops(l, T, natIdleS, rttMs = 0, clientIdleS = Infinity) {
-  if (!natIdleS || l.on === 'http_fresh') return false;
+  if (!natIdleS || freshLane(l)) return false;
   const P = pingOf(l);
   // A server that closes the idle connection while the NAT still knows it: its FIN
   // reaches the client, which opens a new connection next time. A client that closes it
@@ -108,7 +109,9 @@ export function natDrops(l, T, natIdleS, rttMs = 0, clientIdleS = Infinity) {
 
 // A lane that keeps an HTTP connection between its operations (HTTP/1.1 keep-alive, HTTP/2):
 // the one an idle timeout, the server's or the client's, closes.
-const keptHttp = (l) => l.on === 'http_keepalive' || l.on === 'http2';
+// From the catalogue: an HTTP-family lane whose transport is not fresh.
+const keptHttp = (l) => laneEntry(l.on).family === 'http' && !freshLane(l);
+const freshLane = (l) => FRESH_TRANSPORTS.has(laneEntry(l.on).transport);
 
 // After how many idle seconds the reference server closes a lane's kept connection: HTTP/1.1
 // and HTTP/2 at LIMITS.KEEP_ALIVE_MS (servers/graphql/server.js); a WebSocket and a gRPC
