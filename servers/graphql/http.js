@@ -303,7 +303,7 @@ export function createHttpHandler({ apollo, apolloInstrumented = apollo, documen
         endConnection(req),
       );
     }
-    const timing = newTiming(undefined, null, asksCpu(req.headers));
+    const timing = newTiming({ cpu: asksCpu(req.headers) });
     let body;
     if (req.method === 'POST') {
       const type = mediaType(req.headers['content-type']);

@@ -39,10 +39,10 @@ import { performance } from 'node:perf_hooks';
 import { GraphQLError } from 'graphql';
 import { CPU_ASK, formatServerTiming, roundMs as round } from '../../common/server-timing.js';
 
-// A fresh record for an operation whose request was in at `start`; execStart
+// A fresh record for an operation whose request was in at `start` (default: now); execStart
 // and execMs are set as it executes. `operation` (query | mutation | subscription) and
 // `hasErrors` let the HTTP layer decide what may be cached. cpu: time the CPU too.
-export function newTiming(start = performance.now(), operation = null, cpu = false) {
+export function newTiming({ start = performance.now(), operation = null, cpu = false } = {}) {
   const cpuStart = cpu ? process.cpuUsage() : null;
   return { start, cpuStart, execStart: start, execMs: null, serMs: 0, operation, hasErrors: false };
 }

@@ -136,7 +136,7 @@ export function createWebSocketEndpoint({ schema, documents, execution }) {
           operationName: payload.operationName,
           variableValues: payload.variables,
           contextValue: {
-            timing: newTiming(start, operation.operation),
+            timing: newTiming({ start, operation: operation.operation }),
             executor: executor.value,
             source: payload.query,
           },
