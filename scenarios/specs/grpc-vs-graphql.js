@@ -8,6 +8,14 @@ import { callMs, DEFAULT_COLUMNS, lane, laneModelSeconds, rttOf, setupColumn } f
 
 export const SMALL = 100;
 
+// A payload of `size` bytes each way round: payload(size) answers { size, data } with `size`
+// characters of data in JSON (~40 B around it), asked in ~110 B; Payload answers the bytes
+// with a 5-byte field header, asked in ~10. (The mobile scenario's MOBILE_ANSWER_BYTES too.)
+export const PAYLOAD_OP = {
+  graphql: (size) => ({ reqBytes: 110, resBytes: size + 40, serverMs: 1 }),
+  grpc: (size) => ({ reqBytes: 10, resBytes: size + 10, serverMs: 1 }),
+};
+
 // An uploaded book on the wire (UploadBooks, one message each): ~65 B of protobuf, the
 // 5-byte gRPC prefix and a 9-byte HTTP/2 DATA frame header.
 export const BOOK_WIRE_BYTES = 80;
@@ -32,9 +40,7 @@ export default function declare(settings) {
   // The client stream's small and big uploads, in books.
   const UPLOADS = { small: 10, big: BIG_UPLOAD };
   const bytes = Object.fromEntries(PAYLOADS);
-  // payload(size) answers { size, data } with `size` characters of data in JSON
-  // (~40 B around it); Payload answers the bytes with a 5-byte field header.
-  // A kept connection's first big answer comes while its window is still the initial
+  // PAYLOAD_OP's bytes. A kept connection's first big answer comes while its window is still the initial
   // one (a small call opened it): it pays slow start's rounds. A gRPC lane's step holds
   // a second big call (laneSeconds below), so that first one is the warm row's tail
   // (p95); a GraphQL keep-alive lane's step holds one big call per VU, so it is the
@@ -45,16 +51,11 @@ export default function declare(settings) {
     const young = { ...e, window: link.initialWindow };
     return { p50: onlyOne ? young : e, p95: young };
   };
-  const graphql = firstBig(
-    (dims) => ({ conn: dims.conn, reqBytes: 110, resBytes: bytes[dims.payload] + 40, serverMs: 1 }),
-    true,
-  );
+  const graphql = firstBig((dims) => ({ conn: dims.conn, ...PAYLOAD_OP.graphql(bytes[dims.payload]) }), true);
   const grpc = firstBig(
     (dims) => ({
       conn: dims.conn,
-      reqBytes: 10,
-      resBytes: bytes[dims.payload] + 10,
-      serverMs: 1,
+      ...PAYLOAD_OP.grpc(bytes[dims.payload]),
       // k6 decodes the big answer (protobuf -> JavaScript: ~15 ms a MB), CPU that a
       // c4 step on 2 cores shares (common/model.js contentionMs); HTTP/JSON's 8-9 ms
       // is left to the policy's 20 ms.
