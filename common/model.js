@@ -464,7 +464,8 @@ export function operation(link, op) {
     radio.promotionMs,
     `radio promotion (${link.radio}, ${radio.state} after ${op.gapS ?? op.periodS} s)`,
   );
-  add('fach', radio.fachMs, 'FACH carries it (3g)');
+  // With a promotion too, FACH carried the request and its answer promoted (common/radio.js wake).
+  add('fach', radio.fachMs, radio.promotionMs > 0 ? 'FACH carries the request (3g)' : 'FACH carries it (3g)');
   for (const p of phases) add(p, link.R + link.extraMs, `${PHASES[p]}: R`);
   add('handshake bytes', handshake.ms, handshake.text);
   add(

@@ -87,7 +87,10 @@ export function tailMs(radio) {
 // What a request after an idle gap of gapS seconds (from the radio's last packet) pays
 // before its bytes go: { state it finds, promotionMs, fachMs (FACH's slow carriage of a
 // small request: its bytes up, then its answer's down) }. upBytes/downBytes decide FACH
-// against its buffer thresholds (absent: large, so FACH promotes). from: where the last
+// against its buffer thresholds (absent: large, so FACH promotes). In order, as the link
+// toxic meets them (tools/toxiproxy/radio.go sendFACH): a request within the uplink's
+// buffer goes up on FACH; an answer past the downlink's then promotes the radio to DCH
+// (a request past its own promotes before it goes). from: where the last
 // packet left the radio, 'up' (DCH or RRC_CONNECTED) or, in 3G, 'fach' (FACH carried it:
 // the radio stays in FACH, and FACH's own tail counts from it).
 export function wake(radio, gapS, { upBytes = Infinity, downBytes = Infinity, from = 'up' } = {}) {
@@ -99,7 +102,8 @@ export function wake(radio, gapS, { upBytes = Infinity, downBytes = Infinity, fr
   if (gap >= (onFach ? 0 : set.tailMs) + set.fachTailMs) return idle(set.promotionMs);
   if (fitsFach(set, upBytes, downBytes))
     return { state: 'fach', promotionMs: 0, fachMs: fachMs(true, upBytes) + fachMs(false, downBytes) };
-  return { state: 'fach', promotionMs: set.fachPromotionMs, fachMs: 0 };
+  const requestOnFach = upBytes <= set.rlcUp ? fachMs(true, upBytes) : 0;
+  return { state: 'fach', promotionMs: set.fachPromotionMs, fachMs: requestOnFach };
 }
 const idle = (promotionMs) => ({ state: 'idle', promotionMs, fachMs: 0 });
 const up = (state) => ({ state, promotionMs: 0, fachMs: 0 });

@@ -38,6 +38,13 @@ test('the promotion a request pays after an idle gap: LTE past its 11.576 s tail
   assert.equal(wake('3g', 10, { upBytes: 540, downBytes: 475 }).promotionMs, 0);
   assert.equal(wake('3g', 10, { upBytes: 541, downBytes: 10 }).promotionMs, 1500);
   assert.equal(wake('3g', 10, { upBytes: 10, downBytes: 476 }).promotionMs, 1500);
+  // The request within its buffer goes up on FACH first, then the answer promotes: 270 B up,
+  // 0.0014 x 270^2 + 1.6 x 270 + 20 = 554.06 ms, then 1500. Past its own buffer, the
+  // request waits for the promotion and FACH carries nothing.
+  const big = wake('3g', 10, { upBytes: 270, downBytes: 1340 });
+  assert.equal(big.promotionMs, 1500);
+  assert.ok(Math.abs(big.fachMs - 554.06) < 1e-9, big.fachMs);
+  assert.equal(wake('3g', 10, { upBytes: 541, downBytes: 1340 }).fachMs, 0);
   assert.equal(fachMs(true, 540), 0.0014 * 540 * 540 + 1.6 * 540 + 20);
   assert.equal(tailMs('lte'), 11576);
   assert.equal(tailMs('3g'), 17000);
