@@ -224,6 +224,14 @@ const LIST = [
   ],
   ['MOBILE_OPS', 'int', 4, { min: 2, max: 1000 }, [K6], 'mobile: operations after a gap, per lane and T'],
   [
+    'MOBILE_ANSWER_BYTES',
+    'int',
+    0,
+    { min: 0, max: 10000 },
+    [K6],
+    "mobile: 0, each operation is the book query or rating (answers of ~170 B); N, each asks for a payload of N bytes (GraphQL payload(size), gRPC Payload): an app's larger answer, which 3G's FACH promotes to DCH past its 475 B buffer (at most 10000: within TCP's first window)",
+  ],
+  [
     'CLIENT_IDLE_SECONDS',
     'int',
     300,

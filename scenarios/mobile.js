@@ -1,6 +1,7 @@
 /*
  * Mobile: each lane at an interaction rate, on a phone whose radio sleeps.
- * One operation (the study-000 book query or rating) every T seconds
+ * One operation (the study-000 book query or rating; with MOBILE_ANSWER_BYTES=N a
+ * payload of N bytes, which 3G's FACH promotes to DCH past 475 B) every T seconds
  * (INTERACTION_SECONDS, default 1,5,15,60), over HTTP/1.1 fresh and
  * keep-alive, HTTP/2, a graphql-ws socket without and with a keepalive
  * ping (every 10 or 30 s after the last pong), and gRPC GetBook on a kept
@@ -107,7 +108,7 @@ import { graphqlHttp } from './lib/http.js';
 import { remainingMs } from './lib/load.js';
 import { recordOutcome, trackRecovery } from './lib/metrics.js';
 import { radioLogAt } from './lib/network.js';
-import { bookId, bookOperation } from './lib/queries.js';
+import { bookId, bookOperation, PAYLOAD_QUERY, validateGrpcPayload, validatePayload } from './lib/queries.js';
 import { defineScenario } from './lib/scenario.js';
 import { p50Of } from './lib/summary.js';
 import { pause } from './lib/sessions.js';
@@ -120,7 +121,7 @@ import { cellKey } from '../common/results.js';
 import { SETTINGS, TARGETS } from './lib/config.js';
 
 const decl = declare(SETTINGS);
-const { OPS, EVERY, BATTERY_MAH, CLIENT_IDLE_S } = decl;
+const { OPS, EVERY, BATTERY_MAH, CLIENT_IDLE_S, ANSWER_BYTES } = decl;
 const s = defineScenario(decl, { notes });
 export const { options, setup, teardown, handleSummary } = s;
 const link = linkOf(s.profile);
@@ -217,8 +218,15 @@ async function paced(l, { op, close }) {
   recordRadio(started, t0, T, done - 1);
 }
 
+// The book query or rating, or with MOBILE_ANSWER_BYTES a payload of that many bytes.
+const payloadOperation = (size) => ({
+  query: PAYLOAD_QUERY,
+  variables: { size },
+  validate: validatePayload(size),
+  tags: { op: 'payload' },
+});
 const operation = (gap, i) => {
-  const o = bookOperation(exec.vu.idInTest, i);
+  const o = ANSWER_BYTES > 0 ? payloadOperation(ANSWER_BYTES) : bookOperation(exec.vu.idInTest, i);
   return { ...o, tags: { ...o.tags, gap } };
 };
 
@@ -283,6 +291,11 @@ function grpcLane(l) {
   const channel = l.keepaliveServer ? channels.keepalive : channels.plain;
   const timeout = `${opTimeoutMs(l.everyS)}ms`;
   const op = async (gap, i) => {
+    if (ANSWER_BYTES > 0) {
+      const size = ANSWER_BYTES;
+      const tags = { op: 'payload', gap };
+      return channel.call('Payload', { size }, { validate: validateGrpcPayload(size), timeout, tags }).ok;
+    }
     const id = bookId(1 + ((exec.vu.idInTest * 7919 + i) % 1000));
     const validate = (b) => (b && b.id === id ? null : `GetBook answered ${b && b.id}`);
     return channel.call('GetBook', { id }, { validate, timeout, tags: { op: 'query', gap } }).ok;
@@ -305,7 +318,7 @@ function notes(data) {
   const count = (key) => (m[key] ? m[key].values.count : 0);
   const lines = [
     '',
-    `mobile: one operation every T s (INTERACTION_SECONDS ${EVERY.join(',')}), ${OPS} after each step's first; radio ${link.radio || 'none (add +rrc)'}${link.natIdleS ? `, NAT idle timeout ${link.natIdleS} s` : ''}; the client closes a kept HTTP connection idle ${CLIENT_IDLE_S} s (CLIENT_IDLE_SECONDS)`,
+    `mobile: one operation every T s (INTERACTION_SECONDS ${EVERY.join(',')}), ${OPS} after each step's first; radio ${link.radio || 'none (add +rrc)'}${link.natIdleS ? `, NAT idle timeout ${link.natIdleS} s` : ''}; the client closes a kept HTTP connection idle ${CLIENT_IDLE_S} s (CLIENT_IDLE_SECONDS)${ANSWER_BYTES ? `; each answer a payload of ${ANSWER_BYTES} B (MOBILE_ANSWER_BYTES)` : ''}`,
   ];
   const verdicts = [];
   for (const T of EVERY) {

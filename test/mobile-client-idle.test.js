@@ -60,3 +60,35 @@ test('CLIENT_IDLE_SECONDS=3: at one operation every 5 s each opens a new connect
     output,
   );
 });
+
+test('MOBILE_ANSWER_BYTES=1000: every lane asks for a payload of 1000 B, over HTTP, WebSocket and gRPC, and gets it', async () => {
+  const OPS = 2;
+  const points = join(dir, 'payload.json');
+  const lanes = ['http_keepalive_t1', 'ws_t1', 'grpc_t1'];
+  const r = await runK6(join(ROOT, 'scenarios', 'mobile.js'), {
+    env: {
+      ...stack.env,
+      PROFILE: 'lan',
+      LANES: lanes.join(','),
+      INTERACTION_SECONDS: '1',
+      MOBILE_OPS: String(OPS),
+      MOBILE_ANSWER_BYTES: '1000',
+    },
+    args: ['--out', `json=${points}`],
+    timeoutMs: 120000,
+  });
+  const output = `${r.stdout}\n${r.stderr.slice(-3000)}`;
+  assertPassedButLatency(r.code, crossedInStderr(r.stderr), output);
+  // Each answer is checked in k6 (scenarios/lib/queries.js validatePayload,
+  // validateGrpcPayload: its size and its data's length): a wrong one fails its operation.
+  assert.equal(r.summary.metrics.op_failed.passes, 0, `failed operations\n${output}`);
+  const ops = {};
+  for (const line of readFileSync(points, 'utf8').split('\n')) {
+    if (!line.includes('"op_duration"') || !line.includes('"Point"')) continue;
+    const { tags } = JSON.parse(line).data;
+    (ops[tags.scenario] ??= []).push(tags.op);
+  }
+  const payloads = Array(OPS + 1).fill('payload');
+  assert.deepEqual(ops, Object.fromEntries(lanes.map((l) => [`${l}_c1`, payloads])), output);
+  assert.match(r.stdout, /each answer a payload of 1000 B \(MOBILE_ANSWER_BYTES\)/);
+});

@@ -201,3 +201,33 @@ test("the client's own idle timeout (CLIENT_IDLE_SECONDS): shorter than the gap 
     [70, 0],
   );
 });
+
+test("MOBILE_ANSWER_BYTES: a payload past FACH's 475 B buffer, in FACH (3g+rrc, one operation every 8 s): FACH carries the request, the answer promotes to DCH", async () => {
+  const { default: declare } = await import('../scenarios/specs/mobile.js');
+  const { readSettings } = await import('../common/settings.js');
+  const { expectationsOf } = await import('../common/gates.js');
+  const link = linkOf(loadProfile('3g+rrc'));
+  const p50 = (env, name) => {
+    const l = declare(readSettings(env)).lanes.find((x) => x.name === name);
+    return expectationsOf(l, l.dims[0], link).p50;
+  };
+  const env = { INTERACTION_SECONDS: '8' };
+  // The book operation fits FACH: FACH carries it both ways, no promotion.
+  const book = p50(env, 'http_keepalive_t8');
+  assert.deepEqual(
+    book.terms.filter((t) => t.name === 'promotion' || t.name === 'fach').map((t) => t.name),
+    ['fach'],
+  );
+  // 1000 B of payload: { size, data } in JSON (+40 B) and HTTP/1.1's 300 B of framing down
+  // (1340 B > 475), the payload query (110 B) and 160 B of framing up (270 B <= 540): FACH
+  // carries the request up in 0.0014 x 270^2 + 1.6 x 270 + 20 = 554.06 ms, then the answer
+  // waits for the promotion, 1500 ms (common/radio.js).
+  const big = p50({ ...env, MOBILE_ANSWER_BYTES: '1000' }, 'http_keepalive_t8');
+  const term = (name) => big.terms.find((t) => t.name === name)?.ms;
+  assert.equal(term('promotion'), 1500);
+  assert.ok(Math.abs(term('fach') - 554.06) < 1e-6, `FACH ${term('fach')}`);
+  assert.ok(Math.abs(big.radioMs - 2054.06) < 1e-6, `radio ${big.radioMs}`);
+  // gRPC's Payload: 10 B asked (+ 40 of framing on a kept channel), 1010 B answered.
+  const grpc = p50({ ...env, MOBILE_ANSWER_BYTES: '1000' }, 'grpc_t8');
+  assert.equal(grpc.terms.find((t) => t.name === 'promotion').ms, 1500);
+});

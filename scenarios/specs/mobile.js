@@ -7,6 +7,7 @@
 // A step's one iteration runs the operation at once (tagged gap:first: it opens a kept
 // lane's connection, after whatever gap the step before left), then MOBILE_OPS more, one
 // every T seconds (gap:after: the rows, and what the model prices with the gap).
+import { PAYLOAD_OP } from './grpc-vs-graphql.js';
 import { BOOK_OP } from './ws-vs-http.js';
 import { LIMITS } from '../../common/defaults.js';
 import { FRESH_TRANSPORTS, laneEntry } from '../../common/lanes/catalogue.js';
@@ -80,8 +81,15 @@ export function gapAt(T, P, q) {
 // CLIENT_IDLE_SECONDS) is closed by the client, before the server's limit if it is the
 // shorter: the next operation opens a new one (cold), after the whole gap T (the lane
 // closes it right after the operation before: scenarios/mobile.js).
-function modelOf(l, T, clientIdleS = Infinity) {
-  const base = { ...(l.on === 'grpc' ? GET_BOOK : BOOK_OP), ...(freshLane(l) ? {} : { conn: 'warm' }) };
+// answerBytes (MOBILE_ANSWER_BYTES): 0, the book operation; else a payload of that many bytes.
+export function operationOf(l, answerBytes = 0) {
+  const grpc = laneEntry(l.on).family === 'grpc';
+  if (answerBytes > 0) return PAYLOAD_OP[grpc ? 'grpc' : 'graphql'](answerBytes);
+  return grpc ? GET_BOOK : BOOK_OP;
+}
+
+function modelOf(l, T, clientIdleS = Infinity, answerBytes = 0) {
+  const base = { ...operationOf(l, answerBytes), ...(freshLane(l) ? {} : { conn: 'warm' }) };
   const P = pingOf(l);
   const at = (q) => (P > 0 ? { gapS: gapAt(T, P, q) } : { periodS: T, quantile: q });
   return (_dims, link) => {
@@ -168,6 +176,7 @@ export default function declare(settings = {}) {
   const OPS = setting(settings, 'MOBILE_OPS');
   const BATTERY_MAH = setting(settings, 'BATTERY_MAH');
   const CLIENT_IDLE_S = setting(settings, 'CLIENT_IDLE_SECONDS');
+  const ANSWER_BYTES = setting(settings, 'MOBILE_ANSWER_BYTES');
   const lanes = [];
   for (const l of MOBILE_LANES)
     for (const T of EVERY)
@@ -181,7 +190,7 @@ export default function declare(settings = {}) {
             variant: [l.name === l.on ? null : l.name.replace(`${l.on}_`, ''), `every ${T}s`].filter(Boolean).join(' '),
           },
           dims: [{ gap: 'after' }],
-          model: modelOf(l, T, CLIENT_IDLE_S),
+          model: modelOf(l, T, CLIENT_IDLE_S, ANSWER_BYTES),
           base: l.name,
           everyS: T,
           // The client's idle timeout is shorter than the gap: the lane closes its connection
@@ -201,6 +210,7 @@ export default function declare(settings = {}) {
     OPS,
     BATTERY_MAH,
     CLIENT_IDLE_S,
+    ANSWER_BYTES,
     name: 'mobile',
     defaultProfile: 'lte+rrc',
     lanes,
