@@ -87,12 +87,19 @@ test('3G: IDLE past 17 s pays 2 s; DCH within 5 s nothing; FACH carries a small 
   const fach = operation(g3, { ...ws, gapS: 10 });
   near(term(fach, 'fach'), 307.44, 'FACH carries it');
   near(fach.ms - plain, 307.44, 'FACH: no promotion');
-  // HTTP/1.1 framing 260 B up: 100 + 260 = 360 B; 300 + 260 = 560 B passes 540 B.
+  // HTTP/1.1 framing 160 B up: 400 + 160 = 560 B passes the uplink's 540 B: the request waits
+  // for the promotion, and FACH carries nothing.
   near(
-    operation(g3, { ...kept, reqBytes: 300, gapS: 10 }).ms - operation(g3, { ...kept, reqBytes: 300 }).ms,
+    operation(g3, { ...kept, reqBytes: 400, gapS: 10 }).ms - operation(g3, { ...kept, reqBytes: 400 }).ms,
     1500,
     'FACH -> DCH',
   );
+  // 300 + 160 = 460 B up fits; an answer of 200 + 300 B of framing = 500 B passes the downlink's
+  // 475 B: FACH carries the request, 0.0014 x 460^2 + 1.6 x 460 + 20 = 1052.24 ms, then the
+  // answer promotes, 1500 ms.
+  const answerPromotes = operation(g3, { ...kept, reqBytes: 300, resBytes: 200, gapS: 10 });
+  near(term(answerPromotes, 'fach'), 1052.24, 'FACH carries the request');
+  near(answerPromotes.ms - operation(g3, { ...kept, reqBytes: 300, resBytes: 200 }).ms, 2552.24, 'then the promotion');
 });
 
 test('the budgets: a lane whose model says the gap gets the promotion in its budgets (p50 x factor), through expectationsOf', () => {
