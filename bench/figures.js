@@ -851,7 +851,8 @@ function mobileTable(records) {
   const later = records
     .filter((x) => x.bench === 'mobile' && !x.quick && !fullMobile(x) && String(x.date) > String(r.date))
     .sort((a, b) => String(a.date).localeCompare(String(b.date)));
-  const rowKey = (row) => `${row.network}|${row.lane}|${row.everyS}`;
+  // The gap too: 3G's run with larger answers has a row at FACH's T beside the book's.
+  const rowKey = (row) => `${row.network}|${row.lane}|${row.everyS}|${row.gap}`;
   later.forEach((x, i) => {
     const newer = new Set(later.slice(i + 1).flatMap((y) => y.rows.map(rowKey)));
     const own = x.rows.filter((row) => !newer.has(rowKey(row)));
@@ -861,6 +862,20 @@ function mobileTable(records) {
         ...own.map(rowOf),
       );
   });
+  // A timer the full run did not see (FACH -> DCH before its run of larger answers): from the
+  // newest later run that saw it.
+  const timerOf = (t) =>
+    t.seen
+      ? { ...t, when: null }
+      : (later
+          .map((x) => ({
+            x,
+            found: (x.timers || []).find((y) => y.network === t.network && y.timer === t.timer && y.seen),
+          }))
+          .filter((y) => y.found)
+          .map(({ x, found }) => ({ ...found, when: day(x) }))
+          .pop() ?? { ...t, when: null });
+  const timers = (r.timers || []).map(timerOf);
   return {
     text: [
       '| network | lane | one operation every | p50 ms | model ms | / model | radio on s/h (log) | model s/h | / model | mJ/op | J/h |',
@@ -868,17 +883,17 @@ function mobileTable(records) {
       ...rows,
       '',
       `p50 of ${r.ops} operations after their gap; the model past the tail is the +rrc profile's (its promotion, where the lane's gap lets the radio sleep), within it the plain network's, in FACH (3G, 8 s) the +rrc profile's (FACH's slow carriage of the operation's bytes). The radio's time on and its energy are read from the link's event log over the step; a lane with pings (ws: the server's, every 12 s; grpc_ping10: the server's, every 10 s) is measured, not judged, on its time on. Targets: 0.9–1.1, radio on within 5 % (\`node bench/mobile.js\`, ${day(r)}, ${machine(r)}).`,
-      ...(r.timers?.length
+      ...(timers.length
         ? [
             '',
             "| network | the radio's timer | seen | the link's log, p50 ms | the paper's ms | / paper |",
             '|---|---|--:|--:|--:|--:|',
-            ...r.timers.map(
+            ...timers.map(
               (t) =>
-                `| ${t.network} | ${t.timer} | ${t.seen} | ${t.logMs ?? '–'} | ${t.paperMs} | ${t.ratio === null ? '–' : `x${num(t.ratio, 3)}`} |`,
+                `| ${t.network} | ${t.timer}${t.when ? ` (*later, ${t.when}*)` : ''} | ${t.seen} | ${t.logMs ?? '–'} | ${t.paperMs} | ${t.ratio === null ? '–' : `x${num(t.ratio, 3)}`} |`,
             ),
             '',
-            "Each timer from the start of a promotion to its end, or from a tail's last packet to the demotion that ends it (`common/radio-log.js` timersOf), over the values `common/radio.js` takes from the papers. Target: within 2 %.",
+            "Each timer from the start of a promotion to its end, or from a tail's last packet to the demotion that ends it (`common/radio-log.js` timersOf), over the values `common/radio.js` takes from the papers; one the full run did not see, from the newest later run that did. Target: within 2 %.",
           ]
         : []),
       ...(r.nat?.length
