@@ -40,8 +40,8 @@ export default function declare(settings) {
   // The client stream's small and big uploads, in books.
   const UPLOADS = { small: 10, big: BIG_UPLOAD };
   const bytes = Object.fromEntries(PAYLOADS);
-  // PAYLOAD_OP's bytes. A kept connection's first big answer comes while its window is still the initial
-  // one (a small call opened it): it pays slow start's rounds. A gRPC lane's step holds
+  // PAYLOAD_OP's bytes. A kept connection's first big answer comes while its window is still
+  // the initial one (a small call opened it): it pays slow start's rounds. A gRPC lane's step holds
   // a second big call (laneSeconds below), so that first one is the warm row's tail
   // (p95); a GraphQL keep-alive lane's step holds one big call per VU, so it is the
   // row's median too.
