@@ -185,6 +185,13 @@ test("the client's own idle timeout (CLIENT_IDLE_SECONDS): shorter than the gap 
   // Under a NAT of 20 s at one operation every 30 s: closed by the client first, never dropped.
   assert.equal(natDrops(by.http_keepalive, 30, 20, 70, 300), true, "the default's 5 minutes");
   assert.equal(natDrops(by.http_keepalive, 30, 20, 70, 10), false, 'the client closed it');
+  // A tie: the gap is T from the last answer (and a timer's lateness): past the timeout. A gRPC
+  // channel's last packet is the PING's ACK a round trip later: within it.
+  assert.equal(natDrops(by.http_keepalive, 60, 60, 300), true, 'T equal to the timeout');
+  assert.equal(natDrops(by.http2, 60, 60, 300), true);
+  assert.equal(natDrops(by.grpc, 60, 60, 300), false, "gRPC's PING comes a round trip later");
+  assert.equal(natDrops(by.grpc, 61, 60, 300), true);
+  assert.equal(natDrops(by.http_keepalive, 59, 60, 300), false);
   // The lanes and their model: lte (R 70 ms) at 15 s, the client's timeout 10 s: a new
   // connection (TCP, R) after the whole gap; 5 minutes by default: kept (no set-up).
   const link = linkOf(loadProfile('lte+rrc'));
