@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { execa } from 'execa';
+import { CellSet } from '../lib/report/samples.js';
 import { ROOT } from '../lib/tools.js';
 import { cliEnv, runCli } from './helpers/cli-env.js';
 import { assertDocPassedButLatency } from './helpers/exits.js';
@@ -19,9 +20,23 @@ import { WS_VS_HTTP_LANES } from './helpers/lanes.js';
 
 const DASHBOARD = join(ROOT, 'deploy', 'grafana', 'k6pack.json');
 // k6 writes trends as native histograms of schema 3 (buckets 2^(1/8) = 1.0905 wide,
-// read from what Prometheus stores): a quantile from them is within one bucket, 9.05 %,
-// of the same samples' exact one. Seen on 2026-11-27: every lane within 0.9 %.
+// read from what Prometheus stores): a quantile from them lies in the bucket that holds
+// the sample of that rank.
 const BUCKET = 2 ** (1 / 8) - 1;
+const Q = 0.95;
+
+// Where PromQL's p95 may lie, from the run's own samples (sorted, ms): in the bucket of a
+// sample at rank Q n, give or take one (Prometheus 2.42 counts from the bottom, later
+// versions from the top), so within one bucket of those samples. Not summary.json's p95:
+// that is k6's, linear between the sorted values at Q (n - 1), and with a 3 s step's
+// few operations the tail's neighbours can lie further apart than a bucket: CI on
+// b0dc7f9 read PromQL 96.6 against k6's 84.2 ms for https_fresh_c1 on a loaded machine.
+function p95Range(sorted) {
+  const n = sorted.length;
+  const lo = sorted[Math.max(0, Math.floor(Q * n) - 1)];
+  const hi = sorted[Math.min(n - 1, Math.ceil(Q * n))];
+  return { lo: lo / (1 + BUCKET), hi: hi * (1 + BUCKET) };
+}
 
 describe('--out prometheus=URL: a real Prometheus gets every lane, as native histograms', () => {
   let found;
@@ -29,6 +44,7 @@ describe('--out prometheus=URL: a real Prometheus gets every lane, as native his
   let cli;
   let run;
   let doc;
+  let runDir;
   before(
     async () => {
       found = await prometheusBinary();
@@ -56,7 +72,8 @@ describe('--out prometheus=URL: a real Prometheus gets every lane, as native his
         { env: { ...cli.env, K6_PROMETHEUS_RW_PUSH_INTERVAL: '1s' }, timeoutMs: scaled(150000) },
       );
       const dir = readdirSync(results).find((n) => n.startsWith('ws-vs-http-lan-'));
-      doc = dir && JSON.parse(readFileSync(join(results, dir, 'summary.json'), 'utf8'));
+      runDir = dir && join(results, dir);
+      doc = dir && JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8'));
     },
     { timeout: 900000 },
   );
@@ -65,7 +82,7 @@ describe('--out prometheus=URL: a real Prometheus gets every lane, as native his
     cli?.cleanup();
   });
 
-  test("each lane's p95 from PromQL matches summary.json within the histogram's bucket", async (t) => {
+  test("each lane's count and p95 from PromQL match the run's own samples (samples.json.gz), within the histogram's bucket", async (t) => {
     if (found.skip) return t.skip(found.skip);
     // 0, or 99 when only a latency gate failed (this file runs beside others): what is
     // checked is what Prometheus holds.
@@ -77,19 +94,28 @@ describe('--out prometheus=URL: a real Prometheus gets every lane, as native his
     );
     const rows = doc.rows.filter((r) => r.latency?.count);
     assert.equal(rows.length, WS_VS_HTTP_LANES.split(',').length);
+    const cells = new CellSet();
+    for (const row of rows) cells.want(row.latency.key, 'trend');
+    await cells.read(join(runDir, 'samples.json.gz'));
     for (const row of rows) {
-      const [series, ...more] = await prom.query(
-        `histogram_quantile(0.95, sum by (scenario) (k6_op_duration_seconds{k6pack_scenario="ws-vs-http", profile="lan", scenario="${row.scenario}"}))`,
-      );
-      assert.ok(series && !more.length, `${row.scenario}: one series`);
-      const p95 = Number(series.value[1]) * 1000;
-      const off = p95 / row.latency.p95 - 1;
+      const sorted = [...cells.get(row.latency.key).values].sort((a, b) => a - b);
+      assert.equal(sorted.length, row.latency.count, `${row.scenario}: samples.json.gz holds the summary's operations`);
+      const lane = `sum by (scenario) (k6_op_duration_seconds{k6pack_scenario="ws-vs-http", profile="lan", scenario="${row.scenario}"})`;
+      const one = async (promql) => {
+        const [series, ...more] = await prom.query(promql);
+        assert.ok(series && !more.length, `${row.scenario}: one series for ${promql}`);
+        return Number(series.value[1]);
+      };
+      // Every operation got there: k6 pushes its histograms whole, the last at the run's end.
+      assert.equal(await one(`histogram_count(${lane})`), sorted.length, `${row.scenario}: PromQL's count`);
+      const p95 = (await one(`histogram_quantile(${Q}, ${lane})`)) * 1000;
+      const { lo, hi } = p95Range(sorted);
       t.diagnostic(
-        `${row.scenario}: PromQL p95 ${p95.toFixed(3)} ms, summary.json ${row.latency.p95.toFixed(3)} ms (${(off * 100).toFixed(2)} %)`,
+        `${row.scenario}: ${sorted.length} operations, PromQL p95 ${p95.toFixed(3)} ms, in ${lo.toFixed(3)}..${hi.toFixed(3)}; k6's ${row.latency.p95.toFixed(3)} ms`,
       );
       assert.ok(
-        Math.abs(off) <= BUCKET,
-        `${row.scenario}: ${p95} vs ${row.latency.p95} ms, more than one bucket (${BUCKET})`,
+        p95 >= lo && p95 <= hi,
+        `${row.scenario}: PromQL p95 ${p95} ms, outside ${lo}..${hi} (within a bucket of the samples at rank ${Q} n)`,
       );
     }
     // The pack's labels on every series.
