@@ -83,7 +83,7 @@ export function gapAt(T, P, q) {
 // closes it right after the operation before: scenarios/mobile.js).
 // answerBytes (MOBILE_ANSWER_BYTES): 0, the book operation; else a payload of that many bytes.
 export function operationOf(l, answerBytes = 0) {
-  const grpc = laneEntry(l.on).family === 'grpc';
+  const grpc = grpcLane(l);
   if (answerBytes > 0) return PAYLOAD_OP[grpc ? 'grpc' : 'graphql'](answerBytes);
   return grpc ? GET_BOOK : BOOK_OP;
 }
@@ -119,7 +119,7 @@ export function natDrops(l, T, natIdleS, rttMs = 0, clientIdleS = Infinity) {
   // client pings as data comes), the connection's last packet, so the gap is R shorter:
   // a tie keeps the channel. Under 3g+rrc+nat=60 at one operation every 60 s (2026-11-30)
   // http_keepalive and http2 failed their first operation after the gap, grpc none.
-  const gapS = laneEntry(l.on).family === 'grpc' ? T - rttMs / 1000 : T;
+  const gapS = grpcLane(l) ? T - rttMs / 1000 : T;
   return gapS >= natIdleS;
 }
 
@@ -128,6 +128,7 @@ export function natDrops(l, T, natIdleS, rttMs = 0, clientIdleS = Infinity) {
 // From the catalogue: an HTTP-family lane whose transport is not fresh.
 const keptHttp = (l) => laneEntry(l.on).family === 'http' && !freshLane(l);
 const freshLane = (l) => FRESH_TRANSPORTS.has(laneEntry(l.on).transport);
+const grpcLane = (l) => laneEntry(l.on).family === 'grpc';
 
 // After how many idle seconds the reference server closes a lane's kept connection: HTTP/1.1
 // and HTTP/2 at LIMITS.KEEP_ALIVE_MS (servers/graphql/server.js); a WebSocket and a gRPC
