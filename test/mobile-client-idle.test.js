@@ -24,34 +24,39 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('CLIENT_IDLE_SECONDS=3: at one operation every 5 s each opens a new connection; every 2 s one connection serves them all', async () => {
-  const OPS = 2; // after each step's first
-  const points = join(dir, 'points.json');
+// Runs scenarios/mobile.js under lan with these settings (and the stack's), k6's points
+// to a JSON file; -> { r, output, points: the op_duration points' tags }, after checking it
+// passed but for latency, with no failed operation.
+async function runMobile(name, env) {
+  const file = join(dir, `${name}.json`);
   const r = await runK6(join(ROOT, 'scenarios', 'mobile.js'), {
-    env: {
-      ...stack.env,
-      PROFILE: 'lan',
-      LANES: 'http_keepalive_t2,http_keepalive_t5,http2_t2,http2_t5',
-      INTERACTION_SECONDS: '2,5',
-      MOBILE_OPS: String(OPS),
-      CLIENT_IDLE_SECONDS: '3',
-    },
-    args: ['--out', `json=${points}`],
+    env: { ...stack.env, PROFILE: 'lan', ...env },
+    args: ['--out', `json=${file}`],
     timeoutMs: 120000,
   });
   const output = `${r.stdout}\n${r.stderr.slice(-3000)}`;
   assertPassedButLatency(r.code, crossedInStderr(r.stderr), output);
   assert.equal(r.summary.metrics.op_failed.passes, 0, `failed operations\n${output}`);
+  const points = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.includes('"op_duration"') && line.includes('"Point"'))
+    .map((line) => JSON.parse(line).data.tags);
+  return { r, output, points };
+}
+
+test('CLIENT_IDLE_SECONDS=3: at one operation every 5 s each opens a new connection; every 2 s one connection serves them all', async () => {
+  const OPS = 2; // after each step's first
+  const { output, points } = await runMobile('points', {
+    LANES: 'http_keepalive_t2,http_keepalive_t5,http2_t2,http2_t5',
+    INTERACTION_SECONDS: '2,5',
+    MOBILE_OPS: String(OPS),
+    CLIENT_IDLE_SECONDS: '3',
+  });
   // Each operation after its gap, by step: did it open its connection (conn:cold) or find
   // one (conn:warm)? (A step's first operation may find the connection the step before
   // left on the same k6 VU: not counted.)
   const seen = {};
-  for (const line of readFileSync(points, 'utf8').split('\n')) {
-    if (!line.includes('"op_duration"') || !line.includes('"Point"')) continue;
-    const { tags } = JSON.parse(line).data;
-    if (tags.gap !== 'after') continue;
-    (seen[tags.scenario] ??= []).push(tags.conn);
-  }
+  for (const tags of points) if (tags.gap === 'after') (seen[tags.scenario] ??= []).push(tags.conn);
   const cold = Array(OPS).fill('cold');
   const warm = Array(OPS).fill('warm');
   assert.deepEqual(
@@ -63,31 +68,18 @@ test('CLIENT_IDLE_SECONDS=3: at one operation every 5 s each opens a new connect
 
 test('MOBILE_ANSWER_BYTES=1000: every lane asks for a payload of 1000 B, over HTTP, WebSocket and gRPC, and gets it', async () => {
   const OPS = 2;
-  const points = join(dir, 'payload.json');
   const lanes = ['http_keepalive_t1', 'ws_t1', 'grpc_t1'];
-  const r = await runK6(join(ROOT, 'scenarios', 'mobile.js'), {
-    env: {
-      ...stack.env,
-      PROFILE: 'lan',
-      LANES: lanes.join(','),
-      INTERACTION_SECONDS: '1',
-      MOBILE_OPS: String(OPS),
-      MOBILE_ANSWER_BYTES: '1000',
-    },
-    args: ['--out', `json=${points}`],
-    timeoutMs: 120000,
+  const { r, output, points } = await runMobile('payload', {
+    LANES: lanes.join(','),
+    INTERACTION_SECONDS: '1',
+    MOBILE_OPS: String(OPS),
+    MOBILE_ANSWER_BYTES: '1000',
   });
-  const output = `${r.stdout}\n${r.stderr.slice(-3000)}`;
-  assertPassedButLatency(r.code, crossedInStderr(r.stderr), output);
   // Each answer is checked in k6 (scenarios/lib/queries.js validatePayload,
-  // validateGrpcPayload: its size and its data's length): a wrong one fails its operation.
-  assert.equal(r.summary.metrics.op_failed.passes, 0, `failed operations\n${output}`);
+  // validateGrpcPayload: its size and its data's length): a wrong one fails its operation,
+  // and runMobile wants none.
   const ops = {};
-  for (const line of readFileSync(points, 'utf8').split('\n')) {
-    if (!line.includes('"op_duration"') || !line.includes('"Point"')) continue;
-    const { tags } = JSON.parse(line).data;
-    (ops[tags.scenario] ??= []).push(tags.op);
-  }
+  for (const tags of points) (ops[tags.scenario] ??= []).push(tags.op);
   const payloads = Array(OPS + 1).fill('payload');
   assert.deepEqual(ops, Object.fromEntries(lanes.map((l) => [`${l}_c1`, payloads])), output);
   assert.match(r.stdout, /each answer a payload of 1000 B \(MOBILE_ANSWER_BYTES\)/);
