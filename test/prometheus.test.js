@@ -26,7 +26,7 @@ const BUCKET = 2 ** (1 / 8) - 1;
 const Q = 0.95;
 
 // Where PromQL's p95 may lie, from the run's own samples (sorted, ms): in the bucket of a
-// sample at rank Q n, give or take one (Prometheus 2.42 counts from the bottom, later
+// sample at rank Q n, give or take one (older Prometheus counts ranks from the bottom, later
 // versions from the top), so within one bucket of those samples. Not summary.json's p95:
 // that is k6's, linear between the sorted values at Q (n - 1), and with a 3 s step's
 // few operations the tail's neighbours can lie further apart than a bucket: CI on
