@@ -59,6 +59,11 @@ export function pingOf(l) {
 // operation finds the last ping u seconds ago, u uniform over [0, P): the gap is
 // min(T, u), whose q-quantile is min(T, q P). Without pings, T. (The operation before
 // took a few round trips of T: left out, a gap a little longer than it is.)
+// Not priced: under LTE each of the server's pings finds the radio asleep (its exchange
+// ends ~0.33 s in, the tail 11.58 s later, 0.1 s before the next) and promotes it, and
+// scenarios/mobile.js does not spread its operations over the ping's clock: at T a multiple
+// of 12 s each lands at the same phase, ~0.2 s after a ping, inside its promotion (ws every
+// 60 s under lte+rrc: p50 153 against 71 ms, 2026-11-30; docs/studies/000).
 export function gapAt(T, P, q) {
   return P > 0 ? Math.min(T, q * P) : T;
 }
