@@ -121,25 +121,65 @@ test('3G, one operation every T s: a small one FACH carried leaves the radio in 
   assert.deepEqual(wake('3g', 10, { ...small, from: 'fach' }), { state: 'fach', promotionMs: 0, fachMs: 307.44 });
   assert.deepEqual(wake('3g', 3, { ...small, from: 'fach' }).state, 'fach', 'no DCH tail after FACH');
   assert.deepEqual(wake('3g', 12, { ...small, from: 'fach' }), { state: 'idle', promotionMs: 2000, fachMs: 0 });
-  // T = 8 s: every operation on FACH; T = 15 s: FACH (15 s after a DCH one), then IDLE
-  // (15 s after a FACH one, past its 12 s tail), and again; T = 20 s: IDLE each time.
-  const states = (T, bytes) =>
-    rhythmWakes('3g', { periodS: T, ...bytes }).map((w) => `${w.from}>${w.state}+${w.promotionMs}`);
-  assert.deepEqual(states(8, small), ['fach>fach+0']);
-  assert.deepEqual(states(15, small), ['up>fach+0', 'fach>idle+2000']);
-  assert.deepEqual(states(20, small), ['up>idle+2000']);
-  assert.deepEqual(states(15, {}), ['up>fach+1500'], 'a large one promotes FACH: the radio is up after it');
-  assert.deepEqual(states(15, {}).length, 1);
+  // One every T s start to start, after a warm operation (the radio up), each gap T less
+  // the operation before and what the radio added to it. T = 8 s: every operation on FACH;
+  // T = 15 s: FACH (15 s after a DCH one), then IDLE (14.69 s after a FACH one, past its
+  // 12 s tail), then FACH again (13 s after the 2 s promotion); T = 18 s: IDLE first, then
+  // 16 s after the promotion, within the 17 s tail: FACH; T = 20 s: IDLE each time.
+  const states = (T, bytes, more = {}) =>
+    rhythmWakes('3g', { periodS: T, count: 4, ...bytes, ...more }).map((w) => `${w.from}>${w.state}+${w.promotionMs}`);
+  assert.deepEqual(states(8, small), ['up>fach+0', 'fach>fach+0', 'fach>fach+0', 'fach>fach+0']);
+  assert.deepEqual(states(15, small), ['up>fach+0', 'fach>idle+2000', 'up>fach+0', 'fach>idle+2000']);
+  assert.deepEqual(states(18, small), ['up>idle+2000', 'up>fach+0', 'fach>idle+2000', 'up>fach+0']);
+  assert.deepEqual(states(20, small), Array(4).fill('up>idle+2000'));
   assert.deepEqual(
-    rhythmWakes('lte', { periodS: 15 }).map((w) => w.promotionMs),
-    [260],
+    states(15, {}),
+    Array(4).fill('up>fach+1500'),
+    'a large one promotes FACH: the radio is up after it',
   );
-  // In the model: periodS with a quantile picks the cheaper (p50) or the dearer (p95) of the cycle.
+  // T = 5 s, DCH's tail: the gap is 5 s less the operation (300 ms): DCH every time; and on
+  // gRPC less its PING's round trip too (trailMs).
+  assert.deepEqual(states(5, small, { activeMs: 300 }), Array(4).fill('up>dch+0'));
+  assert.deepEqual(
+    rhythmWakes('3g', { periodS: 5.2, activeMs: 100, trailMs: 300, count: 1 }).map((w) => [w.state, w.gapS]),
+    [['dch', 4.8]],
+  );
+  assert.deepEqual(
+    rhythmWakes('lte', { periodS: 15, count: 3 }).map((w) => [w.promotionMs, w.gapS]),
+    [
+      [260, 15],
+      [260, 14.74],
+      [260, 14.74],
+    ],
+  );
+  // In the model: the quantile is k6's over the `ops` operations (linear between the sorted
+  // ones): at 15 s FACH and IDLE alternate, so the median of 4 is half-way between FACH's
+  // 307.44 ms and the 2 s promotion; the p95 is the promotion.
   const g3 = link('3g+rrc');
   const ws = { transport: 'ws', tls: false, conn: 'warm', reqBytes: 100, resBytes: 200 };
   const plain = operation(g3, ws).ms;
-  near(operation(g3, { ...ws, periodS: 15, quantile: 0.5 }).ms - plain, 307.44, 'p50: FACH carries it');
-  near(operation(g3, { ...ws, periodS: 15, quantile: 0.95 }).ms - plain, 2000, 'p95: from IDLE');
-  near(operation(g3, { ...ws, periodS: 8, quantile: 0.95 }).ms - plain, 307.44, 'T 8 s: FACH every time');
+  near(
+    operation(g3, { ...ws, periodS: 15, ops: 4, quantile: 0.5 }).ms - plain,
+    (307.44 + 2000) / 2,
+    'p50 of 4: half-way',
+  );
+  near(operation(g3, { ...ws, periodS: 15, ops: 3, quantile: 0.5 }).ms - plain, 307.44, 'p50 of 3: FACH (2 of 3)');
+  near(operation(g3, { ...ws, periodS: 15, ops: 4, quantile: 0.95 }).ms - plain, 2000, 'p95: from IDLE');
+  near(operation(g3, { ...ws, periodS: 8, ops: 4, quantile: 0.95 }).ms - plain, 307.44, 'T 8 s: FACH every time');
+  near(
+    operation(g3, { ...ws, periodS: 5, ops: 4, quantile: 0.95 }).ms - plain,
+    0,
+    'T 5 s: DCH, the gap 5 s less the operation',
+  );
+  // With pings on their own clock: the gap is the shorter of the rhythm's and the time since
+  // the last ping, uniform over the interval (its quantile: q x pingS). 3G, T = 15 s, a ping
+  // every 10 s: the median's 5 s is DCH's tail, FACH; T = 4 s: 4 s less the operation, DCH.
+  near(operation(g3, { ...ws, periodS: 15, pingS: 10, quantile: 0.5 }).ms - plain, 307.44, 'ping 10 s: FACH');
+  near(operation(g3, { ...ws, periodS: 4, pingS: 10, quantile: 0.95 }).ms - plain, 0, 'T 4 s: DCH');
+  near(
+    operation(link('lte+rrc'), { ...ws, periodS: 15, pingS: 12, quantile: 0.95 }).radioMs,
+    0,
+    'LTE: 11.4 s since the ping',
+  );
   near(operation(link('lte+rrc'), { ...ws, periodS: 15 }).radioMs, 260, 'LTE: past the tail every time');
 });

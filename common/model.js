@@ -275,18 +275,47 @@ export function linkOf(profile) {
 // without a radio or a gap. up/down: the bytes each way (3G's FACH decides on them).
 // oneWay: a push, whose one packet meets the DRX after the whole gap; an answer comes
 // half a round trip and the server's time after its request (the radio's last packet).
-// periodS instead of gapS: one operation every periodS seconds and nothing between, the
-// radio settled into that rhythm (common/radio.js rhythmWakes: in 3G an operation FACH
-// carried changes what the next one finds); quantile picks among the cycle's operations
-// by their cost (0.5: the cheaper of two, 0.95: the dearer).
+// periodS instead of gapS: `ops` operations, one every periodS seconds start to start,
+// each activeMs long on the plain link (operation() gives it) and its connection's last
+// packet trailRounds round trips after its answer (gRPC's PING and ACK); the quantile is
+// k6's (linear between the sorted operations) over their radio costs, one by one
+// (common/radio.js rhythmWakes: in 3G an operation FACH carried changes what the next one
+// finds, and at gaps of 12-17 s the operations alternate: k6's median of 4 is half-way).
+// pingS: pings every pingS seconds on their own clock keep the connection too: the
+// gap is the shorter of the rhythm's and the time since the last ping (uniform over the
+// interval: its quantile is quantile x pingS).
 export function radioWake(link, op, up = 0, down = 0) {
   const { oneWay = false, serverMs = 0, periodS, quantile = 0.5 } = op;
   const none = { promotionMs: 0, fachMs: 0, drxMs: 0, drxTailMs: 0, state: null };
   if (link.radio && periodS && !oneWay) {
-    const cost = (w) => w.promotionMs + w.fachMs;
-    const cycle = rhythmWakes(link.radio, { periodS, upBytes: up, downBytes: down }).sort((a, b) => cost(a) - cost(b));
-    const w = cycle[Math.max(0, Math.ceil(quantile * cycle.length) - 1)];
-    return radioWake(link, { ...op, periodS: undefined, gapS: periodS, from: w.from }, up, down);
+    const trailMs = (op.trailRounds || 0) * link.R;
+    const activeMs = op.activeMs || 0;
+    const at = (w) => radioWake(link, { ...op, periodS: undefined, gapS: w.gapS, from: w.from }, up, down);
+    if (op.pingS > 0) {
+      const gapS = Math.max(0, periodS * 1000 - activeMs - trailMs) / 1000;
+      return at({ gapS: Math.min(gapS, quantile * op.pingS), from: 'up' });
+    }
+    const seq = rhythmWakes(link.radio, {
+      periodS,
+      activeMs,
+      trailMs,
+      count: op.ops || 8,
+      upBytes: up,
+      downBytes: down,
+    })
+      .map(at)
+      .sort((a, b) => cost(a) - cost(b));
+    const x = quantile * (seq.length - 1);
+    const [lo, hi] = [seq[Math.floor(x)], seq[Math.ceil(x)]];
+    const f = x - Math.floor(x);
+    const mix = (k) => lo[k] + f * (hi[k] - lo[k]);
+    return {
+      ...hi,
+      promotionMs: mix('promotionMs'),
+      fachMs: mix('fachMs'),
+      drxMs: mix('drxMs'),
+      drxTailMs: mix('drxTailMs'),
+    };
   }
   const gapS = op.gapS;
   if (!link.radio || gapS === undefined || gapS === null) return none;
@@ -302,6 +331,7 @@ export function radioWake(link, op, up = 0, down = 0) {
   const bound = drxBoundMs(link.radio, (link.R / 2 + serverMs) / 1000);
   return { promotionMs: w.promotionMs, fachMs: w.fachMs, drxMs: bound / 2, drxTailMs: bound / 2, state: w.state };
 }
+const cost = (w) => w.promotionMs + w.fachMs;
 
 // ---- loss (tools/toxiproxy/tcp.go; docs/model.md "Loss") ----
 //
@@ -437,8 +467,9 @@ const round1 = (x) => Math.round(x * 10) / 10;
 //   upWindow: true for a client stream (its request bytes wait for the server's window),
 //   waitMs: a wait the protocol adds (a poll interval),
 //   gapS: seconds since the radio's last packet, under +rrc (radioWake: the promotion,
-//         FACH or the DRX wait the operation pays first; none without it), or periodS and
-//         quantile: one operation every periodS seconds, settled (radioWake); from: 'fach'
+//         FACH or the DRX wait the operation pays first; none without it), or periodS,
+//         quantile, ops (and pingS, trailRounds): one operation every periodS seconds
+//         start to start, its quantile over `ops` of them (radioWake); from: 'fach'
 //         when the radio's last packet went on 3G's FACH (common/radio.js wake) }
 // -> { ms, setupMs, roundTrips, terms: [{ name, ms, text }], formula, tailMs (what
 //      losses add at the 95th percentile beyond the median: stalls, and a long
@@ -458,7 +489,12 @@ export function operation(link, op) {
   };
   const handshake = setupBytes(link, phases);
   const [setupUp, setupDown] = setupBytesOf(phases, phases.includes('tls'));
-  const radio = radioWake(link, op, up + setupUp, down + setupDown);
+  // A rhythm's gap is the period less the operation: its time on the plain link.
+  const rhythmOp =
+    link.radio && op.periodS
+      ? { ...op, activeMs: operation({ ...link, radio: null }, { ...op, periodS: undefined }).ms }
+      : op;
+  const radio = radioWake(link, rhythmOp, up + setupUp, down + setupDown);
   add(
     'promotion',
     radio.promotionMs,

@@ -108,24 +108,32 @@ export function wake(radio, gapS, { upBytes = Infinity, downBytes = Infinity, fr
 const idle = (promotionMs) => ({ state: 'idle', promotionMs, fachMs: 0 });
 const up = (state) => ({ state, promotionMs: 0, fachMs: 0 });
 
-// What each operation of a steady rhythm pays (one every periodS seconds, nothing in
-// between), once the radio has settled: wake()'s results over one cycle, each with the
-// `from` it met. In 3G an operation FACH carries leaves the radio in FACH, whose 12 s
-// tail then counts from it: at a period from 5 to 12 s small operations stay on FACH, from
-// 12 to 17 s they alternate with promotions from IDLE (the link toxic's state machine does
-// the same: tools/toxiproxy/radio.go).
-export function rhythmWakes(radio, { periodS, upBytes = Infinity, downBytes = Infinity }) {
+// What the operations of a rhythm pay, one by one: `count` of them, one every periodS
+// seconds start to start (nothing else on the link), after one that left the radio up
+// (scenarios/mobile.js paced: a warm operation straight after the first). Each one's gap
+// is the period less the operation before: its time on the plain link (activeMs), what
+// the radio added to it (its promotion, FACH), and its connection's packets after the
+// answer (trailMs: gRPC's PING and ACK, a round trip). wake()'s results, each with the
+// gap and the `from` it met. In 3G an operation FACH carries leaves the radio in FACH,
+// whose 12 s tail then counts from it: at gaps from 5 to 12 s small operations stay on
+// FACH, from 12 to 17 s they alternate with promotions from IDLE (the link toxic's state
+// machine does the same: tools/toxiproxy/radio.go).
+export function rhythmWakes(
+  radio,
+  { periodS, activeMs = 0, trailMs = 0, count = 8, upBytes = Infinity, downBytes = Infinity },
+) {
   const set = setOf(radio);
   const out = [];
   let from = 'up';
-  for (let k = 0; k < 8; k++) {
-    const w = wake(radio, periodS, { upBytes, downBytes, from });
-    out.push({ ...w, from });
+  let added = 0;
+  for (let k = 0; k < count; k++) {
+    const gapS = Math.max(0, periodS * 1000 - activeMs - added - trailMs) / 1000;
+    const w = wake(radio, gapS, { upBytes, downBytes, from });
+    out.push({ ...w, from, gapS });
+    added = w.promotionMs + w.fachMs;
     from = set === UMTS && w.state === 'fach' && w.promotionMs === 0 ? 'fach' : 'up';
   }
-  // Settled within two; a cycle is at most two long (fach, then idle).
-  const [a, b] = out.slice(6);
-  return a.state === b.state && a.from === b.from ? [b] : [a, b];
+  return out;
 }
 
 // The most DRX adds to a downlink packet (a push) that comes gapS seconds after the

@@ -9,8 +9,9 @@
  * setting: the server on GRPC_KEEPALIVE_ADDR pings every 10 s). One VU per lane and T (one
  * phone: the radio is the device's, every proxy's link toxic shares it), the
  * steps one after another. A step runs the operation once (gap:first: it opens
- * a kept lane's connection), then MOBILE_OPS more, T seconds apart
- * (gap:after: the rows). Under +rrc the model prices each one with its gap
+ * a kept lane's connection) and again straight after (gap:warm), then MOBILE_OPS
+ * more, one every T seconds from the warm one's start (gap:after: the rows).
+ * Under +rrc the model prices each one with its gap, T less the operation before
  * (common/model.js: promotion, FACH, DRX); under +nat=SECONDS a kept
  * connection idle longer is dropped silently and its next operation fails
  * (the HTTP client opens a new connection next time, the WebSocket lane a new
@@ -27,74 +28,74 @@
  *   k6 run -e PROFILE=3g+rrc -e INTERACTION_SECONDS=5,15 scenarios/mobile.js
  *
  * Its plan at LOAD=ci (`npx k6pack plan mobile --load ci`; dev/plan-headers.js writes it):
- *   mobile under lte+rrc (R 70 ms, down 12000 / up 12000 kbit/s, rrc), load ci, closed workload: 32 k6 scenarios, 3088.0 s in all
+ *   mobile under lte+rrc (R 70 ms, down 12000 / up 12000 kbit/s, rrc), load ci, closed workload: 32 k6 scenarios, 3100.8 s in all
  *     k6 scenario            executor      VUs or rate  start    duration  graceful stop
- *     http_fresh_t1_c1       constant-vus  1 VU         0s       18.7s     0.8s
- *     http_fresh_t5_c1       constant-vus  1 VU         19.5s    34.7s     0.8s
- *     http_fresh_t15_c1      constant-vus  1 VU         55s      74.7s     0.8s
- *     http_fresh_t60_c1      constant-vus  1 VU         130.5s   254.7s    0.8s
- *     http_keepalive_t1_c1   constant-vus  1 VU         386s     18.7s     0.8s
- *     http_keepalive_t5_c1   constant-vus  1 VU         405.5s   34.7s     0.8s
- *     http_keepalive_t15_c1  constant-vus  1 VU         441s     74.7s     0.8s
- *     http_keepalive_t60_c1  constant-vus  1 VU         516.5s   254.7s    0.8s
- *     http2_t1_c1            constant-vus  1 VU         772s     18.7s     0.8s
- *     http2_t5_c1            constant-vus  1 VU         791.5s   34.7s     0.8s
- *     http2_t15_c1           constant-vus  1 VU         827s     74.7s     0.8s
- *     http2_t60_c1           constant-vus  1 VU         902.5s   254.7s    0.8s
- *     ws_t1_c1               constant-vus  1 VU         1158s    18.7s     0.8s
- *     ws_t5_c1               constant-vus  1 VU         1177.5s  34.7s     0.8s
- *     ws_t15_c1              constant-vus  1 VU         1213s    74.7s     0.8s
- *     ws_t60_c1              constant-vus  1 VU         1288.5s  254.7s    0.8s
- *     ws_ping10_t1_c1        constant-vus  1 VU         1544s    18.7s     0.8s
- *     ws_ping10_t5_c1        constant-vus  1 VU         1563.5s  34.7s     0.8s
- *     ws_ping10_t15_c1       constant-vus  1 VU         1599s    74.7s     0.8s
- *     ws_ping10_t60_c1       constant-vus  1 VU         1674.5s  254.7s    0.8s
- *     ws_ping30_t1_c1        constant-vus  1 VU         1930s    18.7s     0.8s
- *     ws_ping30_t5_c1        constant-vus  1 VU         1949.5s  34.7s     0.8s
- *     ws_ping30_t15_c1       constant-vus  1 VU         1985s    74.7s     0.8s
- *     ws_ping30_t60_c1       constant-vus  1 VU         2060.5s  254.7s    0.8s
- *     grpc_t1_c1             constant-vus  1 VU         2316s    18.7s     0.8s
- *     grpc_t5_c1             constant-vus  1 VU         2335.5s  34.7s     0.8s
- *     grpc_t15_c1            constant-vus  1 VU         2371s    74.7s     0.8s
- *     grpc_t60_c1            constant-vus  1 VU         2446.5s  254.7s    0.8s
- *     grpc_ping10_t1_c1      constant-vus  1 VU         2702s    18.7s     0.8s
- *     grpc_ping10_t5_c1      constant-vus  1 VU         2721.5s  34.7s     0.8s
- *     grpc_ping10_t15_c1     constant-vus  1 VU         2757s    74.7s     0.8s
- *     grpc_ping10_t60_c1     constant-vus  1 VU         2832.5s  254.7s    0.8s
+ *     http_fresh_t1_c1       constant-vus  1 VU         0s       19.1s     0.8s
+ *     http_fresh_t5_c1       constant-vus  1 VU         19.9s    35.1s     0.8s
+ *     http_fresh_t15_c1      constant-vus  1 VU         55.8s    75.1s     0.8s
+ *     http_fresh_t60_c1      constant-vus  1 VU         131.7s   255.1s    0.8s
+ *     http_keepalive_t1_c1   constant-vus  1 VU         387.6s   19.1s     0.8s
+ *     http_keepalive_t5_c1   constant-vus  1 VU         407.5s   35.1s     0.8s
+ *     http_keepalive_t15_c1  constant-vus  1 VU         443.4s   75.1s     0.8s
+ *     http_keepalive_t60_c1  constant-vus  1 VU         519.3s   255.1s    0.8s
+ *     http2_t1_c1            constant-vus  1 VU         775.2s   19.1s     0.8s
+ *     http2_t5_c1            constant-vus  1 VU         795.1s   35.1s     0.8s
+ *     http2_t15_c1           constant-vus  1 VU         831s     75.1s     0.8s
+ *     http2_t60_c1           constant-vus  1 VU         906.9s   255.1s    0.8s
+ *     ws_t1_c1               constant-vus  1 VU         1162.8s  19.1s     0.8s
+ *     ws_t5_c1               constant-vus  1 VU         1182.7s  35.1s     0.8s
+ *     ws_t15_c1              constant-vus  1 VU         1218.6s  75.1s     0.8s
+ *     ws_t60_c1              constant-vus  1 VU         1294.5s  255.1s    0.8s
+ *     ws_ping10_t1_c1        constant-vus  1 VU         1550.4s  19.1s     0.8s
+ *     ws_ping10_t5_c1        constant-vus  1 VU         1570.3s  35.1s     0.8s
+ *     ws_ping10_t15_c1       constant-vus  1 VU         1606.2s  75.1s     0.8s
+ *     ws_ping10_t60_c1       constant-vus  1 VU         1682.1s  255.1s    0.8s
+ *     ws_ping30_t1_c1        constant-vus  1 VU         1938s    19.1s     0.8s
+ *     ws_ping30_t5_c1        constant-vus  1 VU         1957.9s  35.1s     0.8s
+ *     ws_ping30_t15_c1       constant-vus  1 VU         1993.8s  75.1s     0.8s
+ *     ws_ping30_t60_c1       constant-vus  1 VU         2069.7s  255.1s    0.8s
+ *     grpc_t1_c1             constant-vus  1 VU         2325.6s  19.1s     0.8s
+ *     grpc_t5_c1             constant-vus  1 VU         2345.5s  35.1s     0.8s
+ *     grpc_t15_c1            constant-vus  1 VU         2381.4s  75.1s     0.8s
+ *     grpc_t60_c1            constant-vus  1 VU         2457.3s  255.1s    0.8s
+ *     grpc_ping10_t1_c1      constant-vus  1 VU         2713.2s  19.1s     0.8s
+ *     grpc_ping10_t5_c1      constant-vus  1 VU         2733.1s  35.1s     0.8s
+ *     grpc_ping10_t15_c1     constant-vus  1 VU         2769s    75.1s     0.8s
+ *     grpc_ping10_t60_c1     constant-vus  1 VU         2844.9s  255.1s    0.8s
  *   where the figures come from:
  *     VUs or rate: each step's concurrency (the spec's steps: 1)
- *     duration, http_fresh_t1: 1 iteration of the model's 18.686 s
- *     duration, http_fresh_t5: 1 iteration of the model's 34.686 s
- *     duration, http_fresh_t15: 1 iteration of the model's 74.686 s
- *     duration, http_fresh_t60: 1 iteration of the model's 254.686 s
- *     duration, http_keepalive_t1: 1 iteration of the model's 18.686 s
- *     duration, http_keepalive_t5: 1 iteration of the model's 34.686 s
- *     duration, http_keepalive_t15: 1 iteration of the model's 74.686 s
- *     duration, http_keepalive_t60: 1 iteration of the model's 254.686 s
- *     duration, http2_t1: 1 iteration of the model's 18.686 s
- *     duration, http2_t5: 1 iteration of the model's 34.686 s
- *     duration, http2_t15: 1 iteration of the model's 74.686 s
- *     duration, http2_t60: 1 iteration of the model's 254.686 s
- *     duration, ws_t1: 1 iteration of the model's 18.686 s
- *     duration, ws_t5: 1 iteration of the model's 34.686 s
- *     duration, ws_t15: 1 iteration of the model's 74.686 s
- *     duration, ws_t60: 1 iteration of the model's 254.686 s
- *     duration, ws_ping10_t1: 1 iteration of the model's 18.686 s
- *     duration, ws_ping10_t5: 1 iteration of the model's 34.686 s
- *     duration, ws_ping10_t15: 1 iteration of the model's 74.686 s
- *     duration, ws_ping10_t60: 1 iteration of the model's 254.686 s
- *     duration, ws_ping30_t1: 1 iteration of the model's 18.686 s
- *     duration, ws_ping30_t5: 1 iteration of the model's 34.686 s
- *     duration, ws_ping30_t15: 1 iteration of the model's 74.686 s
- *     duration, ws_ping30_t60: 1 iteration of the model's 254.686 s
- *     duration, grpc_t1: 1 iteration of the model's 18.686 s
- *     duration, grpc_t5: 1 iteration of the model's 34.686 s
- *     duration, grpc_t15: 1 iteration of the model's 74.686 s
- *     duration, grpc_t60: 1 iteration of the model's 254.686 s
- *     duration, grpc_ping10_t1: 1 iteration of the model's 18.686 s
- *     duration, grpc_ping10_t5: 1 iteration of the model's 34.686 s
- *     duration, grpc_ping10_t15: 1 iteration of the model's 74.686 s
- *     duration, grpc_ping10_t60: 1 iteration of the model's 254.686 s
+ *     duration, http_fresh_t1: 1 iteration of the model's 19.036 s
+ *     duration, http_fresh_t5: 1 iteration of the model's 35.036 s
+ *     duration, http_fresh_t15: 1 iteration of the model's 75.036 s
+ *     duration, http_fresh_t60: 1 iteration of the model's 255.036 s
+ *     duration, http_keepalive_t1: 1 iteration of the model's 19.036 s
+ *     duration, http_keepalive_t5: 1 iteration of the model's 35.036 s
+ *     duration, http_keepalive_t15: 1 iteration of the model's 75.036 s
+ *     duration, http_keepalive_t60: 1 iteration of the model's 255.036 s
+ *     duration, http2_t1: 1 iteration of the model's 19.036 s
+ *     duration, http2_t5: 1 iteration of the model's 35.036 s
+ *     duration, http2_t15: 1 iteration of the model's 75.036 s
+ *     duration, http2_t60: 1 iteration of the model's 255.036 s
+ *     duration, ws_t1: 1 iteration of the model's 19.036 s
+ *     duration, ws_t5: 1 iteration of the model's 35.036 s
+ *     duration, ws_t15: 1 iteration of the model's 75.036 s
+ *     duration, ws_t60: 1 iteration of the model's 255.036 s
+ *     duration, ws_ping10_t1: 1 iteration of the model's 19.036 s
+ *     duration, ws_ping10_t5: 1 iteration of the model's 35.036 s
+ *     duration, ws_ping10_t15: 1 iteration of the model's 75.036 s
+ *     duration, ws_ping10_t60: 1 iteration of the model's 255.036 s
+ *     duration, ws_ping30_t1: 1 iteration of the model's 19.036 s
+ *     duration, ws_ping30_t5: 1 iteration of the model's 35.036 s
+ *     duration, ws_ping30_t15: 1 iteration of the model's 75.036 s
+ *     duration, ws_ping30_t60: 1 iteration of the model's 255.036 s
+ *     duration, grpc_t1: 1 iteration of the model's 19.036 s
+ *     duration, grpc_t5: 1 iteration of the model's 35.036 s
+ *     duration, grpc_t15: 1 iteration of the model's 75.036 s
+ *     duration, grpc_t60: 1 iteration of the model's 255.036 s
+ *     duration, grpc_ping10_t1: 1 iteration of the model's 19.036 s
+ *     duration, grpc_ping10_t5: 1 iteration of the model's 35.036 s
+ *     duration, grpc_ping10_t15: 1 iteration of the model's 75.036 s
+ *     duration, grpc_ping10_t60: 1 iteration of the model's 255.036 s
  *     graceful stop: the spec's time to close
  *     start: each step after the one before and its graceful stop (lanes run alone, one after another)
  * (end of the plan)
@@ -132,8 +133,8 @@ const energyOp = new Trend('radio_energy_op');
 const energyHour = new Trend('radio_energy_hour');
 const onHour = new Trend('radio_on_hour');
 const stateHour = new Trend('radio_state_hour');
-// The promotions the log shows in a step (gap:first: its first operation's; gap:after: the
-// later ones') and how long each took.
+// The promotions the log shows in a step (gap:first: its first and warm operations'; gap:after:
+// the rows') and how long each took.
 const promotions = new Counter('radio_promotions');
 const promotionMs = new Trend('radio_promotion', true);
 // The radio's timers as the log shows them (promotion, tail ...: common/radio-log.js
@@ -160,8 +161,8 @@ Object.assign(
   ),
 );
 
-// The radio in a step whose first operation began at `started` and ended at t0: its
-// promotions (the first operation's: those that start before t0 + T), and over the
+// The radio in a step whose first operation began at `started` and warm one at t0: its
+// promotions (the first and warm operations': those that start before t0 + T), and over the
 // `periods` periods of T from t0 + T, each opening with an operation after its gap, its
 // time per state and energy.
 function recordRadio(started, t0, T, periods) {
@@ -183,16 +184,21 @@ function recordRadio(started, t0, T, periods) {
   for (const [state, sec] of Object.entries(perHour(r.seconds, r.windowS))) stateHour.add(sec, { state });
 }
 
-// A step's one iteration: once the radio has settled to idle, the operation at once, then
-// OPS more at T, 2T, ... from its end, as long as each still has a second before the step
-// ends; then the radio. From its end, not its start: the first operation also opens the
-// connection (and under 3g a gRPC channel's answer is followed by a PING's round trip), so
-// counted from its start the first gap was a few round trips shorter than the later ones,
-// which start T apart. Under 3g+rrc at T = 20 s it left the radio 16.8 s idle, in FACH
-// (idle after 17 s), where the later operations found it idle (17.4 s): one row in FACH, the
-// others promoted, against the model's settled rhythm (2026-11-30, on a relay). A VU
-// that k6 starts again in the same step waits the step out. op(gap, i) -> ok; a failure
-// (a NAT's) to the next success is recovery_duration (metrics.js trackRecovery).
+// A step's one iteration: once the radio has settled to idle, the operation at once
+// (gap:first: it opens a kept lane's connection), another straight after it (gap:warm), then
+// OPS more (gap:after: the rows), T, 2T, ... after the warm one's start, as long as each
+// still has a second before the step ends; then the radio. Start to start, as the energy's
+// rhythm (common/radio.js rhythm) counts a period, and every row's gap alike: T less the
+// operation before, a warm one (common/model.js radioWake prices that gap). The first
+// operation also pays the promotion and opens the connection (and under 3g a gRPC channel's
+// answer is followed by a PING's round trip): timed from it, the first row's gap was
+// another's. From its start it was seconds shorter; from its end it was T, a tie at T equal
+// to 3G's DCH tail (5 s) or to a NAT's timeout, where the later rows (T less the operation)
+// were not: under 3g+rrc at T = 5 s that first row found FACH and the radio stayed there
+// (http_fresh p50 985 ms against the DCH rhythm's), and at T = 60 s under +nat=60 the kept
+// HTTP lanes lost their first row (2026-11-30, issue 41). A VU that k6 starts again in the
+// same step waits the step out. op(gap, i) -> ok; a failure (a NAT's) to the next success is
+// recovery_duration (metrics.js trackRecovery).
 async function paced(l, { op, close }) {
   if (exec.vu.iterationInScenario > 0) {
     waitOutStep(s);
@@ -206,6 +212,7 @@ async function paced(l, { op, close }) {
   let i = 0;
   trackRecovery(step, await op('first', i++));
   const t0 = Date.now();
+  trackRecovery(step, await op('warm', i++));
   let done = 0;
   for (let k = 1; k <= OPS; k++) {
     const at = t0 + k * T;

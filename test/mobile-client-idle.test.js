@@ -80,7 +80,7 @@ test('MOBILE_ANSWER_BYTES=1000: every lane asks for a payload of 1000 B, over HT
   // and runMobile wants none.
   const ops = {};
   for (const tags of points) (ops[tags.scenario] ??= []).push(tags.op);
-  const payloads = Array(OPS + 1).fill('payload');
+  const payloads = Array(OPS + 2).fill('payload'); // the first, the warm one, the rows
   assert.deepEqual(ops, Object.fromEntries(lanes.map((l) => [`${l}_c1`, payloads])), output);
   assert.match(r.stdout, /each answer a payload of 1000 B \(MOBILE_ANSWER_BYTES\)/);
 });

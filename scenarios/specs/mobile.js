@@ -53,26 +53,22 @@ export function pingOf(l) {
   return pings.length ? Math.min(...pings) : 0;
 }
 
-// The gap before an operation (seconds since the radio's last packet) at quantile q, for
-// one operation every T seconds on a lane that pings every P seconds (0: never). The
-// pings run on their own clock (P after each pong, or the server's interval), so an
-// operation finds the last ping u seconds ago, u uniform over [0, P): the gap is
-// min(T, u), whose q-quantile is min(T, q P). Without pings, T. (The operation before
-// took a few round trips of T: left out, a gap a little longer than it is.)
 // Not priced: under LTE each of the server's pings finds the radio asleep (its exchange
 // ends ~0.33 s in, the tail 11.58 s later, 0.1 s before the next) and promotes it, and
 // scenarios/mobile.js does not spread its operations over the ping's clock: at T a multiple
-// of 12 s each lands at the same phase, ~0.2 s after a ping, inside its promotion (ws every
-// 60 s under lte+rrc: p50 153 against 71 ms, 2026-11-30; docs/studies/000).
-export function gapAt(T, P, q) {
-  return P > 0 ? Math.min(T, q * P) : T;
-}
+// of 12 s each lands at the same phase, just after a ping, inside its promotion (ws every
+// 60 s under lte+rrc: p50 153 against 71 ms, 2026-11-30; docs/studies/000). The model takes
+// the ping's phase as uniform (common/model.js radioWake, pingS).
 
 // What a lane's operation costs by the model (common/model.js operation): the book
 // operation after its gap; a fresh lane opens its connection each time, a kept one has it.
-// Without pings the radio settles into the operations' rhythm (periodS: in 3G a small
-// operation FACH carried changes what the next one finds); with them, the gap since the
-// last ping.
+// The rows are `ops` operations one every T seconds start to start, after a warm one
+// (scenarios/mobile.js paced): each one's gap is T less the operation before, and on gRPC
+// less a round trip more (k6's client pings as data comes: the server's ACK is the
+// connection's last packet). Without pings the radio follows the operations' rhythm, one
+// by one (in 3G a small operation FACH carried changes what the next one finds); with them
+// the gap is the shorter of that and the time since the last ping (common/model.js
+// radioWake, pingS).
 // Under a NAT that drops the connection between operations (natDrops) the operations
 // that succeed are those after a failed one: an HTTP lane's on the new connection it
 // opens (cold, after the gap), a WebSocket lane's on the socket it has just opened (no gap).
@@ -93,10 +89,10 @@ export function operationOf(l, answerBytes = 0) {
   return grpc ? GET_BOOK : BOOK_OP;
 }
 
-function modelOf(l, T, clientIdleS = Infinity, answerBytes = 0) {
+function modelOf(l, T, { ops, clientIdleS = Infinity, answerBytes = 0 }) {
   const base = { ...operationOf(l, answerBytes), ...(freshLane(l) ? {} : { conn: 'warm' }) };
-  const P = pingOf(l);
-  const at = (q) => (P > 0 ? { gapS: gapAt(T, P, q) } : { periodS: T, quantile: q });
+  const rhythm = { periodS: T, ops, pingS: pingOf(l), trailRounds: grpcLane(l) ? 1 : 0 };
+  const at = (quantile) => ({ ...rhythm, quantile });
   return (_dims, link) => {
     if (natDrops(l, T, link.natIdleS, link.R, clientIdleS))
       return l.on === 'ws' ? { ...base, gapS: 0 } : { ...base, conn: 'cold', gapS: T };
@@ -117,15 +113,15 @@ export function natDrops(l, T, natIdleS, rttMs = 0, clientIdleS = Infinity) {
   // reaches the client, which opens a new connection next time. A client that closes it
   // first opens a new one anyway.
   if (natIdleS >= serverClosesS(l) || clientCloses(l, T, clientIdleS)) return false;
-  if (P > 0) return Math.min(T, P + rttMs / 1000) > natIdleS;
-  // Without pings, the first operation after a step's first comes T after that one's end
-  // (scenarios/mobile.js paced), and a timer fires late, never early: at T equal to the
-  // timeout the NAT has passed it. A gRPC answer is followed by a PING's round trip (k6's
-  // client pings as data comes), the connection's last packet, so the gap is R shorter:
-  // a tie keeps the channel. Under 3g+rrc+nat=60 at one operation every 60 s (2026-11-30)
-  // http_keepalive and http2 failed their first operation after the gap, grpc none.
-  const gapS = grpcLane(l) ? T - rttMs / 1000 : T;
-  return gapS >= natIdleS;
+  // The rows come T apart start to start (scenarios/mobile.js paced): a connection's gap
+  // is T less its operation, a round trip at least, and on gRPC one more (k6's client pings
+  // as data comes: the server's ACK is the connection's last packet). The NAT drops past
+  // its timeout (tools/toxiproxy/nat.go), so at T equal to it every lane keeps its
+  // connection. (Timed from the first operation's end, the first row's gap had been T, a
+  // tie the NAT had passed: under 3g+rrc+nat=60 at one operation every 60 s, 2026-11-30,
+  // http_keepalive and http2 lost their first row, grpc none.)
+  const gapS = T - (rttMs / 1000) * (grpcLane(l) ? 2 : 1);
+  return (P > 0 ? Math.min(gapS, P + rttMs / 1000) : gapS) > natIdleS;
 }
 
 // A lane that keeps an HTTP connection between its operations (HTTP/1.1 keep-alive, HTTP/2):
@@ -163,12 +159,13 @@ export function settleSeconds(profile) {
   return radio ? tailMs(radio) / 1000 + 0.5 : 0;
 }
 
-// A bound on a step's first operation, from which the later ones are timed: the radio's
-// promotion from idle and five round trips (the most set-up a lane pays: TCP, TLS or the
-// WebSocket's upgrade and init, HTTP/2's or gRPC's settings, then the operation).
+// A bound on a step's first operation and the warm one after it, from whose start the rows
+// are timed (scenarios/mobile.js paced): the radio's promotion from idle and five round trips
+// each (the most set-up a lane pays: TCP, TLS or the WebSocket's upgrade and init, HTTP/2's
+// or gRPC's settings, then the operation; a fresh lane pays it again on the warm one).
 export function firstOpSeconds(profile) {
   const { radio } = linkOf(profile);
-  return ((radio ? RADIOS[radio].promotionMs : 0) + 5 * rttOf(profile)) / 1000;
+  return ((radio ? RADIOS[radio].promotionMs : 0) + 2 * 5 * rttOf(profile)) / 1000;
 }
 
 // An operation's timeout at one every T seconds: T less a second (at least 5 s, at most
@@ -204,7 +201,7 @@ export default function declare(settings = {}) {
             variant: [l.name === l.on ? null : l.name.replace(`${l.on}_`, ''), `every ${T}s`].filter(Boolean).join(' '),
           },
           dims: [{ gap: 'after' }],
-          model: modelOf(l, T, CLIENT_IDLE_S, ANSWER_BYTES),
+          model: modelOf(l, T, { ops: OPS, clientIdleS: CLIENT_IDLE_S, answerBytes: ANSWER_BYTES }),
           base: l.name,
           everyS: T,
           // The client's idle timeout is shorter than the gap: the lane closes its connection
@@ -231,8 +228,8 @@ export default function declare(settings = {}) {
     // One phone per lane at every level.
     steps: [1],
     minIterations: 1,
-    // A step is its one iteration: the radio's settling (settleSeconds), the first operation
-    // (firstOpSeconds), then OPS more, T apart from its end, and 2 s of slack for the last and
+    // A step is its one iteration: the radio's settling (settleSeconds), the first and warm
+    // operations (firstOpSeconds), then OPS more, T apart from the warm one's start, and 2 s of slack for the last and
     // for reading the radio's log; under a NAT that forgets a connection between two
     // operations, the last one's timeout too.
     laneSeconds: (name, profile) => {
