@@ -102,7 +102,7 @@
  */
 import exec from 'k6/execution';
 import { Counter, Trend } from 'k6/metrics';
-import declare, { opTimeoutMs, settleSeconds } from './specs/mobile.js';
+import declare, { opTimeoutMs, rowOnPingCycle, SERVER_PING_S, settleSeconds } from './specs/mobile.js';
 import { waitOutStep } from './lib/fit.js';
 import { Channel, newClient } from './lib/grpc.js';
 import { graphqlHttp } from './lib/http.js';
@@ -127,6 +127,7 @@ const s = defineScenario(decl, { notes });
 export const { options, setup, teardown, handleSummary } = s;
 const link = linkOf(s.profile);
 const SETTLE_MS = settleSeconds(s.profile) * 1000;
+const PING_MS = SERVER_PING_S * 1000;
 
 // The radio's figures of each step, from the link's event log (laneOnly columns and notes).
 const energyOp = new Trend('radio_energy_op');
@@ -161,24 +162,26 @@ Object.assign(
   ),
 );
 
-// The radio in a step whose first operation began at `started` and warm one at t0: its
-// promotions (the first and warm operations': those that start before t0 + T), and over the
-// `periods` periods of T from t0 + T, each opening with an operation after its gap, its
-// time per state and energy.
-function recordRadio(started, t0, T, periods) {
+// The radio in a step whose first operation began at `started` and whose rows began at
+// `rows` (ms): its promotions (gap:first: those before the first row, the first and warm
+// operations'), and from the first row's start to the last's, each period opening with a
+// row after its gap, its time per state and energy (per operation: an hour's over the 3600/T
+// operations of an hour, the rows of a WebSocket lane being spread over the ping's cycle).
+function recordRadio(started, rows, T) {
   const log = radioLogAt();
   if (!log) return;
   for (const p of timeInStates(log, { fromMs: started - 50 }).promotions) {
-    const gap = p.atMs < t0 + T ? 'first' : 'after';
+    const gap = rows.length && p.atMs >= rows[0] ? 'after' : 'first';
     promotions.add(1, { gap });
     if (p.ms !== null) promotionMs.add(p.ms, { gap });
   }
   for (const x of timersOf(log, { fromMs: started - 50 })) timerMs.add(x.ms, { timer: x.timer });
+  const periods = rows.length - 1;
   if (periods < 1) return;
-  const r = timeInStates(log, { fromMs: t0 + T, toMs: t0 + (periods + 1) * T });
+  const r = timeInStates(log, { fromMs: rows[0], toMs: rows[periods] });
   if (!(r.windowS > 0)) return;
   const e = energyOfStates(log.radio, r.seconds);
-  energyOp.add(e.mj / periods);
+  energyOp.add((e.mj * T) / 1000 / r.windowS);
   energyHour.add((e.mj * 3600) / r.windowS);
   onHour.add(((r.windowS - (r.seconds.idle || 0)) * 3600) / r.windowS);
   for (const [state, sec] of Object.entries(perHour(r.seconds, r.windowS))) stateHour.add(sec, { state });
@@ -198,8 +201,11 @@ function recordRadio(started, t0, T, periods) {
 // (http_fresh p50 985 ms against the DCH rhythm's), and at T = 60 s under +nat=60 the kept
 // HTTP lanes lost their first row (2026-11-30, issue 41). A VU that k6 starts again in the
 // same step waits the step out. op(gap, i) -> ok; a failure (a NAT's) to the next success is
-// recovery_duration (metrics.js trackRecovery).
-async function paced(l, { op, close }) {
+// recovery_duration (metrics.js trackRecovery). pingAt() (a WebSocket lane's): when the
+// server's last ping came, or the socket opened (null: no socket); at T of at least its
+// interval each row moves onto its own phase of the ping's cycle (specs/mobile.js
+// rowOnPingCycle).
+async function paced(l, { op, close, pingAt }) {
   if (exec.vu.iterationInScenario > 0) {
     waitOutStep(s);
     return;
@@ -213,16 +219,18 @@ async function paced(l, { op, close }) {
   trackRecovery(step, await op('first', i++));
   const t0 = Date.now();
   trackRecovery(step, await op('warm', i++));
-  let done = 0;
+  const rows = [];
+  const spread = pingAt && T >= PING_MS;
   for (let k = 1; k <= OPS; k++) {
-    const at = t0 + k * T;
+    const clock = spread ? pingAt() : null;
+    const at = clock === null ? t0 + k * T : rowOnPingCycle(t0 + k * T, k, OPS, clock, PING_MS);
     if (at - Date.now() > remainingMs() - 1000) break;
     await pause(Math.max(0, at - Date.now()));
+    rows.push(Date.now());
     trackRecovery(step, await op('after', i++));
-    done = k;
   }
   if (close) await close();
-  recordRadio(started, t0, T, done - 1);
+  recordRadio(started, rows, T);
 }
 
 // The book query or rating, or with MOBILE_ANSWER_BYTES a payload of that many bytes.
@@ -280,7 +288,7 @@ function wsLane(l) {
     if (!r.ok && !r.abandoned) await stop();
     return r.ok;
   };
-  return paced(l, { op, close: stop });
+  return paced(l, { op, close: stop, pingAt: () => (ws ? ws.pingAt() : null) });
 }
 
 // One channel per VU, kept across the step's calls; a failed call drops it (Channel.reset)

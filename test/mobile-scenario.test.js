@@ -236,3 +236,26 @@ test("MOBILE_ANSWER_BYTES: a payload past FACH's 475 B buffer, in FACH (3g+rrc, 
   const grpc = p50({ ...env, MOBILE_ANSWER_BYTES: '1000' }, 'grpc_t8');
   assert.equal(grpc.terms.find((t) => t.name === 'promotion').ms, 1500);
 });
+
+test("a WebSocket lane's rows at T of at least the server's ping interval: each on its own phase of the ping's cycle, moved by at most half of it", async () => {
+  const { rowOnPingCycle } = await import('../scenarios/specs/mobile.js');
+  // Pings at 0, 12, 24 ... s; 4 rows: phases 1.5, 4.5, 7.5 and 10.5 s after a ping.
+  const at = (targetS, k) => rowOnPingCycle(targetS * 1000, k, 4, 0, 12000) / 1000;
+  // T = 60 s from a warm operation 0.2 s after the socket opened: each row would land 0.2 s
+  // after a ping; moved to its phase, the third and fourth go before their slot (7.3 and
+  // 10.3 s after it is more than half an interval): the rows are 63, 51 and 63 s apart.
+  assert.deepEqual(
+    [1, 2, 3, 4].map((k) => at(0.2 + 60 * k, k)),
+    [61.5, 124.5, 175.5, 238.5],
+  );
+  // T = 15 s: the phases already move 3 s a row, so every row moves alike and the rows keep T.
+  assert.deepEqual(
+    [1, 2, 3, 4].map((k) => at(0.2 + 15 * k, k)),
+    [13.5, 28.5, 43.5, 58.5],
+  );
+  // Never more than half an interval: 11 s after a ping, the first phase is the next cycle's.
+  assert.equal(at(11, 1), 13.5);
+  assert.equal(at(13, 4), 10.5);
+  // A clock from another moment (the last ping seen, not the open) gives the same phases.
+  assert.equal(rowOnPingCycle(61000, 1, 4, 48000, 12000), 61500);
+});

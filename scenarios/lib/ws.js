@@ -86,6 +86,14 @@ export class GraphqlWs {
     this.waiters = []; // { resolve, reject, timer } for open() and close()
     this.deadline = Infinity; // epoch ms no wait may outlast (see the header)
     this.ka = null; // keepAlive()'s { intervalMs, timeoutMs, timer }
+    this.openedAt = null; // epoch ms of the open (pingAt)
+    this.lastPingAt = null; // epoch ms of the server's last ping (pingAt)
+  }
+
+  // When the server's last WebSocket ping came, or, before its first, when the socket opened
+  // (the server's ping interval starts there: graphql-ws's useServer); null before that.
+  pingAt() {
+    return this.lastPingAt ?? this.openedAt ?? null;
   }
 
   // A wait of `timeoutMs` cut to the deadline: { ms, byDeadline }.
@@ -135,6 +143,7 @@ export class GraphqlWs {
           return;
         }
         tOpen = ev.timestamp || Date.now();
+        this.openedAt = tOpen;
         if (socket.protocol !== SUBPROTOCOL) {
           fail(`server chose subprotocol "${socket.protocol}", not ${SUBPROTOCOL}`);
           this.abort(4406, 'Subprotocol not acceptable');
@@ -143,6 +152,10 @@ export class GraphqlWs {
         socket.send(this.initMessage);
       };
       socket.onmessage = (ev) => this.onMessage(ev);
+      // The server's WebSocket pings (k6 answers each with a pong): pingAt().
+      socket.onping = () => {
+        this.lastPingAt = Date.now();
+      };
       socket.onerror = (ev) => this.onBroken(`socket error: ${ev.error || 'unknown'}`);
       socket.onclose = (ev) => this.onClosed(ev);
     });

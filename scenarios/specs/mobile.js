@@ -53,12 +53,23 @@ export function pingOf(l) {
   return pings.length ? Math.min(...pings) : 0;
 }
 
-// Not priced: under LTE each of the server's pings finds the radio asleep (its exchange
-// ends ~0.33 s in, the tail 11.58 s later, 0.1 s before the next) and promotes it, and
-// scenarios/mobile.js does not spread its operations over the ping's clock: at T a multiple
-// of 12 s each lands at the same phase, just after a ping, inside its promotion (ws every
-// 60 s under lte+rrc: p50 153 against 71 ms, 2026-11-30; docs/studies/000). The model takes
-// the ping's phase as uniform (common/model.js radioWake, pingS).
+// Where a row goes on a WebSocket lane at T of at least the server's ping interval: T after
+// the one before's slot (targetMs), moved by at most half an interval onto the k-th of `ops`
+// evenly spaced phases of the ping's cycle ((k - 1/2)/ops of it after a ping; pingAtMs: a
+// ping, or the socket's open, where the server's interval starts). A phone's operation
+// comes at any moment of the server's clock, so the model takes the time since the last ping
+// as uniform over the interval (common/model.js radioWake, pingS); a step's few rows sample
+// it at evenly spaced phases (as common/recovery.js does an event's). Timed by T alone, the
+// rows of a T that is a multiple of 12 s all landed at one phase: just after a ping, which
+// under LTE finds the radio asleep (its exchange ends ~0.33 s in, the tail 11.58 s later,
+// 0.1 s before the next) and promotes it (ws every 60 s under lte+rrc: p50 153 against 71
+// ms, 2026-11-30; docs/studies/000). At T = 15 s the phases move 3 s a row: the rows keep T.
+export function rowOnPingCycle(targetMs, k, ops, pingAtMs, periodMs) {
+  const lastPing = pingAtMs + Math.floor((targetMs - pingAtMs) / periodMs) * periodMs;
+  const at = lastPing + ((k - 0.5) / ops) * periodMs;
+  if (at - targetMs > periodMs / 2) return at - periodMs;
+  return targetMs - at > periodMs / 2 ? at + periodMs : at;
+}
 
 // What a lane's operation costs by the model (common/model.js operation): the book
 // operation after its gap; a fresh lane opens its connection each time, a kept one has it.
