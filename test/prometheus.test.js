@@ -98,7 +98,7 @@ describe('--out prometheus=URL: a real Prometheus gets every lane, as native his
     for (const row of rows) cells.want(row.latency.key, 'trend');
     await cells.read(join(runDir, 'samples.json.gz'));
     for (const row of rows) {
-      const sorted = [...cells.get(row.latency.key).values].sort((a, b) => a - b);
+      const sorted = cells.get(row.latency.key).sortedValues();
       assert.equal(sorted.length, row.latency.count, `${row.scenario}: samples.json.gz holds the summary's operations`);
       const lane = `sum by (scenario) (k6_op_duration_seconds{k6pack_scenario="ws-vs-http", profile="lan", scenario="${row.scenario}"})`;
       const one = async (promql) => {

@@ -79,8 +79,14 @@ export class Accumulator {
 
   percentile(p) {
     if (this.histogram) return this.histogram.percentile(p, this.min, this.max);
+    return percentile(this.sortedValues(), p);
+  }
+
+  // An exact cell's values in ascending order (kept until the next add or merge).
+  sortedValues() {
+    if (this.histogram) throw new Error('sortedValues: a histogram cell keeps no values');
     this.sorted ??= Float64Array.from(this.values).sort();
-    return percentile(this.sorted, p);
+    return this.sorted;
   }
 
   // A threshold's or summary's stat ('p(95)', 'med', 'avg', 'rate', 'count', 'value'...).
