@@ -98,6 +98,10 @@ type linkState struct {
 	// under patch 0004 (natID; nat.go)
 	nat   *natCell
 	natID string
+	// early: the phone's chunks that came before its handshake was done (uplink with a
+	// radio): a phone sends them once the SYN-ACK is back, so they go through the radio
+	// then (releaseEarly), not when k6's write reached the proxy, which accepts at once
+	early [][]byte
 }
 
 // A wait longer than spinAfter (an answer's latency, not the pace of a transfer)
@@ -141,6 +145,26 @@ func (t *LinkToxic) throughRadio(st *linkState, r *radio, at time.Time, n int) t
 	}
 	st.radioAt = at
 	return at
+}
+
+// releaseEarly: once the handshake is done, the chunks that came before it go through
+// the radio, in order, at that moment. Seen by the radio when k6 wrote them, a fresh
+// connection's request was R older than it is on a phone, and its answer, more than
+// LTE's DRX inactivity timer (100 ms) after it, waited for an on-period: lte+rrc's
+// http_fresh rows read 154-162 ms against the model's 143 (bench/mobile.js, five
+// records, 2026-11-29/30).
+func (t *LinkToxic) releaseEarly(st *linkState, r *radio, c *linkConfig, now time.Time) {
+	if len(st.early) == 0 {
+		return
+	}
+	open := c.opensAt(st.sender.opened)
+	if now.Before(open) {
+		return
+	}
+	for _, data := range st.early {
+		st.sender.push(data, t.throughRadio(st, r, open, len(data)))
+	}
+	st.early = nil
 }
 
 // Buffer like the latency toxic, so the reader never waits on this toxic.
@@ -239,6 +263,7 @@ func (t *LinkToxic) Pipe(stub *toxics.ToxicStub) {
 			t.die(stub, st, kind)
 			return
 		}
+		t.releaseEarly(st, r, &c, now)
 		nextSend := s.advance(now, &c, link)
 		if due := s.due(now); len(due) > 0 {
 			for i, p := range due {
@@ -251,13 +276,18 @@ func (t *LinkToxic) Pipe(stub *toxics.ToxicStub) {
 			}
 			continue // time has passed while sending: look again
 		}
-		if st.closed && !s.pending() {
+		if st.closed && !s.pending() && len(st.early) == 0 {
 			stub.Close()
 			return
 		}
 		wake := s.next()
 		if !nextSend.IsZero() && (wake.IsZero() || nextSend.Before(wake)) {
 			wake = nextSend
+		}
+		if len(st.early) > 0 {
+			if open := c.opensAt(s.opened); wake.IsZero() || open.Before(wake) {
+				wake = open
+			}
 		}
 		if !death.IsZero() && (wake.IsZero() || death.Before(wake)) {
 			wake = death
@@ -307,6 +337,10 @@ func (t *LinkToxic) Pipe(stub *toxics.ToxicStub) {
 				st.closed = true
 				continue
 			}
+			if r != nil && t.Uplink == 1 && (len(st.early) > 0 || at.Before(c.opensAt(s.opened))) {
+				st.early = append(st.early, chunk.Data)
+				continue
+			}
 			s.push(chunk.Data, t.throughRadio(st, r, at, len(chunk.Data)))
 		case <-fired:
 		}
@@ -328,6 +362,7 @@ func (t *LinkToxic) Pipe(stub *toxics.ToxicStub) {
 // closes. TLS hides it (wss: docs/known-limits.md).
 func (t *LinkToxic) die(stub *toxics.ToxicStub, st *linkState, kind eventKind) {
 	st.sender.drain()
+	st.early = nil
 	if kind == eventMoveReset && !st.dead {
 		// Asserted, not called, so the toxic still builds on an unpatched
 		// module (the churn test's control build), where the close is a FIN.
@@ -451,7 +486,9 @@ func (t *LinkToxic) Cleanup(stub *toxics.ToxicStub) {
 		return
 	}
 	st.timer.Stop()
-	for _, data := range st.sender.drain() {
+	early := st.early
+	st.early = nil
+	for _, data := range append(st.sender.drain(), early...) {
 		if err := stub.WriteOutput(&stream.StreamChunk{Data: data, Timestamp: time.Now()}, 5*time.Second); err != nil {
 			return // nothing reads the output any more (patch 0002 drains a closed stub)
 		}

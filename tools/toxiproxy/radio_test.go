@@ -249,3 +249,29 @@ func TestEveryConnectionOfADeviceSharesItsRadio(t *testing.T) {
 	b.close(t, doneB)
 	c.close(t, doneC)
 }
+
+// A fresh connection's first chunk goes through the radio when the handshake is
+// done, as a phone sends it once the SYN-ACK is back, not when the write reached
+// the proxy (which accepts at once). Seen at the write, the request was a
+// handshake older than on a phone, and under lte+rrc the answer to a fresh
+// connection's request came past the DRX inactivity timer and waited for an
+// on-period (2026-11-30).
+func TestLinkEarlyChunkMeetsTheRadioAfterTheHandshake(t *testing.T) {
+	const handshake = 150 * time.Millisecond // longer than LTE's DRX inactivity timer (100 ms)
+	device := freshDevice()
+	start := time.Now()
+	up := newPipe(&LinkToxic{Radio: int64(radioLTE), Device: device, Uplink: 1, Handshake: handshake.Milliseconds()})
+	done := up.run()
+	up.send("request")
+	recv(t, up.out)
+	assertWait(t, "the request: the SYN's promotion, then the handshake", time.Since(start), lteParams.promotion+handshake)
+	r := radioFor(device, radioLTE)
+	r.mu.Lock()
+	last := r.last
+	r.mu.Unlock()
+	if got := last.Sub(start); got < lteParams.promotion+handshake {
+		t.Fatalf("the radio saw the request %v after the connection opened, want the promotion and the handshake (%v)",
+			got.Round(time.Millisecond), lteParams.promotion+handshake)
+	}
+	up.close(t, done)
+}
