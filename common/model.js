@@ -26,6 +26,7 @@
 //
 // Plain ES module (k6 and Node both load it); a transport's own facts come from the
 // lane catalogue (common/lanes/), the radio's from common/radio.js.
+import { quantileRank } from './quantiles.js';
 import { drxBoundMs, RADIOS, rhythmWakes, wake } from './radio.js';
 import {
   FRESH_TRANSPORTS,
@@ -305,9 +306,8 @@ export function radioWake(link, op, up = 0, down = 0) {
     })
       .map(at)
       .sort((a, b) => cost(a) - cost(b));
-    const x = quantile * (seq.length - 1);
-    const [lo, hi] = [seq[Math.floor(x)], seq[Math.ceil(x)]];
-    const f = x - Math.floor(x);
+    const rank = quantileRank(seq.length, quantile);
+    const [lo, hi, f] = [seq[rank.lo], seq[rank.hi], rank.f];
     const mix = (k) => lo[k] + f * (hi[k] - lo[k]);
     return {
       ...hi,

@@ -6,13 +6,19 @@
 // (common/recovery.js picks its median sample, with the terms that made it, rather than a
 // value between two samples; common/model.js's quantile is of a distribution, not of samples.)
 
+// Where quantile p (0..1) falls among n sorted values: the two closest ranks and the
+// fraction between them. For values that are not numbers (common/model.js radioWake mixes
+// each field of the two operations around its quantile).
+export function quantileRank(n, p) {
+  const i = p * (n - 1);
+  return { lo: Math.floor(i), hi: Math.ceil(i), f: i - Math.floor(i) };
+}
+
 // p in 0..1 over values already sorted ascending; null when there are none.
 export function quantileSorted(sorted, p) {
-  const n = sorted.length;
-  if (!n) return null;
-  const i = p * (n - 1);
-  const lo = sorted[Math.floor(i)];
-  return lo + (sorted[Math.ceil(i)] - lo) * (i - Math.floor(i));
+  if (!sorted.length) return null;
+  const { lo, hi, f } = quantileRank(sorted.length, p);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * f;
 }
 
 // p in 0..1 over any values (the finite ones, sorted in a copy); null when there are none.

@@ -1,7 +1,7 @@
 // The pack's one quantile: k6's definition (linear between the closest ranks).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { median, quantile, quantileSorted } from './quantiles.js';
+import { median, quantile, quantileRank, quantileSorted } from './quantiles.js';
 
 test("quantiles as k6 computes them: linear between the closest ranks; the median of an even count is the middle two's mean", () => {
   assert.equal(median([3, 1, 2]), 2);
@@ -18,4 +18,13 @@ test("quantiles as k6 computes them: linear between the closest ranks; the media
   const values = [3, 1, 2];
   median(values);
   assert.deepEqual(values, [3, 1, 2]);
+});
+
+test('quantileRank: the two closest ranks and the fraction between them, the rule quantileSorted applies', () => {
+  assert.deepEqual(quantileRank(4, 0.5), { lo: 1, hi: 2, f: 0.5 }); // k6's median of 4: half-way
+  assert.deepEqual(quantileRank(3, 0.5), { lo: 1, hi: 1, f: 0 });
+  assert.deepEqual(quantileRank(1, 0.95), { lo: 0, hi: 0, f: 0 });
+  const { lo, hi, f } = quantileRank(5, 0.95);
+  assert.deepEqual([lo, hi], [3, 4]);
+  assert.ok(Math.abs(f - 0.8) < 1e-12);
 });
