@@ -21,12 +21,27 @@ const isOpen = (step) => /^o\d+$/.test(step);
 const label = (lane) => String(lane).replace(/_/g, ' ');
 const num = (ms) => (ms >= 100 ? String(Math.round(ms)) : ms.toFixed(1));
 // One figure when every value prints the same, else lowest–highest: true for each.
-function span(values, show = num, unit = ' ms') {
+export function span(values, show = num, unit = ' ms') {
   const lo = show(Math.min(...values));
   const hi = show(Math.max(...values));
   return `${lo === hi ? lo : `${lo}–${hi}`}${unit}`;
 }
-const list = (names) => (names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
+export const list = (names) =>
+  names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+
+// Items in groups that ran alike (SAME above), lowest first: [{ value, items }], value the
+// group's lowest. The verdict's p50 ranking, and scenarios/mobile.js's ranking of its lanes
+// by p50 and by energy. show: how a value prints (two that print the same are alike).
+export function alikeGroups(items, valueOf, show = num) {
+  const groups = [];
+  for (const item of [...items].sort((a, b) => valueOf(a) - valueOf(b))) {
+    const g = groups.at(-1);
+    const v = valueOf(item);
+    if (g && (show(v) === show(g.value) || v - g.value <= g.value * SAME)) g.items.push(item);
+    else groups.push({ value: v, items: [item] });
+  }
+  return groups;
+}
 const matches = (dims, where) => Object.entries(where).every(([k, v]) => String(dims[k]) === String(v));
 
 // The rows the verdict compares: per lane, the rows matching the scenario's
@@ -104,13 +119,7 @@ export function verdictOf(doc) {
   const held = heldUpTo(doc);
   if (!ranked.length) return null;
   // Groups of lanes that ran alike (SAME above); g.p50 is the fastest member's.
-  const groups = [];
-  for (const r of ranked) {
-    const g = groups.at(-1);
-    const p50 = r.latency.p50;
-    if (g && (num(p50) === num(g.p50) || p50 - g.p50 <= g.p50 * SAME)) g.rows.push(r);
-    else groups.push({ p50, rows: [r] });
-  }
+  const groups = alikeGroups(ranked, (r) => r.latency.p50).map((g) => ({ p50: g.value, rows: g.items }));
   const p50s = (g) => g.rows.map((r) => r.latency.p50);
   const where = `${doc.run.profile}${R ? ` (R ${R} ms)` : ''}`;
   const metric = doc.run.latencyMetric === 'op_duration' ? '' : ` ${doc.run.latencyMetric}`;

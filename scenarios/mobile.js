@@ -22,7 +22,8 @@
  * the operation), failures (a NAT's), the promotions the link's event log
  * shows (tools/toxiproxy/radio_log.go), the radio's time per state per hour
  * from it, the energy per operation and per hour (common/radio.js's powers),
- * and one verdict line per T: the fastest lane and the cheapest on battery.
+ * every lane ranked by p50 and by energy per T, and one verdict line per T: the fastest
+ * lanes and the cheapest on battery (lanes within 5 % of each other named together).
  *
  *   npx k6pack up && k6 run scenarios/mobile.js
  *   k6 run -e PROFILE=3g+rrc -e INTERACTION_SECONDS=5,15 scenarios/mobile.js
@@ -116,6 +117,7 @@ import { pause } from './lib/sessions.js';
 import { withObservers } from './lib/thresholds.js';
 import { GraphqlWs, WS_TIMEOUT_MS, wsUrl } from './lib/ws.js';
 import { linkOf } from '../common/model.js';
+import { alikeGroups, list, span } from '../common/verdict.js';
 import { batteryShare, statePowers } from '../common/radio.js';
 import { energyOfStates, perHour, timeInStates, timerParams, timersOf } from '../common/radio-log.js';
 import { cellKey } from '../common/results.js';
@@ -371,15 +373,38 @@ function notes(data) {
       );
       ranked.push({ lane: l.base, p50, mj, fails });
     }
-    // The lanes that lost no operation are ranked; when every lane lost some (a NAT), all
-    // are, and the line says so.
+    // Every lane ranked by p50 and by energy, those that ran alike together (common/verdict.js
+    // alikeGroups: within 5 %), a lane that lost operations marked. The verdict names the
+    // first group of the lanes that lost none; when every lane lost some (a NAT), of all,
+    // and the line says so.
+    const show = (x) => fmt(x);
+    const names = (g) => list(g.items.map((r) => (r.fails ? `${r.lane} (${r.fails} failed)` : r.lane)));
+    const figures = (g, key, unit) =>
+      span(
+        g.items.map((r) => r[key]),
+        show,
+        unit,
+      );
+    const rank = (rows, key, unit) =>
+      alikeGroups(
+        rows.filter((r) => r[key] !== null),
+        (r) => r[key],
+        show,
+      ).map((g) => ({ names: names(g), figures: figures(g, key, unit) }));
+    const byP50 = rank(ranked, 'p50', ' ms');
+    const byEnergy = rank(ranked, 'mj', ' mJ/op');
+    if (byP50.length)
+      lines.push(
+        `  every ${T} s, ranked by p50: ${byP50.map((g) => `${g.names} ${g.figures}`).join('; ')}` +
+          (byEnergy.length ? `; by energy: ${byEnergy.map((g) => `${g.names} ${g.figures}`).join('; ')}` : ''),
+      );
     const clean = ranked.filter((r) => r.fails === 0);
     const pool = clean.length ? clean : ranked;
-    const fastest = pool.filter((r) => r.p50 !== null).sort((a, b) => a.p50 - b.p50)[0];
-    const cheapest = pool.filter((r) => r.mj !== null).sort((a, b) => a.mj - b.mj)[0];
+    const [fastest] = rank(pool, 'p50', ' ms');
+    const [cheapest] = rank(pool, 'mj', ' mJ/op');
     const noEnergy = link.radio ? '-' : '- (no radio: add +rrc)';
     verdicts.push(
-      `${s.profile.name}, one operation every ${T} s: fastest ${fastest ? `${fastest.lane} (p50 ${fmt(fastest.p50)} ms)` : '-'}, cheapest on battery ${cheapest ? `${cheapest.lane} (${fmt(cheapest.mj)} mJ/op)` : noEnergy}` +
+      `${s.profile.name}, one operation every ${T} s: fastest ${fastest ? `${fastest.names} (p50 ${fastest.figures})` : '-'}, cheapest on battery ${cheapest ? `${cheapest.names} (${cheapest.figures})` : noEnergy}` +
         (clean.length || !ranked.length ? '' : '; every lane failed some operations'),
     );
   }
