@@ -377,19 +377,18 @@ function notes(data) {
     // alikeGroups: within 5 %), a lane that lost operations marked. The verdict names the
     // first group of the lanes that lost none; when every lane lost some (a NAT), of all,
     // and the line says so.
-    const show = (x) => fmt(x);
     const names = (g) => list(g.items.map((r) => (r.fails ? `${r.lane} (${r.fails} failed)` : r.lane)));
     const figures = (g, key, unit) =>
       span(
         g.items.map((r) => r[key]),
-        show,
+        fmt,
         unit,
       );
     const rank = (rows, key, unit) =>
       alikeGroups(
         rows.filter((r) => r[key] !== null),
         (r) => r[key],
-        show,
+        fmt,
       ).map((g) => ({ names: names(g), figures: figures(g, key, unit) }));
     const byP50 = rank(ranked, 'p50', ' ms');
     const byEnergy = rank(ranked, 'mj', ' mJ/op');
@@ -399,9 +398,10 @@ function notes(data) {
           (byEnergy.length ? `; by energy: ${byEnergy.map((g) => `${g.names} ${g.figures}`).join('; ')}` : ''),
       );
     const clean = ranked.filter((r) => r.fails === 0);
+    const lostNone = clean.length === ranked.length; // then the rankings above are the pool's
     const pool = clean.length ? clean : ranked;
-    const [fastest] = rank(pool, 'p50', ' ms');
-    const [cheapest] = rank(pool, 'mj', ' mJ/op');
+    const [fastest] = lostNone ? byP50 : rank(pool, 'p50', ' ms');
+    const [cheapest] = lostNone ? byEnergy : rank(pool, 'mj', ' mJ/op');
     const noEnergy = link.radio ? '-' : '- (no radio: add +rrc)';
     verdicts.push(
       `${s.profile.name}, one operation every ${T} s: fastest ${fastest ? `${fastest.names} (p50 ${fastest.figures})` : '-'}, cheapest on battery ${cheapest ? `${cheapest.names} (${cheapest.figures})` : noEnergy}` +
