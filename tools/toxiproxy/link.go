@@ -153,11 +153,10 @@ func (t *LinkToxic) throughRadio(st *linkState, r *radio, at time.Time, n int) t
 // LTE's DRX inactivity timer (100 ms) after it, waited for an on-period: lte+rrc's
 // http_fresh rows read 154-162 ms against the model's 143 (bench/mobile.js, five
 // records, 2026-11-29/30).
-func (t *LinkToxic) releaseEarly(st *linkState, r *radio, c *linkConfig, now time.Time) {
+func (t *LinkToxic) releaseEarly(st *linkState, r *radio, open, now time.Time) {
 	if len(st.early) == 0 {
 		return
 	}
-	open := c.opensAt(st.sender.opened)
 	if now.Before(open) {
 		return
 	}
@@ -250,6 +249,7 @@ func (t *LinkToxic) Pipe(stub *toxics.ToxicStub) {
 	}
 	defer t.releaseClosed(stub, st)
 	death := c.events.deathAt(s.opened)
+	open := c.opensAt(s.opened) // when the handshake is done: fixed for this run (c and s.opened are)
 	for {
 		now := time.Now()
 		if st.nat != nil && st.nat.isDead() {
@@ -263,7 +263,7 @@ func (t *LinkToxic) Pipe(stub *toxics.ToxicStub) {
 			t.die(stub, st, kind)
 			return
 		}
-		t.releaseEarly(st, r, &c, now)
+		t.releaseEarly(st, r, open, now)
 		nextSend := s.advance(now, &c, link)
 		if due := s.due(now); len(due) > 0 {
 			for i, p := range due {
@@ -284,10 +284,8 @@ func (t *LinkToxic) Pipe(stub *toxics.ToxicStub) {
 		if !nextSend.IsZero() && (wake.IsZero() || nextSend.Before(wake)) {
 			wake = nextSend
 		}
-		if len(st.early) > 0 {
-			if open := c.opensAt(s.opened); wake.IsZero() || open.Before(wake) {
-				wake = open
-			}
+		if len(st.early) > 0 && (wake.IsZero() || open.Before(wake)) {
+			wake = open
 		}
 		if !death.IsZero() && (wake.IsZero() || death.Before(wake)) {
 			wake = death
@@ -337,7 +335,7 @@ func (t *LinkToxic) Pipe(stub *toxics.ToxicStub) {
 				st.closed = true
 				continue
 			}
-			if r != nil && t.Uplink == 1 && (len(st.early) > 0 || at.Before(c.opensAt(s.opened))) {
+			if r != nil && t.Uplink == 1 && (len(st.early) > 0 || at.Before(open)) {
 				st.early = append(st.early, chunk.Data)
 				continue
 			}
