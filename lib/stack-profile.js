@@ -4,9 +4,13 @@ import { readState, writeState } from './runstate.js';
 import { takeHold } from './hold.js';
 
 // 'latency_up: latency upstream latency=150 jitter=0'; a trace as its size and
-// period ('trace=[4926 over 15000 ms]'), not its thousands of timestamps.
-const describeValue = (v) =>
-  Array.isArray(v) || v === null ? (v && v.length ? `[${v.length} over ${v[v.length - 1]} ms]` : '[]') : v;
+// period ('trace=[4926 over 15000 ms]'), not its thousands of timestamps; the radio's
+// event log (the link toxic's read-only radio_log: common/radio-log.js) as its length.
+const describeValue = (v) => {
+  if (Array.isArray(v) || v === null) return v && v.length ? `[${v.length} over ${v[v.length - 1]} ms]` : '[]';
+  if (typeof v !== 'object') return v;
+  return Array.isArray(v.events) ? `[${v.events.length} events]` : JSON.stringify(v);
+};
 
 export function describeToxic(t) {
   const attrs = Object.entries(t.attributes || {}).map(([k, v]) => `${k}=${describeValue(v)}`);

@@ -93,6 +93,12 @@ describe('the stack commands', { concurrency: 3 }, () => {
     assert.match(status3g.stdout, /profile 3g/);
     assert.match(status3g.stdout, /link_upstream: link upstream handshake=300 latency=150 /);
 
+    // A radio's event log, a read-only attribute of the uplink's link toxic, prints as its length.
+    assert.equal((await runCli(['profile', '3g+rrc'], { env })).exitCode, 0);
+    const statusRrc = await runCli(['status'], { env });
+    assert.match(statusRrc.stdout, /link_upstream: link upstream .* radio=2 radio_device=1 .*radio_log=\[\d+ events\]/);
+    assert.doesNotMatch(statusRrc.stdout, /\[object Object\]/);
+
     // Already running: says so, applies the profile it is given, exit 0.
     const again = await runCli(['up', '--profile', 'lan'], { env });
     assert.equal(again.exitCode, 0, again.stderr);
