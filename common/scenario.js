@@ -207,12 +207,16 @@ export function buildScenario(decl, profile, env, policy) {
   const iterationSeconds = decl.iterationSeconds ? decl.iterationSeconds(profile) : 0;
   const link = linkOf(profile);
   const machine = machineOf(settings);
-  // LANES=ws,http2 runs only those lanes (names as the scenario's summary shows them).
+  // LANES=ws,http2 runs only those lanes (names as the scenario's summary shows them). A lane
+  // declared once per setting (mobile's ws_t15, its `base` ws) goes by its own name or its
+  // base's: LANES=ws runs it at every T.
   const declared = decl.lanesFor ? decl.lanesFor(profile) : decl.lanes;
-  const names = declared.filter((l) => l.tags.transport).map((l) => l.name);
-  const only = settingNames(settings, 'LANES', names, names);
+  const measured = declared.filter((l) => l.tags.transport);
+  const names = measured.map((l) => l.name);
+  const bases = [...new Set(measured.map((l) => l.base).filter((b) => b && !names.includes(b)))];
+  const only = settingNames(settings, 'LANES', names, [...bases, ...names]);
   const lanes = declared
-    .filter((l) => !l.tags.transport || only.includes(l.name))
+    .filter((l) => !l.tags.transport || only.includes(l.name) || (l.base && only.includes(l.base)))
     .map((l) => ({
       ...l,
       ...(decl.laneSeconds ? { iterationSeconds: decl.laneSeconds(l.name, profile) } : {}),

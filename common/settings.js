@@ -78,7 +78,14 @@ const LIST = [
   ],
   ['SOAK_DURATION', 'seconds', '1h', {}, [K6], 'the soak level: how long the mix runs (90s, 15m, 1h)'],
   ['SOAK_RATE', 'int', "the level's (soak: 2)", { min: 1, max: 10000 }, [K6], 'a mix: iterations per second per lane'],
-  ['LANES', 'names', 'every lane', {}, [K6], 'run only these lanes, e.g. ws,http2'],
+  [
+    'LANES',
+    'names',
+    'every lane',
+    {},
+    [K6],
+    'run only these lanes, e.g. ws,http2 (mobile: ws is the ws lane at every T, ws_t15 at 15 s only)',
+  ],
   [
     'CPU_CORES',
     'int',

@@ -17,6 +17,7 @@ import {
 import { buildScenario } from '../common/scenario.js';
 import { parsePolicy } from '../common/thresholds.js';
 import { loadProfile } from '../lib/profiles.js';
+import declareMobile from '../scenarios/specs/mobile.js';
 import declareWsVsHttp from '../scenarios/specs/ws-vs-http.js';
 import { LEVELS } from '../common/schedule.js';
 import { SETTINGS_DOC, settingsDoc } from '../dev/settings-doc.js';
@@ -136,6 +137,22 @@ test("a run's settings are read once, at its boundary: typed, checked at once, t
   const fromSettings = buildScenario(declareWsVsHttp(s), profile, s, policy);
   assert.deepEqual(fromSettings.plan, fromEnv.plan);
   assert.deepEqual(fromSettings.thresholds, fromEnv.thresholds);
+});
+
+test("LANES: a lane declared once per setting goes by its own name or its base's (mobile's ws_t15, ws)", () => {
+  const profile = loadProfile('lte+rrc');
+  const policy = parsePolicy(readFileSync(join(ROOT, 'thresholds.json'), 'utf8'), 'thresholds.json');
+  const lanesOf = (env) =>
+    buildScenario(declareMobile(readSettings(env)), profile, env, policy)
+      .lanes.filter((l) => l.tags.transport)
+      .map((l) => l.name);
+  const env = { INTERACTION_SECONDS: '5,15' };
+  assert.deepEqual(lanesOf({ ...env, LANES: 'ws,http_keepalive_t15' }), ['http_keepalive_t15', 'ws_t5', 'ws_t15']);
+  assert.deepEqual(lanesOf({ ...env, LANES: 'ws_ping10' }), ['ws_ping10_t5', 'ws_ping10_t15']);
+  assert.throws(
+    () => lanesOf({ ...env, LANES: 'wss' }),
+    /^LANES=wss: "wss" is not one of http_fresh, http_keepalive, /,
+  );
 });
 
 test('the pure code never reads the environment itself: common/ and the specs take the settings', () => {
